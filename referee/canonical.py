@@ -1,0 +1,91 @@
+"""Strict JSON in, canonical JSON out (RFC 8785, JSON Canonicalization Scheme).
+
+Everything signed or hashed by the referee is the RFC 8785 serialisation of a JSON value made only
+of objects, arrays, strings, booleans, null and integers within ±(2**53 − 1). Floats are refused:
+their canonical form is easy to get wrong across languages, and no move needs them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import rfc8785
+
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+class StrictJSONError(ValueError):
+    """Input that is not strict JSON; ``problems`` lists every problem found as ``{"path", "problem"}``."""
+
+    def __init__(self, problems: list[dict[str, str]]):
+        super().__init__("; ".join(f"{p['path']}: {p['problem']}" for p in problems))
+        self.problems = problems
+
+
+class _Float(float):
+    """Marker for a parsed float, so that every offending field can be listed, not only the first."""
+
+
+class _Duplicate:
+    def __init__(self, key: str):
+        self.key = key
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            out.setdefault("\x00duplicates", []).append(key)
+        out[key] = value
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def parse_strict(data: bytes | str) -> Any:
+    """Parse JSON, refusing floats, duplicate keys, NaN/Infinity and integers beyond ±(2**53 − 1).
+
+    >>> parse_strict(b'{"a": 1, "b": [true, null, "x"]}')
+    {'a': 1, 'b': [True, None, 'x']}
+    >>> try:
+    ...     parse_strict(b'{"a": 1, "a": 2, "b": 1.5}')
+    ... except StrictJSONError as err:
+    ...     print(err.problems)
+    [{'path': '$', 'problem': "duplicate key 'a'"}, {'path': '$.b', 'problem': 'floats are not allowed'}]
+    """
+    try:
+        value = json.loads(data, object_pairs_hook=_pairs, parse_float=_Float, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StrictJSONError([{"path": "$", "problem": f"not valid JSON: {exc}"}]) from exc
+    problems: list[dict[str, str]] = []
+    _check(value, "$", problems)
+    if problems:
+        raise StrictJSONError(problems)
+    return value
+
+
+def _check(value: Any, path: str, problems: list[dict[str, str]]) -> None:
+    if isinstance(value, dict):
+        for key in value.pop("\x00duplicates", []):
+            problems.append({"path": path, "problem": f"duplicate key {key!r}"})
+        for key, item in value.items():
+            _check(item, f"{path}.{key}", problems)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check(item, f"{path}[{i}]", problems)
+    elif isinstance(value, _Float):
+        problems.append({"path": path, "problem": "floats are not allowed"})
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
+        problems.append({"path": path, "problem": "integer outside ±(2**53 - 1)"})
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """RFC 8785 bytes of ``value``.
+
+    >>> canonical_bytes({"b": 1, "a": [True, None, "é"]})
+    b'{"a":[true,null,"\\xc3\\xa9"],"b":1}'
+    """
+    return rfc8785.dumps(value)

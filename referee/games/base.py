@@ -1,0 +1,89 @@
+"""What every ruleset and every game offer (CONTRACT section 1).
+
+A ruleset is stateless: it holds its validated data and makes games. A game is a pure state
+machine: ``play`` checks a move dict and applies it, or raises :class:`IllegalMove` and leaves the game
+exactly as it was. No clock, no network, no global random state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+_SHARED_ENGINE_FILES = ("__init__.py", "base.py", "data.py", "errors.py", "randomness.py")
+
+
+def content_version(paths: Iterable[Path], root: Path) -> str:
+    """Hash of the given files' relative paths and bytes: the pinned ``version`` of a ruleset.
+
+    Any change to engine code or data gives a new version, so a game replayed by another engine is
+    reported, never silently accepted.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(set(paths), key=lambda p: p.resolve().relative_to(root).as_posix()):
+        rel = path.resolve().relative_to(root).as_posix()
+        body = path.read_bytes()
+        digest.update(rel.encode() + b"\x00" + len(body).to_bytes(8, "big") + body)
+    return digest.hexdigest()[:16]
+
+
+def engine_files(package_dir: Path, data_files: Iterable[Path]) -> list[Path]:
+    """The engine's own ``*.py`` files, the shared engine modules and its data files."""
+    games_dir = Path(__file__).resolve().parent
+    files = sorted(package_dir.rglob("*.py"))
+    files += [games_dir / name for name in _SHARED_ENGINE_FILES]
+    files += list(data_files)
+    return files
+
+
+class Game(ABC):
+    """One game in progress. Methods are those of CONTRACT section 1."""
+
+    @abstractmethod
+    def to_move(self) -> int | None: ...
+
+    @abstractmethod
+    def legal_moves(self) -> list[dict[str, Any]]: ...
+
+    @abstractmethod
+    def play(self, seat: int, move: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def view(self) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def result(self) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def copy(self) -> Game: ...
+
+
+class Ruleset(ABC):
+    """A game's rules and data. ``name`` and ``version`` identify it; ``version`` is pinned per game."""
+
+    name: str
+    version: str
+    min_players: int
+    max_players: int
+
+    @abstractmethod
+    def components(self) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def options_schema(self) -> dict[str, Any]:
+        """The options ``new_game`` accepts, with defaults, as JSON-safe data (for ``GET /rulesets``)."""
+
+    @abstractmethod
+    def new_game(
+        self,
+        players: int,
+        options: dict[str, Any] | None = None,
+        seed: bytes | None = None,
+        deck: list[str] | None = None,
+    ) -> Game: ...

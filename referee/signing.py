@@ -1,0 +1,95 @@
+"""Ed25519 keys and signed envelopes (CONTRACT section 3).
+
+A public key travels as base64url without padding of its 32 raw bytes; a signature as base64url of
+its 64 bytes. The signed bytes are the RFC 8785 serialisation of the envelope.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from .canonical import canonical_bytes
+
+MOVE_CTX = "referee/move"
+ACCEPT_CTX = "referee/accept"
+BUNDLE_CTX = "referee/bundle"
+
+
+def b64url_encode(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    """Decode base64url with or without padding; raises ``ValueError`` on anything else."""
+    if not isinstance(text, str) or any(c in text for c in "+/ \n\r\t"):
+        raise ValueError("not base64url")
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError("not base64url") from exc
+
+
+def generate_key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.generate()
+
+
+def public_key_b64(key: Ed25519PrivateKey | Ed25519PublicKey) -> str:
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return b64url_encode(public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+
+
+def private_key_b64(key: Ed25519PrivateKey) -> str:
+    return b64url_encode(key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                           serialization.NoEncryption()))
+
+
+def load_public_key(text: str) -> Ed25519PublicKey:
+    """A public key from its base64url form; ``ValueError`` when it is not 32 bytes of base64url."""
+    raw = b64url_decode(text)
+    if len(raw) != 32:
+        raise ValueError("an Ed25519 public key is 32 bytes")
+    return Ed25519PublicKey.from_public_bytes(raw)
+
+
+def load_private_key(text: str) -> Ed25519PrivateKey:
+    raw = b64url_decode(text.strip())
+    if len(raw) != 32:
+        raise ValueError("an Ed25519 private key is 32 bytes")
+    return Ed25519PrivateKey.from_private_bytes(raw)
+
+
+def sign(key: Ed25519PrivateKey, value: Any) -> str:
+    """base64url signature over the RFC 8785 bytes of ``value``."""
+    return b64url_encode(key.sign(canonical_bytes(value)))
+
+
+def verify(public_key: str, value: Any, signature: str) -> bool:
+    """Whether ``signature`` is ``public_key``'s signature over the RFC 8785 bytes of ``value``."""
+    try:
+        key = load_public_key(public_key)
+        sig = b64url_decode(signature)
+        key.verify(sig, canonical_bytes(value))
+        return True
+    except (ValueError, InvalidSignature, TypeError):
+        return False
+
+
+def read_or_create_key_file(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
+    """The private key stored in ``path`` (base64url of 32 raw bytes); created with mode 0600 if absent."""
+    file = Path(path)
+    if file.exists():
+        return load_private_key(file.read_text(encoding="ascii"))
+    key = generate_key()
+    file.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(private_key_b64(key) + "\n")
+    return key

