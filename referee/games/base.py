@@ -87,3 +87,11 @@ class Ruleset(ABC):
         seed: bytes | None = None,
         deck: list[str] | None = None,
     ) -> Game: ...
+
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def ruleset_version(package_dir: Path, data_files: Iterable[Path]) -> str:
+    """``version`` of a ruleset: :func:`content_version` of :func:`engine_files`, relative to the repo root."""
+    return content_version(engine_files(package_dir, data_files), REPO_ROOT)
