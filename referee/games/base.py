@@ -22,9 +22,13 @@ def content_version(paths: Iterable[Path], root: Path) -> str:
     Any change to engine code or data gives a new version, so a game replayed by another engine is
     reported, never silently accepted.
     """
+    def relative(path: Path) -> str:
+        resolved = path.resolve()
+        return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else resolved.name
+
     digest = hashlib.sha256()
-    for path in sorted(set(paths), key=lambda p: p.resolve().relative_to(root).as_posix()):
-        rel = path.resolve().relative_to(root).as_posix()
+    for path in sorted(set(paths), key=relative):
+        rel = relative(path)
         body = path.read_bytes()
         digest.update(rel.encode() + b"\x00" + len(body).to_bytes(8, "big") + body)
     return digest.hexdigest()[:16]
