@@ -16,6 +16,7 @@ Verdicts, one per entry (``status``):
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,12 +64,14 @@ def _reject(entry: dict[str, Any], code: str, message: str, rule: str | None = N
 
 
 def check_submission(
-    submission: Any, *, ctx: str, game_id: str, seat: int, seq: int, prev: str, keys: list[str]
+    submission: Any, *, ctx: str, game_id: str, seat: int, seq: int, prev: str, keys: list[str],
+    verifier: Callable[[str, Any, str], bool] = verify,
 ) -> tuple[str, str] | None:
     """``(code, message)`` of the first thing wrong with a signed submission for this log position, or None.
 
     Checks the shape, the binding (ctx, game, seat, seq, prev) and the seat's Ed25519 signature over the
-    RFC 8785 bytes of the envelope.
+    RFC 8785 bytes of the envelope. ``verifier(key, envelope, sig)`` is the signature check
+    (:func:`referee.signing.verify`; the offline verifier passes a memoising one).
     """
     if not isinstance(submission, dict) or not isinstance(submission.get("envelope"), dict):
         return "submission/malformed", "a submission is {envelope, sig}"
@@ -83,7 +86,7 @@ def check_submission(
         return "submission/wrong_seat", f"the envelope is for seat {envelope.get('seat')!r}, not seat {seat}"
     if envelope.get("seq") != seq or envelope.get("prev") != prev:
         return "submission/stale", f"the envelope is bound to seq {envelope.get('seq')!r}, not {seq}"
-    if not isinstance(sig, str) or not verify(keys[seat], envelope, sig):
+    if not isinstance(sig, str) or not verifier(keys[seat], envelope, sig):
         return "submission/bad_signature", f"the signature is not seat {seat}'s over this envelope"
     return None
 
@@ -108,6 +111,8 @@ class LogReplayer:
     blocked: str | None = None
     entropies: dict[int, bytes] = field(default_factory=dict)
     head: str = GENESIS
+    #: the signature check passed to :func:`check_submission` (the verifier memoises it: one check per signature)
+    verifier: Callable[[str, Any, str], bool] = verify
 
     @property
     def seq(self) -> int:
@@ -158,7 +163,7 @@ class LogReplayer:
         if seat in self.entropies:
             return _reject(entry, "accept/duplicate", f"seat {seat} has already accepted")
         problem = check_submission(entry.get("submission"), ctx=ACCEPT_CTX, game_id=self.created["game"], seat=seat,
-                                   seq=entry["seq"], prev=self.head, keys=self.keys)
+                                   seq=entry["seq"], prev=self.head, keys=self.keys, verifier=self.verifier)
         if problem:
             return _reject(entry, *problem)
         try:
@@ -200,7 +205,7 @@ class LogReplayer:
         if not isinstance(seat, int):
             return _reject(entry, "submission/wrong_seat", "a move entry names its seat")
         problem = check_submission(entry.get("submission"), ctx=MOVE_CTX, game_id=self.created["game"], seat=seat,
-                                   seq=entry["seq"], prev=self.head, keys=self.keys)
+                                   seq=entry["seq"], prev=self.head, keys=self.keys, verifier=self.verifier)
         if problem:
             return _reject(entry, *problem)
         if self.game is None:  # blocked: seeded game replayed without its seed
