@@ -1,0 +1,96 @@
+"""Verification bundles (CONTRACT section 7): a game's whole log, its result, signed by the referee.
+
+Shape (format ``referee-bundle/1``)::
+
+    {"format": "referee-bundle/1", "ctx": "referee/bundle", "game": "<id>",
+     "ruleset": {"name", "version"},          # the version pinned in the created entry
+     "interim": false,                         # true while the game runs: no seed revealed, no result
+     "log": [every entry, as stored],
+     "result": {...} | null,                   # the engine's result() of the finished game
+     "referee_key": "<base64url Ed25519 public key>",
+     "referee_sig": "<base64url Ed25519 signature over the RFC 8785 bytes of all the other fields>"}
+
+``ctx`` separates the referee's bundle signatures from any other use of its key; ``game`` is a
+convenience copy of the created entry's game id. Both are covered by the signature and checked by the
+verifier.
+
+A bundle is *final* when a seeded game has revealed its server seed (finished or aborted), or when a
+recorded-mode game (no seed) is over; otherwise it is *interim*.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from .canonical import parse_strict
+from .replay import FINISHED, LogReplayer, replay_log
+from .signing import BUNDLE_CTX, public_key_b64, sign
+from .verify import BUNDLE_FORMAT, unsigned_part
+
+_UNSET: Any = object()
+
+
+class BundleError(ValueError):
+    """The log cannot be made into a bundle (empty, or not starting with ``created``)."""
+
+
+def is_final(log: list[dict[str, Any]], replayer: LogReplayer | None = None) -> bool:
+    """Whether ``log`` is complete: the seed is revealed (seeded games) or the game is over (recorded)."""
+    if not log:
+        return False
+    if log[0].get("mode") == "recorded":
+        replayer = replayer or replay_log(log)
+        return replayer.status == FINISHED
+    return any(entry.get("type") == "revealed" for entry in log)
+
+
+def build_bundle(log: list[dict[str, Any]], key: Ed25519PrivateKey, *, result: Any = _UNSET) -> dict[str, Any]:
+    """The signed bundle of a game's ``log``.
+
+    ``result`` is the result the referee published (e.g. from its projection); when omitted it is
+    recomputed by replaying the log (with the seed the log reveals). An interim bundle always claims
+    ``null``.
+    """
+    if not log or log[0].get("type") != "created":
+        raise BundleError("a bundle needs a log that starts with its created entry")
+    created = log[0]
+    replayer = None
+    if result is _UNSET or created.get("mode") == "recorded":
+        replayer = replay_log(log)
+    final = is_final(log, replayer)
+    if not final:
+        claimed = None
+    elif result is not _UNSET:
+        claimed = result
+    else:
+        assert replayer is not None
+        game = replayer.game
+        claimed = game.result() if game is not None and game.is_over() else None
+    unsigned = {
+        "format": BUNDLE_FORMAT,
+        "ctx": BUNDLE_CTX,
+        "game": created.get("game"),
+        "ruleset": {"name": created["ruleset"]["name"], "version": created["ruleset"]["version"]},
+        "interim": not final,
+        "log": list(log),
+        "result": claimed,
+        "referee_key": public_key_b64(key),
+    }
+    return sign_bundle(unsigned, key)
+
+
+def sign_bundle(bundle: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
+    """``bundle`` with ``referee_key`` set to ``key``'s public key and a fresh ``referee_sig``."""
+    unsigned = unsigned_part(bundle)
+    unsigned["referee_key"] = public_key_b64(key)
+    return {**unsigned, "referee_sig": sign(key, unsigned)}
+
+
+def load_bundle(data: bytes | str) -> Any:
+    """Parse a bundle file strictly (no floats, duplicate keys or unsafe integers).
+
+    Raises :class:`referee.canonical.StrictJSONError` listing every problem.
+    """
+    return parse_strict(data)

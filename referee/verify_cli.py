@@ -1,0 +1,142 @@
+"""``referee verify`` and ``referee shadow-replay`` (click commands; wired into ``referee/cli.py``).
+
+``referee verify bundle.json`` runs offline: no server, no Redis, only the installed engines. Exit
+status (see ``docs/verification.md``):
+
+* 0 — verified: every check passed;
+* 1 — a check failed (or the file is not a JSON bundle);
+* 2 — usage error (click's own: missing file, bad option);
+* 3 — incomplete: an interim bundle of a running game; nothing failed, the seed and result checks
+  were skipped;
+* 4 — version mismatch only: the installed engine differs from the pinned version; every other check
+  passed when replayed with the installed engine.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import IO, Any
+
+import click
+
+from .bundle import load_bundle
+from .canonical import StrictJSONError
+from .verify import FAILED, PASSED, SKIPPED, Report, unreadable_report, verify_bundle
+
+_MARKS = {PASSED: "[pass]", FAILED: "[FAIL]", SKIPPED: "[skip]"}
+_VERDICTS = {
+    "verified": "VERIFIED: every check passed.",
+    "failed": "FAILED",
+    "incomplete": "INCOMPLETE: interim bundle of a running game; every check that can run passed, "
+                  "the seed and result are checked once the game ends.",
+    "version_mismatch": "VERSION MISMATCH: the installed engine is not the pinned version",
+}
+
+
+class ProgressReporter:
+    """Progress on stderr for the long checks, shown only once verification has run ``after`` seconds.
+
+    ``enabled``: ``True`` always (after the delay), ``False`` never, ``None`` only when the stream is a
+    terminal. On a terminal it draws a ``click.progressbar`` per stage; otherwise (``--progress`` into a
+    pipe or a file) it writes a plain line every 10 %.
+    """
+
+    def __init__(self, enabled: bool | None, after: float = 1.0, stream: IO[str] | None = None):
+        self.stream = stream if stream is not None else click.get_text_stream("stderr")
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.enabled = self.tty if enabled is None else enabled
+        self.after = after
+        self.start = time.monotonic()
+        self.stage: str | None = None
+        self.bar: Any = None
+        self.done = 0
+        self.last_tenth = -1
+        self.shown = False
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if not self.enabled or (not self.shown and time.monotonic() - self.start < self.after):
+            return
+        self.shown = True
+        if stage != self.stage:
+            self.close()
+            self.stage, self.done, self.last_tenth = stage, 0, -1
+            if self.tty:
+                self.bar = click.progressbar(length=total, label=f"verify: {stage:<10}", file=self.stream,
+                                             show_pos=True)
+                self.bar.render_progress()
+        if self.bar is not None:
+            self.bar.update(done - self.done)
+        else:
+            tenth = done * 10 // max(total, 1)
+            if tenth != self.last_tenth:
+                self.last_tenth = tenth
+                click.echo(f"verify: {stage} {done}/{total} entries ({tenth * 10}%)", file=self.stream)
+        self.done = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.render_finish()
+            self.bar = None
+
+
+def render_report(report: Report, source: str) -> str:
+    """The human report: a heading, one line per check, and the verdict with the first failure."""
+    summary = report.to_dict()
+    rules = summary.get("ruleset") or {}
+    heading = f"Bundle {source}"
+    if summary.get("game"):
+        heading += (f": {rules.get('name')} game {summary['game']}, pinned version {rules.get('pinned_version')}, "
+                    f"{summary['entries']} log entries, " + ("interim (running)" if summary["interim"] else "final"))
+    lines = [heading]
+    width = max(len(c.name) for c in report.checks)
+    for check in report.checks:
+        where = f"at log position {check.position}: " if check.status == FAILED and check.position is not None else ""
+        lines.append(f"  {_MARKS[check.status]} {check.name:<{width}}  {where}{check.reason or ''}")
+    first = report.first_failure
+    verdict = _VERDICTS[report.status]
+    if report.status == "failed" and first is not None:
+        where = f" at log position {first.position}" if first.position is not None else " (the bundle as a whole)"
+        verdict += f": first failure: {first.name}{where}: {first.reason}"
+    elif report.status == "version_mismatch" and first is not None:
+        verdict += f"; {first.reason}."
+    lines.append(verdict)
+    return "\n".join(lines)
+
+
+@click.command("verify")
+@click.argument("bundle_file", type=click.File("rb"), metavar="BUNDLE.json")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (for machines).")
+@click.option("--referee-key", metavar="KEY", default=None,
+              help="The referee's public key (base64url) the bundle must be signed with, e.g. from GET /referee-key.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr when verification takes over a second [default: on a terminal].")
+@click.option("--progress-after", type=float, default=1.0, show_default=True, hidden=True,
+              help="Seconds before the progress bar appears.")
+def verify_command(bundle_file: IO[bytes], as_json: bool, referee_key: str | None, progress: bool | None,
+                   progress_after: float) -> None:
+    """Verify a game's bundle offline (no server, no Redis): the referee's signature, the hash chain,
+    every seat's signature, the seed commitment, a full replay with the pinned engine, and the result.
+
+    Exit status: 0 verified, 1 a check failed, 3 incomplete (interim bundle), 4 only the installed engine
+    version differs from the pinned one. Use - to read the bundle from standard input.
+    """
+    source = getattr(bundle_file, "name", "<stdin>")
+    source = "<stdin>" if source in ("<stdin>", "-") else str(source)
+    data = bundle_file.read()
+    try:
+        bundle = load_bundle(data)
+    except StrictJSONError as exc:
+        report = unreadable_report(f"the file is not a strict JSON bundle: {exc}", exc.problems)
+    else:
+        reporter = ProgressReporter(progress, progress_after)
+        try:
+            report = verify_bundle(bundle, reporter, referee_key=referee_key)
+        finally:
+            reporter.close()
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_report(report, source))
+    sys.exit(report.exit_code)
