@@ -1,0 +1,69 @@
+"""Final scoring (TU-E4) and the tie-break (TU-E5) of a finished Tower Up game."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .data import COLORS
+
+if TYPE_CHECKING:
+    from .game import TowerUpGame
+
+
+def final_result(game: TowerUpGame) -> dict[str, Any]:
+    """The result shape of the issue: per seat each locomotive, the cone and the chips with their points,
+    the total, the supply (tie-break value) and the rank; the winners; the tie-break chain.
+
+    Ranks are competition ranks ("1, 1, 3") over (total, floors in own supply): seats still tied after
+    the tie-break share the rank (TU-E5, shared victory).
+    """
+    cfg = game.cfg
+    values = cfg.track_values
+    seats: list[dict[str, Any]] = []
+    keys: list[tuple[int, int]] = []
+    for seat in range(cfg.players):
+        base = 4 * seat
+        locomotives = [
+            {"color": COLORS[c], "position": game.loco[base + c], "points": values[game.loco[base + c]]}
+            for c in range(4)
+        ]
+        visible = game.cone[seat] or 0
+        position = min(visible, cfg.cone_max)
+        cone = {"visible_roofs": visible, "position": position, "points": values[position]}
+        chips = [{"objective": cfg.objectives[slot], "value": value} for slot, value in game.chips[seat]]
+        supply = sum(game.supply[base:base + 4])
+        total = sum(x["points"] for x in locomotives) + cone["points"] + sum(x["value"] for x in chips)
+        seats.append({
+            "seat": seat,
+            "total": total,
+            "rank": 0,
+            "locomotives": locomotives,
+            "cone": cone,
+            "chips": chips,
+            "supply_floors": supply,
+        })
+        keys.append((total, supply))
+    for seat, key in enumerate(keys):
+        seats[seat]["rank"] = 1 + sum(1 for other in keys if other > key)
+    winners = [s["seat"] for s in seats if s["rank"] == 1]
+
+    tiebreak: list[dict[str, Any]] = []
+    for total in sorted({k[0] for k in keys}, reverse=True):
+        group = [seat for seat in range(cfg.players) if keys[seat][0] == total]
+        if len(group) < 2:
+            continue
+        supplies = sorted({keys[seat][1] for seat in group}, reverse=True)
+        order = [[seat for seat in group if keys[seat][1] == value] for value in supplies]
+        tiebreak.append({
+            "rule": "TU-E5",
+            "total": total,
+            "seats": group,
+            "criterion": "floors in own supply",
+            "values": [{"seat": seat, "value": keys[seat][1]} for seat in group],
+            "order": order,
+            "decided": len(order[0]) == 1,
+        })
+        if len(order[0]) > 1 and order[0] == winners:
+            tiebreak.append({"rule": "TU-E5", "total": total, "seats": order[0], "criterion": "shared victory",
+                             "values": [], "order": [order[0]], "decided": False})
+    return {"ruleset": "towerup", "seats": seats, "winners": winners, "tiebreak": tiebreak}
