@@ -25,7 +25,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from .canonical import parse_strict
-from .replay import FINISHED, LogReplayer, replay_log
+from .replay import FINISHED, LogError, LogReplayer, replay_log
 from .signing import BUNDLE_CTX, public_key_b64, sign
 from .verify import BUNDLE_FORMAT, unsigned_part
 
@@ -36,13 +36,22 @@ class BundleError(ValueError):
     """The log cannot be made into a bundle (empty, or not starting with ``created``)."""
 
 
+def _replay(log: list[dict[str, Any]]) -> LogReplayer | None:
+    """The log folded with the seed it reveals, or None when it cannot be folded (a corrupt log is still
+    exported: the verifier is what shows where it breaks)."""
+    try:
+        return replay_log(log)
+    except LogError:
+        return None
+
+
 def is_final(log: list[dict[str, Any]], replayer: LogReplayer | None = None) -> bool:
     """Whether ``log`` is complete: the seed is revealed (seeded games) or the game is over (recorded)."""
     if not log:
         return False
     if log[0].get("mode") == "recorded":
-        replayer = replayer or replay_log(log)
-        return replayer.status == FINISHED
+        replayer = replayer or _replay(log)
+        return replayer is not None and replayer.status == FINISHED
     return any(entry.get("type") == "revealed" for entry in log)
 
 
@@ -53,20 +62,19 @@ def build_bundle(log: list[dict[str, Any]], key: Ed25519PrivateKey, *, result: A
     recomputed by replaying the log (with the seed the log reveals). An interim bundle always claims
     ``null``.
     """
-    if not log or log[0].get("type") != "created":
+    if not log or not isinstance(log[0], dict) or log[0].get("type") != "created":
         raise BundleError("a bundle needs a log that starts with its created entry")
     created = log[0]
     replayer = None
     if result is _UNSET or created.get("mode") == "recorded":
-        replayer = replay_log(log)
+        replayer = _replay(log)
     final = is_final(log, replayer)
     if not final:
         claimed = None
     elif result is not _UNSET:
         claimed = result
     else:
-        assert replayer is not None
-        game = replayer.game
+        game = replayer.game if replayer is not None else None
         claimed = game.result() if game is not None and game.is_over() else None
     unsigned = {
         "format": BUNDLE_FORMAT,

@@ -9,9 +9,11 @@ is the same on every run.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import random
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -23,6 +25,9 @@ from referee.logchain import GENESIS, seal
 from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
 
 AT = "2026-11-21T10:00:00Z"
+
+#: (ruleset, players) of the finished games every ruleset must verify.
+GAMES = [("fivetowers", 3), ("towerup", 4)]
 
 
 def _derived(label: str, seed: int) -> bytes:
@@ -115,6 +120,16 @@ def make_game_log(ruleset_name: str, players: int, *, seed: int = 0, options: di
     if reveal and deck is None and (moves is None or log.game.is_over()):
         log.reveal()
     return log
+
+
+@cache
+def _cached_log(ruleset_name: str, players: int, seed: int) -> GameLog:
+    return make_game_log(ruleset_name, players, seed=seed)
+
+
+def finished_log(ruleset_name: str, players: int, seed: int = 7) -> GameLog:
+    """A finished game (a deep copy of a cached one: tests may tamper with it)."""
+    return copy.deepcopy(_cached_log(ruleset_name, players, seed))
 
 
 def reseal(entries: list[dict[str, Any]], start: int = 0) -> list[dict[str, Any]]:

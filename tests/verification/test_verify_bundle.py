@@ -1,0 +1,147 @@
+"""Bundles of real games verify: finished (each ruleset), interim, recorded-mode and aborted games."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from gamelogs import GAMES, finished_log, make_game_log, reseal
+
+from referee.bundle import BundleError, build_bundle, is_final, sign_bundle
+from referee.canonical import canonical_bytes
+from referee.games import ruleset
+from referee.signing import b64url_decode, public_key_b64
+from referee.verify import CHECK_ORDER, verify_bundle
+
+
+@pytest.mark.parametrize(("ruleset_name", "players"), GAMES)
+def test_finished_game_of_each_ruleset_verifies(ruleset_name, players, referee_key):
+    log = finished_log(ruleset_name, players)
+    bundle = build_bundle(log.entries, referee_key)
+    report = verify_bundle(bundle, referee_key=public_key_b64(referee_key))
+    assert [c.name for c in report.checks] == list(CHECK_ORDER)
+    assert [c.status for c in report.checks] == ["passed"] * len(CHECK_ORDER), report.to_dict()
+    assert report.ok and report.status == "verified" and report.exit_code == 0
+    assert report.first_failure is None
+    assert report.summary["game"] == log.game_id and report.summary["entries"] == len(log.entries)
+    replay = report.check("replay")
+    assert replay.details["applied"] == sum(1 for e in log.entries if e["type"] == "move")
+    assert replay.details["final_status"] == "finished"
+
+
+@pytest.mark.parametrize(("ruleset_name", "players"), GAMES)
+def test_bundle_carries_the_full_log_and_the_engines_result(ruleset_name, players, referee_key):
+    log = finished_log(ruleset_name, players)
+    bundle = build_bundle(log.entries, referee_key)
+    assert bundle["format"] == "referee-bundle/1" and bundle["ctx"] == "referee/bundle"
+    assert bundle["game"] == log.game_id
+    assert bundle["ruleset"] == {"name": ruleset_name, "version": ruleset(ruleset_name).version}
+    assert bundle["interim"] is False
+    assert bundle["log"] == log.entries and bundle["log"][-1]["type"] == "revealed"
+    assert bundle["result"] == log.game.result()
+    assert bundle["referee_key"] == public_key_b64(referee_key)
+    # The signature is plain Ed25519 over the RFC 8785 bytes of everything but referee_sig.
+    rest = {k: v for k, v in bundle.items() if k != "referee_sig"}
+    referee_key.public_key().verify(b64url_decode(bundle["referee_sig"]), canonical_bytes(rest))
+
+
+def test_the_published_result_is_what_the_bundle_claims(referee_key):
+    log = finished_log("fivetowers", 3)
+    published = log.game.result()
+    assert build_bundle(log.entries, referee_key, result=published)["result"] == published
+    wrong = {**published, "extra": 1}
+    report = verify_bundle(build_bundle(log.entries, referee_key, result=wrong))
+    assert report.first_failure.name == "result"
+
+
+def test_expected_referee_key(make_bundle, referee_key):
+    bundle = make_bundle()
+    assert verify_bundle(bundle, referee_key=public_key_b64(referee_key)).ok
+    other = public_key_b64(Ed25519PrivateKey.generate())
+    check = verify_bundle(bundle, referee_key=other).check("referee_signature")
+    assert check.status == "failed" and other in check.reason and check.position is None
+    assert verify_bundle(bundle, referee_key="not base64!").check("referee_signature").status == "failed"
+
+
+def test_interim_bundle_of_a_running_game_is_incomplete_not_failed(referee_key):
+    log = make_game_log("fivetowers", 3, seed=3, moves=12)
+    assert not is_final(log.entries)
+    bundle = build_bundle(log.entries, referee_key)
+    assert bundle["interim"] is True and bundle["result"] is None
+    assert all(e["type"] != "revealed" for e in bundle["log"])
+    report = verify_bundle(bundle)
+    statuses = {c.name: c.status for c in report.checks}
+    assert statuses == {"format": "passed", "referee_signature": "passed", "hash_chain": "passed",
+                        "seat_signatures": "passed", "seed_commitment": "skipped", "ruleset_version": "passed",
+                        "replay": "skipped", "result": "skipped"}
+    assert report.check("seed_commitment").reason.startswith("skipped (interim)")
+    replay = report.check("replay")
+    assert "12 moves were checked for signature and binding but not applied" in replay.reason
+    assert replay.details["not_applied"] == 12
+    assert report.status == "incomplete" and not report.ok and report.exit_code == 3
+    assert report.check("seat_signatures").details["checked"] == 3 + 12
+
+
+def test_interim_bundle_still_catches_a_bad_signature(referee_key):
+    log = make_game_log("fivetowers", 3, seed=3, moves=6)
+    entries = log.entries
+    entries[-1]["submission"]["sig"] = entries[-2]["submission"]["sig"]
+    report = verify_bundle(build_bundle(reseal(entries), referee_key))
+    assert report.status == "failed"
+    assert (report.first_failure.name, report.first_failure.position) == ("seat_signatures", len(entries) - 1)
+
+
+def test_an_interim_bundle_cannot_smuggle_a_seed_or_a_result(make_bundle, referee_key):
+    bundle = make_bundle()
+    forged = sign_bundle({**bundle, "interim": True}, referee_key)
+    report = verify_bundle(forged)
+    fmt = report.check("format")
+    assert fmt.status == "failed" and fmt.position == len(bundle["log"]) - 1
+    assert "must not contain a revealed seed" in fmt.reason and "claims no result" in fmt.reason
+
+
+def test_recorded_mode_game_verifies(referee_key):
+    rules = ruleset("fivetowers")
+    deck = [c["id"] for c in rules.components()["cards"] if c["min_players"] <= 2]
+    random.Random(5).shuffle(deck)
+    log = make_game_log("fivetowers", 2, seed=5, deck=deck)
+    assert log.game.is_over() and all(e["type"] != "revealed" for e in log.entries)
+    bundle = build_bundle(log.entries, referee_key)
+    assert bundle["interim"] is False and bundle["result"] == log.game.result()
+    report = verify_bundle(bundle)
+    assert report.ok, report.to_dict()
+    assert "recorded game" in report.check("seed_commitment").reason
+    running = build_bundle(log.entries[:10], referee_key)
+    assert running["interim"] is True
+    # a recorded game's deck is public, so even its interim replay applies every move
+    interim = verify_bundle(running)
+    assert interim.check("replay").status == "passed" and interim.status == "incomplete"
+
+
+def test_aborted_game_verifies_with_no_result(referee_key):
+    log = make_game_log("fivetowers", 3, seed=4, moves=9, reveal=False)
+    log.reveal("aborted")
+    bundle = build_bundle(log.entries, referee_key)
+    assert bundle["interim"] is False and bundle["result"] is None
+    report = verify_bundle(bundle)
+    assert report.ok, report.to_dict()
+    assert report.check("replay").details["final_status"] == "aborted"
+    assert "no result claimed" in report.check("result").reason
+
+
+def test_a_final_bundle_of_an_unfinished_game_fails_the_replay(referee_key):
+    log = make_game_log("fivetowers", 3, seed=4, moves=9, reveal=False)
+    log.reveal("finished")  # the referee claims the game ended, but it has not
+    report = verify_bundle(build_bundle(log.entries, referee_key))
+    replay = report.check("replay")
+    assert replay.status == "failed" and replay.position == len(log.entries) - 1
+    assert "replayed game is active" in replay.reason
+
+
+def test_build_bundle_refuses_a_log_without_created(referee_key):
+    with pytest.raises(BundleError, match="created"):
+        build_bundle([], referee_key)
+    log = finished_log("fivetowers", 3)
+    with pytest.raises(BundleError, match="created"):
+        build_bundle(log.entries[1:], referee_key)
