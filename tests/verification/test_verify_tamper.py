@@ -150,13 +150,13 @@ def test_changed_claimed_result(game, referee_key):
     log, _, _ = game
     bundle = build_bundle(log.entries, referee_key)
     result = copy.deepcopy(bundle["result"])
-    seat0 = result["seats"][0] if "seats" in result else result[next(iter(result))]
-    seat0["total"] = seat0.get("total", 0) + 1
+    result["seats"][0]["total"] += 1
     forged = sign_bundle({**bundle, "result": result}, referee_key)
     ended_at = len(log.entries) - 2  # the last move ended the game; the reveal follows it
     assert first_failure(forged) == ("result", ended_at)
     check = verify_bundle(forged).check("result")
-    assert "$.seats[0].total" in check.reason or "total" in check.reason
+    assert "differs from the recomputed one at $.seats[0].total" in check.reason
+    assert check.details["differences"] == ["$.seats[0].total"]
     assert check.details["recomputed"] == log.game.result()
     # not re-signed: the referee signature check fails first
     assert first_failure({**bundle, "result": result}) == ("referee_signature", None)
