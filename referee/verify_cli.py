@@ -44,7 +44,7 @@ class ProgressReporter:
     """
 
     def __init__(self, enabled: bool | None, after: float = 1.0, stream: IO[str] | None = None):
-        self.stream = stream if stream is not None else click.get_text_stream("stderr")
+        self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.enabled = self.tty if enabled is None else enabled
         self.after = after
@@ -140,3 +140,100 @@ def verify_command(bundle_file: IO[bytes], as_json: bool, referee_key: str | Non
     else:
         click.echo(render_report(report, source))
     sys.exit(report.exit_code)
+
+
+def _store_from_app() -> Any:
+    """The service's store, configured from the environment exactly as ``referee serve`` does."""
+    try:
+        from .app import create_app  # noqa: PLC0415 - the offline verifier must not need the service
+    except ImportError as exc:  # pragma: no cover - only before the service is installed
+        raise click.ClickException(f"the referee service is not available: {exc}") from exc
+    app = create_app()
+    store = app.extensions.get("referee.store")
+    if store is None:
+        raise click.ClickException("the service app has no store (extensions['referee.store'])")
+    return store
+
+
+class _GameProgress:
+    """``shadow-replay: 40/200 games`` on stderr, at most every 5 % (and only for more than a few games)."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.last = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.quiet or total < 10:
+            return
+        step = done * 20 // total
+        if step != self.last:
+            self.last = step
+            click.echo(f"shadow-replay: {done}/{total} games", err=True)
+
+
+@click.command("shadow-replay")
+@click.option("--game", "game_ids", multiple=True, metavar="ID", help="Only this game (repeatable). Default: all.")
+@click.option("--save", "save_file", type=click.File("w"), default=None,
+              help="Write every game's outcome with the installed engine to FILE (a baseline) and stop.")
+@click.option("--baseline", "baseline_file", type=click.File("rb"), default=None,
+              help="Compare with a baseline saved by --save instead of the stored projections.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+@click.pass_context
+def shadow_replay_command(ctx: click.Context, *, game_ids: tuple[str, ...], save_file: IO[str] | None,
+                          baseline_file: IO[bytes] | None, as_json: bool, quiet: bool) -> None:
+    """Re-run every stored game with the installed engine and list the games whose state or result would
+    change (compared with the stored projections, or a saved --baseline). Run it before deploying a rules
+    change. Exit status: 0 nothing would change, 1 some game would change or could not be compared.
+    """
+    from .shadow import shadow_replay, snapshot  # noqa: PLC0415 - keeps `referee verify` import-light
+
+    store = (ctx.obj or {}).get("store") if isinstance(ctx.obj, dict) else None
+    store = store if store is not None else _store_from_app()
+    ids = list(game_ids) or None
+    progress = _GameProgress(quiet)
+    if save_file is not None:
+        outcomes = snapshot(store, game_ids=ids, progress=progress)
+        json.dump(outcomes, save_file, ensure_ascii=False)
+        click.echo(f"saved the outcomes of {len(outcomes)} games with the installed engines")
+        return
+    baseline = None
+    if baseline_file is not None:
+        try:
+            baseline = load_bundle(baseline_file.read())
+        except StrictJSONError as exc:
+            raise click.ClickException(f"the baseline file is not JSON: {exc}") from exc
+        if not isinstance(baseline, dict):
+            raise click.ClickException("the baseline file must map game ids to outcomes (made by --save)")
+    report = shadow_replay(store, game_ids=ids, baseline=baseline, progress=progress)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_shadow(report))
+    sys.exit(0 if report.ok else 1)
+
+
+def render_shadow(report: Any) -> str:
+    lines = []
+    for game in report.games:
+        version = (f"{game.ruleset} pinned {game.pinned_version}, installed {game.installed_version}"
+                   if game.version_differs else f"{game.ruleset} {game.installed_version}")
+        if not game.comparable:
+            lines.append(f"  ?  {game.game}  not comparable: {game.details.get('note')} ({version})")
+        elif game.changed:
+            where = (f", verdicts first differ at log position {game.first_verdict_change}"
+                     if game.first_verdict_change is not None else "")
+            error = f", the installed engine fails: {game.error}" if game.error else ""
+            lines.append(f"  !  {game.game}  would change: {', '.join(game.changed)}{where}{error} ({version})")
+    changed, unknown = len(report.changed), len(report.not_comparable)
+    lines.append(f"{len(report.games)} games replayed: {changed} would change, {unknown} not comparable, "
+                 f"{len(report.games) - changed - unknown} unchanged.")
+    return "\n".join(lines)
+
+
+#: ``python -m referee.verify_cli verify bundle.json`` works before (and besides) ``referee verify``.
+main = click.Group("referee-verify", commands=[verify_command, shadow_replay_command],
+                   help="Verification commands of the referee.")
+
+if __name__ == "__main__":
+    main()
