@@ -1,0 +1,101 @@
+"""The HTTP API (CONTRACT section 6): flask-smorest blueprints per resource, the OpenAPI document at
+``/openapi.json``, an offline docs page at ``/docs``, and the error format
+``{"error": {"code", "message", "rule"?, "details"?}}``.
+
+``referee.api.verification`` (export and verify, issue 5) is registered when it is installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import Any
+
+from flask import Flask
+from flask_smorest import Api
+from redis.exceptions import RedisError
+from werkzeug.exceptions import HTTPException
+
+from schemas.common import ErrorSchema
+
+from ..games_service.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+_HTTP_CODES = {400: "request/invalid", 404: "http/not_found", 405: "http/method_not_allowed",
+               413: "request/too_large", 415: "request/unsupported_media_type", 500: "server/error"}
+
+
+def _error(status: int, code: str, message: str, details: dict[str, Any] | None = None) -> tuple[dict, int]:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if details:
+        body["details"] = details
+    return {"error": body}, status
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(ServiceError)
+    def service_error(error: ServiceError) -> tuple[dict, int]:
+        return error.to_dict(), error.status
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> tuple[dict, int]:
+        status = error.code or 500
+        if status == 413:
+            limit = app.config.get("MAX_CONTENT_LENGTH")
+            return _error(413, "request/too_large", f"the body is larger than the limit of {limit} bytes",
+                          {"limit": limit})
+        original = getattr(error, "original_exception", None)
+        if status == 500 and original is not None:
+            log.error("unhandled error", exc_info=original)
+        return _error(status, _HTTP_CODES.get(status, f"http/{status}"), error.description or error.name)
+
+    @app.errorhandler(RedisError)
+    def store_error(error: RedisError) -> tuple[dict, int]:
+        return _error(503, "store/unavailable", f"the log store is unavailable: {error}")
+
+
+def _optional_blueprint(module: str, attribute: str) -> Any:
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            return None
+        raise
+
+
+class RefereeApi(Api):
+    """flask-smorest's Api documenting the referee's error body as the default error."""
+
+    ERROR_SCHEMA = ErrorSchema
+
+
+def init_app(app: Flask) -> Api:
+    """Register the API's blueprints, docs and error handlers on ``app``."""
+    from . import docs, games, health, rulesets, submissions  # noqa: PLC0415 - after config is set
+
+    app.config.setdefault("API_TITLE", "referee")
+    app.config.setdefault("API_VERSION", "1")
+    app.config.setdefault("OPENAPI_VERSION", "3.0.3")
+    app.config.setdefault("OPENAPI_URL_PREFIX", "/")
+    app.config.setdefault("OPENAPI_JSON_PATH", "openapi.json")
+    api = RefereeApi(app)
+    for module in (rulesets, games, submissions, health):
+        api.register_blueprint(module.blp)
+    verification = _optional_blueprint("referee.api.verification", "blp")
+    if verification is not None:
+        if hasattr(verification, "ARGUMENTS_PARSER"):
+            api.register_blueprint(verification)
+        else:
+            app.register_blueprint(verification)
+    web = _optional_blueprint("referee.web", "bp")
+    if web is not None:
+        app.register_blueprint(web)
+    app.register_blueprint(docs.bp)
+    if app.config.get("REFEREE_BENCH_NOOP"):
+        from . import bench  # noqa: PLC0415 - only for benchmarks
+
+        app.register_blueprint(bench.bp)
+    app.extensions["referee.api"] = api
+    register_error_handlers(app)
+    return api

@@ -1,0 +1,26 @@
+"""``GET /health``: whether the store answers, and how durable its writes are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+from flask.views import MethodView
+
+from schemas.common import HealthSchema
+
+from .parsing import ApiBlueprint
+
+blp = ApiBlueprint("health", __name__, description="Liveness of the service and its store")
+
+
+@blp.route("/health")
+class Health(MethodView):
+    @blp.response(200, HealthSchema)
+    @blp.alt_response(503, schema=HealthSchema)
+    def get(self) -> tuple[dict[str, Any], int]:
+        """200 when the store answers, else 503."""
+        store = current_app.extensions["referee.store"]
+        ok = store.ping()
+        durability = store.durability() if hasattr(store, "durability") and ok else {}
+        return {"ok": ok, "store": current_app.config["REFEREE_STORE"], "durability": durability}, 200 if ok else 503

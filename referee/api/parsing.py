@@ -1,0 +1,56 @@
+"""Request bodies: strict JSON in (``referee.canonical.parse_strict``), marshmallow validation, and every
+problem listed in one 400. Bodies over ``REFEREE_MAX_BODY`` are refused with 413 by Werkzeug before
+they are read (``MAX_CONTENT_LENGTH``)."""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+import flask
+import marshmallow as ma
+from flask_smorest import Blueprint
+from webargs.flaskparser import FlaskParser
+
+from schemas.common import problems_from_messages
+
+from ..canonical import StrictJSONError, parse_strict
+from ..games_service.errors import ServiceError, invalid
+
+_LOCATION_PREFIX = {"json": "$", "query": "query", "querystring": "query", "view_args": "path", "path": "path"}
+
+
+class StrictParser(FlaskParser):
+    """webargs parser whose JSON is strict (no floats, duplicate keys or huge integers) whatever the
+    content type, and whose validation errors are the service's 400."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+
+    def _raw_load_json(self, req: flask.Request) -> Any:
+        data = req.get_data(cache=True)
+        if not data.strip():
+            raise invalid([{"path": "$", "problem": "the body is empty; send a JSON object"}])
+        try:
+            return parse_strict(data)
+        except StrictJSONError as exc:
+            raise invalid(exc.problems) from exc
+
+    def handle_error(self, error: ma.ValidationError, req: flask.Request, schema: ma.Schema, *,
+                     error_status_code: int | None, error_headers: Any) -> NoReturn:
+        messages = error.messages
+        problems: list[dict[str, str]] = []
+        if isinstance(messages, dict) and messages and set(messages) <= set(_LOCATION_PREFIX):
+            for location, inner in messages.items():
+                problems += problems_from_messages(inner, _LOCATION_PREFIX[location])
+        else:
+            problems = problems_from_messages(messages)
+        raise invalid(problems)
+
+
+class ApiBlueprint(Blueprint):
+    """flask-smorest blueprint using :class:`StrictParser`."""
+
+    ARGUMENTS_PARSER = StrictParser()
+
+
+def service_error_response(error: ServiceError) -> tuple[dict[str, Any], int]:
+    return error.to_dict(), error.status

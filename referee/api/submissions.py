@@ -1,0 +1,65 @@
+"""Signed submissions: acceptances, moves and aborts (CONTRACT section 3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.views import MethodView
+
+from schemas.common import ErrorSchema
+from schemas.submissions import (
+    AbortSubmissionSchema,
+    AcceptSubmissionSchema,
+    MoveSubmissionSchema,
+    ReceiptSchema,
+    WaitQuerySchema,
+)
+
+from .games import service
+from .parsing import ApiBlueprint
+
+blp = ApiBlueprint("submissions", __name__, url_prefix="/games",
+                   description="Signed acceptances, moves and aborts; a 2xx means durably in the log")
+
+_ERRORS = (400, 401, 403, 404, 409, 413, 503)
+
+
+def _document_errors(func: Any, codes: tuple[int, ...] = _ERRORS) -> Any:
+    for code in codes:
+        func = blp.alt_response(code, schema=ErrorSchema)(func)
+    return func
+
+
+@blp.route("/<game_id>/accept")
+class Accept(MethodView):
+    @blp.arguments(AcceptSubmissionSchema)
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """A seat's signed acceptance with 32 bytes of entropy; after the last one the game starts."""
+        return service().accept(game_id, submission)
+
+
+@blp.route("/<game_id>/moves")
+class Moves(MethodView):
+    @blp.arguments(WaitQuerySchema, location="query")
+    @blp.arguments(MoveSubmissionSchema)
+    @blp.response(202, ReceiptSchema)
+    @blp.alt_response(200, schema=ReceiptSchema, description="with ?wait: the worker's verdict arrived in time")
+    @blp.alt_response(422, schema=ErrorSchema, description="illegal move: the error names the rule")
+    @_document_errors
+    def post(self, query: dict[str, Any], submission: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int]:
+        """A seat's signed move: 202 with its log position; with ``?wait=<s>``, 200 and the worker's verdict."""
+        status, receipt = service().submit_move(game_id, submission, query.get("wait"))
+        return receipt, status
+
+
+@blp.route("/<game_id>/abort")
+class Abort(MethodView):
+    @blp.arguments(AbortSubmissionSchema)
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """End a seeded game early and reveal its seed (signed by the organiser, or by a seat when the game
+        has no organiser)."""
+        return service().abort(game_id, submission)

@@ -1,0 +1,77 @@
+"""The Flask app factory (like the Flask tutorial's ``create_app``).
+
+``create_app(config=None)`` reads settings from the environment (``referee.config``), overridden by the
+``config`` dict, and wires:
+
+* ``app.extensions["referee.store"]`` — the log store (``RedisStore`` on ``REDIS_URL``, or ``MemoryStore``):
+  ``read_log(game) -> list[dict]`` (raises ``referee.store.GameNotFound``), ``list_games()``,
+  ``read_projection(game) -> dict | None``, …
+* ``app.extensions["referee.key"]`` — the referee's own Ed25519 private key, from ``REFEREE_KEY_FILE``
+  (created on first start);
+* ``app.extensions["referee.service"]`` — the :class:`~referee.games_service.GameService`;
+* ``app.extensions["referee.queue"]`` — the RQ queue of replay jobs (with ``REFEREE_DISPATCH=rq``);
+* the API blueprints (``referee.api``).
+
+Gunicorn: ``gunicorn 'referee.app:create_app()'``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+from .config import load_config
+from .signing import read_or_create_key_file
+
+log = logging.getLogger(__name__)
+
+
+def init_store(app: Flask) -> None:
+    from .games_service import GameService, InlineDispatch, NoDispatch  # noqa: PLC0415
+    from .store import MemoryStore, RedisStore  # noqa: PLC0415
+
+    config = app.config
+    if config["REFEREE_STORE"] == "memory":
+        store: Any = MemoryStore()
+    else:
+        store = RedisStore.from_url(config["REDIS_URL"])
+    app.extensions["referee.store"] = store
+    dispatch = config["REFEREE_DISPATCH"]
+    if dispatch == "rq":
+        from workers.queue import RQDispatch, replay_queue  # noqa: PLC0415 - RQ only when used
+
+        queue = replay_queue(store.redis, config["REFEREE_QUEUE"])
+        app.extensions["referee.queue"] = queue
+        dispatcher: Any = RQDispatch(queue)
+    elif dispatch == "inline":
+        from workers.projector import Projector  # noqa: PLC0415
+
+        dispatcher = InlineDispatch(Projector(store).catch_up)
+    else:
+        dispatcher = NoDispatch()
+    app.extensions["referee.service"] = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"],
+                                                    config["REFEREE_MAX_WAIT"])
+
+
+def init_key(app: Flask) -> None:
+    app.extensions["referee.key"] = read_or_create_key_file(app.config["REFEREE_KEY_FILE"])
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """The referee's Flask app; ``config`` overrides the environment (tests pass a dict)."""
+    from . import api  # noqa: PLC0415 - keep the import of `referee.app` light
+
+    app = Flask(__name__)
+    settings = load_config(config)
+    app.config.update(settings)
+    for name, value in (config or {}).items():  # extra Flask settings (TESTING, WEB_POLL_MS, …)
+        app.config.setdefault(name, value)
+    app.config["MAX_CONTENT_LENGTH"] = settings["REFEREE_MAX_BODY"]
+    app.json.sort_keys = False
+    init_key(app)
+    init_store(app)
+    api.init_app(app)
+    return app

@@ -1,0 +1,13 @@
+"""The game lifecycle between the HTTP API and the log store: creating games, signed acceptances and
+moves checked against a fold of the log, the referee's own entries (``started``, ``revealed``), and
+the reads. Pure Python over a :class:`referee.store.LogStore`; no Flask, no RQ."""
+
+from __future__ import annotations
+
+from .errors import ServiceError
+from .folds import ReplayerCache, clone_replayer, fold, fold_with_states
+from .projection import projection_of
+from .service import ABORT_CTX, CREATE_CTX, Dispatcher, GameService, InlineDispatch, NoDispatch
+
+__all__ = ["ABORT_CTX", "CREATE_CTX", "Dispatcher", "GameService", "InlineDispatch", "NoDispatch", "ReplayerCache",
+           "ServiceError", "clone_replayer", "fold", "fold_with_states", "projection_of"]

@@ -1,0 +1,109 @@
+"""Folding logs with :class:`referee.replay.LogReplayer`, and keeping folds warm between requests.
+
+The web process folds a game's log to check a submission before it is appended (legality, turn,
+binding), and to answer reads when the worker's projection lags. Folding from scratch on every
+request would re-verify every signature in the log, so :class:`ReplayerCache` keeps one folded
+replayer per game and brings it up to date with only the entries appended since (one Redis round trip
+when nothing changed). Cached replayers are never mutated: advancing one makes a copy
+(:func:`clone_replayer`), so readers in other threads always see a consistent fold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from ..replay import LogReplayer
+from ..store.base import LogStore
+
+
+def clone_replayer(replayer: LogReplayer) -> LogReplayer:
+    """An independent copy of ``replayer`` (its game copied with the engine's own ``copy()``)."""
+    return dataclasses.replace(
+        replayer,
+        verdicts=list(replayer.verdicts),
+        entropies=dict(replayer.entropies),
+        game=replayer.game.copy() if replayer.game is not None else None,
+    )
+
+
+def fold(store: LogStore, game_id: str, entries: list[dict[str, Any]] | None = None) -> LogReplayer:
+    """A fresh fold of ``game_id``'s whole log (read from ``store`` unless given) with its secret seed."""
+    replayer = LogReplayer(server_seed=store.read_secret(game_id))
+    for entry in entries if entries is not None else store.read_log(game_id):
+        replayer.feed(entry)
+    return replayer
+
+
+def fold_with_states(store: LogStore, game_id: str, stop: int | None = None) -> list[dict[str, Any]]:
+    """Every entry up to position ``stop`` (exclusive; all when None) with its verdict and the public
+    state after it (``None`` before the game has started), from a fresh fold."""
+    entries = store.read_log(game_id, 0, stop)
+    replayer = LogReplayer(server_seed=store.read_secret(game_id))
+    steps = []
+    for entry in entries:
+        verdict = replayer.feed(entry)
+        steps.append({
+            "seq": entry["seq"],
+            "entry": entry,
+            "verdict": verdict.to_dict(),
+            "status": replayer.status,
+            "to_move": replayer.to_move(),
+            "state": replayer.game.view() if replayer.game is not None else None,
+        })
+    return steps
+
+
+class ReplayerCache:
+    """Up-to-date replayers of recently used games, at most ``size`` of them (least recently used out)."""
+
+    def __init__(self, store: LogStore, size: int = 512):
+        self.store = store
+        self.size = size
+        self._items: OrderedDict[str, LogReplayer] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _peek(self, game_id: str) -> LogReplayer | None:
+        with self._lock:
+            replayer = self._items.get(game_id)
+            if replayer is not None:
+                self._items.move_to_end(game_id)
+            return replayer
+
+    def put(self, game_id: str, replayer: LogReplayer) -> None:
+        """Keep ``replayer`` (which the caller must not mutate afterwards) unless a longer fold is cached."""
+        with self._lock:
+            current = self._items.get(game_id)
+            if current is None or current.seq <= replayer.seq:
+                self._items[game_id] = replayer
+                self._items.move_to_end(game_id)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def forget(self, game_id: str) -> None:
+        with self._lock:
+            self._items.pop(game_id, None)
+
+    def current(self, game_id: str) -> LogReplayer:
+        """A replayer folded up to the log's current end (shared: do not mutate; use :func:`clone_replayer`).
+
+        Raises ``GameNotFound`` for an unknown game.
+        """
+        cached = self._peek(game_id)
+        start = cached.seq if cached is not None else 0
+        entries, tip = self.store.read_since(game_id, start)
+        if cached is not None and tip.seq == cached.seq and tip.head == cached.head:
+            return cached
+        replayer = None
+        if cached is not None and tip.seq == start + len(entries) and tip.seq > cached.seq:
+            replayer = clone_replayer(cached)
+            for entry in entries:
+                replayer.feed(entry)
+            if replayer.head != tip.head:
+                replayer = None
+        if replayer is None:
+            replayer = fold(self.store, game_id, entries if start == 0 else None)
+        self.put(game_id, replayer)
+        return replayer

@@ -1,0 +1,493 @@
+"""The game lifecycle between the HTTP API and the log store (CONTRACT sections 3–6).
+
+Every write follows one path: check the submission against a fold of the log (binding, signature,
+seat, turn, legality — with the same :class:`~referee.replay.LogReplayer` the workers and the verifier
+use), build and seal the entry for the position the fold is at, and append it atomically at exactly
+that position. Nothing is written unless every check passes; a stale position is a 409, never a
+silent merge. After an append the game's replay job is queued (once per burst, see ``workers``).
+
+Inputs arrive already validated by the marshmallow schemas of ``schemas/``; outputs are plain dicts.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..games import ruleset
+from ..games.randomness import recorded_game_seed
+from ..replay import ABORTED, ACTIVE, FINISHED, WAITING, LogError, LogReplayer
+from ..signing import ACCEPT_CTX, MOVE_CTX, verify
+from ..store import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
+from ..store.base import Appended, LogStore, Tip
+from ..store.keys import valid_game_id
+from .entries import append_system_entries, make_entry
+from .errors import ServiceError, from_verdict_error, invalid
+from .folds import ReplayerCache, clone_replayer, fold_with_states
+from .projection import projection_of
+
+log = logging.getLogger(__name__)
+
+CREATE_CTX = "referee/create"
+ABORT_CTX = "referee/abort"
+
+
+class Dispatcher(Protocol):
+    """Gets the game's replay job going after an append that raised the game's pending flag."""
+
+    def notify(self, game_id: str, position: int) -> None: ...
+
+
+class NoDispatch:
+    """Queue nothing (projections are then built by ``referee rebuild`` or a reconciler only)."""
+
+    def notify(self, game_id: str, position: int) -> None:
+        return None
+
+
+class InlineDispatch:
+    """Build the projection in the request itself (single-process use with the in-memory store)."""
+
+    def __init__(self, catch_up: Callable[[str], Any]):
+        self.catch_up = catch_up
+
+    def notify(self, game_id: str, position: int) -> None:
+        self.catch_up(game_id)
+
+
+def new_game_id() -> str:
+    """``g_`` and 16 random base32 characters (80 bits)."""
+    return "g_" + base64.b32encode(os.urandom(10)).decode("ascii").lower()
+
+
+def signed_game_id(signature: str) -> str:
+    """Id of an organiser-signed game, derived from its signature: posting it twice cannot make two games."""
+    digest = hashlib.sha256(signature.encode("ascii")).digest()
+    return "g_" + base64.b32encode(digest[:10]).decode("ascii").lower()
+
+
+def _not_found(game_id: str) -> ServiceError:
+    return ServiceError(404, "game/not_found", f"no game {game_id!r}")
+
+
+def _unavailable(exc: Exception) -> ServiceError:
+    return ServiceError(503, "log/unavailable", f"the log could not be written durably: {exc}")
+
+
+class GameService:
+    """Creates games, takes signed acceptances and moves, and answers reads; one per app."""
+
+    def __init__(self, store: LogStore, dispatcher: Dispatcher | None = None, organiser_keys: list[str] | None = None,
+                 max_wait: float = 30.0):
+        self.store = store
+        self.dispatcher: Dispatcher = dispatcher or NoDispatch()
+        self.organiser_keys = list(organiser_keys or [])
+        self.max_wait = max_wait
+        self.cache = ReplayerCache(store)
+        self._created: dict[str, dict[str, Any]] = {}
+
+    # -- helpers ------------------------------------------------------------------------------------
+    def _check_id(self, game_id: str) -> None:
+        if not valid_game_id(game_id):
+            raise _not_found(game_id)
+
+    def fold(self, game_id: str) -> LogReplayer:
+        """The current fold of ``game_id`` (shared; do not mutate). 404 for an unknown game."""
+        self._check_id(game_id)
+        try:
+            return self.cache.current(game_id)
+        except GameNotFound as exc:
+            raise _not_found(game_id) from exc
+        except LogError as exc:
+            raise ServiceError(500, "log/corrupt", str(exc)) from exc
+
+    def created_entry(self, game_id: str) -> dict[str, Any]:
+        """The game's ``created`` entry (immutable, so cached for good). 404 for an unknown game."""
+        created = self._created.get(game_id)
+        if created is None:
+            self._check_id(game_id)
+            try:
+                created = self.store.read_log(game_id, 0, 1)[0]
+            except GameNotFound as exc:
+                raise _not_found(game_id) from exc
+            if len(self._created) > 4096:
+                self._created.clear()
+            self._created[game_id] = created
+        return created
+
+    def _notify(self, game_id: str, appended: list[Appended]) -> None:
+        for item in appended:
+            if item.pending_set:
+                try:
+                    self.dispatcher.notify(game_id, item.position)
+                except Exception:  # the entry is durably logged; the reconciler will queue the replay
+                    log.exception("could not queue the replay of %s after position %s", game_id, item.position)
+                return
+
+    def _conflict(self, game_id: str, tip: Tip, signature: str | None, error: ServiceError) -> ServiceError:
+        """``error``, unless the submission is simply already in the log (a client's retry): then a 409
+        ``submission/duplicate`` naming its position."""
+        position = self.store.find_submission(game_id, signature) if signature else None
+        if position is not None:
+            return ServiceError(409, "submission/duplicate",
+                                f"this submission is already in the log at position {position}",
+                                details={"position": position, "seq": tip.seq, "head": tip.head})
+        return error
+
+    def _stale(self, game_id: str, tip: Tip, signature: str | None, envelope: dict[str, Any]) -> ServiceError:
+        return self._conflict(game_id, tip, signature, ServiceError(409, "submission/stale",
+                            f"the envelope is for seq {envelope.get('seq')} but the log is at seq {tip.seq}",
+                            details={"seq": tip.seq, "head": tip.head}))
+
+    def _authenticate(self, game_id: str, replayer: LogReplayer, submission: dict[str, Any]) -> int:
+        """The seat of a signed submission whose binding to this game and signature hold; else the error."""
+        envelope, sig = submission["envelope"], submission["sig"]
+        if envelope["game"] != game_id:
+            raise ServiceError(403, "submission/wrong_game",
+                               f"the envelope is bound to game {envelope['game']!r}, not {game_id!r}")
+        keys = replayer.keys
+        seat = envelope["seat"]
+        if not 0 <= seat < len(keys):
+            raise ServiceError(403, "submission/wrong_seat", f"this game has no seat {seat} ({len(keys)} seats)")
+        if not verify(keys[seat], envelope, sig):
+            others = [other for other, key in enumerate(keys) if other != seat and key != keys[seat]
+                      and verify(key, envelope, sig)]
+            if others:
+                raise ServiceError(403, "submission/wrong_key",
+                                   f"signed with seat {others[0]}'s key, not seat {seat}'s",
+                                   details={"seat": seat, "signed_by": others[0]})
+            raise ServiceError(401, "submission/bad_signature",
+                               f"the signature is not seat {seat}'s key over this envelope")
+        return seat
+
+    def _append_submission(self, game_id: str, replayer: LogReplayer, entry: dict[str, Any],
+                           submission: dict[str, Any]) -> tuple[LogReplayer, list[Appended]]:
+        """Check ``entry`` on a copy of the fold, append it at the fold's position, then the referee's own
+        due entries; returns the advanced copy (now cached) and what was appended."""
+        trial = clone_replayer(replayer)
+        envelope, sig = submission["envelope"], submission["sig"]
+        seat_key = replayer.keys[envelope["seat"]]
+
+        def checked_once(key: str, value: Any, signature: str) -> bool:
+            # _authenticate verified exactly this (key, envelope, sig) already; other checks go to verify()
+            return (key == seat_key and value is envelope and signature == sig) or verify(key, value, signature)
+
+        trial.verifier = checked_once
+        try:
+            verdict = trial.feed(entry)
+        finally:
+            trial.verifier = verify
+        if verdict.status == "rejected":
+            raise from_verdict_error(verdict.error or {})
+        try:
+            first = self.store.append(game_id, entry, replayer.head, signature=submission["sig"])
+        except StaleAppend as exc:
+            raise self._stale(game_id, Tip(exc.seq, exc.head), submission["sig"], submission["envelope"]) from exc
+        except DuplicateSubmission as exc:
+            raise ServiceError(409, "submission/duplicate",
+                               f"this submission is already in the log at position {exc.position}",
+                               details={"position": exc.position, "seq": exc.seq, "head": exc.head}) from exc
+        except StoreUnavailable as exc:
+            raise _unavailable(exc) from exc
+        except GameNotFound as exc:
+            raise _not_found(game_id) from exc
+        try:
+            more = append_system_entries(self.store, game_id, trial, self.store.read_secret(game_id))
+        except StoreUnavailable:  # the submission is logged; the worker appends what is due
+            log.exception("could not append the referee's entries after %s:%s", game_id, first.position)
+            more = []
+        self.cache.put(game_id, trial)
+        appended = [first, *more]
+        self._notify(game_id, appended)
+        return trial, appended
+
+    def _receipt(self, game_id: str, first: Appended, replayer: LogReplayer) -> dict[str, Any]:
+        return {"game": game_id, "position": first.position, "hash": first.head, "seq": replayer.seq,
+                "head": replayer.head, "status": replayer.status, "to_move": replayer.to_move()}
+
+    # -- create ---------------------------------------------------------------------------------------
+    def create_game(self, spec: dict[str, Any], organiser: dict[str, str] | None = None) -> dict[str, Any]:
+        """Create a game from a validated spec (``ruleset``, ``seats``, ``options``, ``deck``?, ``nonce``?)."""
+        organiser_key = None
+        if organiser is not None:
+            organiser_key = organiser["key"]
+            if self.organiser_keys and organiser_key not in self.organiser_keys:
+                raise ServiceError(403, "organiser/not_allowed", "this key may not create games here")
+            if not verify(organiser_key, {"v": 1, "ctx": CREATE_CTX, **spec}, organiser["sig"]):
+                raise ServiceError(401, "organiser/bad_signature",
+                                   "the organiser signature is not over {v: 1, ctx: 'referee/create', ...this body}")
+        elif self.organiser_keys:
+            raise ServiceError(401, "organiser/required",
+                               "only organisers may create games here: sign the request (field 'organiser')")
+        try:
+            rules = ruleset(spec["ruleset"])
+        except KeyError as exc:
+            raise invalid([{"path": "$.ruleset", "problem": str(exc.args[0])}]) from exc
+        except ImportError as exc:
+            raise ServiceError(503, "ruleset/unavailable", f"the {spec['ruleset']} engine is not installed") from exc
+        seats = spec["seats"]
+        players = len(seats)
+        if not rules.min_players <= players <= rules.max_players:
+            raise invalid([{"path": "$.seats", "problem": f"{rules.name} is for {rules.min_players} to "
+                                                          f"{rules.max_players} players, not {players}"}])
+        options = spec.get("options") or {}
+        deck = spec.get("deck")
+        game_id = signed_game_id(organiser["sig"]) if organiser else new_game_id()
+        try:  # the engine is the judge of options and decks
+            if deck is not None:
+                rules.new_game(players, options, deck=list(deck), seed=recorded_game_seed(game_id))
+            else:
+                rules.new_game(players, options, seed=bytes(32))
+        except (ValueError, TypeError, KeyError) as exc:
+            where = "$.deck" if deck is not None and "deck" in str(exc) else "$.options"
+            raise ServiceError(400, "game/bad_options", str(exc),
+                               details={"problems": [{"path": where, "problem": str(exc)}]}) from exc
+        payload: dict[str, Any] = {
+            "game": game_id,
+            "ruleset": {"name": rules.name, "version": rules.version},
+            "seats": [{"name": seat["name"], "key": seat["key"]} for seat in seats],
+            "options": options,
+            "organiser": organiser_key,
+        }
+        secret = None
+        if deck is not None:
+            payload.update(mode="recorded", deck=list(deck))
+        else:
+            secret = os.urandom(32)
+            payload.update(mode="seeded", commitment=hashlib.sha256(secret).hexdigest())
+        if organiser:
+            payload["organiser_sig"] = organiser["sig"]
+        if spec.get("nonce") is not None:
+            payload["nonce"] = spec["nonce"]
+        entry = make_entry("created", 0, "0" * 64, **payload)
+        try:
+            first = self.store.create(game_id, entry, secret)
+        except GameExists as exc:
+            raise ServiceError(409, "game/exists", f"game {game_id} exists already (this request was posted before)",
+                               details={"game": game_id}) from exc
+        except StoreUnavailable as exc:
+            raise _unavailable(exc) from exc
+        replayer = LogReplayer(server_seed=secret)
+        replayer.feed(entry)
+        more = append_system_entries(self.store, game_id, replayer, secret)
+        self.cache.put(game_id, replayer)
+        self._notify(game_id, [first, *more])
+        return {"game": game_id, "ruleset": payload["ruleset"], "mode": payload["mode"],
+                "commitment": payload.get("commitment"), "seq": replayer.seq, "head": replayer.head,
+                "status": replayer.status, "to_move": replayer.to_move()}
+
+    # -- submissions ----------------------------------------------------------------------------------
+    def accept(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """A seat's signed acceptance (``ctx`` ``referee/accept``, 32 bytes of ``entropy``)."""
+        replayer = self.fold(game_id)
+        seat = self._authenticate(game_id, replayer, submission)
+        envelope = submission["envelope"]
+        tip = Tip(replayer.seq, replayer.head)
+        if replayer.status != WAITING or (replayer.created or {}).get("mode") != "seeded":
+            raise self._conflict(game_id, tip, submission["sig"], ServiceError(
+                409, "game/not_waiting", f"the game is {replayer.status}, not waiting for acceptances"))
+        if seat in replayer.entropies:
+            raise self._conflict(game_id, tip, submission["sig"], ServiceError(
+                409, "accept/duplicate", f"seat {seat} has already accepted"))
+        if envelope["seq"] != tip.seq or envelope["prev"] != tip.head:
+            raise self._stale(game_id, tip, submission["sig"], envelope)
+        entry = make_entry("accepted", tip.seq, tip.head, seat=seat, submission=submission)
+        advanced, appended = self._append_submission(game_id, replayer, entry, submission)
+        return self._receipt(game_id, appended[0], advanced)
+
+    def submit_move(self, game_id: str, submission: dict[str, Any], wait: float | None = None
+                    ) -> tuple[int, dict[str, Any]]:
+        """A seat's signed move: ``(202, receipt)``, or ``(200, receipt with verdict)`` when ``wait`` is given
+        and the worker's verdict arrives in time."""
+        replayer = self.fold(game_id)
+        seat = self._authenticate(game_id, replayer, submission)
+        envelope = submission["envelope"]
+        tip = Tip(replayer.seq, replayer.head)
+        if replayer.status != ACTIVE:
+            raise self._conflict(game_id, tip, submission["sig"], ServiceError(
+                409, "game/not_active", f"the game is {replayer.status}; it takes no moves",
+                details={"status": replayer.status}))
+        if envelope["seq"] != tip.seq or envelope["prev"] != tip.head:
+            raise self._stale(game_id, tip, submission["sig"], envelope)
+        to_move = replayer.to_move()
+        if seat != to_move:
+            raise ServiceError(403, "move/not_your_turn", f"seat {to_move} is to move, not seat {seat}",
+                               details={"to_move": to_move})
+        entry = make_entry("move", tip.seq, tip.head, seat=seat, submission=submission)
+        advanced, appended = self._append_submission(game_id, replayer, entry, submission)
+        receipt = self._receipt(game_id, appended[0], advanced)
+        if wait:
+            verdict = self.wait_for_verdict(game_id, appended[0].position, min(wait, self.max_wait))
+            if verdict is not None:
+                return 200, {**receipt, "verdict": verdict}
+        return 202, receipt
+
+    def abort(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """End a seeded game early and reveal its seed: signed (``ctx`` ``referee/abort``) by the organiser
+        recorded in ``created``, or by any seat when the game has no organiser."""
+        replayer = self.fold(game_id)
+        created = replayer.created or {}
+        envelope, sig = submission["envelope"], submission["sig"]
+        if envelope["game"] != game_id:
+            raise ServiceError(403, "submission/wrong_game",
+                               f"the envelope is bound to game {envelope['game']!r}, not {game_id!r}")
+        allowed = [created["organiser"]] if created.get("organiser") else replayer.keys
+        if not any(verify(key, envelope, sig) for key in allowed):
+            who = "the organiser" if created.get("organiser") else "a seat"
+            raise ServiceError(401, "submission/bad_signature", f"an abort must be signed by {who} of this game")
+        if created.get("mode") != "seeded":
+            raise ServiceError(409, "game/recorded", "a recorded game has no seed to reveal; it cannot be aborted")
+        if replayer.status in (FINISHED, ABORTED):
+            raise ServiceError(409, "game/over", f"the game is already {replayer.status}")
+        tip = Tip(replayer.seq, replayer.head)
+        if envelope["seq"] != tip.seq or envelope["prev"] != tip.head:
+            raise self._stale(game_id, tip, None, envelope)
+        secret = self.store.read_secret(game_id)
+        if secret is None:
+            raise ServiceError(500, "game/no_secret", "the server seed of this game is missing")
+        entry = make_entry("revealed", tip.seq, tip.head, server_seed=secret.hex(), reason="aborted",
+                           abort=submission)
+        trial = clone_replayer(replayer)
+        trial.feed(entry)
+        try:
+            first = self.store.append(game_id, entry, tip.head, signature=sig)
+        except StaleAppend as exc:
+            raise self._stale(game_id, Tip(exc.seq, exc.head), sig, envelope) from exc
+        except DuplicateSubmission as exc:
+            raise ServiceError(409, "submission/duplicate", "this abort is already in the log",
+                               details={"position": exc.position, "seq": exc.seq, "head": exc.head}) from exc
+        except StoreUnavailable as exc:
+            raise _unavailable(exc) from exc
+        self.cache.put(game_id, trial)
+        self._notify(game_id, [first])
+        return self._receipt(game_id, first, trial)
+
+    def wait_for_verdict(self, game_id: str, position: int, timeout: float) -> dict[str, Any] | None:
+        """The worker's verdict on ``position`` once its projection covers it, or ``None`` after ``timeout``."""
+        deadline = time.monotonic() + max(0.0, timeout)
+        pause = 0.001
+        while True:
+            found = self.store.read_verdicts(game_id, position, position + 1)
+            if found:
+                return found[0]
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            time.sleep(min(pause, remaining))
+            pause = min(pause * 1.5, 0.02)
+
+    # -- reads -----------------------------------------------------------------------------------------
+    def _describe(self, game_id: str, created: dict[str, Any], projection: dict[str, Any]) -> dict[str, Any]:
+        accepted = set(projection.get("accepted") or [])
+        mode = created.get("mode")
+        return {
+            "game": game_id,
+            "ruleset": created["ruleset"],
+            "mode": mode,
+            "commitment": created.get("commitment"),
+            "organiser": created.get("organiser"),
+            "options": created.get("options") or {},
+            "created_at": created["at"],
+            "seats": [{"seat": i, "name": seat["name"], "key": seat["key"],
+                       "accepted": mode == "recorded" or i in accepted}
+                      for i, seat in enumerate(created["seats"])],
+            "status": projection["status"],
+            "to_move": projection["to_move"],
+            "seq": projection["seq"],
+            "head": projection["head"],
+        }
+
+    def game_state(self, game_id: str) -> dict[str, Any]:
+        """``GET /games/{id}``: from the worker's projection when it is up to date, else from a fold here."""
+        created = self.created_entry(game_id)
+        try:
+            tip = self.store.tip(game_id)
+        except GameNotFound as exc:
+            raise _not_found(game_id) from exc
+        projection = self.store.read_projection(game_id)
+        source = "worker"
+        if projection is None or projection["seq"] != tip.seq or projection["head"] != tip.head:
+            projection = projection_of(self.fold(game_id))
+            source = "web"
+        return {**self._describe(game_id, created, projection), "state": projection["view"],
+                "last_verdict": projection["last_verdict"], "version_mismatch": projection["version_mismatch"],
+                "blocked": projection["blocked"], "projection": source}
+
+    def list_games(self, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """``GET /games``: newest first, from the projections (a game without one yet shows as waiting)."""
+        out = []
+        for game_id in self.store.list_games(offset, limit):
+            try:
+                created = self.created_entry(game_id)
+            except ServiceError:
+                continue
+            projection = self.store.read_projection(game_id) or {
+                "status": WAITING, "to_move": None, "seq": 0, "head": None, "accepted": []}
+            summary = self._describe(game_id, created, projection)
+            summary.pop("options")
+            out.append(summary)
+        return out
+
+    def legal_moves(self, game_id: str) -> dict[str, Any]:
+        replayer = self.fold(game_id)
+        game = replayer.game
+        moves = game.legal_moves() if game is not None and replayer.status == ACTIVE else []
+        return {"game": game_id, "status": replayer.status, "to_move": replayer.to_move(), "seq": replayer.seq,
+                "head": replayer.head, "moves": moves}
+
+    def log_page(self, game_id: str, start: int = 0, limit: int = 100) -> dict[str, Any]:
+        self._check_id(game_id)
+        try:
+            entries, tip = self.store.read_log(game_id, start, limit), self.store.tip(game_id)
+        except GameNotFound as exc:
+            raise _not_found(game_id) from exc
+        following = start + len(entries)
+        return {"game": game_id, "from": start, "total": tip.seq, "head": tip.head, "entries": entries,
+                "next": following if following < tip.seq else None}
+
+    def replay(self, game_id: str, start: int = 0, limit: int | None = None, at: int | None = None
+               ) -> dict[str, Any]:
+        """Entries with their verdicts and the public state after each (from a fresh fold)."""
+        self._check_id(game_id)
+        try:
+            tip = self.store.tip(game_id)
+            if at is not None:
+                if at >= tip.seq:
+                    raise ServiceError(404, "replay/no_such_entry", f"the log has {tip.seq} entries; no entry {at}")
+                steps = fold_with_states(self.store, game_id, at + 1)[at:]
+                start = at
+            else:
+                stop = None if limit is None else start + limit
+                steps = fold_with_states(self.store, game_id, stop)[start:]
+        except GameNotFound as exc:
+            raise _not_found(game_id) from exc
+        except LogError as exc:
+            raise ServiceError(500, "log/corrupt", str(exc)) from exc
+        following = start + len(steps)
+        return {"game": game_id, "from": start, "total": tip.seq, "steps": steps,
+                "next": following if at is None and following < tip.seq else None}
+
+    def result(self, game_id: str) -> dict[str, Any]:
+        """``GET /result``: the engine's result once the game is finished (409 before)."""
+        state = self.game_state(game_id)
+        if state["status"] != FINISHED:
+            raise ServiceError(409, "game/not_finished", f"the game is {state['status']}; no result yet",
+                               details={"status": state["status"], "seq": state["seq"]})
+        projection = self.store.read_projection(game_id)
+        if projection is not None and projection.get("result") is not None and projection["seq"] == state["seq"]:
+            result = projection["result"]
+        else:
+            replayer = self.fold(game_id)
+            assert replayer.game is not None
+            result = replayer.game.result()
+        return {"game": game_id, "ruleset": state["ruleset"], "status": state["status"], "seq": state["seq"],
+                "head": state["head"], "version_mismatch": state["version_mismatch"], "result": result}
+
+
+__all__ = ["ABORT_CTX", "ACCEPT_CTX", "CREATE_CTX", "MOVE_CTX", "Dispatcher", "GameService", "InlineDispatch",
+           "NoDispatch"]

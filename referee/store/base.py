@@ -1,0 +1,147 @@
+"""What every log store offers: the Redis store and the in-memory store implement this one interface,
+and one contract test suite (``tests/service/test_store_contract.py``) runs against both.
+
+A store keeps, per game: the append-only log (sealed entries, see ``referee.logchain``), its head, the
+secret server seed, the signatures already logged, a "pending" flag for the replay job, and the
+projection that the replay job derives from the log. It never interprets entries: deciding what an
+entry means is ``referee.replay``'s job.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from typing import Any, NamedTuple
+
+
+class Appended(NamedTuple):
+    """Where an entry went: its ``position`` (= its ``seq``), the new ``head`` (its hash), and whether this
+    append raised the game's pending flag (so the caller should queue a replay job)."""
+
+    position: int
+    head: str
+    pending_set: bool
+
+
+class Tip(NamedTuple):
+    """A game's log length (``seq`` of the next entry) and the hash of its last entry."""
+
+    seq: int
+    head: str
+
+
+#: Fields of a projection (``write_projection`` / ``read_projection``); every value is JSON-safe.
+PROJECTION_FIELDS = ("seq", "head", "status", "to_move", "view", "result", "version_mismatch", "blocked",
+                     "accepted", "last_verdict", "updated_at")
+
+
+def encode_projection(projection: dict[str, Any]) -> dict[str, str]:
+    return {name: json.dumps(projection.get(name), separators=(",", ":"), ensure_ascii=False)
+            for name in PROJECTION_FIELDS if name != "seq"}
+
+
+def decode_projection(raw: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {name: None for name in PROJECTION_FIELDS}
+    for name, value in raw.items():
+        out[name] = json.loads(value)
+    out["seq"] = int(raw.get("seq", 0))
+    return out
+
+
+class LogStore(ABC):
+    """The interface of a game log store. Positions are 0-based; ``seq`` of a log is its length."""
+
+    # -- games and their logs ---------------------------------------------------------------------
+    @abstractmethod
+    def create(self, game_id: str, entry: dict[str, Any], secret: bytes | None) -> Appended:
+        """Start a game's log with its sealed ``created`` entry (position 0) and keep its secret seed.
+        Raises ``GameExists`` if the game has a log already. Also lists the game in :meth:`list_games`."""
+
+    @abstractmethod
+    def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
+        """Append a sealed ``entry`` at position ``entry["seq"]``, chained from ``prev``, atomically.
+
+        Raises ``GameNotFound``; ``StaleAppend(seq, head)`` if the log is not at exactly that position
+        (nothing written); ``DuplicateSubmission`` if ``signature`` is already in this game's log
+        (nothing written); ``StoreUnavailable`` if the write could not be confirmed.
+        """
+
+    @abstractmethod
+    def read_log(self, game_id: str, start: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+        """Entries from position ``start`` (at most ``limit``). Raises ``GameNotFound``."""
+
+    @abstractmethod
+    def read_since(self, game_id: str, start: int) -> tuple[list[dict[str, Any]], Tip]:
+        """A consistent snapshot: the entries from ``start`` and the tip they end at. Raises ``GameNotFound``."""
+
+    @abstractmethod
+    def tip(self, game_id: str) -> Tip:
+        """The game's log length and head. Raises ``GameNotFound``."""
+
+    def exists(self, game_id: str) -> bool:
+        from .errors import GameNotFound  # noqa: PLC0415 - avoid a cycle at import time
+
+        try:
+            self.tip(game_id)
+        except GameNotFound:
+            return False
+        return True
+
+    @abstractmethod
+    def read_secret(self, game_id: str) -> bytes | None:
+        """The game's secret server seed (``None`` for recorded games or unknown games)."""
+
+    @abstractmethod
+    def find_submission(self, game_id: str, signature: str) -> int | None:
+        """Position of the logged submission with this signature, if any."""
+
+    @abstractmethod
+    def list_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
+        """Game ids, newest first."""
+
+    @abstractmethod
+    def scan_games(self) -> list[str]:
+        """Every game that has a log, found from the logs themselves (not the index); for ``rebuild --all``."""
+
+    # -- replay bookkeeping -------------------------------------------------------------------------
+    @abstractmethod
+    def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:
+        """The stored projection (fields of ``PROJECTION_FIELDS``; plus ``verdicts`` if asked), or ``None``."""
+
+    @abstractmethod
+    def read_verdicts(self, game_id: str, start: int = 0, stop: int | None = None) -> list[dict[str, Any]]:
+        """Stored verdicts of positions ``start`` … ``stop - 1`` (to the end when ``stop`` is None)."""
+
+    @abstractmethod
+    def write_projection(self, game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]],
+                         from_seq: int, replace: bool = False) -> int:
+        """Store a projection at ``projection["seq"]`` with the verdicts of positions ``from_seq`` onward.
+
+        Returns 1 when written; 0 when the stored projection is already at that seq or beyond; -1 when it
+        is at a seq other than ``from_seq`` (the caller folded from a stale start). ``replace`` drops the
+        stored projection and writes this one (``verdicts`` must then start at position 0).
+        """
+
+    @abstractmethod
+    def mark_pending(self, game_id: str, now_ms: int) -> None:
+        """Set the pending flag to ``now_ms`` (used by the reconciler when it queues a job)."""
+
+    @abstractmethod
+    def clear_pending(self, game_id: str) -> None:
+        """Clear the pending flag: a replay job is about to read the log."""
+
+    @abstractmethod
+    def pending_since(self, game_id: str) -> int | None:
+        """When the pending flag was set (ms), or ``None``."""
+
+    @abstractmethod
+    def lagging_games(self) -> list[tuple[str, int, int, int | None]]:
+        """``(game, log length, projection seq, pending since)`` of every listed game whose projection is
+        behind its log."""
+
+    def ping(self) -> bool:
+        return True
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+

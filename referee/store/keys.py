@@ -1,0 +1,79 @@
+"""Every Redis key the referee uses, built here and nowhere else.
+
+All keys of one game share the hash tag ``{<game id>}``, so a Redis Cluster keeps them on one shard
+and the Lua scripts (which touch several keys of one game) stay legal there. The only key outside a
+game's tag is the index of games.
+
+=============================== =========== ======================================================
+key                             type        content
+=============================== =========== ======================================================
+``game:{<id>}:log``             stream      the log: entry at position ``n`` has stream ID ``0-(n+1)``
+                                            and one field ``e`` = the entry's RFC 8785 JSON; never
+                                            trimmed
+``game:{<id>}:head``            string      hex hash of the last entry (absent: empty log)
+``game:{<id>}:secret``          string      hex server seed (seeded games); never in the log until
+                                            ``revealed``
+``game:{<id>}:sigs``            hash        signature → log position, for duplicate submissions
+``game:{<id>}:pending``         string      ms timestamp: an append since the last replay job began
+``game:{<id>}:proj``            hash        the projection (see ``RedisStore.write_projection``)
+``game:{<id>}:verdicts``        list        one JSON verdict per folded log entry, in log order
+``referee:games``               sorted set  game ids scored by creation time (ms)
+=============================== =========== ======================================================
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+GAME_LOG = "game:{{{game}}}:log"
+GAME_HEAD = "game:{{{game}}}:head"
+GAME_SECRET = "game:{{{game}}}:secret"
+GAME_SIGS = "game:{{{game}}}:sigs"
+GAME_PENDING = "game:{{{game}}}:pending"
+GAME_PROJECTION = "game:{{{game}}}:proj"
+GAME_VERDICTS = "game:{{{game}}}:verdicts"
+GAMES_INDEX = "referee:games"
+#: SCAN pattern matching every game's log key (for ``rebuild --all`` when the index is incomplete).
+LOG_SCAN_PATTERN = "game:{*}:log"
+
+#: What a game id may look like: it goes inside a hash tag, so never ``{``, ``}``, ``:`` or spaces.
+GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def valid_game_id(game_id: str) -> bool:
+    return isinstance(game_id, str) and GAME_ID_RE.match(game_id) is not None
+
+
+def stream_id(position: int) -> str:
+    """Stream ID of the log entry at ``position`` (0-based): ``0-(position+1)``."""
+    return f"0-{position + 1}"
+
+
+def position_of(stream_id_: str | bytes) -> int:
+    """Log position of a stream ID made by :func:`stream_id`."""
+    text = stream_id_.decode() if isinstance(stream_id_, bytes) else stream_id_
+    return int(text.split("-", 1)[1]) - 1
+
+
+def game_id_of_log_key(key: str | bytes) -> str:
+    text = key.decode() if isinstance(key, bytes) else key
+    return text[len("game:{"): -len("}:log")]
+
+
+class GameKeys(NamedTuple):
+    log: str
+    head: str
+    secret: str
+    sigs: str
+    pending: str
+    projection: str
+    verdicts: str
+
+
+def game_keys(game_id: str) -> GameKeys:
+    """Every key of ``game_id``; refuses ids that could escape their hash tag."""
+    if not valid_game_id(game_id):
+        raise ValueError(f"not a valid game id: {game_id!r}")
+    return GameKeys(*(template.format(game=game_id) for template in (
+        GAME_LOG, GAME_HEAD, GAME_SECRET, GAME_SIGS, GAME_PENDING, GAME_PROJECTION, GAME_VERDICTS)))

@@ -1,0 +1,173 @@
+"""The log store in process memory: the same interface and semantics as the Redis store, for the
+engine-only tools and single-process use. Nothing survives the process; use the Redis store for
+anything that must be durable."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..canonical import canonical_bytes
+from ..clock import now_ms
+from ..logchain import GENESIS
+from . import keys
+from .base import Appended, LogStore, Tip, decode_projection, encode_projection
+from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend
+
+
+@dataclass
+class _Game:
+    log: list[bytes] = field(default_factory=list)  # RFC 8785 bytes, as the Redis store keeps them
+    head: str = GENESIS
+    secret: bytes | None = None
+    sigs: dict[str, int] = field(default_factory=dict)
+    pending: int | None = None
+    projection: dict[str, str] = field(default_factory=dict)
+    verdicts: list[str] = field(default_factory=list)
+    created_ms: int = 0
+
+
+class MemoryStore(LogStore):
+    """A :class:`LogStore` in a dict, guarded by one lock (every operation is atomic, as in Redis)."""
+
+    def __init__(self) -> None:
+        self._games: dict[str, _Game] = {}
+        self._lock = threading.RLock()
+        self._order = 0
+
+    def _game(self, game_id: str) -> _Game:
+        keys.game_keys(game_id)  # same id rules as the Redis store
+        game = self._games.get(game_id)
+        if game is None or not game.log:
+            raise GameNotFound(game_id)
+        return game
+
+    # -- games and their logs ---------------------------------------------------------------------
+    def create(self, game_id: str, entry: dict[str, Any], secret: bytes | None) -> Appended:
+        keys.game_keys(game_id)
+        with self._lock:
+            if game_id in self._games:
+                raise GameExists(game_id)
+            self._order += 1
+            self._games[game_id] = _Game(log=[canonical_bytes(entry)], head=entry["hash"], secret=secret,
+                                         pending=now_ms(), created_ms=self._order)
+        return Appended(0, entry["hash"], True)
+
+    def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
+        with self._lock:
+            game = self._game(game_id)
+            length = len(game.log)
+            if signature and signature in game.sigs:
+                raise DuplicateSubmission(game.sigs[signature], length, game.head)
+            if entry["seq"] != length or prev != game.head:
+                raise StaleAppend(length, game.head)
+            game.log.append(canonical_bytes(entry))
+            game.head = entry["hash"]
+            if signature:
+                game.sigs[signature] = length
+            pending_set = game.pending is None
+            if pending_set:
+                game.pending = now_ms()
+            return Appended(length, entry["hash"], pending_set)
+
+    def read_log(self, game_id: str, start: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            log = self._game(game_id).log
+            stop = None if limit is None else max(start, 0) + limit
+            rows = log[max(start, 0):stop]
+        return [json.loads(row) for row in rows]
+
+    def read_since(self, game_id: str, start: int) -> tuple[list[dict[str, Any]], Tip]:
+        with self._lock:
+            game = self._game(game_id)
+            rows, tip = game.log[max(start, 0):], Tip(len(game.log), game.head)
+        return [json.loads(row) for row in rows], tip
+
+    def tip(self, game_id: str) -> Tip:
+        with self._lock:
+            game = self._game(game_id)
+            return Tip(len(game.log), game.head)
+
+    def read_secret(self, game_id: str) -> bytes | None:
+        with self._lock:
+            game = self._games.get(game_id)
+            return game.secret if game else None
+
+    def find_submission(self, game_id: str, signature: str) -> int | None:
+        with self._lock:
+            game = self._games.get(game_id)
+            return game.sigs.get(signature) if game else None
+
+    def list_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
+        with self._lock:
+            ordered = sorted(self._games, key=lambda g: self._games[g].created_ms, reverse=True)
+        stop = None if limit is None else offset + limit
+        return ordered[offset:stop]
+
+    def scan_games(self) -> list[str]:
+        with self._lock:
+            return sorted(game for game, state in self._games.items() if state.log)
+
+    # -- replay bookkeeping -------------------------------------------------------------------------
+    def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is None or not game.projection:
+                return None
+            raw, verdicts = dict(game.projection), list(game.verdicts)
+        projection = decode_projection(raw)
+        if with_verdicts:
+            projection["verdicts"] = [json.loads(v) for v in verdicts]
+        return projection
+
+    def read_verdicts(self, game_id: str, start: int = 0, stop: int | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            game = self._games.get(game_id)
+            rows = game.verdicts[start:stop] if game else []
+        return [json.loads(v) for v in rows]
+
+    def write_projection(self, game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]],
+                         from_seq: int, replace: bool = False) -> int:
+        fields = encode_projection(copy.deepcopy(projection))
+        encoded = [json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in verdicts]
+        with self._lock:
+            game = self._games.setdefault(game_id, _Game())
+            current = int(game.projection.get("seq", 0))
+            if replace:
+                game.projection, game.verdicts = {}, []
+            else:
+                if current >= projection["seq"]:
+                    return 0
+                if current != from_seq or len(game.verdicts) != current:
+                    return -1
+            game.projection.update(fields)
+            game.projection["seq"] = str(projection["seq"])
+            game.verdicts.extend(encoded)
+            return 1
+
+    def mark_pending(self, game_id: str, now_ms_: int) -> None:
+        with self._lock:
+            if game_id in self._games:
+                self._games[game_id].pending = now_ms_
+
+    def clear_pending(self, game_id: str) -> None:
+        with self._lock:
+            if game_id in self._games:
+                self._games[game_id].pending = None
+
+    def pending_since(self, game_id: str) -> int | None:
+        with self._lock:
+            game = self._games.get(game_id)
+            return game.pending if game else None
+
+    def lagging_games(self) -> list[tuple[str, int, int, int | None]]:
+        out = []
+        with self._lock:
+            for game_id, game in self._games.items():
+                seq = int(game.projection.get("seq", 0))
+                if game.log and len(game.log) > seq:
+                    out.append((game_id, len(game.log), seq, game.pending))
+        return out

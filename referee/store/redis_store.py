@@ -1,0 +1,215 @@
+"""The log store on Redis: one stream per game, appended only through the Lua scripts of
+``referee.store.scripts``, every key built by ``referee.store.keys``.
+
+Durability: a 2xx for a submission means "durably in the log". With the embedded Redis
+(``appendonly yes``, ``appendfsync always``) Redis fsyncs the append-only file before it replies, so
+an acknowledged append is on disk. :meth:`RedisStore.durability` reports what a given server does.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from ..canonical import canonical_bytes
+from ..clock import now_ms
+from ..logchain import GENESIS
+from . import keys, scripts
+from .base import Appended, LogStore, Tip, decode_projection, encode_projection
+from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _entry(fields: dict[Any, Any]) -> dict[str, Any]:
+    raw = fields.get(b"e", fields.get("e"))
+    return json.loads(raw)
+
+
+class RedisStore(LogStore):
+    """A :class:`LogStore` on a redis-py client (``decode_responses`` off, as RQ needs)."""
+
+    def __init__(self, connection: redis.Redis):
+        self.redis = connection
+        self._append = connection.register_script(scripts.APPEND_ENTRY)
+        self._create = connection.register_script(scripts.CREATE_GAME)
+        self._write_projection = connection.register_script(scripts.WRITE_PROJECTION)
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> RedisStore:
+        kwargs.setdefault("socket_timeout", 10)
+        kwargs.setdefault("socket_connect_timeout", 5)
+        kwargs.setdefault("health_check_interval", 30)
+        return cls(redis.Redis.from_url(url, **kwargs))
+
+    # -- games and their logs ---------------------------------------------------------------------
+    def create(self, game_id: str, entry: dict[str, Any], secret: bytes | None) -> Appended:
+        k = keys.game_keys(game_id)
+        try:
+            result = self._create(keys=[k.log, k.head, k.secret, k.pending],
+                                  args=[canonical_bytes(entry), entry["hash"], secret.hex() if secret else "",
+                                        now_ms()])
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
+        if _text(result[0]) == "exists":
+            raise GameExists(game_id)
+        try:
+            self.redis.zadd(keys.GAMES_INDEX, {game_id: now_ms()})
+        except RedisError as exc:  # the game exists; `referee rebuild --all` re-indexes it from the logs
+            raise StoreUnavailable(f"the game was created but not indexed: {exc}") from exc
+        return Appended(0, entry["hash"], True)
+
+    def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
+        k = keys.game_keys(game_id)
+        try:
+            result = self._append(keys=[k.log, k.head, k.sigs, k.pending],
+                                  args=[entry["seq"], prev, canonical_bytes(entry), entry["hash"], signature or "",
+                                        now_ms()])
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
+        except RedisError as exc:
+            raise StoreUnavailable(f"Redis refused the write: {exc}") from exc
+        status = _text(result[0])
+        if status == "ok":
+            return Appended(int(result[1]), entry["hash"], bool(int(result[2])))
+        if status == "stale":
+            raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
+        if status == "duplicate":
+            raise DuplicateSubmission(int(result[1]), int(result[2]), _text(result[3]) or GENESIS)
+        raise GameNotFound(game_id)
+
+    def read_log(self, game_id: str, start: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
+        k = keys.game_keys(game_id)
+        rows = self.redis.xrange(k.log, min=keys.stream_id(max(start, 0)), max="+", count=limit)
+        if not rows and (start == 0 or not self.redis.exists(k.log)):
+            raise GameNotFound(game_id)
+        return [_entry(fields) for _id, fields in rows]
+
+    def read_since(self, game_id: str, start: int) -> tuple[list[dict[str, Any]], Tip]:
+        k = keys.game_keys(game_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.xlen(k.log)
+        pipe.get(k.head)
+        pipe.xrange(k.log, min=keys.stream_id(max(start, 0)), max="+")
+        length, head, rows = pipe.execute()
+        if not length:
+            raise GameNotFound(game_id)
+        return [_entry(fields) for _id, fields in rows], Tip(int(length), _text(head) if head else GENESIS)
+
+    def tip(self, game_id: str) -> Tip:
+        k = keys.game_keys(game_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.xlen(k.log)
+        pipe.get(k.head)
+        length, head = pipe.execute()
+        if not length:
+            raise GameNotFound(game_id)
+        return Tip(int(length), _text(head) if head else GENESIS)
+
+    def read_secret(self, game_id: str) -> bytes | None:
+        raw = self.redis.get(keys.game_keys(game_id).secret)
+        return bytes.fromhex(_text(raw)) if raw else None
+
+    def find_submission(self, game_id: str, signature: str) -> int | None:
+        raw = self.redis.hget(keys.game_keys(game_id).sigs, signature)
+        return int(raw) if raw is not None else None
+
+    def list_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
+        stop = -1 if limit is None else offset + limit - 1
+        return [_text(game) for game in self.redis.zrevrange(keys.GAMES_INDEX, offset, stop)]
+
+    def scan_games(self) -> list[str]:
+        found = {keys.game_id_of_log_key(key) for key in self.redis.scan_iter(match=keys.LOG_SCAN_PATTERN, count=500)}
+        return sorted(game for game in found if keys.valid_game_id(game))
+
+    def index_game(self, game_id: str, created_ms: int) -> None:
+        """(Re-)list a game in the index (used by ``rebuild --all`` for games found by scanning)."""
+        self.redis.zadd(keys.GAMES_INDEX, {game_id: created_ms}, nx=True)
+
+    # -- replay bookkeeping -------------------------------------------------------------------------
+    def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:
+        k = keys.game_keys(game_id)
+        if with_verdicts:
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hgetall(k.projection)
+            pipe.lrange(k.verdicts, 0, -1)
+            raw, verdicts = pipe.execute()
+        else:
+            raw, verdicts = self.redis.hgetall(k.projection), None
+        if not raw:
+            return None
+        projection = decode_projection({_text(name): _text(value) for name, value in raw.items()})
+        if verdicts is not None:
+            projection["verdicts"] = [json.loads(v) for v in verdicts]
+        return projection
+
+    def read_verdicts(self, game_id: str, start: int = 0, stop: int | None = None) -> list[dict[str, Any]]:
+        end = -1 if stop is None else stop - 1
+        if stop is not None and stop <= start:
+            return []
+        return [json.loads(v) for v in self.redis.lrange(keys.game_keys(game_id).verdicts, start, end)]
+
+    def write_projection(self, game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]],
+                         from_seq: int, replace: bool = False) -> int:
+        k = keys.game_keys(game_id)
+        fields = encode_projection(projection)
+        args: list[Any] = ["replace" if replace else "advance", from_seq, projection["seq"], len(fields)]
+        for name, value in fields.items():
+            args += [name, value]
+        args += [json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in verdicts]
+        result = self._write_projection(keys=[k.projection, k.verdicts], args=args)
+        return int(result[0])
+
+    def mark_pending(self, game_id: str, now_ms_: int) -> None:
+        self.redis.set(keys.game_keys(game_id).pending, now_ms_)
+
+    def clear_pending(self, game_id: str) -> None:
+        self.redis.delete(keys.game_keys(game_id).pending)
+
+    def pending_since(self, game_id: str) -> int | None:
+        raw = self.redis.get(keys.game_keys(game_id).pending)
+        return int(raw) if raw is not None else None
+
+    def lagging_games(self) -> list[tuple[str, int, int, int | None]]:
+        games = self.list_games()
+        out: list[tuple[str, int, int, int | None]] = []
+        for chunk_start in range(0, len(games), 500):
+            chunk = games[chunk_start:chunk_start + 500]
+            pipe = self.redis.pipeline(transaction=False)
+            for game in chunk:
+                k = keys.game_keys(game)
+                pipe.xlen(k.log)
+                pipe.hget(k.projection, "seq")
+                pipe.get(k.pending)
+            replies = pipe.execute()
+            for i, game in enumerate(chunk):
+                length, seq, pending = replies[3 * i: 3 * i + 3]
+                length, seq = int(length or 0), int(seq or 0)
+                if length > seq:
+                    out.append((game, length, seq, int(pending) if pending is not None else None))
+        return out
+
+    def ping(self) -> bool:
+        try:
+            return bool(self.redis.ping())
+        except RedisError:
+            return False
+
+    def durability(self) -> dict[str, str]:
+        """The server's persistence settings (``appendonly``, ``appendfsync``), for the health report."""
+        try:
+            conf = self.redis.config_get("append*")
+        except RedisError:
+            return {}
+        wanted = {"appendonly", "appendfsync"}
+        return {_text(name): _text(value) for name, value in conf.items() if _text(name) in wanted}
+
+    def close(self) -> None:
+        self.redis.close()

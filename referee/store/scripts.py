@@ -1,0 +1,135 @@
+"""Every Lua script of the referee, in one place (like ``rq/scripts.py``).
+
+Each script touches the keys of ONE game only (one hash tag), so it is atomic and cluster-safe.
+
+Why the hash chain is not computed in Lua: Redis's Lua has SHA-1 (``redis.sha1hex``) but no SHA-256,
+and the log's chain is SHA-256 over RFC 8785 bytes. So Python builds the entry and its hash from the
+head it expects, and :data:`APPEND_ENTRY` atomically checks that the log is still at exactly that
+position (length and head) before it appends; if another submission got there first, nothing is
+written and the caller gets the current position. The chain stays correct because an entry is only
+ever appended directly after the head it was hashed from.
+
+APPEND_ENTRY — append one sealed entry at an expected position
+    KEYS[1]  game:{id}:log      stream (entry at position n has ID 0-(n+1), field "e")
+    KEYS[2]  game:{id}:head     hex hash of the last entry
+    KEYS[3]  game:{id}:sigs     hash: signature -> position (duplicate submissions)
+    KEYS[4]  game:{id}:pending  ms timestamp: work for the replay job
+    ARGV[1]  expected seq (the log length the entry was built for = the entry's position)
+    ARGV[2]  expected head (hash of the previous entry; 64 zeros for position 0)
+    ARGV[3]  the entry's JSON (RFC 8785)
+    ARGV[4]  the entry's hash
+    ARGV[5]  the submission's signature, or "" for entries the referee writes itself
+    ARGV[6]  now in ms (value of the pending flag)
+    returns  {"ok", position, pending_was_set(0|1)}
+           | {"stale", seq, head}            the log is elsewhere; nothing written
+           | {"duplicate", position, seq, head}  this signature is already in the log; nothing written
+           | {"missing"}                     no such game (empty log); nothing written
+
+CREATE_GAME — write the first entry of a new game, and its secret
+    KEYS[1]  game:{id}:log
+    KEYS[2]  game:{id}:head
+    KEYS[3]  game:{id}:secret
+    KEYS[4]  game:{id}:pending
+    ARGV[1]  the ``created`` entry's JSON (RFC 8785)
+    ARGV[2]  its hash
+    ARGV[3]  server seed as hex, or "" (recorded mode)
+    ARGV[4]  now in ms
+    returns  {"ok"} | {"exists"}
+
+WRITE_PROJECTION — store what a replay job folded, if nobody stored more meanwhile
+    KEYS[1]  game:{id}:proj      hash of projection fields (all strings; JSON where structured)
+    KEYS[2]  game:{id}:verdicts  list of JSON verdicts, one per folded entry
+    ARGV[1]  mode: "advance" (append verdicts after from_seq) or "replace" (rebuild from scratch)
+    ARGV[2]  from_seq: the projection's seq the job started from ("advance" only)
+    ARGV[3]  new_seq: the projection's seq after this write
+    ARGV[4]  n: number of projection fields that follow
+    ARGV[5 .. 4+2n]      field, value, field, value, …
+    ARGV[5+2n .. end]    the verdicts of entries from_seq .. new_seq-1, as JSON
+    returns  {1, new_seq}  written
+           | {0, seq}      the stored projection is already at seq >= new_seq; nothing written
+           | {-1, seq}     the stored projection is at another seq than from_seq; nothing written
+"""
+
+from __future__ import annotations
+
+APPEND_ENTRY = """
+local len = redis.call('XLEN', KEYS[1])
+if len == 0 then
+  return {'missing'}
+end
+local head = redis.call('GET', KEYS[2]) or ''
+if ARGV[5] ~= '' then
+  local pos = redis.call('HGET', KEYS[3], ARGV[5])
+  if pos then
+    return {'duplicate', tonumber(pos), len, head}
+  end
+end
+if len ~= tonumber(ARGV[1]) or head ~= ARGV[2] then
+  return {'stale', len, head}
+end
+redis.call('XADD', KEYS[1], '0-' .. (len + 1), 'e', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[4])
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[5], len)
+end
+local flagged = redis.call('SET', KEYS[4], ARGV[6], 'NX')
+if flagged then
+  return {'ok', len, 1}
+end
+return {'ok', len, 0}
+"""
+
+CREATE_GAME = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return {'exists'}
+end
+redis.call('XADD', KEYS[1], '0-1', 'e', ARGV[1])
+redis.call('SET', KEYS[2], ARGV[2])
+if ARGV[3] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[3])
+end
+redis.call('SET', KEYS[4], ARGV[4])
+return {'ok'}
+"""
+
+WRITE_PROJECTION = """
+local mode = ARGV[1]
+local from_seq = tonumber(ARGV[2])
+local new_seq = tonumber(ARGV[3])
+local n = tonumber(ARGV[4])
+local current = tonumber(redis.call('HGET', KEYS[1], 'seq') or '0')
+if mode == 'replace' then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  from_seq = 0
+else
+  if current >= new_seq then
+    return {0, current}
+  end
+  if current ~= from_seq or redis.call('LLEN', KEYS[2]) ~= current then
+    return {-1, current}
+  end
+end
+local fields = {}
+for i = 5, 4 + 2 * n do
+  fields[#fields + 1] = ARGV[i]
+end
+if #fields > 0 then
+  redis.call('HSET', KEYS[1], unpack(fields))
+end
+redis.call('HSET', KEYS[1], 'seq', new_seq)
+local first = 5 + 2 * n
+local chunk = {}
+for i = first, #ARGV do
+  chunk[#chunk + 1] = ARGV[i]
+  if #chunk == 1000 then
+    redis.call('RPUSH', KEYS[2], unpack(chunk))
+    chunk = {}
+  end
+end
+if #chunk > 0 then
+  redis.call('RPUSH', KEYS[2], unpack(chunk))
+end
+return {1, new_seq}
+"""
+
+ALL_SCRIPTS = {"append_entry": APPEND_ENTRY, "create_game": CREATE_GAME, "write_projection": WRITE_PROJECTION}

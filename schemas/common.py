@@ -1,0 +1,100 @@
+"""Field types and helpers shared by the request and response schemas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from referee.signing import b64url_decode, load_public_key
+
+HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be 64 lowercase hex characters (a SHA-256)")
+GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$", error="must be a game id (letters, digits, '_' or '-')")
+B64URL = validate.Regexp(r"^[A-Za-z0-9_-]+={0,2}$", error="must be base64url")
+
+
+def strict_int(**kwargs: Any) -> fields.Integer:
+    """An integer that refuses strings, booleans and floats."""
+    return fields.Integer(strict=True, **kwargs)
+
+
+def public_key(value: str) -> None:
+    try:
+        load_public_key(value)
+    except ValueError as exc:
+        raise ValidationError("must be an Ed25519 public key: base64url of 32 bytes") from exc
+
+
+def signature(value: str) -> None:
+    try:
+        raw = b64url_decode(value)
+    except ValueError as exc:
+        raise ValidationError("must be base64url") from exc
+    if len(raw) != 64:
+        raise ValidationError("must be an Ed25519 signature: base64url of 64 bytes")
+
+
+def entropy(value: str) -> None:
+    try:
+        raw = b64url_decode(value)
+    except ValueError as exc:
+        raise ValidationError("must be base64url") from exc
+    if len(raw) != 32:
+        raise ValidationError("must be base64url of exactly 32 bytes")
+
+
+def key_field(**kwargs: Any) -> fields.String:
+    kwargs.setdefault("metadata", {"description": "Ed25519 public key, base64url of its 32 raw bytes"})
+    return fields.String(validate=[validate.Length(max=64), public_key], **kwargs)
+
+
+def sig_field(**kwargs: Any) -> fields.String:
+    kwargs.setdefault("metadata", {"description": "Ed25519 signature over the RFC 8785 bytes, base64url"})
+    return fields.String(validate=[validate.Length(max=100), signature], **kwargs)
+
+
+def problems_from_messages(messages: Any, path: str = "$") -> list[dict[str, str]]:
+    """marshmallow's nested error messages as a flat list ``[{"path": "$.envelope.seat", "problem": …}]``."""
+    out: list[dict[str, str]] = []
+    if isinstance(messages, dict):
+        for key, value in messages.items():
+            if key == "_schema":
+                out += problems_from_messages(value, path)
+            elif isinstance(key, int):
+                out += problems_from_messages(value, f"{path}[{key}]")
+            else:
+                out += problems_from_messages(value, f"{path}.{key}")
+    elif isinstance(messages, list):
+        for item in messages:
+            if isinstance(item, str):
+                out.append({"path": path, "problem": item})
+            else:
+                out += problems_from_messages(item, path)
+    else:
+        out.append({"path": path, "problem": str(messages)})
+    return out
+
+
+class ErrorBodySchema(Schema):
+    code = fields.String(required=True, metadata={"description": "stable machine-readable code"})
+    message = fields.String(required=True)
+    rule = fields.String(metadata={"description": "id of the rule an illegal move breaks (e.g. TU-B2)"})
+    details = fields.Dict(metadata={"description": "problems (400), current seq/head (409), …"})
+
+
+class ErrorSchema(Schema):
+    error = fields.Nested(ErrorBodySchema, required=True)
+
+
+class VerdictSchema(Schema):
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "ok, applied, rejected or unknown"})
+    seat = fields.Integer()
+    error = fields.Dict(metadata={"description": "{code, message, rule?} of a rejected entry"})
+
+
+class HealthSchema(Schema):
+    ok = fields.Boolean(required=True)
+    store = fields.String(required=True)
+    durability = fields.Dict(metadata={"description": "Redis appendonly/appendfsync settings"})

@@ -1,0 +1,149 @@
+"""Games: the creation request, and the game, log, replay and result documents."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from .common import GAME_ID, VerdictSchema, key_field, sig_field
+
+
+class SeatSpecSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    key = key_field(required=True)
+
+
+class OrganiserSchema(Schema):
+    key = key_field(required=True)
+    sig = sig_field(required=True, metadata={
+        "description": "signature over the RFC 8785 bytes of {v: 1, ctx: 'referee/create', ...the body without "
+                       "'organiser'}"})
+
+
+class CreateGameSchema(Schema):
+    ruleset = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=1, max=16))
+    options = fields.Dict(metadata={"description": "ruleset options (see GET /rulesets/{name})"})
+    deck = fields.List(fields.String(validate=validate.Length(min=1, max=32)), validate=validate.Length(max=500),
+                       metadata={"description": "recorded mode: the deck order, top card first (no commit-reveal)"})
+    nonce = fields.String(validate=validate.Length(max=128),
+                          metadata={"description": "makes two otherwise identical organiser-signed requests differ"})
+    organiser = fields.Nested(OrganiserSchema, metadata={"description": "required when organiser keys are set"})
+
+
+class RulesetRefSchema(Schema):
+    name = fields.String(required=True)
+    version = fields.String(required=True)
+
+
+class CreatedSchema(Schema):
+    game = fields.String(required=True)
+    ruleset = fields.Nested(RulesetRefSchema, required=True)
+    mode = fields.String(required=True, metadata={"description": "seeded (commit-reveal) or recorded"})
+    commitment = fields.String(allow_none=True, metadata={"description": "sha256 of the secret server seed (hex)"})
+    seq = fields.Integer(required=True)
+    head = fields.String(required=True)
+    status = fields.String(required=True)
+    to_move = fields.Integer(allow_none=True)
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    key = fields.String(required=True)
+    accepted = fields.Boolean(required=True)
+
+
+class GameSummarySchema(Schema):
+    game = fields.String(required=True)
+    ruleset = fields.Nested(RulesetRefSchema, required=True)
+    mode = fields.String(required=True)
+    commitment = fields.String(allow_none=True)
+    organiser = fields.String(allow_none=True)
+    created_at = fields.String(required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    status = fields.String(required=True, metadata={"description": "waiting, active, finished or aborted"})
+    to_move = fields.Integer(allow_none=True)
+    seq = fields.Integer(required=True)
+    head = fields.String(allow_none=True)
+
+
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    offset = fields.Integer(required=True)
+    next = fields.Integer(allow_none=True)
+
+
+class GameSchema(GameSummarySchema):
+    options = fields.Dict(required=True)
+    state = fields.Dict(allow_none=True, metadata={"description": "the engine's public view (nothing hidden)"})
+    last_verdict = fields.Nested(VerdictSchema, allow_none=True)
+    version_mismatch = fields.Dict(allow_none=True, metadata={"description": "{pinned, installed} engine versions"})
+    blocked = fields.String(allow_none=True)
+    projection = fields.String(required=True, metadata={"description": "'worker' (stored projection) or 'web' "
+                                                                        "(folded here because the worker lags)"})
+
+
+class LegalMovesSchema(Schema):
+    game = fields.String(required=True)
+    status = fields.String(required=True)
+    to_move = fields.Integer(allow_none=True)
+    seq = fields.Integer(required=True)
+    head = fields.String(required=True)
+    moves = fields.List(fields.Dict(), required=True)
+
+
+class PageQuerySchema(Schema):
+    start = fields.Integer(data_key="from", load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class ListQuerySchema(Schema):
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class ReplayQuerySchema(Schema):
+    start = fields.Integer(data_key="from", load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(validate=validate.Range(min=1, max=100000))
+    at = fields.Integer(validate=validate.Range(min=0), metadata={"description": "one step: the entry at this seq"})
+
+
+class LogPageSchema(Schema):
+    game = fields.String(required=True)
+    start = fields.Integer(data_key="from", required=True)
+    total = fields.Integer(required=True, metadata={"description": "log length"})
+    head = fields.String(required=True)
+    entries = fields.List(fields.Dict(), required=True, metadata={"description": "raw log entries (CONTRACT 5)"})
+    next = fields.Integer(allow_none=True, metadata={"description": "'from' of the next page, if any"})
+
+
+class ReplayStepSchema(Schema):
+    seq = fields.Integer(required=True)
+    entry = fields.Dict(required=True)
+    verdict = fields.Nested(VerdictSchema, required=True)
+    status = fields.String(required=True)
+    to_move = fields.Integer(allow_none=True)
+    state = fields.Dict(allow_none=True, metadata={"description": "public state after this entry"})
+
+
+class ReplayPageSchema(Schema):
+    game = fields.String(required=True)
+    start = fields.Integer(data_key="from", required=True)
+    total = fields.Integer(required=True)
+    steps = fields.List(fields.Nested(ReplayStepSchema), required=True)
+    next = fields.Integer(allow_none=True)
+
+
+class ResultSchema(Schema):
+    game = fields.String(required=True)
+    ruleset = fields.Nested(RulesetRefSchema, required=True)
+    status = fields.String(required=True)
+    seq = fields.Integer(required=True)
+    head = fields.String(required=True)
+    version_mismatch = fields.Dict(allow_none=True)
+    result = fields.Dict(required=True, metadata={"description": "per seat: score breakdown, total, rank; "
+                                                                 "the tie-break chain"})
+
+
+class GameIdSchema(Schema):
+    game_id = fields.String(required=True, validate=GAME_ID)

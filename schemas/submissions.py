@@ -1,0 +1,72 @@
+"""Signed submissions (CONTRACT section 3): moves, acceptances and aborts, and the receipt they get.
+
+Every schema rejects unknown fields, so an envelope carries exactly what is documented and signed.
+"""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from referee.signing import ACCEPT_CTX, MOVE_CTX
+
+from .common import GAME_ID, HEX64, VerdictSchema, entropy, sig_field, strict_int
+
+ABORT_CTX = "referee/abort"
+
+
+class _EnvelopeBase(Schema):
+    v = strict_int(required=True, validate=validate.Equal(1, error="must be 1"))
+    game = fields.String(required=True, validate=GAME_ID)
+    seq = strict_int(required=True, validate=validate.Range(min=0, max=2**53 - 1),
+                     metadata={"description": "length of the log the signer saw"})
+    prev = fields.String(required=True, validate=HEX64, metadata={"description": "hash of the last log entry"})
+    at = fields.String(validate=validate.Length(max=64), metadata={"description": "signer's clock (informative)"})
+
+
+class MoveEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(MOVE_CTX, error=f"must be {MOVE_CTX!r}"))
+    seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
+    move = fields.Dict(required=True, metadata={"description": "the move (CONTRACT section 2)"})
+
+
+class AcceptEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(ACCEPT_CTX, error=f"must be {ACCEPT_CTX!r}"))
+    seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
+    entropy = fields.String(required=True, validate=[validate.Length(max=64), entropy],
+                            metadata={"description": "32 bytes of the seat's own randomness, base64url"})
+
+
+class AbortEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(ABORT_CTX, error=f"must be {ABORT_CTX!r}"))
+    reason = fields.String(validate=validate.Length(max=200))
+
+
+class MoveSubmissionSchema(Schema):
+    envelope = fields.Nested(MoveEnvelopeSchema, required=True)
+    sig = sig_field(required=True)
+
+
+class AcceptSubmissionSchema(Schema):
+    envelope = fields.Nested(AcceptEnvelopeSchema, required=True)
+    sig = sig_field(required=True)
+
+
+class AbortSubmissionSchema(Schema):
+    envelope = fields.Nested(AbortEnvelopeSchema, required=True)
+    sig = sig_field(required=True)
+
+
+class WaitQuerySchema(Schema):
+    wait = fields.Float(validate=validate.Range(min=0, max=3600),
+                        metadata={"description": "seconds to wait for the worker's verdict (capped by the server)"})
+
+
+class ReceiptSchema(Schema):
+    game = fields.String(required=True)
+    position = fields.Integer(required=True, metadata={"description": "log position of the submission"})
+    hash = fields.String(required=True, metadata={"description": "hash of the submission's log entry"})
+    seq = fields.Integer(required=True, metadata={"description": "log length now (the next envelope's seq)"})
+    head = fields.String(required=True, metadata={"description": "hash of the last entry (the next prev)"})
+    status = fields.String(required=True)
+    to_move = fields.Integer(allow_none=True)
+    verdict = fields.Nested(VerdictSchema, metadata={"description": "the worker's verdict (200 with ?wait only)"})

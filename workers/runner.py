@@ -1,0 +1,47 @@
+"""``referee worker``: an RQ worker for the replay queue, with RQ's scheduler (for retries) and the
+reconciler thread.
+
+The worker class is RQ's ``SimpleWorker`` by default: jobs run in the worker process itself, so the
+projector keeps each game's fold between jobs and a job folds only the new entries (a forking worker
+would fold every log from scratch in each job). Crash safety does not depend on the class: a killed
+worker's job is redone from the stored projection by the next job or by the reconciler.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from rq.serializers import JSONSerializer
+from rq.worker import SimpleWorker, Worker
+
+from referee.store import RedisStore
+
+from .queue import replay_queue
+from .reconciler import Reconciler, reconcile_once
+
+log = logging.getLogger(__name__)
+
+WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
+
+
+def run_worker(redis_url: str, queue_name: str = "referee", *, burst: bool = False, worker_class: str = "simple",
+               reconcile_every: float = 5.0, stale_after: float = 10.0, name: str | None = None,
+               logging_level: str = "INFO") -> bool:
+    """Run a replay worker until it is stopped (SIGINT/SIGTERM: RQ's warm shutdown) or, with ``burst``,
+    until the queue is empty. Returns whether any job ran."""
+    connection = redis.Redis.from_url(redis_url)
+    queue = replay_queue(connection, queue_name)
+    store = RedisStore(redis.Redis.from_url(redis_url))
+    reconcile_once(store, queue, stale_after)  # pick up whatever a previous worker left unfinished
+    reconciler = None
+    if not burst and reconcile_every > 0:
+        reconciler = Reconciler(store, queue, reconcile_every, stale_after)
+        reconciler.start()
+    worker = WORKER_CLASSES[worker_class]([queue], connection=connection, serializer=JSONSerializer, name=name)
+    try:
+        return worker.work(burst=burst, with_scheduler=True, logging_level=logging_level)
+    finally:
+        if reconciler is not None:
+            reconciler.stop()
+        store.close()
