@@ -13,7 +13,8 @@ The checks run in this order; each one reports ``status`` (``passed``, ``failed`
    ``referee_sig`` (and, when the caller names the key it expects, that the bundle was signed by it).
 3. ``hash_chain`` — every entry's ``seq`` and ``hash`` (:func:`referee.logchain.first_broken_link`).
 4. ``seat_signatures`` — every ``accepted`` and ``move`` submission: its binding (ctx, game, seat, seq,
-   prev = the previous entry's hash) and its seat's signature, against the keys in ``created``.
+   prev = the previous entry's hash) and its seat's signature, against the keys in ``created``; and the
+   signed abort an ``aborted`` reveal carries (the organiser's, or any seat's when there is none).
 5. ``seed_commitment`` — ``sha256(revealed server seed) == commitment`` (seeded games).
 6. ``ruleset_version`` — the installed engine's version equals the pinned one.
 7. ``replay`` — the whole log folded by :class:`referee.replay.LogReplayer`, the same fold the service uses.
@@ -57,6 +58,10 @@ CHECK_ORDER = ("format", "referee_signature", "hash_chain", "seat_signatures", "
 
 #: ``progress(stage, done, total)``: called while the long checks run (seat signatures, replay).
 Progress = Callable[[str, int, int], None]
+
+#: ``ctx`` of a signed abort (the service's ``referee.games_service.ABORT_CTX``; kept here so that the
+#: verifier imports nothing of the service).
+ABORT_CTX = "referee/abort"
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _MAX_LISTED = 20  # failures listed in a check's details; the first one is always the one reported
@@ -342,10 +347,10 @@ def _check_seat_signatures(ctx: _Context) -> Check:
     total = len(log)
     for position, entry in enumerate(log):
         kind = entry.get("type")
+        prev = log[position - 1].get("hash") if position else GENESIS
         if kind in ("accepted", "move"):
             checked += 1
             seat = entry.get("seat")
-            prev = log[position - 1].get("hash") if position else GENESIS
             if not isinstance(seat, int) or isinstance(seat, bool):
                 problem: tuple[str, str] | None = ("submission/wrong_seat", f"the {kind} entry names no seat")
             else:
@@ -354,15 +359,45 @@ def _check_seat_signatures(ctx: _Context) -> Check:
                                            verifier=ctx.verifier)
             if problem:
                 failures.append({"position": position, "seat": seat, "code": problem[0], "message": problem[1]})
+        elif kind == "revealed" and entry.get("reason") == "aborted":
+            checked += 1
+            problem = _abort_problem(entry.get("abort"), created, position, prev, keys)
+            if problem:
+                failures.append({"position": position, "seat": None, "code": problem[0], "message": problem[1]})
         if position % 16 == 0 or position == total - 1:
             ctx.tick("signatures", position + 1, total)
     if failures:
         first = failures[0]
-        return Check("seat_signatures", FAILED, f"{kind_at(log, first['position'])} of seat {first['seat']}: "
+        who = f" of seat {first['seat']}" if first["seat"] is not None else ""
+        return Check("seat_signatures", FAILED, f"{kind_at(log, first['position'])}{who}: "
                      f"{first['message']} ({first['code']})", first["position"],
                      {"checked": checked, "failed": len(failures), "failures": failures[:_MAX_LISTED]})
     return Check("seat_signatures", PASSED, f"{checked} signed submissions, each bound to its game, seat and position",
                  details={"checked": checked})
+
+
+def _abort_problem(abort: Any, created: dict[str, Any], position: int, prev: Any,
+                   keys: list[str]) -> tuple[str, str] | None:
+    """What is wrong with the signed abort carried by an ``aborted`` reveal, or None.
+
+    An abort is signed (``ctx`` ``referee/abort``) by the organiser named in ``created`` or, when the game
+    has no organiser, by any seat; it is bound to the game and to the reveal's position like a move.
+    """
+    if not isinstance(abort, dict) or not isinstance(abort.get("envelope"), dict):
+        return "abort/unsigned", "the game was aborted without a signed abort (organiser's or a seat's)"
+    envelope, sig = abort["envelope"], abort.get("sig")
+    if envelope.get("v") != 1 or envelope.get("ctx") != ABORT_CTX:
+        return "submission/wrong_context", f"an abort envelope has v 1 and ctx {ABORT_CTX!r}"
+    if envelope.get("game") != created.get("game"):
+        return "submission/wrong_game", "the abort is for another game"
+    if envelope.get("seq") != position or envelope.get("prev") != prev:
+        return "submission/stale", f"the abort is bound to seq {envelope.get('seq')!r}, not {position}"
+    organiser = created.get("organiser")
+    allowed = [organiser] if organiser else keys
+    if not isinstance(sig, str) or not any(verify(key, envelope, sig) for key in allowed):
+        who = "the organiser's" if organiser else "any seat's"
+        return "submission/bad_signature", f"the abort signature is not {who}"
+    return None
 
 
 def kind_at(log: list[dict[str, Any]], position: int) -> str:

@@ -75,8 +75,14 @@ class GameLog:
         assert self.game is not None
         self.game.play(seat, move)
 
-    def reveal(self, reason: str = "finished") -> None:
-        self.append({"type": "revealed", "server_seed": self.server_seed.hex(), "reason": reason})
+    def reveal(self, reason: str = "finished", abort_key: Ed25519PrivateKey | None = None) -> None:
+        """Log the server seed; an abort carries the abort signed by ``abort_key`` (default seat 0's)."""
+        entry: dict[str, Any] = {"type": "revealed", "server_seed": self.server_seed.hex(), "reason": reason}
+        if reason == "aborted":
+            envelope = {"v": 1, "ctx": "referee/abort", "game": self.game_id, "seq": len(self.entries),
+                        "prev": self.head, "at": AT, "reason": "players agreed"}
+            entry["abort"] = self.signed(envelope, abort_key or self.keys[0])
+        self.append(entry)
 
 
 def make_game_log(ruleset_name: str, players: int, *, seed: int = 0, options: dict[str, Any] | None = None,

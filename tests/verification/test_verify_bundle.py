@@ -126,8 +126,31 @@ def test_aborted_game_verifies_with_no_result(referee_key):
     assert bundle["interim"] is False and bundle["result"] is None
     report = verify_bundle(bundle)
     assert report.ok, report.to_dict()
+    assert report.check("seat_signatures").details["checked"] == 3 + 9 + 1  # acceptances, moves, the abort
     assert report.check("replay").details["final_status"] == "aborted"
     assert "no result claimed" in report.check("result").reason
+
+
+@pytest.mark.parametrize("how", ["outsider", "unsigned", "rebound"])
+def test_an_abort_must_be_signed_by_a_seat_or_the_organiser(referee_key, how):
+    log = make_game_log("fivetowers", 3, seed=4, moves=9, reveal=False)
+    if how == "outsider":
+        log.reveal("aborted", abort_key=Ed25519PrivateKey.generate())
+    else:
+        log.reveal("aborted")
+        entries = log.entries
+        if how == "unsigned":
+            del entries[-1]["abort"]
+        else:  # a real abort of this game, but signed for another position
+            envelope = {**entries[-1]["abort"]["envelope"], "seq": 3}
+            entries[-1]["abort"] = {"envelope": envelope, "sig": log.signed(envelope, log.keys[1])["sig"]}
+        log.entries = reseal(entries)
+    report = verify_bundle(build_bundle(log.entries, referee_key))
+    first = report.first_failure
+    assert (first.name, first.position) == ("seat_signatures", len(log.entries) - 1)
+    expected = {"outsider": "the abort signature is not any seat's", "unsigned": "without a signed abort",
+                "rebound": "the abort is bound to seq 3"}[how]
+    assert expected in first.reason
 
 
 def test_a_final_bundle_of_an_unfinished_game_fails_the_replay(referee_key):
