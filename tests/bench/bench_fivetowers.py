@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from referee.games import ruleset  # noqa: E402
-from referee.games.randomness import Rng  # noqa: E402
+from referee.games import ruleset
+from referee.games.randomness import Rng
 
 
 def record(rules, players: int, seed: bytes) -> list[tuple[int, dict]]:
