@@ -1,0 +1,454 @@
+"""The ``referee`` command.
+
+Running the service::
+
+    referee serve                 web (gunicorn, 2 workers) + 1 replay worker + an embedded Redis
+                                  (AOF, appendfsync always, in var/redis) unless REDIS_URL is set
+    referee worker                an RQ replay worker with the scheduler and the reconciler
+    referee reconcile             queue replays for games whose projection lags (once, or --every N)
+    referee rebuild GAME… | --all rebuild projections from the logs, from scratch
+
+Playing from a terminal (any server, default ``$REFEREE_SERVER`` or http://127.0.0.1:8000)::
+
+    referee keygen --out alice.key
+    referee create fivetowers --seat alice=<pubkey> --seat bob=<pubkey>
+    referee accept GAME --key alice.key
+    referee move GAME '{"type": "bid", "amount": 2}' --key alice.key --wait 5
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .config import load_config
+from .signing import (
+    ACCEPT_CTX,
+    MOVE_CTX,
+    b64url_encode,
+    load_private_key,
+    public_key_b64,
+    read_or_create_key_file,
+    sign,
+)
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+
+
+def _echo_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+@click.group()
+def main() -> None:
+    """The referee: signed moves, append-only logs, replay workers, verifiable games."""
+
+
+# -- running the service ---------------------------------------------------------------------------
+def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    # a session of its own: Ctrl-C in the terminal reaches only `serve`, which stops the children in order
+    return subprocess.Popen(args, env=env, start_new_session=True)
+
+
+def _start_children(redis_url: str, *, host: str, port: int, web_workers: int, rq_workers: int,
+                    env: dict[str, str]) -> list[subprocess.Popen[bytes]]:
+    children: list[subprocess.Popen[bytes]] = []
+    for i in range(rq_workers):
+        children.append(_spawn([sys.executable, "-m", "referee.cli", "worker", "--url", redis_url,
+                                "--name", f"referee-{os.getpid()}-{i}"], env))
+    try:
+        import gunicorn  # noqa: F401, PLC0415 - only to know whether it is there
+    except ImportError:
+        children.append(_spawn([sys.executable, "-m", "referee.cli", "_werkzeug", "--host", host,
+                                "--port", str(port)], env))
+    else:
+        children.append(_spawn([sys.executable, "-m", "gunicorn", "--workers", str(web_workers),
+                                "--worker-class", "gthread", "--threads", "4",
+                                "--bind", f"{host}:{port}", "--log-level", "warning",
+                                "--graceful-timeout", "10", "referee.app:create_app()"], env))
+    return children
+
+
+def _stop(children: list[subprocess.Popen[bytes]], timeout: float = 15.0) -> None:
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for child in children:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def _wait_redis(url: str, process: subprocess.Popen[bytes], timeout: float = 20.0) -> bool:
+    import redis  # noqa: PLC0415
+
+    deadline = time.monotonic() + timeout
+    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if client.ping():
+                return True
+        except redis.RedisError:
+            time.sleep(0.1)
+    return False
+
+
+def _wait_http(url: str, timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url + "/health", timeout=1) as response:
+                if response.status == 200:
+                    return True
+        except (OSError, urllib.error.URLError):
+            time.sleep(0.1)
+    return False
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--web-workers", default=2, show_default=True, type=int, help="gunicorn worker processes")
+@click.option("--rq-workers", default=1, show_default=True, type=int, help="replay worker processes")
+def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
+    """Run everything: Redis (embedded unless REDIS_URL is set), replay workers and the web server.
+
+    Prints the URL; Ctrl-C or SIGTERM stops everything."""
+    from .embedded_redis import free_port  # noqa: PLC0415
+
+    config = load_config()
+    env = dict(os.environ)
+    redis_process = None
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        directory = Path(config["REFEREE_VAR"]) / "redis"
+        redis_port = free_port()
+        redis_process = _spawn([sys.executable, "-m", "referee.cli", "_redis", "--dir", str(directory),
+                                "--port", str(redis_port)], env)
+        redis_url = f"redis://127.0.0.1:{redis_port}/0"
+        if not _wait_redis(redis_url, redis_process):
+            _stop([redis_process])
+            raise click.ClickException("the embedded Redis did not start")
+        click.echo(f"embedded Redis on {redis_url} (AOF, appendfsync always) in {directory}")
+    env["REDIS_URL"] = redis_url
+    read_or_create_key_file(config["REFEREE_KEY_FILE"])  # create it once, before the web workers race for it
+    stopping = False
+
+    def stop(signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    children = _start_children(redis_url, host=host, port=port, web_workers=web_workers, rq_workers=rq_workers,
+                               env=env)
+    url = f"http://{host}:{port}"
+    try:
+        if _wait_http(url):
+            click.echo(f"referee serving on {url}  (API docs: {url}/docs; Ctrl-C stops)")
+        else:
+            click.echo(f"the web server did not answer on {url}", err=True)
+            stopping = True
+        while not stopping:
+            if any(child.poll() is not None for child in children):
+                click.echo("a child process exited; stopping", err=True)
+                break
+            time.sleep(0.2)
+    finally:
+        _stop(children)  # web and workers first, so that no one writes to a Redis that is going away
+        if redis_process is not None:
+            _stop([redis_process])
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        click.echo("referee stopped")
+
+
+@main.command("_redis", hidden=True)
+@click.option("--dir", "directory", required=True)
+@click.option("--port", required=True, type=int)
+def embedded_redis(directory: str, port: int) -> None:
+    """Run an embedded durable Redis until SIGTERM/SIGINT (``serve`` runs it in a session of its own)."""
+    from .embedded_redis import EmbeddedRedis  # noqa: PLC0415
+
+    stopping = False
+
+    def stop(signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    server = EmbeddedRedis(directory=directory, durable=True, port=port).start()
+    try:
+        while not stopping and server.process is not None and server.process.poll() is None:
+            time.sleep(0.2)
+    finally:
+        server.stop()
+
+
+@main.command("_werkzeug", hidden=True)
+@click.option("--host", default="127.0.0.1")
+@click.option("--port", default=8000, type=int)
+def werkzeug_server(host: str, port: int) -> None:
+    """Fallback web server when gunicorn is not installed."""
+    from werkzeug.serving import run_simple  # noqa: PLC0415
+
+    from .app import create_app  # noqa: PLC0415
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    run_simple(host, port, create_app(), threaded=True, use_reloader=False)
+
+
+def _redis_url(url: str | None) -> str:
+    return url or load_config()["REDIS_URL"]
+
+
+@main.command()
+@click.option("--url", help="Redis URL (default $REDIS_URL)")
+@click.option("--queue", help="queue name (default $REFEREE_QUEUE or 'referee')")
+@click.option("--burst", is_flag=True, help="exit when the queue is empty")
+@click.option("--worker-class", type=click.Choice(["simple", "fork"]), default="simple", show_default=True)
+@click.option("--name", help="worker name")
+def worker(url: str | None, queue: str | None, burst: bool, worker_class: str, name: str | None) -> None:
+    """An RQ replay worker (JSON serializer) with RQ's scheduler and the reconciler."""
+    from workers.runner import run_worker  # noqa: PLC0415
+
+    config = load_config()
+    run_worker(_redis_url(url), queue or config["REFEREE_QUEUE"], burst=burst, worker_class=worker_class,
+               reconcile_every=config["REFEREE_RECONCILE_EVERY"], stale_after=config["REFEREE_STALE_AFTER"],
+               name=name)
+
+
+@main.command()
+@click.option("--url", help="Redis URL (default $REDIS_URL)")
+@click.option("--queue", help="queue name")
+@click.option("--every", type=float, default=0, help="repeat every N seconds (0: once)")
+@click.option("--stale-after", type=float, help="seconds after which a pending game is re-queued")
+def reconcile(url: str | None, queue: str | None, every: float, stale_after: float | None) -> None:
+    """Queue a replay for every game whose projection lags its log with no job on the way."""
+    import redis  # noqa: PLC0415
+
+    from workers.queue import replay_queue  # noqa: PLC0415
+    from workers.reconciler import reconcile_once  # noqa: PLC0415
+
+    from .store import RedisStore  # noqa: PLC0415
+
+    config = load_config()
+    connection = redis.Redis.from_url(_redis_url(url))
+    store, rq_queue = RedisStore(connection), replay_queue(connection, queue or config["REFEREE_QUEUE"])
+    limit = config["REFEREE_STALE_AFTER"] if stale_after is None else stale_after
+    while True:
+        queued = reconcile_once(store, rq_queue, limit)
+        click.echo(f"queued {len(queued)} replay(s){': ' + ', '.join(queued) if queued else ''}")
+        if every <= 0:
+            return
+        time.sleep(every)
+
+
+@main.command()
+@click.argument("games", nargs=-1)
+@click.option("--all", "all_games", is_flag=True, help="every game that has a log")
+@click.option("--url", help="Redis URL (default $REDIS_URL)")
+def rebuild(games: tuple[str, ...], all_games: bool, url: str | None) -> None:
+    """Rebuild projections from the logs, from scratch (the logs are only read)."""
+    from workers.projector import Projector  # noqa: PLC0415
+
+    from .store import GameNotFound, RedisStore  # noqa: PLC0415
+
+    if not games and not all_games:
+        raise click.UsageError("name games to rebuild, or --all")
+    store = RedisStore.from_url(_redis_url(url))
+    projector = Projector(store, entry_delay=0)
+    targets = list(games)
+    if all_games:
+        targets = store.scan_games()
+        listed = set(store.list_games())
+        for game_id in targets:
+            if game_id not in listed:  # a game whose indexing was lost: list it again
+                store.index_game(game_id, 0)
+    failed = 0
+    for game_id in targets:
+        try:
+            summary = projector.rebuild(game_id)
+        except GameNotFound:
+            click.echo(f"{game_id}: no such game", err=True)
+            failed += 1
+            continue
+        click.echo(f"{game_id}: {summary['seq']} entries, {summary['status']}")
+    if failed:
+        sys.exit(1)
+
+
+# -- playing from a terminal -------------------------------------------------------------------------
+def _http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as err:
+        raw = err.read()
+        try:
+            return err.code, json.loads(raw)
+        except ValueError:
+            return err.code, {"error": {"code": f"http/{err.code}", "message": raw.decode(errors="replace")}}
+    except urllib.error.URLError as err:
+        raise click.ClickException(f"cannot reach {url}: {err.reason}") from err
+
+
+def _fail(status: int, body: Any) -> None:
+    _echo_json(body)
+    raise click.exceptions.Exit(1 if status < 500 else 2)
+
+
+def _key(path: str) -> Any:
+    try:
+        return load_private_key(Path(path).read_text(encoding="ascii"))
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(f"cannot read a private key from {path}: {exc}") from exc
+
+
+def _seat_of(game: dict[str, Any], public: str, seat: int | None) -> int:
+    if seat is not None:
+        return seat
+    seats = [s["seat"] for s in game["seats"] if s["key"] == public]
+    if not seats:
+        raise click.ClickException("this key has no seat in the game; pass --seat")
+    if len(seats) > 1:
+        to_move = game.get("to_move")
+        return to_move if to_move in seats else seats[0]
+    return seats[0]
+
+
+server_option = click.option("--server", default=lambda: os.environ.get("REFEREE_SERVER", DEFAULT_SERVER),
+                             show_default="$REFEREE_SERVER or " + DEFAULT_SERVER)
+
+
+@main.command()
+@click.option("--out", "out", default="player.key", show_default=True, type=click.Path(dir_okay=False))
+def keygen(out: str) -> None:
+    """Write a new Ed25519 private key file (mode 0600) and print its public key."""
+    if Path(out).exists():
+        raise click.ClickException(f"{out} exists; not overwriting a key")
+    key = read_or_create_key_file(out)
+    click.echo(public_key_b64(key))
+
+
+@main.command()
+@click.argument("ruleset_name", metavar="RULESET")
+@click.option("--seat", "seats", multiple=True, required=True, help="NAME=PUBLIC_KEY, in seat order")
+@click.option("--options", default="{}", help="options as a JSON object")
+@click.option("--deck", help="recorded mode: a JSON list of card ids, top first")
+@click.option("--organiser-key", type=click.Path(exists=True, dir_okay=False), help="sign as organiser")
+@server_option
+def create(*, ruleset_name: str, seats: tuple[str, ...], options: str, deck: str | None, organiser_key: str | None,
+           server: str) -> None:
+    """Create a game and print it."""
+    spec: dict[str, Any] = {"ruleset": ruleset_name, "seats": [], "options": json.loads(options)}
+    for seat in seats:
+        name, _, key = seat.partition("=")
+        if not key:
+            raise click.BadParameter(f"--seat {seat!r}: use NAME=PUBLIC_KEY")
+        spec["seats"].append({"name": name, "key": key})
+    if deck:
+        spec["deck"] = json.loads(deck)
+    if organiser_key:
+        key = _key(organiser_key)
+        spec["organiser"] = {"key": public_key_b64(key), "sig": sign(key, {"v": 1, "ctx": "referee/create", **spec})}
+    status, body = _http("POST", f"{server}/games", spec)
+    if status != 201:
+        _fail(status, body)
+    _echo_json(body)
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--seat", type=int, help="seat number (default: the seat of this key)")
+@server_option
+def accept(game_id: str, key_file: str, seat: int | None, server: str) -> None:
+    """Accept a game for a seat, with 32 fresh random bytes of entropy (retries if the log moved)."""
+    key = _key(key_file)
+    for _attempt in range(10):
+        status, game = _http("GET", f"{server}/games/{game_id}")
+        if status != 200:
+            _fail(status, game)
+        chosen = _seat_of(game, public_key_b64(key), seat)
+        envelope = {"v": 1, "ctx": ACCEPT_CTX, "game": game_id, "seat": chosen, "seq": game["seq"],
+                    "prev": game["head"], "entropy": b64url_encode(os.urandom(32))}
+        submission = {"envelope": envelope, "sig": sign(key, envelope)}
+        status, body = _http("POST", f"{server}/games/{game_id}/accept", submission)
+        if status == 409 and body.get("error", {}).get("code") == "submission/stale":
+            continue  # another seat accepted meanwhile; acceptances do not depend on the position
+        if status >= 300:
+            _fail(status, body)
+        _echo_json(body)
+        return
+    raise click.ClickException("the log kept moving; try again")
+
+
+@main.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("move_json", metavar="MOVE")
+@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--seat", type=int, help="seat number (default: the seat of this key)")
+@click.option("--wait", type=float, default=5.0, show_default=True, help="seconds to wait for the verdict")
+@server_option
+def move(*, game_id: str, move_json: str, key_file: str, seat: int | None, wait: float, server: str) -> None:
+    """Sign MOVE (a JSON object) for the current position of GAME, submit it and print the verdict."""
+    try:
+        the_move = json.loads(move_json)
+    except ValueError as exc:
+        raise click.BadParameter(f"MOVE is not JSON: {exc}") from exc
+    key = _key(key_file)
+    status, game = _http("GET", f"{server}/games/{game_id}")
+    if status != 200:
+        _fail(status, game)
+    chosen = _seat_of(game, public_key_b64(key), seat)
+    envelope = {"v": 1, "ctx": MOVE_CTX, "game": game_id, "seat": chosen, "seq": game["seq"], "prev": game["head"],
+                "move": the_move}
+    query = f"?wait={wait}" if wait else ""
+    submission = {"envelope": envelope, "sig": sign(key, envelope)}
+    status, body = _http("POST", f"{server}/games/{game_id}/moves{query}", submission)
+    if status >= 300:
+        _fail(status, body)
+    _echo_json(body)
+
+
+@main.command("legal-moves")
+@click.argument("game_id", metavar="GAME")
+@server_option
+def legal_moves(game_id: str, server: str) -> None:
+    """Print the legal moves of the seat to move."""
+    status, body = _http("GET", f"{server}/games/{game_id}/legal-moves")
+    if status != 200:
+        _fail(status, body)
+    _echo_json(body)
+
+
+def _add_verifier_commands() -> None:
+    """``verify`` and ``shadow-replay`` (``referee/verify_cli.py``, issue 5) when they are installed."""
+    try:
+        from .verify_cli import shadow_replay_command, verify_command  # noqa: PLC0415
+    except ImportError:
+        return
+    main.add_command(verify_command)
+    main.add_command(shadow_replay_command)
+
+
+_add_verifier_commands()
+
+if __name__ == "__main__":
+    main()
