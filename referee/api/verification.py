@@ -1,0 +1,141 @@
+"""Verification over HTTP (CONTRACT section 7): the referee's key, game bundles, and the verifier.
+
+* ``GET /referee-key`` — ``{"key": "<base64url>", "algorithm": "Ed25519"}``: the key every bundle of this
+  referee is signed with (pass it to ``referee verify --referee-key``).
+* ``GET /games/{id}/export`` — the signed bundle of a game (``referee.bundle``): final once the seed is
+  revealed (or a recorded game is over), otherwise interim (``"interim": true``, no seed, ``result`` null).
+* ``POST /verify`` — the same verifier as ``referee verify`` (``referee.verify.verify_bundle``). The body
+  is the bundle, at most ``REFEREE_MAX_BUNDLE`` bytes (default 4 MiB; else 413). A body that is not a
+  strict-JSON object with ``"format": "referee-bundle/1"`` is 400. Anything that is a bundle gets **200**
+  with the report, whether it verifies or not: the request succeeded, ``ok``/``status`` carry the
+  verdict (``?referee_key=<base64url>`` additionally requires that signer). The report adds
+  ``signed_by_this_referee``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from flask import current_app, request
+from flask.views import MethodView
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from schemas.common import ErrorSchema
+
+from ..bundle import build_bundle, load_bundle
+from ..canonical import StrictJSONError
+from ..games_service.errors import ServiceError, invalid
+from ..signing import public_key_b64
+from ..store import GameNotFound
+from ..store.keys import valid_game_id
+from ..verify import BUNDLE_FORMAT, verify_bundle
+from .parsing import ApiBlueprint
+
+DEFAULT_MAX_BUNDLE = 4 * 1024 * 1024
+
+blp = ApiBlueprint("verification", __name__, description="Verification bundles, the referee's key, and the verifier")
+
+_REPORT_DOC = {
+    "description": "The verification report: ok, status (verified, failed, incomplete, version_mismatch), "
+                   "first_failure {check, position, reason}, and every check {name, status, ok, position, reason}.",
+}
+
+
+def max_bundle() -> int:
+    """``REFEREE_MAX_BUNDLE`` from the app config, else the environment, else 4 MiB."""
+    value = current_app.config.get("REFEREE_MAX_BUNDLE") or os.environ.get("REFEREE_MAX_BUNDLE") or DEFAULT_MAX_BUNDLE
+    try:
+        limit = int(value)
+    except (TypeError, ValueError):
+        limit = 0
+    if limit <= 0:
+        raise ServiceError(500, "config/invalid", f"REFEREE_MAX_BUNDLE={value!r} is not a positive number of bytes")
+    return limit
+
+
+def _too_large(limit: int) -> ServiceError:
+    return ServiceError(413, "request/too_large", f"the bundle is larger than the limit of {limit} bytes",
+                        details={"limit": limit})
+
+
+def referee_public_key() -> str:
+    return public_key_b64(current_app.extensions["referee.key"])
+
+
+@blp.route("/referee-key")
+class RefereeKey(MethodView):
+    @blp.response(200)
+    def get(self) -> dict[str, str]:
+        """The referee's Ed25519 public key (base64url of its 32 raw bytes) that signs every bundle."""
+        return {"key": referee_public_key(), "algorithm": "Ed25519"}
+
+
+@blp.route("/games/<game_id>/export")
+class Export(MethodView):
+    @blp.response(200, description="The signed bundle (CONTRACT section 7); interim while the game runs.")
+    @blp.alt_response(404, schema=ErrorSchema)
+    def get(self, game_id: str) -> Any:
+        """The game's verification bundle, signed by the referee; verify it with ``referee verify``."""
+        store = current_app.extensions["referee.store"]
+        if not valid_game_id(game_id):
+            raise ServiceError(404, "game/not_found", f"no game {game_id!r}")
+        try:
+            log = store.read_log(game_id)
+        except GameNotFound as exc:
+            raise ServiceError(404, "game/not_found", f"no game {game_id!r}") from exc
+        published = _published_result(store, game_id, log)
+        key = current_app.extensions["referee.key"]
+        if published is None:
+            bundle = build_bundle(log, key)
+        else:
+            bundle = build_bundle(log, key, result=published)
+        return current_app.response_class(current_app.json.dumps(bundle), mimetype="application/json")
+
+
+def _published_result(store: Any, game_id: str, log: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The result the referee published (its projection's), if the projection is at the end of ``log``."""
+    projection = store.read_projection(game_id)
+    if (projection and log and projection.get("seq") == len(log) and projection.get("head") == log[-1].get("hash")
+            and projection.get("result") is not None):
+        return projection["result"]
+    return None
+
+
+@blp.route("/verify")
+class Verify(MethodView):
+    @blp.doc(requestBody={"required": True, "description": f"a bundle ({BUNDLE_FORMAT}), as exported",
+                          "content": {"application/json": {"schema": {"type": "object"}}}},
+             parameters=[{"in": "query", "name": "referee_key", "required": False, "schema": {"type": "string"},
+                          "description": "base64url Ed25519 key the bundle must be signed with"}])
+    @blp.response(200, description=_REPORT_DOC["description"])
+    @blp.alt_response(400, schema=ErrorSchema, description="not a JSON bundle")
+    @blp.alt_response(413, schema=ErrorSchema, description="larger than REFEREE_MAX_BUNDLE")
+    def post(self) -> dict[str, Any]:
+        """Verify a bundle: signatures, hash chain, seed commitment, replay with the pinned engine, result.
+        200 with the report, ``ok: false`` when a check fails."""
+        limit = max_bundle()
+        if request.content_length is not None and request.content_length > limit:
+            raise _too_large(limit)
+        # One byte over the limit is let through so that a streamed (chunked) body that is too large is seen as
+        # such: Werkzeug cuts such a stream at the limit without an error.
+        request.max_content_length = limit + 1
+        try:
+            data = request.get_data(cache=False)
+        except RequestEntityTooLarge as exc:
+            raise _too_large(limit) from exc
+        if len(data) > limit:
+            raise _too_large(limit)
+        if not data.strip():
+            raise invalid([{"path": "$", "problem": "the body is empty; POST a bundle"}])
+        try:
+            bundle = load_bundle(data)
+        except StrictJSONError as exc:
+            raise invalid(exc.problems, "the body is not strict JSON: "
+                          + "; ".join(f"{p['path']}: {p['problem']}" for p in exc.problems)) from exc
+        if not isinstance(bundle, dict) or bundle.get("format") != BUNDLE_FORMAT:
+            raise invalid([{"path": "$.format", "problem": f"must be {BUNDLE_FORMAT!r}: this is not a referee bundle"}])
+        expected = request.args.get("referee_key") or None
+        report = verify_bundle(bundle, referee_key=expected).to_dict()
+        report["signed_by_this_referee"] = bundle.get("referee_key") == referee_public_key()
+        return report
