@@ -1,0 +1,77 @@
+"""Play-by-web pages: the lobby, the new-game form, the game page with its SVG board, and the replay viewer.
+
+The pages are plain HTML from Jinja templates plus ES modules in ``static/`` (no build step, no CDN).
+Everything a page shows comes from the JSON API of the same app (``GET /games``, ``/rulesets/<name>``,
+``/games/<id>``, ``/legal-moves``, ``/replay``, ``/result``); every move is signed in the browser with
+WebCrypto Ed25519 over the RFC 8785 bytes of its envelope and posted to ``/games/<id>/moves``. The
+server renders no game state itself, so the pages cannot disagree with the API.
+
+Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
+
+    /play/                      lobby
+    /play/new                   new game form
+    /play/keys                  the keys kept in this browser (generate, import, export)
+    /play/games/<id>            game page (board, moves, live updates)
+    /play/games/<id>/replay     replay viewer
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, abort, current_app, render_template
+
+bp = Blueprint(
+    "web",
+    __name__,
+    url_prefix="/play",
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/static",
+)
+
+# Game ids are short opaque tokens; anything else is not a page we serve (and never reaches a template).
+_GAME_ID = re.compile(r"^[A-Za-z0-9_\-]{1,80}$")
+
+# How often a game page asks ``GET /games/<id>`` whether the log grew (milliseconds). Tests lower it
+# through the app config ``WEB_POLL_MS``.
+DEFAULT_POLL_MS = 1500
+
+
+def _checked(game_id: str) -> str:
+    if not _GAME_ID.match(game_id):
+        abort(404)
+    return game_id
+
+
+def _poll_ms() -> int:
+    value = current_app.config.get("WEB_POLL_MS", DEFAULT_POLL_MS)
+    try:
+        return max(200, int(value))
+    except (TypeError, ValueError):
+        return DEFAULT_POLL_MS
+
+
+@bp.get("/")
+def lobby() -> str:
+    return render_template("web/lobby.html", page="lobby")
+
+
+@bp.get("/new")
+def new_game() -> str:
+    return render_template("web/new.html", page="new")
+
+
+@bp.get("/keys")
+def keys() -> str:
+    return render_template("web/keys.html", page="keys")
+
+
+@bp.get("/games/<game_id>")
+def game(game_id: str) -> str:
+    return render_template("web/game.html", page="game", game_id=_checked(game_id), poll_ms=_poll_ms())
+
+
+@bp.get("/games/<game_id>/replay")
+def replay(game_id: str) -> str:
+    return render_template("web/replay.html", page="replay", game_id=_checked(game_id))

@@ -1,0 +1,58 @@
+// The referee's JSON API, as the pages use it. Every failure becomes an ApiError carrying the error
+// JSON's code, message, rule and details ({"error": {...}}), so the pages can show the rule id.
+
+const ROOT = (document.body && document.body.dataset.api) || "";
+
+export class ApiError extends Error {
+  constructor(status, error) {
+    super(error.message || `HTTP ${status}`);
+    this.status = status;
+    this.code = error.code || `http/${status}`;
+    this.rule = error.rule || null;
+    this.details = error.details || null;
+  }
+}
+
+async function request(method, path, body) {
+  const init = { method, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(ROOT + path, init);
+  } catch (exc) {
+    throw new ApiError(0, { code: "network/unreachable", message: `the referee could not be reached (${exc.message})` });
+  }
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    const error = data && typeof data.error === "object" && data.error ? data.error
+      : { code: `http/${response.status}`, message: (data && data.message) || response.statusText || text.slice(0, 200) };
+    throw new ApiError(response.status, error);
+  }
+  return data;
+}
+
+export const api = {
+  rulesets: () => request("GET", "/rulesets"),
+  ruleset: (name) => request("GET", `/rulesets/${encodeURIComponent(name)}`),
+  games: () => request("GET", "/games"),
+  game: (id) => request("GET", `/games/${encodeURIComponent(id)}`),
+  legalMoves: (id) => request("GET", `/games/${encodeURIComponent(id)}/legal-moves`),
+  log: (id, query = "") => request("GET", `/games/${encodeURIComponent(id)}/log${query}`),
+  replay: (id) => request("GET", `/games/${encodeURIComponent(id)}/replay`),
+  replayAt: (id, n) => request("GET", `/games/${encodeURIComponent(id)}/replay?at=${n}`),
+  result: (id) => request("GET", `/games/${encodeURIComponent(id)}/result`),
+  create: (body) => request("POST", "/games", body),
+  accept: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/accept`, submission),
+  move: (id, submission, wait = 5) => request("POST", `/games/${encodeURIComponent(id)}/moves?wait=${wait}`, submission),
+};

@@ -1,0 +1,310 @@
+// 5 Towers: the board (display, towers, demolition piles, bidding, deck) as SVG, the move picker
+// (bid/pass; cards in placement order and the optional demolition), and the replay chart.
+
+import { choosable, s, svgRoot, title } from "./svg.js";
+import { lineChart, tiebreakChain, winnersLine } from "./score.js";
+import { el } from "./ui.js";
+
+const FILL = { yellow: "#fbe7a1", blue: "#cfe0fb", green: "#cde9d3", red: "#f6cfcd", grey: "#e0e0e0" };
+const STRIPE = { yellow: "#c99a06", blue: "#2f6fd6", green: "#2e7d45", red: "#c0392b", grey: "#5f5f5f" };
+
+function suitsOf(components) {
+  return components.suits || [];
+}
+
+function suitInfo(components, id) {
+  return suitsOf(components).find((x) => x.id === id) || { id, name: id, colour: "grey" };
+}
+
+function parseCard(id) {
+  const m = /^([a-z]+)-(\d+)(?:-(\d+))?$/.exec(id);
+  return m ? { suit: m[1], value: Number(m[2]), copy: m[3] ? Number(m[3]) : 1 } : { suit: "?", value: NaN, copy: 1 };
+}
+
+function abbrev(suitId) {
+  return suitId.slice(0, 2).replace(/^./, (c) => c.toUpperCase());
+}
+
+export function cardLabel(components, id) {
+  const c = parseCard(id);
+  const info = suitInfo(components, c.suit);
+  return `${info.name} ${c.value}${c.value === 0 ? " (spire)" : ""}${c.copy > 1 ? " (second copy)" : ""}`;
+}
+
+function seatName(seats, i) {
+  return (seats && seats[i] && seats[i].name) || `Seat ${i + 1}`;
+}
+
+function drawCard(components, id, x, y, w, h, { big = false, order = null } = {}) {
+  const c = parseCard(id);
+  const info = suitInfo(components, c.suit);
+  const g = s("g", { class: "card", dataset: { card: id }, transform: `translate(${x},${y})` },
+    title(cardLabel(components, id)),
+    s("rect", { width: w, height: h, rx: big ? 8 : 3, fill: FILL[info.colour] || "#eee",
+      stroke: STRIPE[info.colour] || "#555", "stroke-width": big ? 3 : 1.5 }),
+    s("rect", { width: big ? 10 : 6, height: h, fill: STRIPE[info.colour] || "#555", rx: big ? 4 : 2 }));
+  if (big) {
+    g.append(
+      s("text", { x: w / 2 + 4, y: 22, "text-anchor": "middle", class: "card-suit", text: info.name }),
+      s("text", { x: w / 2 + 4, y: h / 2 + 16, "text-anchor": "middle", class: "card-value-big", text: String(c.value) }),
+      s("text", { x: w / 2 + 4, y: h - 10, "text-anchor": "middle", class: "card-note",
+        text: c.value === 0 ? "▲ spire" : c.value === 8 ? "any on 8" : c.value === 9 ? "9 on any" : "" }));
+  } else {
+    g.append(
+      s("text", { x: 10, y: h - 6, class: "card-suit-small", text: abbrev(c.suit) }),
+      s("text", { x: w - 6, y: h - 5, "text-anchor": "end", class: "card-value", text: c.value === 0 ? "▲0" : String(c.value) }));
+  }
+  if (order !== null) {
+    g.append(s("circle", { cx: w - 14, cy: 14, r: 12, class: "order-badge" }),
+      s("text", { x: w - 14, y: 19, "text-anchor": "middle", class: "order-badge-text", text: String(order) }));
+  }
+  return g;
+}
+
+/** Provisional points of one seat's towers and demolitions, by FT-E2–E4 (the chart's y values). */
+export function provisional(seatView) {
+  let points = 0;
+  let best = 0;
+  for (const cards of Object.values(seatView.towers || {})) {
+    const spire = cards.some((id) => parseCard(id).value === 0);
+    points += cards.length * (spire ? 2 : 1);
+    best = Math.max(best, cards.length);
+  }
+  const n = (seatView.demolished || []).length;
+  return points + best - (n * (n + 1)) / 2;
+}
+
+export function renderBoard(container, { components, view, seats, picker, mySeats = [] }) {
+  const suits = suitsOf(components);
+  const colW = 84;
+  const cardH = 20;
+  const rows = view.seats.map((sv) => Math.max(4, ...Object.values(sv.towers || {}).map((t) => t.length)));
+  const rowHeights = rows.map((n) => n * (cardH + 2) + 70);
+  const top = 250;
+  const height = top + rowHeights.reduce((a, b) => a + b, 0) + 10;
+  const width = 60 + suits.length * colW + 260;
+  const svg = svgRoot(Math.max(width, 900), height, "5 Towers board");
+  svg.dataset.ruleset = "fivetowers";
+
+  // Header: round, deck and discard counts.
+  svg.append(s("text", { x: 10, y: 24, class: "board-head", text:
+    `Round ${view.round} · ${view.phase === "over" ? "game over" : `phase: ${view.phase}`} · deck ${view.deck_count} cards · ` +
+    `discard ${view.discard.length} · deck ran out ${view.exhaustions} of 2 times${view.reshuffled ? " (reshuffled)" : ""}` }));
+
+  // The display.
+  const display = s("g", { class: "display", role: "group", "aria-label": "Display" });
+  display.append(s("text", { x: 10, y: 52, class: "section-label", text: "Display" }));
+  const chosen = picker && picker.kind === "fivetowers" ? picker.chosenCards() : [];
+  const nextCards = picker && picker.kind === "fivetowers" ? new Set(picker.nextCards()) : new Set();
+  view.display.forEach((id, i) => {
+    const order = chosen.indexOf(id);
+    const card = drawCard(components, id, 10 + i * 100, 62, 90, 130, { big: true, order: order >= 0 ? order + 1 : null });
+    if (nextCards.has(id)) {
+      choosable(card, `Take ${cardLabel(components, id)} as card ${chosen.length + 1}`, () => picker.chooseCard(id));
+    } else if (order >= 0) {
+      card.classList.add("chosen");
+      card.setAttribute("aria-label", `${cardLabel(components, id)}, chosen as card ${order + 1}`);
+    }
+    display.append(card);
+  });
+  if (!view.display.length) display.append(s("text", { x: 10, y: 130, class: "muted", text: "(empty)" }));
+  svg.append(display);
+
+  // Bidding state.
+  const bx = 530;
+  const bidding = s("g", { class: "bidding", role: "group", "aria-label": "Bidding" },
+    s("text", { x: bx, y: 52, class: "section-label", text: "Bidding" }),
+    s("text", { x: bx, y: 76, text: `Start player: ${seatName(seats, view.start_player)}` }),
+    s("text", { x: bx, y: 98, text: view.high_bid === null || view.high_bid === undefined ? "No bid yet"
+      : `High bid: ${view.high_bid} by ${seatName(seats, view.high_bidder)}` }),
+    s("text", { x: bx, y: 120, text: `Highest possible bid: ${view.max_bid}` }));
+  (view.bidding || []).forEach((b, i) => bidding.append(s("text", { x: bx, y: 142 + i * 18, class: "small",
+    text: `${seatName(seats, b.seat)}: ${b.type === "pass" ? "pass" : `bid ${b.amount}`}` })));
+  if ((view.awaiting || []).length) {
+    bidding.append(s("text", { x: bx, y: 142 + (view.bidding || []).length * 18, class: "small muted",
+      text: `Still to bid: ${view.awaiting.map((i) => seatName(seats, i)).join(", ")}` }));
+  }
+  svg.append(bidding);
+
+  // Every player's towers and demolition pile.
+  let y = top;
+  view.seats.forEach((sv, seat) => {
+    const h = rowHeights[seat];
+    const toMove = view.to_move === seat;
+    const g = s("g", { class: `seat-row${toMove ? " to-move" : ""}`, role: "group", dataset: { seat: String(seat) },
+      "aria-label": `${seatName(seats, seat)}'s towers` });
+    g.append(s("rect", { x: 4, y: y - 4, width: Math.max(width, 900) - 8, height: h - 6, rx: 6, class: "seat-bg" }),
+      s("text", { x: 12, y: y + 16, class: "seat-name", text:
+        `${seatName(seats, seat)}${mySeats.includes(seat) ? " (you)" : ""}${toMove ? " — to move" : ""} · ` +
+        `provisional ${provisional(sv)} points` }));
+    const baseY = y + h - 16;
+    suits.forEach((suit, k) => {
+      const x = 12 + k * colW;
+      const cards = (sv.towers || {})[suit.id] || [];
+      g.append(s("text", { x: x + colW / 2 - 6, y: baseY + 12, "text-anchor": "middle", class: "small muted",
+        text: suit.name.replace(/ tower$/i, "") }));
+      g.append(s("line", { x1: x, y1: baseY, x2: x + colW - 12, y2: baseY, class: "ground" }));
+      const tower = s("g", { class: "tower", role: "img", dataset: { suit: suit.id },
+        "aria-label": `${suit.name}: ${cards.length ? cards.map((id) => parseCard(id).value).join(", ") : "not started"} (bottom to top)` });
+      cards.forEach((id, i) => {
+        tower.append(drawCard(components, id, x, baseY - (i + 1) * (cardH + 2), colW - 12, cardH));
+      });
+      if (picker && picker.kind === "fivetowers" && picker.seat === seat && picker.demolishOptions().includes(suit.id)) {
+        const topId = cards[cards.length - 1];
+        const ring = s("rect", { x: x - 3, y: baseY - cards.length * (cardH + 2) - 3, width: colW - 6, height: cardH + 6,
+          rx: 4, class: `demolish-target${picker.demolish() === suit.id ? " selected" : ""}` });
+        const hit = s("g", {}, ring);
+        choosable(hit, `Demolish the top card of your ${suit.name} (${cardLabel(components, topId)})`,
+          () => picker.chooseDemolish(suit.id), { pressed: picker.demolish() === suit.id });
+        tower.append(hit);
+      }
+      g.append(tower);
+    });
+    // Demolition pile.
+    const dx = 12 + suits.length * colW + 10;
+    const pile = sv.demolished || [];
+    const n = pile.length;
+    g.append(s("text", { x: dx, y: y + 40, class: "small", text: `Demolition pile: ${n} card${n === 1 ? "" : "s"}` }),
+      s("text", { x: dx, y: y + 58, class: "small muted", text: n ? `costs ${(n * (n + 1)) / 2} points (FT-E4)` : "" }));
+    const pileG = s("g", { role: "img", "aria-label": `${seatName(seats, seat)}'s demolition pile: ${pile.map((id) => cardLabel(components, id)).join(", ") || "empty"}` });
+    pile.forEach((id, i) => pileG.append(drawCard(components, id, dx + (i % 5) * 50, y + 66 + Math.floor(i / 5) * 24, 46, 20)));
+    g.append(pileG);
+    svg.append(g);
+    y += h;
+  });
+  container.replaceChildren(svg);
+}
+
+export function describeMove(move, components) {
+  if (!move || typeof move !== "object") return String(move);
+  if (move.type === "pass") return "passes";
+  if (move.type === "bid") return `bids ${move.amount}`;
+  if (move.type === "build") {
+    const cards = (move.cards || []).map((id) => cardLabel(components, id)).join(", ");
+    const dem = move.demolish ? `demolishes the top of the ${suitInfo(components, move.demolish).name}, then ` : "";
+    return `${dem}builds ${cards || "nothing"}`;
+  }
+  return JSON.stringify(move);
+}
+
+/** Picker for a 5 Towers decision: a bid or pass, or a build (cards in order plus a demolition). */
+export function makePicker({ legal, seat, components, onchange }) {
+  let chosen = null; // bid or pass move
+  let cards = [];
+  let demolish; // undefined: not chosen yet; null: none; suit id
+  const builds = legal.filter((m) => m.type === "build");
+  const prefixOk = (m) => cards.every((c, i) => m.cards[i] === c);
+  const demOk = (m) => demolish === undefined || (m.demolish ?? null) === demolish;
+  const picker = {
+    kind: "fivetowers",
+    seat,
+    chosenCards: () => cards.slice(),
+    demolish: () => demolish,
+    nextCards() {
+      return [...new Set(builds.filter((m) => demOk(m) && prefixOk(m) && m.cards.length > cards.length).map((m) => m.cards[cards.length]))];
+    },
+    demolishOptions() {
+      return [...new Set(builds.filter(prefixOk).map((m) => m.demolish ?? null))].filter((d) => d !== null);
+    },
+    chooseCard(id) {
+      cards.push(id);
+      const dems = [...new Set(builds.filter(prefixOk).map((m) => m.demolish ?? null))];
+      if (demolish === undefined && dems.length === 1) demolish = dems[0];
+      onchange();
+    },
+    chooseDemolish(suit) {
+      demolish = demolish === suit ? undefined : suit;
+      if (demolish !== undefined && !builds.some((m) => demOk(m) && prefixOk(m))) cards = [];
+      onchange();
+    },
+    reset() {
+      chosen = null;
+      cards = [];
+      demolish = undefined;
+      onchange();
+    },
+    move() {
+      if (chosen) return chosen;
+      if (!builds.length) return null;
+      const full = builds.filter((m) => demOk(m) && m.cards.length === cards.length && prefixOk(m));
+      const dems = [...new Set(full.map((m) => m.demolish ?? null))];
+      if (dems.length !== 1) return null;
+      return full.find((m) => (m.demolish ?? null) === dems[0]);
+    },
+    prompt() {
+      if (chosen) return "Sign and submit your choice.";
+      if (!builds.length) return "Bid how many display cards you want, or pass.";
+      const total = builds[0].cards.length;
+      if (cards.length < total) return `Choose card ${cards.length + 1} of ${total} from the display, in the order to build them.`;
+      if (picker.move()) return "Sign and submit your build.";
+      return "Choose whether to demolish first.";
+    },
+    controls() {
+      const box = el("div", { class: "picker" });
+      const bids = legal.filter((m) => m.type === "bid" || m.type === "pass");
+      if (bids.length) {
+        box.append(el("div", { class: "choices", role: "group", "aria-label": "Bid or pass" },
+          bids.map((m) => el("button", { type: "button", class: "choice", "aria-pressed": chosen === m ? "true" : "false",
+            dataset: { move: m.type, amount: m.amount ?? "" }, onclick: () => { chosen = m; onchange(); } },
+          m.type === "pass" ? "Pass" : `Bid ${m.amount}`))));
+      }
+      if (builds.length) {
+        const next = new Set(picker.nextCards());
+        box.append(el("p", {}, "Cards in building order: ",
+          cards.length ? cards.map((id, i) => `${i + 1}. ${cardLabel(components, id)}`).join("  ") : "none yet"));
+        box.append(el("div", { class: "choices", role: "group", "aria-label": "Take a display card" },
+          [...next].map((id) => el("button", { type: "button", class: "choice", dataset: { card: id },
+            onclick: () => picker.chooseCard(id) }, `Take ${cardLabel(components, id)}`))));
+        const dems = [...new Set(builds.filter(prefixOk).map((m) => m.demolish ?? null))];
+        if (dems.length > 1 || (dems.length === 1 && dems[0] !== null)) {
+          box.append(el("div", { class: "choices", role: "radiogroup", "aria-label": "Demolition (FT-R3)" },
+            dems.map((d) => el("button", { type: "button", class: "choice", role: "radio", dataset: { demolish: d ?? "none" },
+              "aria-checked": demolish === d ? "true" : "false",
+              onclick: () => { demolish = d; if (!builds.some((m) => demOk(m) && prefixOk(m))) cards = []; onchange(); } },
+            d === null ? "No demolition" : `Demolish the top of your ${suitInfo(components, d).name}`))));
+        }
+      }
+      return box;
+    },
+  };
+  return picker;
+}
+
+export function scoreTable(result, seats, components) {
+  const suits = suitsOf(components);
+  const table = el("table", { class: "score" },
+    el("caption", {}, "Score breakdown (FT-E2 towers, FT-E3 main tower, FT-E4 demolitions)"),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Rank"), el("th", { scope: "col" }, "Player"),
+      suits.map((x) => el("th", { scope: "col" }, x.name)),
+      el("th", { scope: "col" }, "Tower points"), el("th", { scope: "col" }, "Main tower"),
+      el("th", { scope: "col" }, "Demolitions"), el("th", { scope: "col" }, "Total"))));
+  const body = el("tbody");
+  const rows = [...result.seats].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+  for (const r of rows) {
+    const towers = Object.fromEntries((r.towers || []).map((t) => [t.suit, t]));
+    body.append(el("tr", { dataset: { seat: String(r.seat) } },
+      el("td", {}, String(r.rank)), el("th", { scope: "row" }, seatName(seats, r.seat)),
+      suits.map((x) => {
+        const t = towers[x.id];
+        return el("td", {}, t ? `${t.points} (${t.size} card${t.size === 1 ? "" : "s"}${t.spire ? ", spire ×2" : ""})` : "—");
+      }),
+      el("td", {}, String(r.tower_points)),
+      el("td", {}, r.main_tower ? `+${r.main_tower.bonus} (${suitInfo(components, r.main_tower.suit).name})` : "—"),
+      el("td", {}, `−${r.demolition_penalty} (${(r.demolished || []).length} cards)`),
+      el("td", { class: "total" }, String(r.total))));
+  }
+  table.append(body);
+  return el("div", {}, table, winnersLine(result, seats),
+    tiebreakChain(result, seats, "No tie: 5 Towers has no tie-break; tied players share the rank (FT-E5)."));
+}
+
+export function chart(steps, seats) {
+  const series = [];
+  for (const step of steps) {
+    if (!step.state || !step.state.seats) continue;
+    step.state.seats.forEach((sv, i) => {
+      (series[i] ||= { seat: i, label: "points", points: [] }).points.push({ x: step.seq, y: provisional(sv) });
+    });
+  }
+  return lineChart({ title: "Tower points after each log entry (FT-E2–E4, provisional until the end)", series, seats, yLabel: "points" });
+}

@@ -1,0 +1,268 @@
+// The game page: board, players, acceptances, the move picker, signing and submission, live updates.
+
+import { api, ApiError } from "./api.js";
+import { entropy, findKey, signEnvelope } from "./keys.js";
+import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
+import { clearErrors, el, shortKey, showError } from "./ui.js";
+
+const root = document.getElementById("game");
+const gameId = root.dataset.game;
+const pollMs = Number(root.dataset.pollMs) || 1500;
+
+let game = null; // normalised GET /games/<id>
+let components = null;
+let mod = null;
+let legal = null; // {seq, seat, moves}
+let picker = null;
+let busy = false;
+let shownSeq = null;
+let shownStatus = null;
+let acceptedSeats = new Set();
+
+function nowIso() {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function mySeats() {
+  return game.seats.map((s, i) => (s && findKey(s.key) ? i : -1)).filter((i) => i >= 0);
+}
+
+async function loadAccepted() {
+  if (game.accepted) {
+    acceptedSeats = new Set(game.accepted);
+    return;
+  }
+  // Older documents do not list acceptances: read them from the log.
+  const data = await api.log(gameId);
+  const entries = Array.isArray(data) ? data : data.entries || data.log || [];
+  acceptedSeats = new Set(entries.filter((e) => e.type === "accepted").map((e) => e.seat));
+}
+
+function statusText() {
+  const seq = `log length ${game.seq}`;
+  if (game.status === "waiting") return `Waiting for every player to accept · ${seq}`;
+  if (game.status === "finished") return `Finished · ${seq}`;
+  if (game.status === "aborted") return `Aborted · ${seq}`;
+  if (game.toMove === null || game.toMove === undefined) return `${game.status} · ${seq}`;
+  const mine = mySeats().includes(game.toMove);
+  return `${mine ? "Your turn" : `${seatName(game.seats, game.toMove)} to move`} (${seatName(game.seats, game.toMove)}) · ${seq}`;
+}
+
+function renderSeats() {
+  const mine = mySeats();
+  document.getElementById("seat-list").replaceChildren(...game.seats.map((s, i) => el("li", {
+    class: `${game.toMove === i ? "to-move" : ""}`, dataset: { seat: String(i) },
+  }, el("strong", {}, s.name || `Seat ${i + 1}`), mine.includes(i) ? " (you)" : "",
+  game.toMove === i && game.status === "active" ? " — to move" : "",
+  game.status === "waiting" ? (acceptedSeats.has(i) ? " — accepted" : " — not accepted yet") : "",
+  el("br"), el("small", { class: "mono", title: s.key }, `key ${shortKey(s.key)}`))));
+}
+
+function renderAccept() {
+  const panel = document.getElementById("accept-panel");
+  const buttons = document.getElementById("accept-buttons");
+  const pending = game.status === "waiting" ? mySeats().filter((i) => !acceptedSeats.has(i)) : [];
+  panel.hidden = pending.length === 0;
+  buttons.replaceChildren(...pending.map((seat) => el("button", { type: "button", class: "primary accept",
+    dataset: { seat: String(seat) }, onclick: () => accept(seat) }, `Accept as ${seatName(game.seats, seat)}`)));
+}
+
+function renderBoard() {
+  const board = document.getElementById("board");
+  if (!mod || !components || !game.state) {
+    board.replaceChildren(el("p", { class: "muted" }, game.status === "waiting"
+      ? "The board appears once every player has accepted and the game has started." : "No board to show yet."));
+    return;
+  }
+  mod.renderBoard(board, { components, view: game.state, seats: game.seats, picker, mySeats: mySeats() });
+}
+
+function renderMovePanel() {
+  const panel = document.getElementById("move-panel");
+  const active = picker && game.status === "active";
+  panel.hidden = !active;
+  if (!active) return;
+  document.getElementById("move-h").textContent = `Your move (${seatName(game.seats, legal.seat)})`;
+  document.getElementById("move-prompt").textContent = picker.prompt();
+  document.getElementById("move-controls").replaceChildren(picker.controls());
+  const move = picker.move();
+  document.getElementById("move-summary").textContent = move ? mod.describeMove(move, components) : "";
+  document.getElementById("submit-move").disabled = !move || busy;
+}
+
+function renderVerdict() {
+  const v = game.verdict;
+  const node = document.getElementById("verdict");
+  node.textContent = describeVerdict(v, game.seats);
+  node.dataset.status = v ? v.status : "";
+  node.dataset.rule = v && v.error && v.error.rule ? v.error.rule : "";
+}
+
+async function renderResult() {
+  const section = document.getElementById("result-section");
+  if (game.status !== "finished") {
+    section.hidden = true;
+    return;
+  }
+  try {
+    const result = await api.result(gameId);
+    document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, game.seats, components));
+    section.hidden = false;
+  } catch (err) {
+    showError(err, "Loading the result");
+  }
+}
+
+function renderAll() {
+  document.getElementById("status-line").textContent = statusText();
+  renderSeats();
+  renderAccept();
+  renderBoard();
+  renderMovePanel();
+  renderVerdict();
+  root.dataset.seq = String(game.seq);
+  root.dataset.status = game.status;
+  root.dataset.toMove = game.toMove === null || game.toMove === undefined ? "" : String(game.toMove);
+  root.dataset.myTurn = picker && game.status === "active" ? "true" : "false";
+}
+
+function onPickerChange() {
+  renderBoard();
+  renderMovePanel();
+}
+
+async function refreshLegal() {
+  picker = null;
+  legal = null;
+  const mine = mySeats();
+  if (game.status !== "active" || game.toMove === null || !mine.includes(game.toMove)) return;
+  const data = normLegal(await api.legalMoves(gameId));
+  const seat = data.seat ?? game.toMove;
+  if (!mine.includes(seat)) return;
+  legal = { seq: game.seq, seat, moves: data.moves };
+  picker = mod.makePicker({ legal: data.moves, seat, components, view: game.state, onchange: onPickerChange });
+}
+
+async function load() {
+  const fresh = normGame(await api.game(gameId));
+  const changed = !game || fresh.seq !== shownSeq || fresh.status !== shownStatus;
+  game = fresh;
+  if (!components || !mod) {
+    mod = rulesetModule(game.ruleset);
+    if (!mod) throw new ApiError(0, { code: "web/unknown_ruleset", message: `this page cannot draw the ruleset ${game.ruleset}` });
+    const rs = await api.ruleset(game.ruleset);
+    components = rs.components || rs;
+    document.getElementById("ruleset-name").textContent = `· ${rs.title || game.ruleset}${game.version ? ` (version ${game.version})` : ""}`;
+  }
+  if (!changed) return;
+  if (game.status === "waiting") await loadAccepted();
+  await refreshLegal();
+  shownSeq = game.seq;
+  shownStatus = game.status;
+  renderAll();
+  await renderResult();
+  // A rejected last entry by one of my seats is worth an error message (the server took it, the replay refused it).
+  const v = game.verdict;
+  if (v && v.status === "rejected" && v.error && mySeats().includes(v.seat) && v.seq === game.seq - 1) {
+    showError({ code: v.error.code, rule: v.error.rule, message: v.error.message }, `Your move #${v.seq} was rejected`);
+  }
+}
+
+async function submit(envelope) {
+  const entry = findKey(game.seats[envelope.seat].key);
+  if (!entry) throw new Error("this browser has no key for that seat");
+  const sig = await signEnvelope(entry, envelope);
+  return { envelope, sig };
+}
+
+function acceptance(seat) {
+  return { v: 1, ctx: "referee/accept", game: gameId, seat, seq: game.seq, prev: game.head, entropy: entropy(), at: nowIso() };
+}
+
+async function accept(seat) {
+  clearErrors();
+  busy = true;
+  try {
+    try {
+      await api.accept(gameId, await submit(acceptance(seat)));
+    } catch (err) {
+      // Another seat accepted first, so the log moved on: an acceptance means the same at any position,
+      // so sign it again for the new position (once).
+      if (!(err instanceof ApiError) || err.status !== 409) throw err;
+      game = normGame(await api.game(gameId));
+      if (game.status !== "waiting") throw err;
+      await api.accept(gameId, await submit(acceptance(seat)));
+    }
+  } catch (err) {
+    showError(err, "The acceptance was refused");
+  } finally {
+    busy = false;
+    await safeLoad(true);
+  }
+}
+
+async function submitMove(move) {
+  clearErrors();
+  busy = true;
+  document.getElementById("submit-move").disabled = true;
+  const status = document.getElementById("move-prompt");
+  status.textContent = "Signing and submitting…";
+  try {
+    const seat = legal ? legal.seat : game.toMove;
+    const envelope = { v: 1, ctx: "referee/move", game: gameId, seat, seq: game.seq, prev: game.head, move, at: nowIso() };
+    const response = await api.move(gameId, await submit(envelope));
+    const verdict = response && (response.verdict || (response.status === "rejected" ? response : null));
+    if (verdict && verdict.status === "rejected" && verdict.error) {
+      showError({ code: verdict.error.code, rule: verdict.error.rule, message: verdict.error.message }, "Your move was rejected");
+    }
+  } catch (err) {
+    showError(err, "Your move was refused");
+  } finally {
+    busy = false;
+    await safeLoad(true);
+  }
+}
+
+async function safeLoad(force = false) {
+  if (force) shownSeq = null;
+  try {
+    await load();
+    root.dataset.loaded = "true";
+  } catch (err) {
+    showError(err, "Loading the game");
+  }
+}
+
+let polling = null;
+async function poll() {
+  if (!busy) {
+    try {
+      await load();
+    } catch (err) {
+      // A failed poll is shown once; the next poll tries again.
+      if (!document.querySelector(`.error[data-code="${err.code}"]`)) showError(err, "Updating the game");
+    }
+  }
+  polling = setTimeout(poll, pollMs);
+}
+
+document.getElementById("submit-move").addEventListener("click", () => {
+  const move = picker && picker.move();
+  if (move) submitMove(move);
+});
+document.getElementById("reset-move").addEventListener("click", () => picker && picker.reset());
+document.getElementById("manual-submit").addEventListener("click", () => {
+  let move;
+  try {
+    move = JSON.parse(document.getElementById("manual-json").value);
+  } catch (err) {
+    showError({ code: "form/invalid_json", message: `not JSON: ${err.message}` }, "Your move");
+    return;
+  }
+  submitMove(move);
+});
+
+safeLoad().then(() => {
+  polling = setTimeout(poll, pollMs);
+});
+window.addEventListener("beforeunload", () => clearTimeout(polling));

@@ -1,0 +1,50 @@
+// Reading the API's game documents in one place, so that the pages do not depend on field spellings
+// scattered through the code.
+
+import * as fivetowers from "./fivetowers.js";
+import * as towerup from "./towerup.js";
+
+export const RULESETS = { fivetowers, towerup };
+
+export function rulesetModule(name) {
+  return RULESETS[name] || null;
+}
+
+export function normGame(g) {
+  const ruleset = g.ruleset && typeof g.ruleset === "object" ? g.ruleset.name : g.ruleset;
+  return {
+    raw: g,
+    id: g.id ?? g.game,
+    ruleset,
+    version: g.ruleset && typeof g.ruleset === "object" ? g.ruleset.version : g.version,
+    status: g.status,
+    toMove: g.to_move ?? g.seat_to_move ?? null,
+    seq: g.seq,
+    head: g.head,
+    state: g.state ?? g.view ?? g.public_state ?? null,
+    seats: g.seats ?? [],
+    accepted: Array.isArray(g.accepted) ? g.accepted : null,
+    verdict: g.last_verdict ?? g.verdict ?? null,
+  };
+}
+
+export function normLegal(data) {
+  if (Array.isArray(data)) return { seat: null, moves: data };
+  return { seat: data.seat ?? data.to_move ?? null, moves: data.moves ?? data.legal_moves ?? [] };
+}
+
+export function seatName(seats, i) {
+  return (seats && seats[i] && seats[i].name) || `Seat ${i + 1}`;
+}
+
+/** One line for a verdict {seq, type, status, seat?, error?}. */
+export function describeVerdict(verdict, seats) {
+  if (!verdict) return "—";
+  const who = verdict.seat !== undefined && verdict.seat !== null ? `${seatName(seats, verdict.seat)}'s ` : "";
+  const what = `${who}${verdict.type || "entry"} #${verdict.seq}`;
+  if (verdict.status === "rejected" && verdict.error) {
+    const e = verdict.error;
+    return `${what}: rejected${e.rule ? ` [${e.rule}]` : ""} ${e.code || ""}: ${e.message || ""}`;
+  }
+  return `${what}: ${verdict.status}`;
+}

@@ -1,0 +1,193 @@
+import { api } from "./api.js";
+import { generateKey, listKeys } from "./keys.js";
+import { clearErrors, el, showError } from "./ui.js";
+
+const WEB = document.body.dataset.web || "/play/";
+const seatsList = document.getElementById("seats");
+const template = document.getElementById("seat-template");
+let rulesets = [];
+let current = null;
+
+function limits() {
+  return { min: (current && current.min_players) || 2, max: (current && current.max_players) || 5 };
+}
+
+function fillMine(select) {
+  const chosen = select.value;
+  select.replaceChildren(el("option", { value: "" }, "—"),
+    ...listKeys().map((k) => el("option", { value: k.public }, k.name)));
+  select.value = chosen;
+}
+
+function renumber() {
+  [...seatsList.children].forEach((li, i) => {
+    li.querySelector(".seat-name").setAttribute("aria-label", `Name of player ${i + 1}`);
+    li.querySelector(".seat-key").setAttribute("aria-label", `Public key of player ${i + 1}`);
+    li.querySelector(".seat-generate").setAttribute("aria-label", `Generate a key in this browser for player ${i + 1}`);
+    li.querySelector(".seat-mine").setAttribute("aria-label", `Use a key of this browser for player ${i + 1}`);
+    li.dataset.seat = String(i);
+  });
+  const { min, max } = limits();
+  const n = seatsList.children.length;
+  document.getElementById("add-seat").disabled = n >= max;
+  document.getElementById("remove-seat").disabled = n <= min;
+  document.getElementById("seat-count").textContent = `${n} players (${min}–${max} allowed)`;
+}
+
+function addSeat() {
+  const li = template.content.firstElementChild.cloneNode(true);
+  const name = li.querySelector(".seat-name");
+  const key = li.querySelector(".seat-key");
+  const mine = li.querySelector(".seat-mine");
+  fillMine(mine);
+  name.value = `Player ${seatsList.children.length + 1}`;
+  li.querySelector(".seat-generate").addEventListener("click", async () => {
+    clearErrors();
+    try {
+      const entry = await generateKey(name.value.trim() || "player");
+      key.value = entry.public;
+      document.querySelectorAll(".seat-mine").forEach(fillMine);
+      mine.value = entry.public;
+    } catch (err) {
+      showError(err, "Could not generate a key");
+    }
+  });
+  mine.addEventListener("change", () => {
+    if (!mine.value) return;
+    key.value = mine.value;
+    const entry = listKeys().find((k) => k.public === mine.value);
+    if (entry && /^Player \d+$/.test(name.value)) name.value = entry.name;
+  });
+  seatsList.append(li);
+  renumber();
+}
+
+function numberOrNull(x) {
+  return typeof x === "number" ? x : null;
+}
+
+// Options of recorded games (a given deck order) only; this form creates seeded games.
+const RECORDED_ONLY = new Set(["reshuffles"]);
+
+function optionControl(name, spec) {
+  // Options are described by the ruleset (GET /rulesets/<name>): a default and, where known, the
+  // allowed values. Unknown shapes fall back to a JSON text field.
+  const id = `opt-${name}`;
+  const def = spec && typeof spec === "object" && "default" in spec ? spec.default : spec;
+  const choices = spec && (spec.enum || spec.choices || spec.values);
+  const label = el("label", { for: id }, spec && spec.description ? `${name} — ${spec.description}` : name);
+  let input;
+  if (Array.isArray(choices) && choices.every((c) => typeof c !== "object")) {
+    input = el("select", { id, dataset: { option: name, kind: "choice" } },
+      choices.map((c) => el("option", { value: JSON.stringify(c), selected: JSON.stringify(c) === JSON.stringify(def) }, String(c))));
+  } else if (typeof def === "number") {
+    input = el("input", { id, type: "number", value: def, step: 1, dataset: { option: name, kind: "int" },
+      min: numberOrNull(spec.minimum ?? spec.min), max: numberOrNull(spec.maximum ?? spec.max) });
+  } else {
+    input = el("input", { id, class: "mono", value: JSON.stringify(def ?? null), dataset: { option: name, kind: "json" } });
+  }
+  input.dataset.default = JSON.stringify(def ?? null);
+  return el("p", { class: "option" }, label, " ", input);
+}
+
+function renderOptions() {
+  const box = document.getElementById("options");
+  const schema = (current && (current.options || current.options_schema)) || {};
+  const props = schema.properties || schema;
+  const names = Object.keys(props || {}).filter((n) => !RECORDED_ONLY.has(n));
+  box.replaceChildren(...(names.length ? names.map((n) => optionControl(n, props[n]))
+    : [el("p", { class: "hint" }, "This ruleset has no options.")]));
+}
+
+function chooseRuleset(name) {
+  current = rulesets.find((r) => r.name === name) || null;
+  const { min, max } = limits();
+  while (seatsList.children.length < min) addSeat();
+  while (seatsList.children.length > max) seatsList.lastElementChild.remove();
+  renumber();
+  renderOptions();
+  // Full details (options with defaults) come from GET /rulesets/<name>.
+  api.ruleset(name).then((full) => {
+    if (current && current.name === name) {
+      current = { ...current, ...full };
+      renderOptions();
+      renumber();
+    }
+  }).catch((err) => showError(err, `Loading the ruleset ${name}`));
+}
+
+function readOptions() {
+  // Only options changed from their defaults are sent: the ruleset applies its own defaults.
+  const options = {};
+  for (const input of document.querySelectorAll("[data-option]")) {
+    const name = input.dataset.option;
+    let value;
+    if (input.dataset.kind === "int") value = Number.parseInt(input.value, 10);
+    else {
+      try {
+        value = JSON.parse(input.value);
+      } catch {
+        throw Object.assign(new Error(`option ${name} is not valid JSON`), { code: "form/invalid" });
+      }
+    }
+    if (JSON.stringify(value) !== input.dataset.default) options[name] = value;
+  }
+  return options;
+}
+
+async function init() {
+  try {
+    const data = await api.rulesets();
+    rulesets = Array.isArray(data) ? data : data.rulesets || [];
+  } catch (err) {
+    showError(err, "Loading the rulesets");
+    return;
+  }
+  const box = document.getElementById("ruleset-choices");
+  box.replaceChildren(...rulesets.map((r, i) => el("label", { class: "choice" },
+    el("input", { type: "radio", name: "ruleset", value: r.name, checked: i === 0,
+      onchange: () => chooseRuleset(r.name) }),
+    ` ${r.title || r.name} `, el("small", {}, `(${r.min_players ?? "?"}–${r.max_players ?? "?"} players)`))));
+  if (rulesets.length) chooseRuleset(rulesets[0].name);
+}
+
+document.getElementById("add-seat").addEventListener("click", addSeat);
+document.getElementById("remove-seat").addEventListener("click", () => {
+  if (seatsList.children.length > limits().min) seatsList.lastElementChild.remove();
+  renumber();
+});
+
+document.getElementById("new-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  clearErrors();
+  const status = document.getElementById("create-status");
+  const seats = [...seatsList.children].map((li) => ({
+    name: li.querySelector(".seat-name").value.trim(),
+    key: li.querySelector(".seat-key").value.trim(),
+  }));
+  const missing = seats.flatMap((s, i) => [!s.name && `player ${i + 1} has no name`, !s.key && `player ${i + 1} has no public key`]).filter(Boolean);
+  if (!current) missing.push("choose a ruleset");
+  if (missing.length) {
+    showError({ code: "form/incomplete", message: missing.join("; ") }, "The game cannot be created yet");
+    return;
+  }
+  let options;
+  try {
+    options = readOptions();
+  } catch (err) {
+    showError(err, "Options");
+    return;
+  }
+  status.textContent = "Creating…";
+  try {
+    const created = await api.create({ ruleset: current.name, seats, options });
+    const id = created.id || created.game;
+    status.textContent = `Created ${id}.`;
+    window.location.assign(`${WEB}games/${encodeURIComponent(id)}`);
+  } catch (err) {
+    status.textContent = "";
+    showError(err, "The referee refused the game");
+  }
+});
+
+init();

@@ -1,0 +1,155 @@
+// The replay viewer: step through every log entry (slider, buttons, arrow keys), see each entry's
+// verdict and the board after it; at the end the score breakdown, the tie-break chain and a chart.
+
+import { api } from "./api.js";
+import { describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
+import { el, showError } from "./ui.js";
+
+const root = document.getElementById("replay");
+const gameId = root.dataset.game;
+const slider = document.getElementById("step");
+let game = null;
+let components = null;
+let mod = null;
+let seats = [];
+let current = 0;
+let total = 0;
+const cache = new Map();
+let token = 0;
+
+function normStep(data) {
+  if (!data) return null;
+  if (Array.isArray(data)) return data[0] || null;
+  if (data.step) return data.step;
+  if (Array.isArray(data.steps)) return data.steps[0] || null;
+  if (Array.isArray(data.entries)) return data.entries[0] || null;
+  return data;
+}
+
+function normSteps(data) {
+  if (Array.isArray(data)) return data;
+  return data.steps || data.entries || data.replay || [];
+}
+
+function describeEntry(entry) {
+  switch (entry.type) {
+    case "created": {
+      const rs = entry.ruleset || {};
+      return `Game created: ${rs.name} version ${rs.version}, ${(entry.seats || []).map((x) => x.name).join(", ")}; ` +
+        (entry.mode === "recorded" ? "recorded deck (no commit–reveal)" : `commitment ${String(entry.commitment || "").slice(0, 16)}…`);
+    }
+    case "accepted":
+      return `${seatName(seats, entry.seat)} accepted, with 32 bytes of entropy`;
+    case "started":
+      return "Game started: the deck is shuffled from the committed seed and every seat's entropy";
+    case "move": {
+      const move = entry.submission && entry.submission.envelope ? entry.submission.envelope.move : entry.move;
+      return `${seatName(seats, entry.seat)} ${mod ? mod.describeMove(move, components) : JSON.stringify(move)}`;
+    }
+    case "revealed":
+      return `Server seed revealed (${entry.reason || "finished"}): ${String(entry.server_seed || "").slice(0, 16)}…`;
+    default:
+      return `${entry.type}`;
+  }
+}
+
+async function stepAt(n) {
+  if (!cache.has(n)) cache.set(n, api.replayAt(gameId, n).then(normStep));
+  try {
+    return await cache.get(n);
+  } catch (err) {
+    cache.delete(n);
+    throw err;
+  }
+}
+
+async function show(n) {
+  n = Math.max(0, Math.min(total - 1, n));
+  current = n;
+  slider.value = String(n);
+  slider.setAttribute("aria-valuetext", `entry ${n + 1} of ${total}`);
+  document.getElementById("step-label").textContent = `Entry ${n + 1} of ${total}`;
+  document.getElementById("prev").disabled = n <= 0;
+  document.getElementById("first").disabled = n <= 0;
+  document.getElementById("next").disabled = n >= total - 1;
+  document.getElementById("last").disabled = n >= total - 1;
+  const mine = ++token;
+  let step;
+  try {
+    step = await stepAt(n);
+  } catch (err) {
+    showError(err, `Loading entry ${n}`);
+    return;
+  }
+  if (mine !== token || !step) return;
+  const entry = step.entry || {};
+  const verdict = step.verdict || null;
+  const box = document.getElementById("entry");
+  box.replaceChildren(
+    el("span", { class: "entry-seq" }, `#${step.seq ?? n} ${entry.type || ""}`), " ",
+    el("span", { class: "entry-text" }, describeEntry(entry)), el("br"),
+    el("span", { class: `verdict verdict-${verdict ? verdict.status : "none"}`, dataset: { status: verdict ? verdict.status : "", rule: verdict && verdict.error ? verdict.error.rule || "" : "" } },
+      `Verdict: ${describeVerdict(verdict, seats)}`),
+    entry.at ? el("small", { class: "muted" }, ` · ${entry.at}`) : "");
+  root.dataset.at = String(n);
+  const board = document.getElementById("board");
+  if (step.state && mod) {
+    mod.renderBoard(board, { components, view: step.state, seats, picker: null });
+  } else {
+    board.replaceChildren(el("p", { class: "muted" }, "No board yet: the game starts once every seat has accepted."));
+  }
+  document.getElementById("result-section").hidden = !(game.status === "finished" && n === total - 1);
+}
+
+async function showResult() {
+  if (game.status !== "finished") return;
+  try {
+    const [result, replay] = await Promise.all([api.result(gameId), api.replay(gameId)]);
+    document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, seats, components));
+    const steps = normSteps(replay);
+    document.getElementById("chart-h").textContent = game.ruleset === "towerup" ? "Locomotive tracks over the game" : "Tower points over the game";
+    document.getElementById("chart").replaceChildren(mod.chart(steps, seats));
+    root.dataset.resultLoaded = "true";
+  } catch (err) {
+    showError(err, "Loading the result");
+  }
+}
+
+function onKey(event) {
+  if (event.target && (event.target.tagName === "INPUT" || event.target.tagName === "TEXTAREA") && event.target !== slider) return;
+  if (event.target === slider) return; // the range input steps by itself and fires "input"
+  const keys = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: total - 1 };
+  if (event.key in keys) {
+    event.preventDefault();
+    show(keys[event.key]);
+  }
+}
+
+async function init() {
+  try {
+    game = normGame(await api.game(gameId));
+    seats = game.seats;
+    mod = rulesetModule(game.ruleset);
+    const rs = await api.ruleset(game.ruleset);
+    components = rs.components || rs;
+    document.getElementById("ruleset-name").textContent = `· ${rs.title || game.ruleset} · ${game.status}`;
+  } catch (err) {
+    showError(err, "Loading the game");
+    return;
+  }
+  total = game.seq;
+  slider.max = String(Math.max(0, total - 1));
+  slider.addEventListener("input", () => show(Number(slider.value)));
+  document.getElementById("first").addEventListener("click", () => show(0));
+  document.getElementById("prev").addEventListener("click", () => show(current - 1));
+  document.getElementById("next").addEventListener("click", () => show(current + 1));
+  document.getElementById("last").addEventListener("click", () => show(total - 1));
+  document.addEventListener("keydown", onKey);
+  root.dataset.total = String(total);
+  const start = /^#\d+$/.test(location.hash) ? Number(location.hash.slice(1)) : 0;
+  await show(start);
+  await showResult();
+  root.dataset.ready = "true";
+}
+
+init();

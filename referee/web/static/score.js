@@ -1,0 +1,96 @@
+// Pieces shared by the score tables of both rulesets: the tie-break chain and the chart.
+
+import { s } from "./svg.js";
+import { el } from "./ui.js";
+
+function nameOf(seats, i) {
+  return (seats && seats[i] && seats[i].name) || `Seat ${i + 1}`;
+}
+
+/** The tie-break chain: every link the engine compared, with the values, in order. */
+export function tiebreakChain(result, seats, noneText) {
+  const chain = result.tiebreak || [];
+  const box = el("div", { class: "tiebreak" });
+  box.append(el("h3", {}, "Tie-break chain"));
+  if (!chain.length) {
+    box.append(el("p", {}, noneText));
+    return box;
+  }
+  box.append(el("ol", {}, chain.map((link) => {
+    const who = (link.seats || []).map((i) => nameOf(seats, i)).join(", ");
+    const values = (link.values || []).map((v) => `${nameOf(seats, v.seat)} ${v.value}`).join(", ");
+    const order = (link.order || []).map((group) => group.map((i) => nameOf(seats, i)).join(" = ")).join(" > ");
+    const tied = link.total !== undefined ? `tied at ${link.total} points` : link.rank !== undefined ? `tied for rank ${link.rank}` : "tied";
+    return el("li", { dataset: { rule: link.rule || "" } },
+      el("strong", {}, link.rule ? `[${link.rule}] ` : ""),
+      `${who} ${tied}; compared ${link.criterion || "?"}`,
+      values ? `: ${values}` : "",
+      order ? ` → ${order}` : "",
+      link.outcome ? ` (${link.outcome})` : link.decided ? " (decided)" : " (not decided)");
+  })));
+  return box;
+}
+
+export function winnersLine(result, seats) {
+  const winners = (result.winners || []).map((i) => nameOf(seats, i));
+  return el("p", { class: "winners" }, winners.length > 1 ? `Shared victory: ${winners.join(" and ")}` : `Winner: ${winners.join("")}`);
+}
+
+const SEAT_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"];
+const DASHES = ["", "6 3", "2 3", "8 3 2 3", "1 2"];
+
+export function seatColour(i) {
+  return SEAT_COLOURS[i % SEAT_COLOURS.length];
+}
+
+/**
+ * A line chart: one line per series ({label, seat, points: [{x, y}]}); x is the log position.
+ * Lines differ by colour and dash pattern, and each carries its label at its end.
+ */
+export function lineChart({ title, series, seats, xLabel = "log entry", yLabel = "" }) {
+  const width = 860;
+  const height = 320;
+  const pad = { left: 50, right: 170, top: 20, bottom: 40 };
+  const all = series.flatMap((x) => x.points);
+  const xMax = Math.max(1, ...all.map((p) => p.x));
+  const xMin = Math.min(0, ...all.map((p) => p.x));
+  const yMax = Math.max(1, ...all.map((p) => p.y));
+  const yMin = Math.min(0, ...all.map((p) => p.y));
+  const X = (x) => pad.left + ((x - xMin) / (xMax - xMin || 1)) * (width - pad.left - pad.right);
+  const Y = (y) => height - pad.bottom - ((y - yMin) / (yMax - yMin || 1)) * (height - pad.top - pad.bottom);
+  const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, width: "100%", role: "img", class: "chart",
+    "aria-label": `${title}. ${series.map((x) => `${x.name || nameOf(seats, x.seat)} ${x.label}: ends at ${x.points.length ? x.points[x.points.length - 1].y : 0}`).join("; ")}` });
+  svg.append(s("title", { text: title }));
+  // Axes and grid.
+  const ticks = 5;
+  for (let i = 0; i <= ticks; i += 1) {
+    const v = Math.round(yMin + ((yMax - yMin) * i) / ticks);
+    svg.append(s("line", { x1: pad.left, x2: width - pad.right, y1: Y(v), y2: Y(v), class: "grid" }),
+      s("text", { x: pad.left - 6, y: Y(v) + 4, "text-anchor": "end", class: "axis", text: String(v) }));
+  }
+  svg.append(s("line", { x1: pad.left, x2: width - pad.right, y1: Y(yMin), y2: Y(yMin), class: "axis-line" }),
+    s("text", { x: (width - pad.right + pad.left) / 2, y: height - 8, "text-anchor": "middle", class: "axis", text: xLabel }),
+    s("text", { x: pad.left, y: Y(yMin) + 16, "text-anchor": "middle", class: "axis", text: String(xMin) }),
+    s("text", { x: width - pad.right, y: Y(yMin) + 16, "text-anchor": "middle", class: "axis", text: String(xMax) }));
+  if (yLabel) svg.append(s("text", { x: 14, y: height / 2, class: "axis", transform: `rotate(-90 14 ${height / 2})`, "text-anchor": "middle", text: yLabel }));
+  const ends = [];
+  series.forEach((line, k) => {
+    if (!line.points.length) return;
+    const colour = line.colour || seatColour(line.seat);
+    const dash = line.dash ?? DASHES[k % DASHES.length];
+    const d = line.points.map((p, i) => `${i ? "L" : "M"}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join(" ");
+    svg.append(s("path", { d, fill: "none", stroke: colour, "stroke-width": 2.5, "stroke-dasharray": dash || null,
+      class: "series", dataset: { seat: String(line.seat), label: line.label || "" } }));
+    const last = line.points[line.points.length - 1];
+    ends.push({ y: Y(last.y), text: `${line.name || nameOf(seats, line.seat)} ${line.label || ""}: ${last.y}`, colour });
+  });
+  // End labels, spread so that they do not overlap.
+  ends.sort((a, b) => a.y - b.y);
+  let lastY = -Infinity;
+  for (const e of ends) {
+    const y = Math.max(e.y, lastY + 14);
+    lastY = y;
+    svg.append(s("text", { x: width - pad.right + 6, y: y + 4, fill: e.colour, class: "series-label", text: e.text }));
+  }
+  return svg;
+}

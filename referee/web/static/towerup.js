@@ -1,0 +1,513 @@
+// Tower Up: the city (districts, parks, lakes, roads, sites, buildings as stacks of floors with the
+// roofs at their levels), the market, the box, objectives and chips, and every player's supply, roofs,
+// locomotive tracks with stars and cone, as SVG; the move picker (site → colour → roof, or market card
+// → wildcard colours → discards); the replay chart of the locomotive tracks.
+
+import { lineChart, seatColour, tiebreakChain, winnersLine } from "./score.js";
+import { choosable, s, svgRoot, title } from "./svg.js";
+import { el } from "./ui.js";
+
+export const FLOOR = {
+  black: { fill: "#262626", text: "#ffffff", letter: "K", name: "black" },
+  grey: { fill: "#9a9a9a", text: "#000000", letter: "G", name: "grey" },
+  white: { fill: "#ffffff", text: "#000000", letter: "W", name: "white" },
+  brown: { fill: "#8b5a2b", text: "#ffffff", letter: "B", name: "brown" },
+  wild: { fill: "url(#tu-wild)", text: "#000000", letter: "?", name: "wildcard" },
+};
+const DISTRICT_FILL = { grey: "#d5d5d5", green: "#cfe8cf", blue: "#d3e2f5", red: "#f3d3d0", yellow: "#f5ebc0",
+  orange: "#f7dcc0", purple: "#e3d5f0", brown: "#e6d6c5" };
+
+function seatName(seats, i) {
+  return (seats && seats[i] && seats[i].name) || `Seat ${i + 1}`;
+}
+
+function colourName(c) {
+  return (FLOOR[c] && FLOOR[c].name) || c;
+}
+
+function defs() {
+  // Grey floors carry a hatch and every floor a letter, so colours never rely on hue alone.
+  return s("defs", {},
+    s("pattern", { id: "tu-hatch", width: 5, height: 5, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
+      s("rect", { width: 5, height: 5, fill: "#9a9a9a" }), s("line", { x1: 0, y1: 0, x2: 0, y2: 5, stroke: "#6b6b6b", "stroke-width": 2 })),
+    s("linearGradient", { id: "tu-wild", x1: 0, y1: 0, x2: 1, y2: 0 },
+      s("stop", { offset: "0", "stop-color": "#262626" }), s("stop", { offset: "0.33", "stop-color": "#9a9a9a" }),
+      s("stop", { offset: "0.66", "stop-color": "#ffffff" }), s("stop", { offset: "1", "stop-color": "#8b5a2b" })));
+}
+
+function floorFill(c) {
+  return c === "grey" ? "url(#tu-hatch)" : (FLOOR[c] || FLOOR.wild).fill;
+}
+
+/** A floor tile: colour, hatch for grey, and its letter. */
+function floorTile(c, x, y, w, h, extra = {}) {
+  const f = FLOOR[c] || FLOOR.wild;
+  return s("g", { class: "floor", dataset: { color: c }, ...extra },
+    s("rect", { x, y, width: w, height: h, fill: floorFill(c), stroke: "#333", "stroke-width": 0.8 }),
+    h >= 8 ? s("text", { x: x + w / 2, y: y + h / 2 + Math.min(h, 12) * 0.35, "text-anchor": "middle", class: "floor-letter",
+      fill: f.text, "font-size": Math.min(h - 1, 12), text: f.letter }) : null);
+}
+
+function roofShape(owner, x, y, w, h, extraClass = "") {
+  return s("g", { class: `roof ${extraClass}`, dataset: { owner: String(owner) } },
+    s("path", { d: `M${x - 2},${y + h} L${x + w / 2},${y} L${x + w + 2},${y + h} Z`, fill: seatColour(owner), stroke: "#111", "stroke-width": 0.8 }),
+    s("text", { x: x + w / 2, y: y + h - 1, "text-anchor": "middle", class: "roof-num", text: String(owner + 1) }));
+}
+
+function expandHull(points) {
+  // Convex hull (monotone chain) of [x, y] points.
+  const pts = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  if (pts.length < 3) return pts;
+  const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const lower = [];
+  for (const p of pts) {
+    while (lower.length >= 2 && cross(lower[lower.length - 2], lower[lower.length - 1], p) <= 0) lower.pop();
+    lower.push(p);
+  }
+  const upper = [];
+  for (const p of pts.slice().reverse()) {
+    while (upper.length >= 2 && cross(upper[upper.length - 2], upper[upper.length - 1], p) <= 0) upper.pop();
+    upper.push(p);
+  }
+  return lower.slice(0, -1).concat(upper.slice(0, -1));
+}
+
+/** A padded area around some sites: the hull drawn with a thick round stroke of its own fill. */
+function area(points, pad, fill, cls, label) {
+  const hull = expandHull(points);
+  const d = hull.length === 1 ? `M${hull[0][0]},${hull[0][1]} l0.1,0` : `M${hull.map((p) => p.join(",")).join(" L")} Z`;
+  return s("path", { d, fill, stroke: fill, "stroke-width": pad * 2, "stroke-linejoin": "round", "stroke-linecap": "round",
+    class: cls }, title(label));
+}
+
+function sideOf(components, view) {
+  const sides = components.board_sides || {};
+  return sides[view.board_side] || Object.values(sides)[0];
+}
+
+function cardOf(components, id) {
+  return ((components.cards && components.cards.cards) || []).find((c) => c.id === id) || { id, floors: [], locomotives: [] };
+}
+
+export function cardText(components, id) {
+  const card = cardOf(components, id);
+  const floors = card.floors.map(colourName).join(", ");
+  const locos = (card.locomotives || []).map((l) => `${colourName(l.color)} locomotive +${l.steps}`).join(", ");
+  return `card ${id}: ${floors}${locos ? `; ${locos}` : ""}`;
+}
+
+const SCALE = 1.35;
+const SITE = 34;
+
+export function renderBoard(container, { components, view, seats, picker, mySeats = [] }) {
+  const side = sideOf(components, view);
+  const xs = side.sites.map((p) => p.x * SCALE);
+  const ys = side.sites.map((p) => p.y * SCALE);
+  const minX = Math.min(...xs) - 70;
+  const minY = Math.min(...ys) - 120;
+  const cityW = Math.max(...xs) - minX + 70;
+  const cityH = Math.max(...ys) - minY + 60;
+  const panelW = 380;
+  const seatH = 190;
+  const width = cityW + panelW + 20;
+  const height = Math.max(cityH, 560) + view.seats.length * seatH + 20;
+  const svg = svgRoot(width, height, "Tower Up board");
+  svg.dataset.ruleset = "towerup";
+  svg.append(defs());
+  const P = (site) => [site.x * SCALE - minX, site.y * SCALE - minY];
+  const byId = Object.fromEntries(side.sites.map((site) => [site.id, site]));
+  const pick = picker && picker.kind === "towerup" ? picker : null;
+  const siteChoices = pick ? pick.candidates("site") : null;
+  const roofChoices = pick ? pick.candidates("roof") : null;
+  const chosenSite = pick ? pick.chosen("site") : undefined;
+
+  // The city: districts, parks, lakes, roads.
+  const city = s("g", { class: "city", role: "group", "aria-label": `City (${side.side} side${side.stand_in ? ", stand-in map" : ""})` });
+  city.append(s("rect", { x: 0, y: 0, width: cityW, height: cityH, class: "city-bg", rx: 8 }));
+  for (const d of side.districts || []) {
+    const pts = side.sites.filter((x) => x.district === d.id).map(P);
+    if (!pts.length) continue;
+    city.append(area(pts, 48, DISTRICT_FILL[d.color] || "#eee", "district", `District ${d.name} (${d.color})`));
+    const cx = pts.reduce((a, p) => a + p[0], 0) / pts.length;
+    const cy = Math.min(...pts.map((p) => p[1]));
+    city.append(s("text", { x: cx, y: cy - 62, "text-anchor": "middle", class: "district-label", text: `${d.name}${d.color === "grey" ? " (grey district)" : ""}` }));
+  }
+  for (const [kind, list, fill] of [["park", side.parks || [], "#7cc47f"], ["lake", side.lakes || [], "#6fa8dc"]]) {
+    for (const a of list) {
+      const pts = a.sites.filter((id) => byId[id]).map((id) => P(byId[id]));
+      if (!pts.length) continue;
+      city.append(area(pts, 30, fill, `${kind}-area`, `${kind === "park" ? "Park" : "Lake"} ${a.name}: ${a.sites.join(", ")}`));
+      const cx = pts.reduce((acc, p) => acc + p[0], 0) / pts.length;
+      const cy = pts.reduce((acc, p) => acc + p[1], 0) / pts.length;
+      city.append(s("text", { x: cx, y: cy + 4, "text-anchor": "middle", class: `${kind}-label`, text: `${kind === "park" ? "park" : "lake"}: ${a.name}` }));
+    }
+  }
+  for (const [a, b] of side.roads || []) {
+    if (!byId[a] || !byId[b]) continue;
+    const [x1, y1] = P(byId[a]);
+    const [x2, y2] = P(byId[b]);
+    city.append(s("line", { x1, y1, x2, y2, class: "road" }));
+  }
+
+  // Sites and buildings, drawn top to bottom so nearer buildings overlap farther ones.
+  const sites = [...side.sites].sort((a, b) => a.y - b.y);
+  for (const site of sites) {
+    const [x, y] = P(site);
+    const b = (view.buildings || {})[site.id];
+    const g = s("g", { class: `site${b ? " built" : ""}`, dataset: { site: site.id } });
+    g.append(s("rect", { x: x - SITE / 2, y: y - SITE / 2, width: SITE, height: SITE, rx: 3, class: "site-square" }));
+    if (b) {
+      // The stack: floors (bottom first) with the roofs at their levels.
+      const floorH = 11;
+      const roofH = 7;
+      let top = y + SITE / 2 - 3;
+      const w = SITE - 8;
+      const stackG = s("g", { class: "stack" });
+      for (const item of b.stack) {
+        if (typeof item === "string") {
+          top -= floorH;
+          stackG.append(floorTile(item, x - w / 2, top, w, floorH));
+        } else {
+          top -= roofH;
+          stackG.append(roofShape(item.owner, x - w / 2, top, w, roofH));
+        }
+      }
+      g.append(stackG);
+      g.append(s("text", { x: x + SITE / 2 + 2, y: y + SITE / 2 - 2, class: "height-label", text: String(b.height) }));
+      const roofs = b.roofs.map((r) => `roof of ${seatName(seats, r.owner)} at level ${r.level}`).join(", ");
+      g.setAttribute("aria-label", `${site.id}: ${colourName(b.color)} building, height ${b.height}${roofs ? `, ${roofs}` : ""}${b.top_roof !== null && b.top_roof !== undefined ? `, visible roof ${seatName(seats, b.top_roof)}` : ""}`);
+    } else {
+      g.setAttribute("aria-label", `${site.id}: empty site`);
+    }
+    g.append(s("text", { x, y: y + SITE / 2 + 13, "text-anchor": "middle", class: "site-label", text: site.id }));
+    g.append(title(g.getAttribute("aria-label")));
+    if (siteChoices && siteChoices.includes(site.id)) {
+      g.classList.add("candidate");
+      choosable(g, `${pick.stepVerb("site")} ${site.id}${b ? ` (${colourName(b.color)} building, height ${b.height})` : " (empty)"}`,
+        () => pick.choose("site", site.id));
+    } else if (roofChoices && roofChoices.includes(site.id)) {
+      g.classList.add("candidate", "roof-candidate");
+      choosable(g, `Put your roof on ${site.id}${site.id === chosenSite ? " (the new building)" : " (raised building)"}`,
+        () => pick.choose("roof", site.id));
+    } else if (chosenSite === site.id) {
+      g.classList.add("chosen");
+    } else {
+      g.setAttribute("role", "img");
+    }
+    city.append(g);
+  }
+  svg.append(city);
+
+  // Right panel: market, box, deck, objectives.
+  const px = cityW + 20;
+  const panel = s("g", { class: "panel" });
+  panel.append(s("text", { x: px, y: 22, class: "section-label", text: "Market" }));
+  const slotChoices = pick ? pick.candidates("slot") : null;
+  (view.market || []).forEach((id, slot) => {
+    const cx = px + slot * 122;
+    const g = s("g", { class: "market-card", dataset: { slot: String(slot), card: id || "" } });
+    g.append(s("rect", { x: cx, y: 32, width: 112, height: 150, rx: 8, class: "card-bg" }));
+    if (!id) {
+      g.append(s("text", { x: cx + 56, y: 110, "text-anchor": "middle", class: "muted", text: "empty" }));
+      g.setAttribute("aria-label", `Market slot ${slot + 1}: empty`);
+    } else {
+      const card = cardOf(components, id);
+      g.append(s("text", { x: cx + 8, y: 48, class: "small", text: `${slot + 1} · ${id}` }));
+      card.floors.forEach((c, i) => {
+        g.append(floorTile(c, cx + 36, 150 - i * 22, 40, 20));
+      });
+      (card.locomotives || []).forEach((l, i) => {
+        g.append(s("text", { x: cx + 8, y: 66 + i * 14, class: "small", text: `loco ${FLOOR[l.color].letter} +${l.steps}` }));
+      });
+      g.setAttribute("aria-label", `Market slot ${slot + 1}: ${cardText(components, id)}`);
+      g.append(title(`Market slot ${slot + 1}: ${cardText(components, id)}`));
+    }
+    if (slotChoices && slotChoices.includes(slot)) {
+      g.classList.add("candidate");
+      choosable(g, `Take market slot ${slot + 1}: ${cardText(components, id)}`, () => pick.choose("slot", slot));
+    } else if (pick && pick.chosen("slot") === slot) {
+      g.classList.add("chosen");
+    }
+    panel.append(g);
+  });
+  let y = 210;
+  panel.append(s("text", { x: px, y, class: "section-label", text: "Box" }));
+  Object.entries(view.box || {}).forEach(([c, n], i) => {
+    panel.append(floorTile(c, px + i * 90, y + 10, 22, 18), s("text", { x: px + i * 90 + 28, y: y + 24, text: `${n}` }));
+  });
+  y += 50;
+  panel.append(s("text", { x: px, y, text: `Deck: ${view.deck_count} cards · discard: ${(view.discard || []).length}${view.reshuffles ? ` · reshuffled ${view.reshuffles}×` : ""}` }));
+  y += 30;
+  panel.append(s("text", { x: px, y, class: "section-label", text: "Objectives and chips left" }));
+  for (const o of view.objectives || []) {
+    y += 22;
+    panel.append(s("text", { x: px, y, class: "small", text: `#${o.number}: ${o.text}` }));
+    y += 16;
+    panel.append(s("text", { x: px + 12, y, class: "small muted", text: `chips left: ${o.chips_left.length ? o.chips_left.join(", ") : "none"}` }));
+  }
+  y += 30;
+  const status = [];
+  if (view.phase === "setup") status.push(`Setup: ${seatName(seats, view.start_floors.placer)} places the start floors (${view.start_floors.pending.map(colourName).join(", ")})`);
+  if (view.extra_turn) status.push("Extra turn (TU-X1)");
+  if (view.end && view.end.trigger) status.push(`End triggered by ${seatName(seats, view.end.trigger.seat)} (${view.end.trigger.rule})`);
+  if (view.end && view.end.last_turns_to_come && view.end.last_turns_to_come.length) status.push(`Last turns to come: ${view.end.last_turns_to_come.map((i) => seatName(seats, i)).join(", ")}`);
+  if (view.is_over) status.push("Game over");
+  status.forEach((line, i) => panel.append(s("text", { x: px, y: y + i * 18, class: "small status-text", text: line })));
+  svg.append(panel);
+
+  // Every player's board: supply, roofs, locomotive tracks with stars, cone, chips.
+  const track = (components.personal_board && components.personal_board.track) || { values: [], stars: [] };
+  const cone = (components.personal_board && components.personal_board.cone) || { max: 7, values: track.values };
+  const colorChoices = pick ? pick.candidates("color") : null;
+  let sy = Math.max(cityH, 560) + 10;
+  view.seats.forEach((sv, seat) => {
+    const g = s("g", { class: `seat-board${view.to_move === seat ? " to-move" : ""}`, dataset: { seat: String(seat) },
+      role: "group", "aria-label": `${seatName(seats, seat)}'s board` });
+    g.append(s("rect", { x: 4, y: sy, width: width - 8, height: seatH - 10, rx: 8, class: "seat-bg" }),
+      s("rect", { x: 4, y: sy, width: 10, height: seatH - 10, fill: seatColour(seat), rx: 4 }),
+      s("text", { x: 22, y: sy + 22, class: "seat-name", text:
+        `${seatName(seats, seat)}${mySeats.includes(seat) ? " (you)" : ""}${view.to_move === seat ? " — to move" : ""}` }));
+    // Supply.
+    g.append(s("text", { x: 22, y: sy + 46, class: "small", text: `Supply (${sv.supply_total}/${components.supply_limit || 10})` }));
+    Object.entries(sv.supply).forEach(([c, n], i) => {
+      const tile = floorTile(c, 22 + i * 62, sy + 54, 26, 22);
+      const label = s("text", { x: 22 + i * 62 + 32, y: sy + 70, text: `×${n}` });
+      const group = s("g", { class: "supply", dataset: { color: c } }, tile, label);
+      group.setAttribute("aria-label", `${n} ${colourName(c)} floor${n === 1 ? "" : "s"}`);
+      if (colorChoices && pick.seat === seat && colorChoices.includes(c)) {
+        group.classList.add("candidate");
+        choosable(group, `Build a ${colourName(c)} floor`, () => pick.choose("color", c));
+      }
+      g.append(group);
+    });
+    g.append(s("text", { x: 22, y: sy + 100, class: "small", text: `Roofs left: ${sv.roofs_left} · on the board: ${sv.roofs_on_board} · visible: ${sv.visible_roofs}` }));
+    const rl = s("g", { role: "img", "aria-label": `${sv.roofs_left} roofs left` });
+    for (let i = 0; i < sv.roofs_left; i += 1) rl.append(roofShape(seat, 22 + i * 20, sy + 108, 14, 12));
+    g.append(rl);
+    const chips = (sv.chips || []).map((c) => `#${c.objective}: ${c.value}`).join(", ");
+    g.append(s("text", { x: 22, y: sy + 146, class: "small", text: `Chips: ${chips || "none"}` }),
+      s("text", { x: 22, y: sy + 164, class: "small muted", text: `Stars reached: ${sv.stars_reached}${sv.last_turn_done ? " · last turn done" : ""}` }));
+    // Tracks.
+    const tx = 300;
+    const colW = Math.min(30, (width - tx - 40) / (track.values.length + 1));
+    track.values.forEach((v, col) => {
+      const star = track.stars.includes(col);
+      g.append(s("text", { x: tx + 60 + col * colW + colW / 2, y: sy + 22, "text-anchor": "middle", class: `track-value${star ? " star" : ""}`,
+        text: `${star ? "★" : ""}${v}` }));
+    });
+    ["black", "grey", "white", "brown"].forEach((c, row) => {
+      const ry = sy + 30 + row * 26;
+      const pos = sv.locomotives[c];
+      g.append(s("text", { x: tx, y: ry + 16, class: "small", text: `${FLOOR[c].letter} ${c}` }));
+      const lane = s("g", { role: "img", "aria-label": `${colourName(c)} locomotive at column ${pos} (${track.values[Math.min(pos, track.values.length - 1)]} points)` });
+      track.values.forEach((_, col) => {
+        const star = track.stars.includes(col);
+        lane.append(s("rect", { x: tx + 60 + col * colW, y: ry, width: colW - 2, height: 22, rx: 3, class: `track-cell${star ? " star" : ""}` }));
+      });
+      const mx = tx + 60 + Math.min(pos, track.values.length - 1) * colW;
+      lane.append(s("rect", { x: mx + 3, y: ry + 3, width: colW - 8, height: 16, rx: 4, fill: floorFill(c), stroke: "#000", "stroke-width": 1.5 }),
+        s("text", { x: mx + colW / 2 - 1, y: ry + 15, "text-anchor": "middle", class: "floor-letter", fill: FLOOR[c].text, text: FLOOR[c].letter }));
+      g.append(lane);
+    });
+    // Cone.
+    const cy = sy + 30 + 4 * 26 + 4;
+    g.append(s("text", { x: tx, y: cy + 16, class: "small", text: "cone" }));
+    const conePos = sv.cone ? sv.cone.position : null;
+    const coneLane = s("g", { role: "img", "aria-label": conePos === null ? "cone not counted yet" : `cone at ${conePos} visible roofs (${cone.values[conePos]} points)` });
+    for (let col = 0; col <= cone.max; col += 1) {
+      coneLane.append(s("rect", { x: tx + 60 + col * colW, y: cy, width: colW - 2, height: 22, rx: 3, class: "track-cell" }),
+        s("text", { x: tx + 60 + col * colW + colW / 2 - 1, y: cy + 15, "text-anchor": "middle", class: "tiny muted", text: `${col}` }));
+    }
+    if (conePos !== null) {
+      coneLane.append(s("path", { d: `M${tx + 60 + conePos * colW + 3},${cy + 20} L${tx + 60 + conePos * colW + colW / 2 - 1},${cy + 2} L${tx + 60 + (conePos + 1) * colW - 5},${cy + 20} Z`,
+        fill: seatColour(seat), stroke: "#000" }));
+    }
+    g.append(coneLane);
+    svg.append(g);
+    sy += seatH;
+  });
+  container.replaceChildren(svg);
+}
+
+export function describeMove(move, components) {
+  if (!move || typeof move !== "object") return String(move);
+  switch (move.type) {
+    case "pass":
+      return "passes (TU-G8)";
+    case "place_start":
+      return `places start floor${move.placements.length > 1 ? "s" : ""} ${move.placements.map((p) => `${colourName(p.color)} on ${p.site}`).join(", ")}`;
+    case "build":
+      return `builds a ${colourName(move.color)} floor on ${move.site}, roof on ${move.roof}${move.roof === move.site ? " (the new building)" : ""}`;
+    case "take": {
+      const parts = [`takes market slot ${move.slot + 1}`];
+      if (move.choose && move.choose.length) parts.push(`choosing ${move.choose.map(colourName).join(", ")}`);
+      const discard = Object.entries(move.discard || {}).filter(([, n]) => n);
+      if (discard.length) parts.push(`discarding ${discard.map(([c, n]) => `${n} ${colourName(c)}`).join(", ")}`);
+      return parts.join(", ");
+    }
+    default:
+      return JSON.stringify(move);
+  }
+}
+
+function pathOf(move) {
+  switch (move.type) {
+    case "build":
+      return [["site", move.site], ["color", move.color], ["roof", move.roof]];
+    case "place_start":
+      return move.placements.flatMap((p) => [["site", p.site], ["color", p.color]]);
+    case "take":
+      return [["slot", move.slot], ...(move.choose || []).map((c) => ["choose", c]),
+        ["discard", JSON.stringify(Object.entries(move.discard || {}).filter(([, n]) => n).sort())]];
+    case "pass":
+      return [["pass", "pass"]];
+    default:
+      return [["move", JSON.stringify(move)]];
+  }
+}
+
+/**
+ * The Tower Up picker. Each legal move is a path of choices (build: site, colour, roof; take: slot,
+ * the colours for wildcards and scarce floors in card order, the discards); the picker offers only
+ * the values that continue some legal move, and takes a choice by itself when only one is left.
+ */
+export function makePicker({ legal, seat, components, onchange }) {
+  const paths = legal.map((m) => ({ move: m, path: pathOf(m) }));
+  let chosen = [];
+  const matching = () => paths.filter((p) => chosen.every((c, i) => p.path[i] && p.path[i][0] === c[0] && p.path[i][1] === c[1]));
+  const nextOptions = () => {
+    const depth = chosen.length;
+    const seen = new Map();
+    for (const p of matching()) {
+      const step = p.path[depth];
+      if (step) seen.set(`${step[0]}\u0000${step[1]}`, step);
+    }
+    return [...seen.values()];
+  };
+  const autoAdvance = () => {
+    while (chosen.length > 0) {
+      const options = nextOptions();
+      if (options.length !== 1) break;
+      chosen.push(options[0]);
+    }
+  };
+  const picker = {
+    kind: "towerup",
+    seat,
+    chosen(name) {
+      const c = chosen.find((x) => x[0] === name);
+      return c ? c[1] : undefined;
+    },
+    candidates(name) {
+      const opts = nextOptions().filter((o) => o[0] === name).map((o) => o[1]);
+      return opts.length ? opts : null;
+    },
+    stepVerb(name) {
+      if (name === "site") return paths.some((p) => p.move.type === "place_start") ? "Place a start floor on" : "Build on";
+      return "Choose";
+    },
+    choose(name, value) {
+      const ok = nextOptions().some((o) => o[0] === name && o[1] === value);
+      if (!ok) return;
+      chosen.push([name, value]);
+      autoAdvance();
+      onchange();
+    },
+    back() {
+      chosen.pop();
+      while (chosen.length && nextOptions().length === 1 && chosen.length > 1) chosen.pop();
+      onchange();
+    },
+    reset() {
+      chosen = [];
+      onchange();
+    },
+    move() {
+      const done = matching().filter((p) => p.path.length === chosen.length);
+      return done.length === 1 ? done[0].move : null;
+    },
+    prompt() {
+      if (picker.move()) return "Sign and submit this move.";
+      const next = nextOptions();
+      const names = new Set(next.map((o) => o[0]));
+      if (!chosen.length) {
+        if (names.has("pass")) return "No move is possible: you must pass (TU-G8).";
+        if (paths.some((p) => p.move.type === "place_start")) return "Place a start floor: choose a highlighted site (TU-S3).";
+        return "Choose a highlighted site to build on, or a market card to take.";
+      }
+      if (names.has("color")) return "Choose the colour of the new floor (it must differ from every adjacent building).";
+      if (names.has("roof")) return "Choose the building that gets your roof: the new one or a raised neighbour (TU-B3).";
+      if (names.has("choose")) return "Choose a colour for the next wildcard or missing floor (TU-T1, TU-T2).";
+      if (names.has("discard")) return "Choose which floors to return to get down to 10 (TU-T3).";
+      return "";
+    },
+    controls() {
+      const box = el("div", { class: "picker" });
+      if (chosen.length) {
+        box.append(el("p", { class: "chosen-steps" }, "Chosen: ", chosen.map((c) => `${c[0]} ${c[0] === "slot" ? Number(c[1]) + 1 : c[1]}`).join(" → ")));
+      }
+      const next = nextOptions();
+      const group = el("div", { class: "choices", role: "group", "aria-label": "Choices" });
+      for (const [name, value] of next) {
+        let label;
+        if (name === "site") label = `${picker.stepVerb("site")} ${value}`;
+        else if (name === "slot") label = `Take market card ${Number(value) + 1}`;
+        else if (name === "color") label = `${colourName(value)} (${FLOOR[value].letter})`;
+        else if (name === "roof") label = `Roof on ${value}${value === picker.chosen("site") ? " (new building)" : ""}`;
+        else if (name === "choose") label = `Take ${colourName(value)} (${FLOOR[value].letter})`;
+        else if (name === "discard") {
+          const items = JSON.parse(value);
+          label = items.length ? `Return ${items.map(([c, n]) => `${n} ${colourName(c)}`).join(", ")}` : "Return nothing";
+        } else if (name === "pass") label = "Pass";
+        else label = String(value);
+        const swatch = name === "color" || name === "choose" ? el("span", { class: `swatch swatch-${value}`, "aria-hidden": "true" }, FLOOR[value].letter) : null;
+        group.append(el("button", { type: "button", class: "choice", dataset: { step: name, value: String(value) },
+          onclick: () => picker.choose(name, value) }, swatch, " ", label));
+      }
+      // The first step is also offered on the board; here too, for keyboard users who prefer a list.
+      if (next.length) box.append(group);
+      if (chosen.length) box.append(el("button", { type: "button", class: "back", onclick: () => picker.back() }, "Back one step"));
+      return box;
+    },
+  };
+  return picker;
+}
+
+export function scoreTable(result, seats) {
+  const colours = ["black", "grey", "white", "brown"];
+  const table = el("table", { class: "score" },
+    el("caption", {}, "Score breakdown (TU-E4: locomotive and cone columns plus chips; TU-E5: tie-break by floors in supply)"),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Rank"), el("th", { scope: "col" }, "Player"),
+      colours.map((c) => el("th", { scope: "col" }, `${FLOOR[c].letter} ${c} locomotive`)),
+      el("th", { scope: "col" }, "Cone (visible roofs)"), el("th", { scope: "col" }, "Chips"),
+      el("th", { scope: "col" }, "Total"), el("th", { scope: "col" }, "Floors in supply (tie-break)"))));
+  const body = el("tbody");
+  for (const r of [...result.seats].sort((a, b) => a.rank - b.rank || a.seat - b.seat)) {
+    const locos = Object.fromEntries((r.locomotives || []).map((l) => [l.color, l]));
+    body.append(el("tr", { dataset: { seat: String(r.seat) } },
+      el("td", {}, String(r.rank)), el("th", { scope: "row" }, seatName(seats, r.seat)),
+      colours.map((c) => el("td", {}, locos[c] ? `${locos[c].points} (column ${locos[c].position})` : "—")),
+      el("td", {}, r.cone ? `${r.cone.points} (${r.cone.visible_roofs} roofs)` : "—"),
+      el("td", {}, (r.chips || []).length ? `${r.chips.reduce((a, c) => a + c.value, 0)} (${r.chips.map((c) => `#${c.objective}: ${c.value}`).join(", ")})` : "0"),
+      el("td", { class: "total" }, String(r.total)),
+      el("td", {}, String(r.supply_floors))));
+  }
+  table.append(body);
+  return el("div", {}, table, winnersLine(result, seats),
+    tiebreakChain(result, seats, "No tie on total points: the tie-break (TU-E5, most floors in own supply, then a shared victory) was not needed."));
+}
+
+export function chart(steps, seats) {
+  const colours = ["black", "grey", "white", "brown"];
+  const series = [];
+  const n = steps.find((x) => x.state && x.state.seats)?.state.seats.length || 0;
+  for (let seat = 0; seat < n; seat += 1) {
+    colours.forEach((c, k) => {
+      series.push({
+        seat, label: c, colour: seatColour(seat), dash: ["", "6 3", "2 3", "10 3 2 3"][k],
+        points: steps.filter((x) => x.state && x.state.seats).map((x) => ({ x: x.seq, y: x.state.seats[seat].locomotives[c] })),
+      });
+    });
+  }
+  return lineChart({ title: "Locomotive tracks: column of each locomotive after each log entry", series, seats, yLabel: "column" });
+}

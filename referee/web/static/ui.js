@@ -1,0 +1,73 @@
+// Small DOM helpers shared by the pages.
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** One line describing an API error: rule id first when there is one, then the code and the message. */
+export function describeError(err) {
+  const parts = [];
+  if (err.rule) parts.push(`[${err.rule}]`);
+  if (err.code) parts.push(err.code);
+  return `${parts.join(" ")}${parts.length ? ": " : ""}${err.message || String(err)}`;
+}
+
+/** Show an error in the page's alert region (and keep it until cleared). */
+export function showError(err, context = "") {
+  const box = document.getElementById("errors");
+  if (!box) return;
+  const item = el("div", { class: "error", dataset: { code: err.code || "", rule: err.rule || "" } });
+  if (context) item.append(el("strong", {}, context + ": "));
+  if (err.rule) item.append(el("span", { class: "rule" }, err.rule), " ");
+  if (err.code) item.append(el("code", {}, err.code), " ");
+  item.append(el("span", { class: "message" }, err.message || String(err)));
+  const fields = err.details && Array.isArray(err.details.problems) ? err.details.problems
+    : err.details && Array.isArray(err.details.fields) ? err.details.fields : null;
+  if (fields) {
+    item.append(el("ul", {}, fields.map((p) => el("li", {}, typeof p === "string" ? p : `${p.path || p.field || ""} ${p.problem || p.message || JSON.stringify(p)}`))));
+  }
+  item.append(el("button", { type: "button", class: "dismiss", "aria-label": "Dismiss this error", onclick: () => item.remove() }, "×"));
+  box.append(item);
+}
+
+export function clearErrors() {
+  const box = document.getElementById("errors");
+  if (box) box.replaceChildren();
+}
+
+export function shortKey(key) {
+  return key ? `${key.slice(0, 6)}…${key.slice(-4)}` : "";
+}
+
+export function download(filename, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
+  const a = el("a", { href: url, download: filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** Call fn on Enter or Space, as a button would: for SVG elements made focusable with tabindex. */
+export function onActivate(node, fn) {
+  node.addEventListener("click", fn);
+  node.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      fn(event);
+    }
+  });
+}

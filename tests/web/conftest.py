@@ -1,0 +1,173 @@
+"""Fixtures of the browser tests: Debian's Chromium driven by Playwright, and a real referee server.
+
+The server is ``referee.create_app`` served by werkzeug in a thread, on the session's real Redis
+(``redis_server`` from ``tests/conftest.py``) with a real RQ worker subprocess replaying the logs. Set
+``REFEREE_WEB_BASE_URL`` to run the same tests against a server that is already running instead.
+
+The tests are skipped, with the reason, when ``/usr/bin/chromium`` or the ``playwright`` package is
+missing. Playwright's own browser downloads are never used (no ``playwright install``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "web: browser tests (Playwright driving /usr/bin/chromium)")
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = None
+    if sync_playwright is None:
+        reason = "the playwright package is not installed (pip install -e '.[dev]')"
+    elif not os.path.exists(CHROMIUM):
+        reason = f"{CHROMIUM} is missing (apt-get install chromium)"
+    if reason:
+        skip = pytest.mark.skip(reason=reason)
+        for item in items:
+            if "web" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """``test-artifacts/`` (git-ignored): screenshots for people to look at."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class ConsoleErrors:
+    """Collects console errors and uncaught exceptions of every page it watches."""
+
+    def __init__(self):
+        self.errors: list[str] = []
+        self.expected: list[str] = []
+
+    def expect(self, text: str) -> None:
+        """One console error containing ``text`` is expected: Chromium itself logs every HTTP error
+        response of a fetch ("Failed to load resource: ... status of 422"), also when the page handles it."""
+        self.expected.append(text)
+
+    def _console(self, page, msg) -> None:
+        if msg.type != "error":
+            return
+        for i, text in enumerate(self.expected):
+            if text in msg.text:
+                del self.expected[i]
+                return
+        self.errors.append(f"{page.url}: {msg.text}")
+
+    def watch(self, page):
+        page.on("console", lambda msg: self._console(page, msg))
+        page.on("pageerror", lambda exc: self.errors.append(f"{page.url}: uncaught {exc}"))
+        return page
+
+    def assert_none(self):
+        assert not self.errors, "console errors:\n" + "\n".join(self.errors)
+
+
+@pytest.fixture
+def console_errors():
+    errors = ConsoleErrors()
+    yield errors
+    if errors.errors:  # shown with a failing test's output
+        print("console errors:", *errors.errors, sep="\n  ")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def web_server(request):
+    """Base URL of a running referee with a real Redis and a real RQ worker."""
+    external = os.environ.get("REFEREE_WEB_BASE_URL")
+    if external:
+        yield external.rstrip("/")
+        return
+    redis_server = request.getfixturevalue("redis_server")
+    yield from _serve(redis_server.url)
+
+
+def _serve(redis_url: str):
+    import redis
+    from werkzeug.serving import make_server
+
+    from referee import create_app
+
+    conn = redis.Redis.from_url(redis_url)
+    conn.flushall()
+    conn.close()
+    env = {**os.environ, "REDIS_URL": redis_url}
+    app = create_app({"REDIS_URL": redis_url, "WEB_POLL_MS": 250, "TESTING": True})
+    port = _free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    worker = subprocess.Popen(_worker_command(redis_url), cwd=REPO, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_for_worker(redis_url, worker)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+def _worker_command(redis_url: str) -> list[str]:
+    rq = shutil.which("rq", path=os.path.dirname(sys.executable)) or shutil.which("rq")
+    base = [rq] if rq else [sys.executable, "-m", "rq.cli"]
+    return [*base, "worker", "--url", redis_url, "--serializer", "rq.serializers.JSONSerializer"]
+
+
+def _wait_for_worker(redis_url: str, worker: subprocess.Popen) -> None:
+    """Until the RQ worker has registered with Redis (or it died)."""
+    import redis
+    from rq import Worker
+
+    conn = redis.Redis.from_url(redis_url)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if worker.poll() is not None:
+            raise RuntimeError(f"the RQ worker exited with {worker.returncode}")
+        if Worker.all(connection=conn):
+            return
+        time.sleep(0.1)
+    raise RuntimeError("the RQ worker did not start within 30 s")

@@ -1,0 +1,105 @@
+"""The page's own crypto against the server's: RFC 8785 bytes from ``jcs.js`` equal ``rfc8785``'s, a
+signature made with WebCrypto Ed25519 by ``keys.js`` verifies with ``referee.signing.verify``, and a
+``referee keygen`` key file imported into the browser signs as the same key.
+
+These need only the pages' static files, so they run against the blueprint alone (no Redis)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from flask import Flask
+from werkzeug.serving import make_server
+
+from referee.canonical import canonical_bytes
+from referee.signing import generate_key, private_key_b64, public_key_b64, verify
+
+pytestmark = pytest.mark.web
+
+TRICKY = [
+    {"b": 1, "a": [True, False, None], "": "empty key"},
+    {"\u20ac": 1, "\r": 2, "\U0001f600": 3, "\u00f6": 4, "A": 5, "a": 6, "10": 7, "9": 8},
+    {"text": "quote \" backslash \\ control \u0001 \u001f tab\t newline\n del \u007f é € 😀 \u2028"},
+    {"nested": {"z": [1, -1, 0, 9007199254740991, -9007199254740991], "y": {"x": {}}}, "list": [[], {}]},
+    "plain string",
+    [1, "two", None],
+]
+
+
+@pytest.fixture(scope="module")
+def pages_only():
+    from referee.web import bp
+
+    app = Flask("pages-only")
+    app.register_blueprint(bp)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def page(browser, pages_only, console_errors):
+    context = browser.new_context()
+    page = console_errors.watch(context.new_page())
+    page.goto(f"{pages_only}/play/keys")
+    yield page
+    context.close()
+    console_errors.assert_none()
+
+
+def test_jcs_js_matches_rfc8785(page):
+    got = page.evaluate(
+        """async (values) => {
+             const { canonicalBytes } = await import('./static/jcs.js');
+             return values.map((v) => Array.from(canonicalBytes(v)));
+           }""", TRICKY)
+    assert [bytes(b) for b in got] == [canonical_bytes(v) for v in TRICKY]
+
+
+def test_jcs_js_refuses_floats(page):
+    message = page.evaluate(
+        """async () => {
+             const { canonicalize } = await import('./static/jcs.js');
+             try { canonicalize({a: 1.5}); return 'accepted'; } catch (e) { return e.message; }
+           }""")
+    assert "not a safe integer" in message
+
+
+def test_signature_made_in_the_browser_verifies_on_the_server(page):
+    envelope = {"v": 1, "ctx": "referee/move", "game": "g_test", "seat": 1, "seq": 17, "prev": "ab" * 32,
+                "move": {"type": "build", "site": "C2", "color": "white", "roof": "C3"}, "at": "2026-11-21T10:00:00Z"}
+    public, sig = page.evaluate(
+        """async (envelope) => {
+             const keys = await import('./static/keys.js');
+             const entry = await keys.generateKey('tester');
+             return [entry.public, await keys.signEnvelope(entry, envelope)];
+           }""", envelope)
+    assert "=" not in public and "=" not in sig
+    assert verify(public, envelope, sig)
+    assert not verify(public, {**envelope, "seq": 18}, sig)
+
+
+def test_a_referee_keygen_key_file_imports_as_the_same_key(page):
+    key = generate_key()
+    envelope = {"v": 1, "ctx": "referee/accept", "game": "g_x", "seat": 0, "seq": 1, "prev": "00" * 32,
+                "entropy": "A" * 43}
+    public, sig, exported = page.evaluate(
+        """async ([text, envelope]) => {
+             const keys = await import('./static/keys.js');
+             const entry = await keys.importKey('from file', text);
+             return [entry.public, await keys.signEnvelope(entry, envelope), keys.exportText(entry)];
+           }""", [private_key_b64(key) + "\n", envelope])
+    assert public == public_key_b64(key)
+    assert verify(public_key_b64(key), envelope, sig)
+    assert exported == private_key_b64(key) + "\n"
+
+
+def test_entropy_is_32_bytes_of_base64url(page):
+    values = page.evaluate(
+        """async () => { const keys = await import('./static/keys.js'); return [keys.entropy(), keys.entropy()]; }""")
+    assert all(len(v) == 43 and "=" not in v for v in values)
+    assert values[0] != values[1]
