@@ -11,11 +11,11 @@ missing. Playwright's own browser downloads are never used (no ``playwright inst
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -102,72 +102,63 @@ def console_errors():
         print("console errors:", *errors.errors, sep="\n  ")
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def web_server(request):
-    """Base URL of a running referee with a real Redis and a real RQ worker."""
+@pytest.fixture(scope="module")
+def web_server(request, tmp_path_factory):
+    """Base URL of a running referee with a real Redis and a real RQ worker (one per test module)."""
     external = os.environ.get("REFEREE_WEB_BASE_URL")
     if external:
         yield external.rstrip("/")
         return
     redis_server = request.getfixturevalue("redis_server")
-    yield from _serve(redis_server.url)
+    yield from _serve(redis_server.url, tmp_path_factory.mktemp("web-var"))
 
 
-def _serve(redis_url: str):
-    import redis
+def _serve(redis_url: str, var: Path):
     from werkzeug.serving import make_server
 
-    from referee import create_app
+    from referee.app import create_app
 
-    conn = redis.Redis.from_url(redis_url)
-    conn.flushall()
-    conn.close()
-    env = {**os.environ, "REDIS_URL": redis_url}
-    app = create_app({"REDIS_URL": redis_url, "WEB_POLL_MS": 250, "TESTING": True})
-    port = _free_port()
-    server = make_server("127.0.0.1", port, app, threaded=True)
+    queue = f"web-{uuid.uuid4().hex[:8]}"  # its own queue: this worker serves only this server's games
+    settings = {"REDIS_URL": redis_url, "REFEREE_VAR": str(var), "REFEREE_QUEUE": queue}
+    app = create_app({**settings, "WEB_POLL_MS": 250, "TESTING": True})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    worker = subprocess.Popen(_worker_command(redis_url), cwd=REPO, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {**os.environ, **settings}
+    worker_log = var / "worker.log"  # a file, not a pipe: a chatty worker must never block on a full pipe
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "worker", "--url", redis_url, "--queue", queue,
+         "--name", f"{queue}-worker"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=worker_log.open("wb"))
     try:
-        _wait_for_worker(redis_url, worker)
-        yield f"http://127.0.0.1:{port}"
+        _wait_for_worker(redis_url, worker, f"{queue}-worker", worker_log)
+        yield f"http://127.0.0.1:{server.server_port}"
     finally:
         worker.terminate()
         try:
             worker.wait(timeout=10)
         except subprocess.TimeoutExpired:
             worker.kill()
+            worker.wait()
         server.shutdown()
         thread.join(timeout=10)
+        app.extensions["referee.store"].close()
 
 
-def _worker_command(redis_url: str) -> list[str]:
-    rq = shutil.which("rq", path=os.path.dirname(sys.executable)) or shutil.which("rq")
-    base = [rq] if rq else [sys.executable, "-m", "rq.cli"]
-    return [*base, "worker", "--url", redis_url, "--serializer", "rq.serializers.JSONSerializer"]
-
-
-def _wait_for_worker(redis_url: str, worker: subprocess.Popen) -> None:
+def _wait_for_worker(redis_url: str, worker: subprocess.Popen, name: str, log: Path) -> None:
     """Until the RQ worker has registered with Redis (or it died)."""
     import redis
     from rq import Worker
 
     conn = redis.Redis.from_url(redis_url)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if worker.poll() is not None:
-            raise RuntimeError(f"the RQ worker exited with {worker.returncode}")
-        if Worker.all(connection=conn):
-            return
-        time.sleep(0.1)
-    raise RuntimeError("the RQ worker did not start within 30 s")
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if worker.poll() is not None:
+                raise RuntimeError(f"the RQ worker exited with {worker.returncode}: {log.read_text()[-2000:]}")
+            if any(w.name == name for w in Worker.all(connection=conn)):
+                return
+            time.sleep(0.1)
+        raise RuntimeError("the RQ worker did not start within 30 s")
+    finally:
+        conn.close()
