@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from towerup_helpers import (
+    EXAMPLE_STARTS,
+    EXAMPLE_TOP,
     RULES,
     build,
     check_invariants,
@@ -22,8 +24,6 @@ from referee.games.randomness import Rng
 
 SEED = bytes(range(32))
 # back side (2 players): B2-B3, B2-B6, B3-B6, B1-B2, B5-B1/B2/B4/B6/E1, A1-A2/A4
-EXAMPLE_TOP = ("c05", "c02", "c01")  # bottoms: white, brown, black
-EXAMPLE_STARTS = [("B2", "white"), ("B6", "brown"), ("A1", "black")]
 
 
 def example_game():

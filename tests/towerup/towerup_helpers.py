@@ -21,6 +21,9 @@ from referee.games.towerup.game import TowerUpGame
 
 RULES = ruleset("towerup")
 CARD_IDS = [card.id for card in RULES.data.cards]
+# the rulebook's worked example on the 2-player side: market bottoms white, brown, black
+EXAMPLE_TOP = ("c05", "c02", "c01")
+EXAMPLE_STARTS = [("B2", "white"), ("B6", "brown"), ("A1", "black")]
 GOLDEN_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "golden"
 GOLDEN_GAMES = {  # players -> (seed hex, options, policy take bias in percent)
     2: ("746f77657275702d676f6c64656e2d32702d3030303030303030303030303031", {"objectives": [1, 5, 9]}, 30),
@@ -69,12 +72,15 @@ def snapshot(game: TowerUpGame) -> str:
     return json.dumps(game.view(), sort_keys=True)
 
 
-def expect_illegal(game: TowerUpGame, move: Any, code: str, rule: str | None = "*",
-                   seat: int | None = None) -> IllegalMove:
-    """Assert ``move`` raises IllegalMove with ``code`` (and ``rule``) and leaves the game unchanged."""
+TO_MOVE: Any = object()
+
+
+def expect_illegal(game: TowerUpGame, move: Any, code: str, rule: str | None = "*", seat: Any = TO_MOVE) -> IllegalMove:
+    """Assert ``move`` by ``seat`` (default: the seat to move) raises IllegalMove with ``code`` (and ``rule``)
+    and leaves the game unchanged."""
     before = snapshot(game)
     try:
-        game.play(game.to_move() if seat is None else seat, move)  # type: ignore[arg-type]
+        game.play(game.to_move() if seat is TO_MOVE else seat, move)
     except IllegalMove as exc:
         assert exc.code == code, (exc.code, exc.message)
         if rule != "*":

@@ -28,6 +28,7 @@ from .data import (
     SUPPLY_LIMIT,
     WILD,
     WILD_NAME,
+    Side,
     TowerUpData,
 )
 from .objectives import Check, make_check
@@ -88,11 +89,8 @@ class GameConfig:
     ):
         self.data = data
         self.players = players
-        self.side = next(side for side in data.sides.values() if players in side.players)
+        self.side, self.objective_checks, self.star_count_at = _static_tables(data, players, objectives)
         self.objectives = objectives
-        self.objective_checks: tuple[Check, ...] = tuple(
-            make_check(data.objectives[number], self.side) for number in objectives
-        )
         self.start_mode = start_mode
         self.extra_start_floors = extra_start_floors
         self.seed = seed
@@ -101,9 +99,24 @@ class GameConfig:
         self.options = options
         self.track_values = data.track_values
         self.last_column = len(data.track_values) - 1
-        stars = data.track_stars
-        self.star_count_at = tuple(sum(1 for s in stars if s <= pos) for pos in range(len(data.track_values)))
         self.cone_max = data.cone_max
+
+
+_STATIC: dict[tuple[int, int, tuple[int, ...]], tuple[TowerUpData, Side, tuple[Check, ...], tuple[int, ...]]] = {}
+
+
+def _static_tables(data: TowerUpData, players: int, objectives: tuple[int, ...]) -> tuple[
+        Side, tuple[Check, ...], tuple[int, ...]]:
+    """Board side, objective predicates and star counts per column: computed once per data and set-up."""
+    key = (id(data), players, objectives)
+    hit = _STATIC.get(key)
+    if hit is None or hit[0] is not data:
+        side = next(side for side in data.sides.values() if players in side.players)
+        checks = tuple(make_check(data.objectives[number], side) for number in objectives)
+        stars = data.track_stars
+        star_count_at = tuple(sum(1 for s in stars if s <= pos) for pos in range(len(data.track_values)))
+        hit = _STATIC[key] = (data, side, checks, star_count_at)
+    return hit[1], hit[2], hit[3]
 
 
 class TowerUpGame(Game):
@@ -158,7 +171,7 @@ class TowerUpGame(Game):
         game.loco = [0] * (4 * n)
         game.star_mark = [0] * n
         game.presence = [()] * n
-        game.checked = [0] * n
+        game.checked = [0] * (n + 1)  # roofs of each seat at the last objective check; then all roofs placed
         game.achieved = [0] * n
         game.chips = [()] * n
         chips = cfg.data.chips_by_players[n]
@@ -435,7 +448,7 @@ class TowerUpGame(Game):
             if g:
                 box[c] -= g
                 supply[base + c] += g
-        if discard is not None:
+        if discard is not None:  # TU-G10: part of the take
             for c in range(4):
                 d = discard[c]
                 if d:
@@ -458,9 +471,17 @@ class TowerUpGame(Game):
         what is left in the box; if the box holds fewer floors than picks, the player gets what is there.
         """
         box = self.box
+        fixed = card.fixed
+        b0, b1, b2, b3 = box
+        f0, f1, f2, f3 = fixed
+        if f0 <= b0 and f1 <= b1 and f2 <= b2 and f3 <= b3:  # the usual case: no shortage
+            rest = [b0 - f0, b1 - f1, b2 - f2, b3 - f3]
+            picks = card.wild
+            if picks:
+                picks = min(picks, rest[0] + rest[1] + rest[2] + rest[3])
+            return [f0, f1, f2, f3], 0, picks, rest
         gain = [0, 0, 0, 0]
         shortage = 0
-        fixed = card.fixed
         for c in range(4):
             f = fixed[c]
             if f:
@@ -594,10 +615,15 @@ class TowerUpGame(Game):
     def _check_objectives(self) -> None:
         """TU-G9/TU-O1: every player, after every action. Presence only grows, so a player whose roofs did
         not change since the last check cannot have met anything new and is skipped."""
+        checked = self.checked
+        placed = ROOFS_PER_PLAYER * self.cfg.players - sum(self.roofs_left)
+        if checked[-1] == placed:  # no roof placed since the last check: nobody's presence changed
+            return
+        checked[-1] = placed
         presence = self.presence
         for seat in range(self.cfg.players):
             mine = presence[seat]
-            if len(mine) == self.checked[seat]:
+            if len(mine) == checked[seat]:
                 continue
             self.checked[seat] = len(mine)
             for slot, check in enumerate(self.cfg.objective_checks):
