@@ -1,0 +1,111 @@
+"""Fixtures of the service tests: apps on the session's real Redis (see ``tests/conftest.py``), an
+in-process RQ burst worker, and helpers to play games through the API."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import redis as redis_lib
+from rq.serializers import JSONSerializer
+from rq.worker import SimpleWorker
+from svc_helpers import Http
+
+from referee.app import create_app
+from workers import jobs
+
+
+@pytest.fixture
+def make_app(tmp_path, redis_url):
+    """``make_app(**config)``: an app on the test's (flushed) Redis with its own queue and key file."""
+    apps = []
+
+    def make(**overrides):
+        config = {"REDIS_URL": redis_url, "REFEREE_VAR": str(tmp_path / "var"), "TESTING": True,
+                  "REFEREE_QUEUE": f"test-{uuid.uuid4().hex[:8]}", **overrides}
+        app = create_app(config)
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.extensions["referee.store"].close()
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app()
+
+
+@pytest.fixture
+def http(app):
+    return Http(app.test_client())
+
+
+@pytest.fixture
+def store(app):
+    return app.extensions["referee.store"]
+
+
+@pytest.fixture
+def run_worker(app, redis_url):
+    """``run_worker(queue=None)``: an in-process RQ burst worker (RQ's SimpleWorker, JSON serializer) on
+    ``queue`` (default: the ``app`` fixture's queue)."""
+    connection = redis_lib.Redis.from_url(redis_url)
+    jobs._PROJECTORS.clear()
+
+    def run(queue=None) -> bool:
+        worker = SimpleWorker([queue or app.extensions["referee.queue"]], connection=connection,
+                              serializer=JSONSerializer)
+        return worker.work(burst=True, logging_level="WARNING")
+
+    yield run
+    jobs._PROJECTORS.clear()
+    connection.close()
+
+
+REPO = str(Path(__file__).resolve().parents[2])
+
+
+@pytest.fixture
+def spawn_worker(app, redis_url, tmp_path):
+    """``spawn_worker(args=None, env=None)``: a real worker subprocess (default ``referee worker`` on the
+    app's queue); stopped (SIGTERM, then SIGKILL) at the end of the test."""
+    processes = []
+
+    def spawn(args: list[str] | None = None, env: dict[str, str] | None = None) -> subprocess.Popen:
+        command = args or [sys.executable, "-m", "referee.cli", "worker", "--url", redis_url,
+                           "--queue", app.config["REFEREE_QUEUE"]]
+        environment = {**os.environ, "PYTHONPATH": REPO, "REFEREE_RECONCILE_EVERY": "0.5",
+                       "REFEREE_STALE_AFTER": "2", **(env or {})}
+        out = open(tmp_path / f"worker-{len(processes)}.log", "wb")
+        process = subprocess.Popen(command, env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+        processes.append((process, out))
+        return process
+
+    yield spawn
+    for process, out in processes:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        out.close()
+
+
+def wait_until(predicate, timeout: float = 30.0, every: float = 0.05):
+    """Poll ``predicate`` until it returns something truthy (returned) or fail after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"condition not met within {timeout}s")

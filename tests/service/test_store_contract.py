@@ -1,0 +1,225 @@
+"""ONE contract for every log store, run against the in-memory store and the Redis store (real Redis)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import redis as redis_lib
+
+from referee.logchain import GENESIS, first_broken_link, seal
+from referee.store import (
+    DuplicateSubmission,
+    GameExists,
+    GameNotFound,
+    MemoryStore,
+    RedisStore,
+    StaleAppend,
+)
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request):
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    url = request.getfixturevalue("redis_url")
+    redis_store = RedisStore(redis_lib.Redis.from_url(url))
+    yield redis_store
+    redis_store.close()
+
+
+def created(game_id: str = "g_test") -> dict:
+    return seal({"v": 1, "type": "created", "seq": 0, "at": "2026-11-21T10:00:00.000Z", "game": game_id}, GENESIS)
+
+
+def entry(seq: int, prev: str, **payload) -> dict:
+    return seal({"v": 1, "type": "move", "seq": seq, "at": "2026-11-21T10:00:01.000Z", **payload}, prev)
+
+
+def grow(store, game_id: str, count: int) -> list[dict]:
+    """A game with ``count`` entries after ``created``; returns the whole log."""
+    log = [created(game_id)]
+    store.create(game_id, log[0], None)
+    for i in range(count):
+        item = entry(len(log), log[-1]["hash"], n=i)
+        store.append(game_id, item, log[-1]["hash"], signature=f"sig-{i}")
+        log.append(item)
+    return log
+
+
+def test_create_then_read_back_exactly(store):
+    first = created()
+    appended = store.create("g_test", first, b"\x01" * 32)
+    assert appended.position == 0 and appended.head == first["hash"] and appended.pending_set
+    assert store.read_log("g_test") == [first]
+    assert store.tip("g_test") == (1, first["hash"])
+    assert store.exists("g_test")
+    assert store.read_secret("g_test") == b"\x01" * 32
+    assert store.list_games() == ["g_test"]
+
+
+def test_create_twice_is_refused_and_keeps_the_first(store):
+    first = created()
+    store.create("g_test", first, None)
+    with pytest.raises(GameExists):
+        store.create("g_test", created() | {"at": "2027-01-01T00:00:00.000Z"}, b"\x02" * 32)
+    assert store.read_log("g_test") == [first]
+    assert store.read_secret("g_test") is None
+
+
+def test_unknown_game(store):
+    for call in (lambda: store.read_log("g_none"), lambda: store.tip("g_none"),
+                 lambda: store.read_since("g_none", 0), lambda: store.read_log("g_none", 3),
+                 lambda: store.append("g_none", entry(1, GENESIS), GENESIS)):
+        with pytest.raises(GameNotFound):
+            call()
+    assert not store.exists("g_none")
+    assert store.read_secret("g_none") is None
+    assert store.read_projection("g_none") is None
+
+
+def test_ids_that_could_escape_their_hash_tag_are_refused(store):
+    for bad in ("a}b", "a{b", "a:b", "", "x" * 65, "a b"):
+        with pytest.raises((ValueError, GameNotFound)):
+            store.read_log(bad)
+        with pytest.raises(ValueError):
+            store.create(bad, created(bad), None)
+
+
+def test_append_at_the_expected_position_chains(store):
+    log = grow(store, "g_test", 5)
+    assert store.read_log("g_test") == log
+    assert first_broken_link(store.read_log("g_test")) is None
+    assert store.tip("g_test") == (6, log[-1]["hash"])
+
+
+def test_stale_seq_or_prev_writes_nothing(store):
+    log = grow(store, "g_test", 2)
+    stale_seq = entry(2, log[-1]["hash"], n="late")  # seq 2, but the log has 3 entries
+    with pytest.raises(StaleAppend) as caught:
+        store.append("g_test", stale_seq, log[-1]["hash"])
+    assert (caught.value.seq, caught.value.head) == (3, log[-1]["hash"])
+    wrong_prev = entry(3, log[-2]["hash"], n="fork")
+    with pytest.raises(StaleAppend):
+        store.append("g_test", wrong_prev, log[-2]["hash"])
+    assert store.read_log("g_test") == log
+
+
+def test_duplicate_signature_writes_nothing_and_names_the_position(store):
+    log = grow(store, "g_test", 3)  # signatures sig-0, sig-1, sig-2 at positions 1, 2, 3
+    again = entry(4, log[-1]["hash"], n="retry")
+    with pytest.raises(DuplicateSubmission) as caught:
+        store.append("g_test", again, log[-1]["hash"], signature="sig-1")
+    assert caught.value.position == 2
+    assert (caught.value.seq, caught.value.head) == (4, log[-1]["hash"])
+    assert store.find_submission("g_test", "sig-1") == 2
+    assert store.find_submission("g_test", "sig-unknown") is None
+    assert store.read_log("g_test") == log
+
+
+def test_concurrent_appends_at_one_position_exactly_one_wins(store):
+    log = grow(store, "g_test", 1)
+    barrier = threading.Barrier(12)
+    outcomes: list[str] = []
+
+    def submit(i: int) -> None:
+        item = entry(2, log[-1]["hash"], n=f"racer-{i}")
+        barrier.wait()
+        try:
+            store.append("g_test", item, log[-1]["hash"], signature=f"racer-{i}")
+            outcomes.append("ok")
+        except StaleAppend:
+            outcomes.append("stale")
+
+    threads = [threading.Thread(target=submit, args=(i,)) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["ok"] + ["stale"] * 11
+    assert len(store.read_log("g_test")) == 3
+    assert first_broken_link(store.read_log("g_test")) is None
+
+
+def test_paging_and_read_since(store):
+    log = grow(store, "g_test", 9)
+    assert store.read_log("g_test", 3, 4) == log[3:7]
+    assert store.read_log("g_test", 8) == log[8:]
+    assert store.read_log("g_test", 10) == []
+    entries, tip = store.read_since("g_test", 6)
+    assert entries == log[6:] and tip == (10, log[-1]["hash"])
+    entries, tip = store.read_since("g_test", 10)
+    assert entries == [] and tip.seq == 10
+
+
+def test_pending_flag_is_raised_once_per_burst(store):
+    log = [created()]
+    assert store.create("g_test", log[0], None).pending_set
+    assert store.pending_since("g_test") is not None
+    item = entry(1, log[-1]["hash"])
+    assert not store.append("g_test", item, log[-1]["hash"]).pending_set  # still pending since creation
+    log.append(item)
+    store.clear_pending("g_test")
+    assert store.pending_since("g_test") is None
+    item = entry(2, log[-1]["hash"])
+    assert store.append("g_test", item, log[-1]["hash"]).pending_set
+    log.append(item)
+    item = entry(3, log[-1]["hash"])
+    assert not store.append("g_test", item, log[-1]["hash"]).pending_set
+    store.mark_pending("g_test", 1234)
+    assert store.pending_since("g_test") == 1234
+
+
+def test_list_games_newest_first_and_scan(store):
+    for name in ("g_a", "g_b", "g_c"):
+        store.create(name, created(name), None)
+    assert store.list_games() == ["g_c", "g_b", "g_a"]
+    assert store.list_games(1, 1) == ["g_b"]
+    assert store.scan_games() == ["g_a", "g_b", "g_c"]
+
+
+def projection(seq: int, head: str, **extra) -> dict:
+    return {"seq": seq, "head": head, "status": "active", "to_move": 1, "view": {"x": [1, 2]}, "result": None,
+            "version_mismatch": None, "blocked": None, "accepted": [0, 1], "last_verdict": {"seq": seq - 1},
+            "updated_at": "2026-11-21T10:00:00.000Z", **extra}
+
+
+def verdicts(start: int, stop: int) -> list[dict]:
+    return [{"seq": i, "type": "move", "status": "applied"} for i in range(start, stop)]
+
+
+def test_projection_advances_only_from_where_it_is(store):
+    log = grow(store, "g_test", 5)
+    assert store.write_projection("g_test", projection(3, log[2]["hash"]), verdicts(0, 3), 0) == 1
+    stored = store.read_projection("g_test")
+    assert stored == projection(3, log[2]["hash"])
+    assert store.read_verdicts("g_test") == verdicts(0, 3)
+    # a job that started from 0 again (stale) must not overwrite
+    assert store.write_projection("g_test", projection(2, log[1]["hash"]), verdicts(0, 2), 0) == 0
+    assert store.write_projection("g_test", projection(5, log[4]["hash"]), verdicts(1, 5), 1) == -1
+    assert store.read_projection("g_test")["seq"] == 3
+    assert store.write_projection("g_test", projection(6, log[5]["hash"]), verdicts(3, 6), 3) == 1
+    assert store.read_verdicts("g_test") == verdicts(0, 6)
+    assert store.read_verdicts("g_test", 4, 5) == verdicts(4, 5)
+    assert store.read_verdicts("g_test", 6, 7) == []
+    full = store.read_projection("g_test", with_verdicts=True)
+    assert full["verdicts"] == verdicts(0, 6) and full["seq"] == 6
+
+
+def test_projection_replace_rebuilds_from_scratch(store):
+    log = grow(store, "g_test", 3)
+    store.write_projection("g_test", projection(2, log[1]["hash"]), verdicts(0, 2), 0)
+    assert store.write_projection("g_test", projection(4, log[3]["hash"], status="finished"), verdicts(0, 4), 0,
+                                  replace=True) == 1
+    stored = store.read_projection("g_test", with_verdicts=True)
+    assert stored["status"] == "finished" and stored["verdicts"] == verdicts(0, 4)
+
+
+def test_lagging_games(store):
+    log = grow(store, "g_test", 2)
+    grow(store, "g_other", 0)
+    lagging = {game: (length, seq) for game, length, seq, _pending in store.lagging_games()}
+    assert lagging == {"g_test": (3, 0), "g_other": (1, 0)}
+    store.write_projection("g_test", projection(3, log[-1]["hash"]), verdicts(0, 3), 0)
+    assert [game for game, *_ in store.lagging_games()] == ["g_other"]

@@ -1,0 +1,225 @@
+"""Replay workers: one job per burst, a real ``rq worker`` subprocess, a worker SIGKILLed in the middle
+of a job, the reconciler, the referee's own entries appended by the worker, and ``referee rebuild``."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import wait_until
+from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed
+
+from referee.cli import main as cli
+from referee.games_service import fold, projection_of
+from referee.games_service.entries import make_entry
+from referee.store import keys
+from workers.projector import DELAY_ENV, Projector
+from workers.queue import replay_queue
+from workers.reconciler import reconcile_once
+
+
+def assert_projection_is_the_fold(store, game_id):
+    stored = store.read_projection(game_id, with_verdicts=True)
+    fresh = fold(store, game_id)
+    expected = projection_of(fresh)
+    assert stored is not None
+    for name in ("seq", "head", "status", "to_move", "view", "result", "accepted", "last_verdict"):
+        assert stored[name] == expected[name], name
+    assert stored["verdicts"] == [v.to_dict() for v in fresh.verdicts]
+    return stored
+
+
+def test_a_burst_of_appends_costs_one_job(http, app, store, run_worker):
+    queue = app.extensions["referee.queue"]
+    game = create_game(http, "fivetowers", 3)
+    accept_all(http, game)
+    rng = random.Random(1)
+    for _ in range(6):
+        _status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+        seat = legal["to_move"]
+        envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], rng.choice(legal["moves"]))
+        assert http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], envelope))[0] == 202
+    assert store.tip(game.game_id).seq == 11  # created, 3 accepted, started, 6 moves
+    assert queue.count == 1  # the creation raised the pending flag; nothing ran since
+    run_worker()
+    assert queue.count == 0
+    assert_projection_is_the_fold(store, game.game_id)
+    _status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+    seat = legal["to_move"]
+    envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], legal["moves"][0])
+    assert http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], envelope))[0] == 202
+    assert queue.count == 1
+    run_worker()
+    assert store.read_projection(game.game_id)["seq"] == 12
+
+
+def test_real_rq_worker_subprocess_serves_wait(http, app, store, spawn_worker, redis_url):
+    """The stock ``rq worker`` command (SimpleWorker, JSON serializer, scheduler) runs our jobs, and
+    ``?wait`` returns its verdicts."""
+    rq = str(Path(sys.executable).parent / "rq")
+    spawn_worker([rq, "worker", "--url", redis_url, "--serializer", "rq.serializers.JSONSerializer",
+                  "--worker-class", "rq.worker.SimpleWorker", "--with-scheduler", app.config["REFEREE_QUEUE"]])
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    rng = random.Random(7)
+    verdicts = []
+    for _ in range(20):
+        status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+        seat = legal["to_move"]
+        envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], rng.choice(legal["moves"]))
+        status, receipt = http.post(f"/games/{game.game_id}/moves?wait=20", signed(game.keys[seat], envelope))
+        assert status == 200, receipt
+        verdicts.append(receipt["verdict"])
+    assert all(v["status"] == "applied" and v["type"] == "move" for v in verdicts)
+    assert [v["seq"] for v in verdicts] == list(range(4, 24))  # after created, 2 accepted, started
+    assert_projection_is_the_fold(store, game.game_id)
+
+
+def test_worker_killed_mid_job_loses_nothing(make_app, spawn_worker, redis_url):
+    """A whole game is logged with no worker running; a worker that folds slowly (test-only delay) is
+    SIGKILLed in the middle of the job; a new worker finishes the projection from the log."""
+    app = make_app()
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    play_random(http, game, random.Random(3))
+    length = store.tip(game.game_id).seq
+    assert store.read_projection(game.game_id) is None and store.pending_since(game.game_id) is not None
+
+    slow = spawn_worker(env={DELAY_ENV: "0.05"})
+    wait_until(lambda: store.pending_since(game.game_id) is None, timeout=30)  # the job has begun
+    time.sleep(0.5)  # ~10 of the ~90 entries folded (0.05 s each)
+    assert slow.poll() is None
+    os.kill(slow.pid, signal.SIGKILL)
+    slow.wait(10)
+    assert slow.returncode == -signal.SIGKILL
+    projection = store.read_projection(game.game_id)
+    assert projection is None or projection["seq"] < length  # killed before it could finish
+
+    spawn_worker()  # a fresh worker: its reconciler finds the lagging game and replays it
+    wait_until(lambda: (store.read_projection(game.game_id) or {}).get("seq") == length, timeout=30)
+    stored = assert_projection_is_the_fold(store, game.game_id)
+    assert stored["status"] == "finished"
+
+
+def test_reconciler_queues_games_whose_job_was_lost(make_app, run_worker):
+    """An append whose enqueue never happened (dispatch off: as if the web process died right after
+    appending) is picked up by the reconciler once its pending flag is stale."""
+    app = make_app(REFEREE_DISPATCH="none")
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = create_game(http, "towerup", 2)
+    accept_all(http, game)
+    queue = replay_queue(store.redis, "reconcile-test")
+    assert reconcile_once(store, queue, stale_after=60) == []  # the flag is fresh: a job may be on its way
+    assert reconcile_once(store, queue, stale_after=0) == [game.game_id]
+    assert reconcile_once(store, queue, stale_after=60) == []  # it just marked the game pending again
+    assert queue.count == 1
+    run_worker(queue)
+    assert_projection_is_the_fold(store, game.game_id)
+    assert reconcile_once(store, queue, stale_after=0) == []
+
+
+def test_reads_fold_in_the_web_process_while_the_projection_lags(make_app):
+    app = make_app(REFEREE_DISPATCH="none")
+    http = Http(app.test_client())
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    status, state = http.get(f"/games/{game.game_id}")
+    assert status == 200 and state["projection"] == "web" and state["status"] == "active"
+    assert state["seq"] == 4 and state["state"]["phase"] == "bidding"
+
+
+def test_worker_appends_the_referees_entries_the_web_process_did_not(make_app):
+    """The web process died after logging the last acceptance but before ``started``, and after the
+    final move but before ``revealed``: the replay job appends both."""
+    app = make_app(REFEREE_DISPATCH="none")
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    entries = store.read_log(game.game_id)
+    assert entries[-1]["type"] == "started"
+    # rebuild the same situation by hand in a second game: acceptances appended straight to the store
+    other = create_game(http, "fivetowers", 2, keys=game.keys)
+    head = store.tip(other.game_id).head
+    for seat, key in enumerate(other.keys):
+        envelope = {"v": 1, "ctx": "referee/accept", "game": other.game_id, "seat": seat, "seq": 1 + seat,
+                    "prev": head, "entropy": "A" * 43}
+        entry = make_entry("accepted", 1 + seat, head, seat=seat, submission=signed(key, envelope))
+        store.append(other.game_id, entry, head)
+        head = entry["hash"]
+    assert store.tip(other.game_id).seq == 3
+    Projector(store).catch_up(other.game_id)
+    assert store.read_log(other.game_id)[-1]["type"] == "started"
+    assert store.read_projection(other.game_id)["status"] == "active"
+    # play to one move before the end through the API, then log the final move behind the service's back
+    replayer = fold(store, other.game_id)
+    rng = random.Random(5)
+    while True:
+        game_copy = replayer.game.copy()
+        seat = game_copy.to_move()
+        move = rng.choice(game_copy.legal_moves())
+        game_copy.play(seat, move)
+        envelope = move_envelope(other.game_id, seat, replayer.seq, replayer.head, move)
+        if game_copy.is_over():
+            submission = signed(other.keys[seat], envelope)
+            entry = make_entry("move", replayer.seq, replayer.head, seat=seat, submission=submission)
+            store.append(other.game_id, entry, replayer.head)
+            break
+        assert http.post(f"/games/{other.game_id}/moves", signed(other.keys[seat], envelope))[0] == 202
+        replayer = fold(store, other.game_id)
+    assert store.read_log(other.game_id)[-1]["type"] == "move"
+    Projector(store).catch_up(other.game_id)
+    last = store.read_log(other.game_id)[-1]
+    assert last["type"] == "revealed" and last["reason"] == "finished"
+    assert store.read_projection(other.game_id)["status"] == "finished"
+    assert_projection_is_the_fold(store, other.game_id)
+
+
+def test_rebuild_from_scratch(make_app, redis_url, run_worker):
+    app = make_app()
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    games = []
+    for ruleset_name in ("fivetowers", "towerup"):
+        game = create_game(http, ruleset_name, 2)
+        accept_all(http, game)
+        play_random(http, game, random.Random(ruleset_name), max_moves=15)
+        games.append(game.game_id)
+    run_worker(app.extensions["referee.queue"])
+    before = {g: store.read_projection(g, with_verdicts=True) for g in games}
+    # wreck the projections, and drop one game from the index
+    for g in games:
+        store.redis.delete(keys.game_keys(g).projection, keys.game_keys(g).verdicts)
+    store.redis.zrem(keys.GAMES_INDEX, games[1])
+    runner = CliRunner()
+    result = runner.invoke(cli, ["rebuild", games[0], "--url", redis_url])
+    assert result.exit_code == 0, result.output
+    assert store.read_projection(games[1]) is None
+    result = runner.invoke(cli, ["rebuild", "--all", "--url", redis_url])
+    assert result.exit_code == 0, result.output
+    assert games[1] in store.list_games()
+    for g in games:
+        after = store.read_projection(g, with_verdicts=True)
+        for name in ("seq", "head", "status", "to_move", "view", "verdicts"):
+            assert after[name] == before[g][name]
+    result = runner.invoke(cli, ["rebuild", "g_nosuchgame", "--url", redis_url])
+    assert result.exit_code == 1 and "no such game" in result.output
+
+
+@pytest.mark.parametrize("worker_class", ["fork"])
+def test_forking_worker_class_folds_from_scratch_correctly(make_app, spawn_worker, redis_url, worker_class):
+    app = make_app()
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    spawn_worker([sys.executable, "-m", "referee.cli", "worker", "--url", redis_url, "--queue",
+                  app.config["REFEREE_QUEUE"], "--worker-class", worker_class])
+    game = create_game(http, "towerup", 2)
+    accept_all(http, game)
+    play_random(http, game, random.Random(11), max_moves=10, wait=20)
+    length = store.tip(game.game_id).seq
+    wait_until(lambda: (store.read_projection(game.game_id) or {}).get("seq") == length)
+    assert_projection_is_the_fold(store, game.game_id)
