@@ -14,6 +14,7 @@ last one counts its visible roofs for the cone.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -207,14 +208,15 @@ class TowerUpGame(Game):
         can take it; the site is ``choice`` among the sites that can take the colour, in data order.
         """
         rng = Rng(self.cfg.seed, "start-floors")  # type: ignore[arg-type]
+        sites = range(len(self.color))
         for code in self.start_pending:
+            if not any(self._start_site_ok(s, c) for s in sites for c in ((0, 1, 2, 3) if code == WILD else (code,))):
+                raise ValueError("start_floors: no site can take a random start floor")
             while True:
                 c = rng.below(4) if code == WILD else code
-                candidates = [s for s in range(len(self.color)) if self._start_site_ok(s, c)]
+                candidates = [s for s in sites if self._start_site_ok(s, c)]
                 if candidates:
                     break
-                if code != WILD:
-                    raise ValueError("start_floors: no site can take a random start floor")
             site = rng.choice(candidates)
             self.color[site] = c
             self.height[site] = 1
@@ -813,6 +815,8 @@ class TowerUpGame(Game):
         return {
             "ruleset": "towerup",
             "players": cfg.players,
+            "options": copy.deepcopy(cfg.options),
+            "recorded": cfg.recorded,
             "board_side": side.name,
             "phase": _PHASE_NAMES[self.phase],
             "to_move": self.to_move(),
