@@ -1,4 +1,4 @@
-"""Extra turns: TU-X1, TU-X2, TU-X3, TU-G5."""
+"""Extra turns: TU-X1, TU-X2, TU-X3, TU-G5; the end of a track (TU-C4)."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_TU_G5_one_extra_turn_per_action_and_used_columns_stay_used():
     assert game.to_move() == 1
 
 
-def test_TU_G5_locomotive_at_the_end_of_its_track_moves_no_more():
+def test_TU_C4_locomotive_at_the_end_of_its_track_moves_no_more():
     game = recorded_game(2, TOP, starts=STARTS)
     last = len(game.cfg.track_values) - 1
     construct_locomotives(game, 0, {"black": 0, "grey": 0, "white": 0, "brown": last})

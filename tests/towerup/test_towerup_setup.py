@@ -6,6 +6,7 @@ import pytest
 from towerup_helpers import (
     CARD_IDS,
     RULES,
+    assert_json_safe,
     check_invariants,
     deck,
     expect_illegal,
@@ -27,6 +28,14 @@ def test_ruleset_identity_and_player_range():
     assert rules.name == "towerup"
     assert rules.min_players == 2 and rules.max_players == 4
     assert len(rules.version) == 16 and int(rules.version, 16) >= 0
+
+
+def test_components_are_json_safe_and_a_fresh_copy():
+    comps = RULES.components()
+    assert_json_safe(comps)
+    comps["cards"]["cards"].clear()
+    assert len(RULES.components()["cards"]["cards"]) == 44
+    assert_json_safe(RULES.options_schema())
 
 
 def test_TU_C1_board_sides_districts_and_roads():
