@@ -1,0 +1,104 @@
+"""The ``referee`` command: playing from a terminal against a live server, and ``referee serve``
+(embedded Redis + worker + gunicorn) started and stopped like a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+import requests
+from click.testing import CliRunner
+from conftest import REPO, wait_until
+from werkzeug.serving import make_server
+
+from referee.cli import main as cli
+from referee.embedded_redis import free_port
+
+
+@pytest.fixture
+def server(app):
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    thread.join(10)
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.output
+
+
+def test_keygen_create_accept_move(server, tmp_path, store):
+    keys = {}
+    for name in ("alice", "bob"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        assert code == 0
+        keys[name] = out.strip()
+        assert oct((tmp_path / f"{name}.key").stat().st_mode & 0o777) == "0o600"
+    code, out = run("keygen", "--out", str(tmp_path / "alice.key"))
+    assert code != 0 and "not overwriting" in out
+    code, out = run("create", "fivetowers", "--seat", f"alice={keys['alice']}", "--seat", f"bob={keys['bob']}",
+                    "--server", server)
+    assert code == 0, out
+    game_id = json.loads(out)["game"]
+    for name in ("bob", "alice"):
+        code, out = run("accept", game_id, "--key", str(tmp_path / f"{name}.key"), "--server", server)
+        assert code == 0, out
+    assert json.loads(out)["status"] == "active"
+    code, out = run("legal-moves", game_id, "--server", server)
+    legal = json.loads(out)
+    assert code == 0 and legal["to_move"] == 0
+    code, out = run("move", game_id, '{"type": "bid", "amount": 1}', "--key", str(tmp_path / "alice.key"),
+                    "--wait", "0", "--server", server)
+    assert code == 0, out
+    assert json.loads(out)["position"] == 4
+    code, out = run("move", game_id, '{"type": "bid", "amount": 99}', "--key", str(tmp_path / "bob.key"),
+                    "--wait", "0", "--server", server)
+    assert code == 1 and json.loads(out)["error"]["rule"] == "FT-R1"
+    assert [e["type"] for e in store.read_log(game_id)] == ["created", "accepted", "accepted", "started", "move"]
+
+
+def test_reconcile_command(redis_url):
+    code, out = run("reconcile", "--url", redis_url, "--queue", "cli-test")
+    assert code == 0 and "queued 0 replay(s)" in out
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_serve_starts_everything_and_stops_on_ctrl_c(tmp_path):
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    env.update(PYTHONPATH=REPO, REFEREE_VAR=str(tmp_path / "var"))
+    out = open(tmp_path / "serve.log", "w+")
+    process = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", str(port)], cwd=REPO,
+                               env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        wait_until(lambda: "referee serving on" in (tmp_path / "serve.log").read_text(), timeout=60, every=0.2)
+        health = requests.get(f"http://127.0.0.1:{port}/health", timeout=5).json()
+        assert health["durability"] == {"appendonly": "yes", "appendfsync": "always"}
+        log = (tmp_path / "serve.log").read_text()
+        redis_port = int(log.split("embedded Redis on redis://127.0.0.1:")[1].split("/")[0])
+        assert (tmp_path / "var" / "redis").is_dir() and (tmp_path / "var" / "referee-key").exists()
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole process group
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        out.close()
+    assert "referee stopped" in (tmp_path / "serve.log").read_text()
+    time.sleep(0.5)
+    assert not _port_open(port) and not _port_open(redis_port)
