@@ -8,6 +8,7 @@ import pty
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -149,16 +150,32 @@ def test_progress_waits_for_the_delay():
     assert "".join(lines) == "verify: replay 5/10 entries (50%)\nverify: replay 10/10 entries (100%)\n"
 
 
-def test_progress_bar_on_a_terminal(bundle_file, make_bundle):
+#: Run in the child: the bundle is made there too, so that the engine version it pins is the one the child
+#: has installed even while engine files change under a running test session.
+_CHILD = """
+import sys
+sys.path.insert(0, {here!r})
+from gamelogs import make_game_log
+from referee.bundle import build_bundle
+from referee.signing import generate_key
+import json
+with open({path!r}, "w") as out:
+    json.dump(build_bundle(make_game_log("towerup", 4, seed=7).entries, generate_key()), out)
+from referee.verify_cli import main
+main(["verify", {path!r}, "--progress-after", "0"])
+"""
+
+
+def test_progress_bar_on_a_terminal(tmp_path):
     """On a real terminal (a pty) the default is a click progress bar on stderr, once past the delay."""
-    path = bundle_file(make_bundle("towerup", 4))
+    path = str(tmp_path / "bundle.json")
+    child = _CHILD.format(here=str(Path(__file__).resolve().parent), path=path)
     leader, follower = pty.openpty()
     env = {**os.environ, "COLUMNS": "100", "REDIS_URL": "redis://127.0.0.1:1/0"}  # offline: no Redis needed
-    proc = subprocess.run([sys.executable, "-m", "referee.verify_cli", "verify", path, "--progress-after", "0"],
-                          stdout=subprocess.PIPE, stderr=follower, env=env, timeout=60, check=False)
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, stderr=follower, env=env)
     os.close(follower)
     chunks = []
-    while True:
+    while True:  # read the terminal while the child writes, so that it never blocks on a full pty
         try:
             chunk = os.read(leader, 4096)
         except OSError:
@@ -166,11 +183,12 @@ def test_progress_bar_on_a_terminal(bundle_file, make_bundle):
         if not chunk:
             break
         chunks.append(chunk)
+    stdout = proc.communicate(timeout=60)[0].decode()
     os.close(leader)
     terminal = b"".join(chunks).decode()
-    assert proc.returncode == 0, proc.stdout
+    assert proc.returncode == 0, stdout + terminal
     assert "verify: replay" in terminal and "[####" in terminal
-    assert proc.stdout.decode().splitlines()[-1] == "VERIFIED: every check passed."
+    assert stdout.splitlines()[-1] == "VERIFIED: every check passed."
 
 
 def test_forged_result_reported_with_its_path(bundle_file, make_bundle, referee_key):
