@@ -185,7 +185,7 @@ def sequential_singles(game, move):
     return twin
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)  # examples: the conftest profile (60 by default)
 @given(data=st.data(), players=st.sampled_from([2, 3, 4]), n=st.integers(0, 10_000), steps=st.integers(0, 150),
        take_bias=st.sampled_from([0, 60, 95]))
 def test_moves_not_listed_are_illegal_and_change_nothing(data, players, n, steps, take_bias):
