@@ -155,6 +155,12 @@ def _store_from_app() -> Any:
     return store
 
 
+class StoreUnreachable(click.ClickException):
+    """The store (Redis at ``REDIS_URL``) cannot be read: exit status 3, apart from 1 (games would change)."""
+
+    exit_code = 3
+
+
 class _GameProgress:
     """``shadow-replay: 40/200 games`` on stderr, at most every 5 % (and only for more than a few games)."""
 
@@ -184,19 +190,14 @@ def shadow_replay_command(ctx: click.Context, *, game_ids: tuple[str, ...], save
                           baseline_file: IO[bytes] | None, as_json: bool, quiet: bool) -> None:
     """Re-run every stored game with the installed engine and list the games whose state or result would
     change (compared with the stored projections, or a saved --baseline). Run it before deploying a rules
-    change. Exit status: 0 nothing would change, 1 some game would change or could not be compared.
+    change. Exit status: 0 nothing would change, 1 some game would change or could not be compared,
+    2 usage error (e.g. an unknown --game), 3 the store cannot be read.
     """
-    from .shadow import shadow_replay, snapshot  # noqa: PLC0415 - keeps `referee verify` import-light
+    from redis.exceptions import RedisError  # noqa: PLC0415
 
-    store = (ctx.obj or {}).get("store") if isinstance(ctx.obj, dict) else None
-    store = store if store is not None else _store_from_app()
-    ids = list(game_ids) or None
-    progress = _GameProgress(quiet)
-    if save_file is not None:
-        outcomes = snapshot(store, game_ids=ids, progress=progress)
-        json.dump(outcomes, save_file, ensure_ascii=False)
-        click.echo(f"saved the outcomes of {len(outcomes)} games with the installed engines")
-        return
+    from .shadow import shadow_replay, snapshot  # noqa: PLC0415 - keeps `referee verify` import-light
+    from .store import GameNotFound, StoreError  # noqa: PLC0415
+
     baseline = None
     if baseline_file is not None:
         try:
@@ -205,7 +206,21 @@ def shadow_replay_command(ctx: click.Context, *, game_ids: tuple[str, ...], save
             raise click.ClickException(f"the baseline file is not JSON: {exc}") from exc
         if not isinstance(baseline, dict):
             raise click.ClickException("the baseline file must map game ids to outcomes (made by --save)")
-    report = shadow_replay(store, game_ids=ids, baseline=baseline, progress=progress)
+    ids = list(game_ids) or None
+    progress = _GameProgress(quiet)
+    try:
+        store = (ctx.obj or {}).get("store") if isinstance(ctx.obj, dict) else None
+        store = store if store is not None else _store_from_app()
+        if save_file is not None:
+            outcomes = snapshot(store, game_ids=ids, progress=progress)
+            json.dump(outcomes, save_file, ensure_ascii=False)
+            click.echo(f"saved the outcomes of {len(outcomes)} games with the installed engines")
+            return
+        report = shadow_replay(store, game_ids=ids, baseline=baseline, progress=progress)
+    except GameNotFound as exc:
+        raise click.BadParameter(str(exc), param_hint="--game") from exc
+    except (RedisError, StoreError) as exc:
+        raise StoreUnreachable(f"cannot read the game store: {exc}") from exc
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -184,3 +184,12 @@ def test_the_command(store_and_logs, monkeypatch, tmp_path):
     assert machine.exit_code == 1 and json.loads(machine.stdout)["changed"] == expected
     one = runner.invoke(shadow_replay_command, ["--json", "--game", expected[0]], obj={"store": store})
     assert json.loads(one.stdout)["games"] == 1
+
+
+def test_the_command_says_clearly_when_the_store_cannot_be_read_or_a_game_is_unknown(store_and_logs):
+    unreachable = RedisStore.from_url("redis://127.0.0.1:1/0")
+    result = CliRunner().invoke(shadow_replay_command, [], obj={"store": unreachable})
+    assert result.exit_code == 3 and "Error: cannot read the game store: " in result.stderr
+    store, _ = store_and_logs
+    unknown = CliRunner().invoke(shadow_replay_command, ["--game", "g_nope"], obj={"store": store})
+    assert unknown.exit_code == 2 and "Invalid value for --game: no game 'g_nope'" in unknown.stderr
