@@ -39,6 +39,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
@@ -71,7 +72,7 @@ def recorded_game_seed(game_id: str) -> bytes:
 class Rng:
     """Deterministic random stream for one purpose of one game (see the module docstring)."""
 
-    __slots__ = ("_buffer", "_counter", "_prefix")
+    __slots__ = ("_buffer", "_counter", "_prefix_hash")
 
     def __init__(self, seed: bytes, label: str):
         if len(seed) != 32:
@@ -79,16 +80,18 @@ class Rng:
         encoded = label.encode("utf-8")
         if len(encoded) > 0xFFFF:
             raise ValueError("label too long")
-        self._prefix = RNG_DOMAIN + b"\x00" + seed + len(encoded).to_bytes(2, "big") + encoded
+        self._prefix_hash = hashlib.sha256(RNG_DOMAIN + b"\x00" + seed + len(encoded).to_bytes(2, "big") + encoded)
         self._counter = 0
-        self._buffer = b""
+        self._buffer: list[int] = []
 
     def _next_u64(self) -> int:
         if not self._buffer:
-            self._buffer = hashlib.sha256(self._prefix + self._counter.to_bytes(8, "big")).digest()
+            block = self._prefix_hash.copy()
+            block.update(self._counter.to_bytes(8, "big"))
             self._counter += 1
-        value, self._buffer = int.from_bytes(self._buffer[:8], "big"), self._buffer[8:]
-        return value
+            # reversed, so that pop() yields the block's four integers in order
+            self._buffer = list(reversed(struct.unpack(">4Q", block.digest())))
+        return self._buffer.pop()
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``."""
