@@ -13,6 +13,9 @@ from typing import Any
 import rfc8785
 
 MAX_SAFE_INTEGER = 2**53 - 1
+#: Deepest nesting of objects and arrays accepted (real moves, logs and bundles are under 10 levels deep);
+#: deeper input is refused instead of exhausting Python's recursion limit in a parser or serialiser.
+MAX_DEPTH = 64
 
 
 class StrictJSONError(ValueError):
@@ -60,6 +63,8 @@ def parse_strict(data: bytes | str) -> Any:
         value = json.loads(data, object_pairs_hook=_pairs, parse_float=_Float, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise StrictJSONError([{"path": "$", "problem": f"not valid JSON: {exc}"}]) from exc
+    except RecursionError as exc:
+        raise StrictJSONError([{"path": "$", "problem": f"nested deeper than {MAX_DEPTH} levels"}]) from exc
     problems: list[dict[str, str]] = []
     _check(value, "$", problems)
     if problems:
@@ -67,15 +72,18 @@ def parse_strict(data: bytes | str) -> Any:
     return value
 
 
-def _check(value: Any, path: str, problems: list[dict[str, str]]) -> None:
+def _check(value: Any, path: str, problems: list[dict[str, str]], depth: int = 0) -> None:
+    if isinstance(value, dict | list) and depth >= MAX_DEPTH:
+        problems.append({"path": path, "problem": f"nested deeper than {MAX_DEPTH} levels"})
+        return
     if isinstance(value, dict):
         for key in value.pop("\x00duplicates", []):
             problems.append({"path": path, "problem": f"duplicate key {key!r}"})
         for key, item in value.items():
-            _check(item, f"{path}.{key}", problems)
+            _check(item, f"{path}.{key}", problems, depth + 1)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            _check(item, f"{path}[{i}]", problems)
+            _check(item, f"{path}[{i}]", problems, depth + 1)
     elif isinstance(value, _Float):
         problems.append({"path": path, "problem": "floats are not allowed"})
     elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:

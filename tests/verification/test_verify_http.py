@@ -170,6 +170,8 @@ def test_default_bundle_limit_is_a_few_megabytes(client):
     (b'{"format": "referee-bundle/1", "a": 1, "a": 2}', "duplicate key 'a'"),
     (b"[1, 2, 3]", "this is not a referee bundle"),
     (b'{"hello": "world"}', "this is not a referee bundle"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested deeper than 64 levels"),  # once a RecursionError, a 500
+    (b'{"format": "referee-bundle/1", "log": ' + b"[" * 500 + b"]" * 500 + b"}", "nested deeper than 64 levels"),
 ])
 def test_junk_is_400_with_a_clear_error(client, body, problem):
     response = client.post("/verify", data=body, content_type="application/json")
