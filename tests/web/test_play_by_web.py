@@ -129,6 +129,7 @@ def play_to_the_end(pages, console_errors, rng: random.Random, case: dict, scree
             page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
         if moves == case["screenshot_at"]:
             page.screenshot(path=screenshot, full_page=True)
+            page.locator("#board svg > g").first.screenshot(path=screenshot.replace(".png", "-detail.png"))
         choose_and_submit(page, rng)
         page.wait_for_function("seq => Number(document.querySelector('#game').dataset.seq) > seq", arg=seq,
                                timeout=STEP_MS)

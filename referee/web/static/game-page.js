@@ -184,6 +184,8 @@ async function accept(seat) {
   busy = true;
   try {
     try {
+      // Sign for the log's current position, not the one this page last drew.
+      game = normGame(await api.game(gameId));
       await api.accept(gameId, await submit(acceptance(seat)));
     } catch (err) {
       // Another seat accepted first, so the log moved on: an acceptance means the same at any position,

@@ -13,7 +13,7 @@ function seatName(game, seat) {
 function turnText(game) {
   if (game.status === "finished") return "—";
   if (game.status === "waiting") {
-    const accepted = new Set(game.accepted || []);
+    const accepted = new Set(game.accepted || (game.seats || []).map((x, i) => (x.accepted ? i : -1)));
     const waiting = (game.seats || []).map((_, i) => i).filter((i) => !accepted.has(i));
     return waiting.length ? `acceptance of ${waiting.map((i) => seatName(game, i)).join(", ")}` : "starting";
   }

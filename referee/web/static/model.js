@@ -23,7 +23,9 @@ export function normGame(g) {
     head: g.head,
     state: g.state ?? g.view ?? g.public_state ?? null,
     seats: g.seats ?? [],
-    accepted: Array.isArray(g.accepted) ? g.accepted : null,
+    accepted: Array.isArray(g.accepted) ? g.accepted
+      : Array.isArray(g.seats) && g.seats.length && g.seats.every((x) => typeof x.accepted === "boolean")
+        ? g.seats.map((x, i) => (x.accepted ? i : -1)).filter((i) => i >= 0) : null,
     verdict: g.last_verdict ?? g.verdict ?? null,
   };
 }

@@ -1,5 +1,5 @@
 import { api } from "./api.js";
-import { generateKey, listKeys } from "./keys.js";
+import { entropy, generateKey, listKeys, signEnvelope } from "./keys.js";
 import { clearErrors, el, showError } from "./ui.js";
 
 const WEB = document.body.dataset.web || "/play/";
@@ -151,6 +151,7 @@ async function init() {
   if (rulesets.length) chooseRuleset(rulesets[0].name);
 }
 
+document.getElementById("organiser").append(...listKeys().map((k) => el("option", { value: k.public }, k.name)));
 document.getElementById("add-seat").addEventListener("click", addSeat);
 document.getElementById("remove-seat").addEventListener("click", () => {
   if (seatsList.children.length > limits().min) seatsList.lastElementChild.remove();
@@ -180,7 +181,14 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
   }
   status.textContent = "Creating…";
   try {
-    const created = await api.create({ ruleset: current.name, seats, options });
+    const body = { ruleset: current.name, seats, options };
+    const organiser = listKeys().find((k) => k.public === document.getElementById("organiser").value);
+    if (organiser) {
+      // The organiser signs {v: 1, ctx: "referee/create", ...body}; the nonce keeps two equal requests apart.
+      body.nonce = entropy();
+      body.organiser = { key: organiser.public, sig: await signEnvelope(organiser, { v: 1, ctx: "referee/create", ...body }) };
+    }
+    const created = await api.create(body);
     const id = created.id || created.game;
     status.textContent = `Created ${id}.`;
     window.location.assign(`${WEB}games/${encodeURIComponent(id)}`);

@@ -90,7 +90,7 @@ export function lineChart({ title, series, seats, xLabel = "log entry", yLabel =
   for (const e of ends) {
     const y = Math.max(e.y, lastY + 14);
     lastY = y;
-    svg.append(s("text", { x: width - pad.right + 6, y: y + 4, fill: e.colour, class: "series-label", text: e.text }));
+    svg.append(s("text", { x: width - pad.right + 6, y: y + 4, style: `fill: ${e.colour}`, class: "series-label", text: e.text }));
   }
   return svg;
 }

@@ -45,7 +45,7 @@ function floorTile(c, x, y, w, h, extra = {}) {
   return s("g", { class: "floor", dataset: { color: c }, ...extra },
     s("rect", { x, y, width: w, height: h, fill: floorFill(c), stroke: "#333", "stroke-width": 0.8 }),
     h >= 8 ? s("text", { x: x + w / 2, y: y + h / 2 + Math.min(h, 12) * 0.35, "text-anchor": "middle", class: "floor-letter",
-      fill: f.text, "font-size": Math.min(h - 1, 12), text: f.letter }) : null);
+      style: `fill: ${f.text}; font-size: ${Math.min(h - 1, 12)}px`, text: f.letter }) : null);
 }
 
 function roofShape(owner, x, y, w, h, extraClass = "") {
@@ -97,7 +97,7 @@ export function cardText(components, id) {
 }
 
 const SCALE = 1.35;
-const SITE = 34;
+const SITE = 40;
 
 export function renderBoard(container, { components, view, seats, picker, mySeats = [] }) {
   const side = sideOf(components, view);
@@ -158,10 +158,10 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     g.append(s("rect", { x: x - SITE / 2, y: y - SITE / 2, width: SITE, height: SITE, rx: 3, class: "site-square" }));
     if (b) {
       // The stack: floors (bottom first) with the roofs at their levels.
-      const floorH = 11;
-      const roofH = 7;
+      const floorH = 13;
+      const roofH = 8;
       let top = y + SITE / 2 - 3;
-      const w = SITE - 8;
+      const w = SITE - 6;
       const stackG = s("g", { class: "stack" });
       for (const item of b.stack) {
         if (typeof item === "string") {
@@ -306,7 +306,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       });
       const mx = tx + 60 + Math.min(pos, track.values.length - 1) * colW;
       lane.append(s("rect", { x: mx + 3, y: ry + 3, width: colW - 8, height: 16, rx: 4, fill: floorFill(c), stroke: "#000", "stroke-width": 1.5 }),
-        s("text", { x: mx + colW / 2 - 1, y: ry + 15, "text-anchor": "middle", class: "floor-letter", fill: FLOOR[c].text, text: FLOOR[c].letter }));
+        s("text", { x: mx + colW / 2 - 1, y: ry + 15, "text-anchor": "middle", class: "floor-letter", style: `fill: ${FLOOR[c].text}`, text: FLOOR[c].letter }));
       g.append(lane);
     });
     // Cone.
