@@ -164,7 +164,6 @@ class _Context:
         self.created: dict[str, Any] = {}
         self.interim = False
         self.replayer: LogReplayer | None = None
-        self.replay_failed = False
         self.ended_at: int | None = None
         self.installed_version: str | None = None
         self.verifier = _MemoVerifier()
@@ -195,7 +194,7 @@ def verify_bundle(bundle: Any, progress: Progress | None = None, *, referee_key:
                          ("result", _check_result)):
             checks.append(_guard(name, fn, ctx))
     summary = {
-        "format": BUNDLE_FORMAT,
+        "format": bundle.get("format") if isinstance(bundle, dict) else None,
         "game": ctx.created.get("game"),
         "ruleset": _ruleset_summary(ctx),
         "interim": ctx.interim,
@@ -212,7 +211,7 @@ def unreadable_report(reason: str, problems: list[dict[str, str]] | None = None)
         details["problems"] = problems
     checks = [Check("format", FAILED, reason, details=details)]
     checks += [Check(name, SKIPPED, "the bundle could not be read") for name in CHECK_ORDER[1:]]
-    return Report(checks, {"format": BUNDLE_FORMAT, "game": None, "ruleset": None, "interim": False, "entries": 0,
+    return Report(checks, {"format": None, "game": None, "ruleset": None, "interim": False, "entries": 0,
                            "referee_key": None})
 
 
@@ -464,10 +463,8 @@ def _check_replay(ctx: _Context) -> Check:
         try:
             replayer.feed(entry)
         except LogError as exc:
-            ctx.replay_failed = True
             return Check("replay", FAILED, exc.message + note, exc.position)
         except Exception as exc:  # an engine crash on this log is a failed replay
-            ctx.replay_failed = True
             return Check("replay", FAILED, f"the engine raised {type(exc).__name__}: {exc}{note}", position)
         if ctx.ended_at is None and replayer.game is not None and replayer.game.is_over():
             ctx.ended_at = position
@@ -489,11 +486,9 @@ def _check_replay(ctx: _Context) -> Check:
             return Check("replay", SKIPPED, "skipped (interim): the deck order is unknown until the seed is revealed; "
                          f"{unknown} moves were checked for signature and binding but not applied",
                          details={**details, "not_applied": unknown, "started_at": started})
-        ctx.replay_failed = True
         return Check("replay", FAILED, "a seeded game cannot be replayed without its revealed server seed" + note,
                      started, details)
     if not ctx.interim and replayer.status not in (FINISHED, ABORTED):
-        ctx.replay_failed = True
         return Check("replay", FAILED, f"the bundle is final but the replayed game is {replayer.status} "
                      f"after the last entry (seat to move: {replayer.to_move()}){note}", len(log) - 1, details)
     summary = f"{applied} moves applied, {len(rejected)} rejected; game {replayer.status}"
