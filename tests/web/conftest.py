@@ -162,3 +162,32 @@ def _wait_for_worker(redis_url: str, worker: subprocess.Popen, name: str, log: P
         raise RuntimeError("the RQ worker did not start within 30 s")
     finally:
         conn.close()
+
+
+@pytest.fixture(scope="module")
+def pages_only():
+    """Base URL of an app with only the pages' blueprint: enough for the ES modules, no Redis."""
+    from flask import Flask
+    from werkzeug.serving import make_server
+
+    from referee.web import bp
+
+    app = Flask("pages-only")
+    app.register_blueprint(bp)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def static_page(browser, pages_only, console_errors):
+    """A page of the pages-only server (``/play/keys``), to import the ES modules into."""
+    context = browser.new_context()
+    page = console_errors.watch(context.new_page())
+    page.goto(f"{pages_only}/play/keys")
+    yield page
+    context.close()
+    console_errors.assert_none()

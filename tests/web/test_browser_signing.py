@@ -6,11 +6,7 @@ These need only the pages' static files, so they run against the blueprint alone
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from flask import Flask
-from werkzeug.serving import make_server
 
 from referee.canonical import canonical_bytes
 from referee.signing import generate_key, private_key_b64, public_key_b64, verify
@@ -27,32 +23,8 @@ TRICKY = [
 ]
 
 
-@pytest.fixture(scope="module")
-def pages_only():
-    from referee.web import bp
-
-    app = Flask("pages-only")
-    app.register_blueprint(bp)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
-
-
-@pytest.fixture
-def page(browser, pages_only, console_errors):
-    context = browser.new_context()
-    page = console_errors.watch(context.new_page())
-    page.goto(f"{pages_only}/play/keys")
-    yield page
-    context.close()
-    console_errors.assert_none()
-
-
-def test_jcs_js_matches_rfc8785(page):
-    got = page.evaluate(
+def test_jcs_js_matches_rfc8785(static_page):
+    got = static_page.evaluate(
         """async (values) => {
              const { canonicalBytes } = await import('./static/jcs.js');
              return values.map((v) => Array.from(canonicalBytes(v)));
@@ -60,8 +32,8 @@ def test_jcs_js_matches_rfc8785(page):
     assert [bytes(b) for b in got] == [canonical_bytes(v) for v in TRICKY]
 
 
-def test_jcs_js_refuses_floats(page):
-    message = page.evaluate(
+def test_jcs_js_refuses_floats(static_page):
+    message = static_page.evaluate(
         """async () => {
              const { canonicalize } = await import('./static/jcs.js');
              try { canonicalize({a: 1.5}); return 'accepted'; } catch (e) { return e.message; }
@@ -69,10 +41,10 @@ def test_jcs_js_refuses_floats(page):
     assert "not a safe integer" in message
 
 
-def test_signature_made_in_the_browser_verifies_on_the_server(page):
+def test_signature_made_in_the_browser_verifies_on_the_server(static_page):
     envelope = {"v": 1, "ctx": "referee/move", "game": "g_test", "seat": 1, "seq": 17, "prev": "ab" * 32,
                 "move": {"type": "build", "site": "C2", "color": "white", "roof": "C3"}, "at": "2026-11-21T10:00:00Z"}
-    public, sig = page.evaluate(
+    public, sig = static_page.evaluate(
         """async (envelope) => {
              const keys = await import('./static/keys.js');
              const entry = await keys.generateKey('tester');
@@ -83,11 +55,11 @@ def test_signature_made_in_the_browser_verifies_on_the_server(page):
     assert not verify(public, {**envelope, "seq": 18}, sig)
 
 
-def test_a_referee_keygen_key_file_imports_as_the_same_key(page):
+def test_a_referee_keygen_key_file_imports_as_the_same_key(static_page):
     key = generate_key()
     envelope = {"v": 1, "ctx": "referee/accept", "game": "g_x", "seat": 0, "seq": 1, "prev": "00" * 32,
                 "entropy": "A" * 43}
-    public, sig, exported = page.evaluate(
+    public, sig, exported = static_page.evaluate(
         """async ([text, envelope]) => {
              const keys = await import('./static/keys.js');
              const entry = await keys.importKey('from file', text);
@@ -98,8 +70,8 @@ def test_a_referee_keygen_key_file_imports_as_the_same_key(page):
     assert exported == private_key_b64(key) + "\n"
 
 
-def test_entropy_is_32_bytes_of_base64url(page):
-    values = page.evaluate(
+def test_entropy_is_32_bytes_of_base64url(static_page):
+    values = static_page.evaluate(
         """async () => { const keys = await import('./static/keys.js'); return [keys.entropy(), keys.entropy()]; }""")
     assert all(len(v) == 43 and "=" not in v for v in values)
     assert values[0] != values[1]

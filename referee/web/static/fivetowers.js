@@ -217,6 +217,28 @@ export function makePicker({ legal, seat, components, onchange }) {
       if (demolish !== undefined && !builds.some((m) => demOk(m) && prefixOk(m))) cards = [];
       onchange();
     },
+    /** Every choice the page offers now, as {name, value}: what the buttons and the board show. */
+    options() {
+      if (chosen) return [];
+      const out = legal.filter((m) => m.type === "bid" || m.type === "pass").map((m) => ({ name: "bid", value: m }));
+      for (const id of picker.nextCards()) out.push({ name: "card", value: id });
+      const dems = [...new Set(builds.filter(prefixOk).map((m) => m.demolish ?? null))];
+      if (dems.length > 1 || (dems.length === 1 && dems[0] !== null)) {
+        for (const d of dems) if (d !== demolish) out.push({ name: "demolish", value: d });
+      }
+      return out;
+    },
+    choose(name, value) {
+      if (name === "bid") {
+        chosen = value;
+        onchange();
+      } else if (name === "card") picker.chooseCard(value);
+      else if (name === "demolish") {
+        demolish = value;
+        if (!builds.some((m) => demOk(m) && prefixOk(m))) cards = [];
+        onchange();
+      }
+    },
     reset() {
       chosen = null;
       cards = [];

@@ -418,6 +418,10 @@ export function makePicker({ legal, seat, components, onchange }) {
       while (chosen.length && nextOptions().length === 1 && chosen.length > 1) chosen.pop();
       onchange();
     },
+    /** Every choice the page offers now, as {name, value}: what the buttons and the board show. */
+    options() {
+      return nextOptions().map(([name, value]) => ({ name, value }));
+    },
     reset() {
       chosen = [];
       onchange();
