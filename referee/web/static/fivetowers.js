@@ -79,7 +79,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   const colW = 84;
   const cardH = 20;
   const rows = view.seats.map((sv) => Math.max(4, ...Object.values(sv.towers || {}).map((t) => t.length)));
-  const rowHeights = rows.map((n) => n * (cardH + 2) + 70);
+  const rowHeights = rows.map((n) => n * (cardH + 2) + 78);
   const top = 250;
   const height = top + rowHeights.reduce((a, b) => a + b, 0) + 10;
   const width = 60 + suits.length * colW + 260;
@@ -100,10 +100,13 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     const order = chosen.indexOf(id);
     const card = drawCard(components, id, 10 + i * 100, 62, 90, 130, { big: true, order: order >= 0 ? order + 1 : null });
     if (nextCards.has(id)) {
+      card.insertBefore(s("rect", { x: -5, y: -5, width: 100, height: 140, rx: 11, class: "pick-ring" }), card.firstChild.nextSibling);
       choosable(card, `Take ${cardLabel(components, id)} as card ${chosen.length + 1}`, () => picker.chooseCard(id));
     } else if (order >= 0) {
       card.classList.add("chosen");
       card.setAttribute("aria-label", `${cardLabel(components, id)}, chosen as card ${order + 1}`);
+    } else if (nextCards.size) {
+      card.classList.add("unavailable"); // cannot be built now: not offered
     }
     display.append(card);
   });
@@ -137,7 +140,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       s("text", { x: 12, y: y + 16, class: "seat-name", text:
         `${seatName(seats, seat)}${mySeats.includes(seat) ? " (you)" : ""}${toMove ? " — to move" : ""} · ` +
         `provisional ${provisional(sv)} points` }));
-    const baseY = y + h - 16;
+    const baseY = y + h - 26;
     suits.forEach((suit, k) => {
       const x = 12 + k * colW;
       const cards = (sv.towers || {})[suit.id] || [];
@@ -167,7 +170,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     g.append(s("text", { x: dx, y: y + 40, class: "small", text: `Demolition pile: ${n} card${n === 1 ? "" : "s"}` }),
       s("text", { x: dx, y: y + 58, class: "small muted", text: n ? `costs ${(n * (n + 1)) / 2} points (FT-E4)` : "" }));
     const pileG = s("g", { role: "img", "aria-label": `${seatName(seats, seat)}'s demolition pile: ${pile.map((id) => cardLabel(components, id)).join(", ") || "empty"}` });
-    pile.forEach((id, i) => pileG.append(drawCard(components, id, dx + (i % 5) * 50, y + 66 + Math.floor(i / 5) * 24, 46, 20)));
+    pile.forEach((id, i) => pileG.append(drawCard(components, id, dx + (i % 5) * 56, y + 66 + Math.floor(i / 5) * 24, 52, 20)));
     g.append(pileG);
     svg.append(g);
     y += h;
