@@ -218,7 +218,9 @@ async function submitMove(move) {
       showError({ code: verdict.error.code, rule: verdict.error.rule, message: verdict.error.message }, "Your move was rejected");
     }
   } catch (err) {
-    showError(err, "Your move was refused");
+    showError(err, err.code === "submission/stale"
+      ? "The game moved on before your move arrived; the board now shows the new position"
+      : "Your move was refused");
   } finally {
     busy = false;
     await safeLoad(true);
