@@ -39,7 +39,8 @@ async function loadAccepted() {
 }
 
 function statusText() {
-  const seq = `log length ${game.seq}`;
+  const mismatch = game.raw.version_mismatch;
+  const seq = `log length ${game.seq}${mismatch ? ` · replayed by engine version ${mismatch.installed}, pinned ${mismatch.pinned}` : ""}`;
   if (game.status === "waiting") return `Waiting for every player to accept · ${seq}`;
   if (game.status === "finished") return `Finished · ${seq}`;
   if (game.status === "aborted") return `Aborted · ${seq}`;
@@ -127,8 +128,18 @@ function renderAll() {
 }
 
 function onPickerChange() {
+  // Keyboard users keep their place: after a choice, focus moves to the next thing to choose.
+  const active = document.activeElement;
+  const inPicker = active && (document.getElementById("board").contains(active)
+    || document.getElementById("move-panel").contains(active));
   renderBoard();
   renderMovePanel();
+  if (inPicker && !document.getElementById("move-panel").contains(document.activeElement)) {
+    const submit = document.getElementById("submit-move");
+    const next = !submit.disabled ? submit
+      : document.querySelector("#board [data-choice='1'], #move-controls button.choice");
+    if (next) next.focus();
+  }
 }
 
 async function refreshLegal() {
