@@ -46,7 +46,8 @@ function statusText() {
   if (game.status === "aborted") return `Aborted · ${seq}`;
   if (game.toMove === null || game.toMove === undefined) return `${game.status} · ${seq}`;
   const mine = mySeats().includes(game.toMove);
-  return `${mine ? "Your turn" : `${seatName(game.seats, game.toMove)} to move`} (${seatName(game.seats, game.toMove)}) · ${seq}`;
+  const who = seatName(game.seats, game.toMove);
+  return `${mine ? `Your turn (${who})` : `${who} to move`} · ${seq}`;
 }
 
 function renderSeats() {

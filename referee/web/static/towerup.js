@@ -54,30 +54,73 @@ function roofShape(owner, x, y, w, h, extraClass = "") {
     s("text", { x: x + w / 2, y: y + h - 1, "text-anchor": "middle", class: "roof-num", text: String(owner + 1) }));
 }
 
-function expandHull(points) {
-  // Convex hull (monotone chain) of [x, y] points.
-  const pts = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  if (pts.length < 3) return pts;
-  const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-  const lower = [];
-  for (const p of pts) {
-    while (lower.length >= 2 && cross(lower[lower.length - 2], lower[lower.length - 1], p) <= 0) lower.pop();
-    lower.push(p);
+/**
+ * An area around some sites that follows their shape: a disc around each site and a thick band along
+ * each road between two of them, in one group so that overlaps do not darken (the group is translucent).
+ */
+function area(points, segments, pad, fill, cls, label) {
+  const g = s("g", { class: cls }, title(label));
+  for (const [x, y] of points) g.append(s("circle", { cx: x, cy: y, r: pad, fill }));
+  for (const [[x1, y1], [x2, y2]] of segments) {
+    g.append(s("line", { x1, y1, x2, y2, stroke: fill, "stroke-width": pad * 2, "stroke-linecap": "round" }));
   }
-  const upper = [];
-  for (const p of pts.slice().reverse()) {
-    while (upper.length >= 2 && cross(upper[upper.length - 2], upper[upper.length - 1], p) <= 0) upper.pop();
-    upper.push(p);
-  }
-  return lower.slice(0, -1).concat(upper.slice(0, -1));
+  return g;
 }
 
-/** A padded area around some sites: the hull drawn with a thick round stroke of its own fill. */
-function area(points, pad, fill, cls, label) {
-  const hull = expandHull(points);
-  const d = hull.length === 1 ? `M${hull[0][0]},${hull[0][1]} l0.1,0` : `M${hull.map((p) => p.join(",")).join(" L")} Z`;
-  return s("path", { d, fill, stroke: fill, "stroke-width": pad * 2, "stroke-linejoin": "round", "stroke-linecap": "round",
-    class: cls }, title(label));
+/** Keep the part of polygon ``poly`` that is nearer to p than to q (Sutherland–Hodgman, one half-plane). */
+function clipNearer(poly, p, q) {
+  const mx = (p[0] + q[0]) / 2;
+  const my = (p[1] + q[1]) / 2;
+  const dx = q[0] - p[0];
+  const dy = q[1] - p[1];
+  const f = (pt) => (pt[0] - mx) * dx + (pt[1] - my) * dy;
+  const out = [];
+  poly.forEach((a, i) => {
+    const b = poly[(i + 1) % poly.length];
+    const fa = f(a);
+    const fb = f(b);
+    if (fa <= 0) out.push(a);
+    if ((fa <= 0) !== (fb <= 0)) {
+      const t = fa / (fa - fb);
+      out.push([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t]);
+    }
+  });
+  return out;
+}
+
+/**
+ * Each site's Voronoi cell within the box: the points nearer to it than to any other site. The city's
+ * districts are drawn as the union of their sites' cells, so each district is one region and the
+ * district borders fall between neighbouring sites of different districts.
+ */
+function voronoi(points, box) {
+  return points.map((p, i) => {
+    let poly = [[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1], [box.x0, box.y1]];
+    points.forEach((q, j) => {
+      if (j !== i && poly.length) poly = clipNearer(poly, p, q);
+    });
+    return poly;
+  });
+}
+
+/** The edges shared by cells of sites in different districts: the district borders. */
+function districtBorders(points, cells, districtOf) {
+  const edges = [];
+  points.forEach((p, i) => {
+    points.forEach((q, j) => {
+      if (j <= i || districtOf[i] === districtOf[j]) return;
+      const mx = (p[0] + q[0]) / 2;
+      const my = (p[1] + q[1]) / 2;
+      const len = Math.hypot(q[0] - p[0], q[1] - p[1]) || 1;
+      const on = (pt) => Math.abs(((pt[0] - mx) * (q[0] - p[0]) + (pt[1] - my) * (q[1] - p[1])) / len) < 0.5;
+      const cell = cells[i];
+      cell.forEach((a, k) => {
+        const b = cell[(k + 1) % cell.length];
+        if (on(a) && on(b) && Math.hypot(b[0] - a[0], b[1] - a[1]) > 0.5) edges.push([a, b]);
+      });
+    });
+  });
+  return edges;
 }
 
 function sideOf(components, view) {
@@ -124,24 +167,43 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   // The city: districts, parks, lakes, roads.
   const city = s("g", { class: "city", role: "group", "aria-label": `City (${side.side} side${side.stand_in ? ", stand-in map" : ""})` });
   city.append(s("rect", { x: 0, y: 0, width: cityW, height: cityH, class: "city-bg", rx: 8 }));
+  const labels = []; // drawn over the areas
+  const within = (ids) => (side.roads || []).filter(([a, b]) => ids.has(a) && ids.has(b) && byId[a] && byId[b])
+    .map(([a, b]) => [P(byId[a]), P(byId[b])]);
+  const points = side.sites.map(P);
+  const cells = voronoi(points, { x0: 8, y0: 8, x1: cityW - 8, y1: cityH - 8 });
+  const districtOf = side.sites.map((x) => x.district);
+  const districts = s("g", { class: "districts" });
   for (const d of side.districts || []) {
-    const pts = side.sites.filter((x) => x.district === d.id).map(P);
-    if (!pts.length) continue;
-    city.append(area(pts, 48, DISTRICT_FILL[d.color] || "#eee", "district", `District ${d.name} (${d.color})`));
+    const members = side.sites.map((x, i) => [x, i]).filter(([x]) => x.district === d.id);
+    if (!members.length) continue;
+    const fill = DISTRICT_FILL[d.color] || "#eee";
+    const g = s("g", { class: "district", dataset: { district: d.id } }, title(`District ${d.name} (${d.color})`));
+    for (const [, i] of members) {
+      if (cells[i].length) g.append(s("path", { d: `M${cells[i].map((pt) => pt.map((v) => v.toFixed(1)).join(",")).join(" L")} Z`, fill, stroke: fill, "stroke-width": 1 }));
+    }
+    districts.append(g);
+    const pts = members.map(([, i]) => points[i]);
     const cx = pts.reduce((a, p) => a + p[0], 0) / pts.length;
     const cy = Math.min(...pts.map((p) => p[1]));
-    city.append(s("text", { x: cx, y: cy - 62, "text-anchor": "middle", class: "district-label", text: `${d.name}${d.color === "grey" ? " (grey district)" : ""}` }));
+    labels.push(s("text", { x: cx, y: cy - 56, "text-anchor": "middle", class: "district-label", text: `${d.name}${d.color === "grey" ? " (grey district)" : ""}` }));
+  }
+  city.append(districts);
+  for (const [a, b] of districtBorders(points, cells, districtOf)) {
+    city.append(s("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "district-border" }));
   }
   for (const [kind, list, fill] of [["park", side.parks || [], "#7cc47f"], ["lake", side.lakes || [], "#6fa8dc"]]) {
     for (const a of list) {
       const pts = a.sites.filter((id) => byId[id]).map((id) => P(byId[id]));
       if (!pts.length) continue;
-      city.append(area(pts, 30, fill, `${kind}-area`, `${kind === "park" ? "Park" : "Lake"} ${a.name}: ${a.sites.join(", ")}`));
+      city.append(area(pts, within(new Set(a.sites)), 30, fill, `${kind}-area`,
+        `${kind === "park" ? "Park" : "Lake"} ${a.name}: ${a.sites.join(", ")}`));
       const cx = pts.reduce((acc, p) => acc + p[0], 0) / pts.length;
       const cy = pts.reduce((acc, p) => acc + p[1], 0) / pts.length;
       city.append(s("text", { x: cx, y: cy + 4, "text-anchor": "middle", class: `${kind}-label`, text: `${kind === "park" ? "park" : "lake"}: ${a.name}` }));
     }
   }
+  city.append(...labels);
   for (const [a, b] of side.roads || []) {
     if (!byId[a] || !byId[b]) continue;
     const [x1, y1] = P(byId[a]);
