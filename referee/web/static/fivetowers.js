@@ -74,7 +74,7 @@ export function provisional(seatView) {
   return points + best - (n * (n + 1)) / 2;
 }
 
-export function renderBoard(container, { components, view, seats, picker, mySeats = [] }) {
+export function renderBoard(container, { components, view, seats, picker, mySeats = [], lastMove = null }) {
   const suits = suitsOf(components);
   const colW = 84;
   const cardH = 20;
@@ -149,8 +149,11 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       g.append(s("line", { x1: x, y1: baseY, x2: x + colW - 12, y2: baseY, class: "ground" }));
       const tower = s("g", { class: "tower", role: "img", dataset: { suit: suit.id },
         "aria-label": `${suit.name}: ${cards.length ? cards.map((id) => parseCard(id).value).join(", ") : "not started"} (bottom to top)` });
+      const built = lastMove && lastMove.type === "build" && lastMove.seat === seat ? new Set(lastMove.cards) : new Set();
       cards.forEach((id, i) => {
-        tower.append(drawCard(components, id, x, baseY - (i + 1) * (cardH + 2), colW - 12, cardH));
+        const card = drawCard(components, id, x, baseY - (i + 1) * (cardH + 2), colW - 12, cardH);
+        if (built.has(id)) card.classList.add("last-move");
+        tower.append(card);
       });
       if (picker && picker.kind === "fivetowers" && picker.seat === seat && picker.demolishOptions().includes(suit.id)) {
         const topId = cards[cards.length - 1];

@@ -53,3 +53,5 @@ async function load() {
 }
 
 load();
+// The lobby follows the games too (status and whose turn change as people play).
+setInterval(load, 10000);

@@ -94,7 +94,9 @@ async function show(n) {
   root.dataset.at = String(n);
   const board = document.getElementById("board");
   if (step.state && mod) {
-    mod.renderBoard(board, { components, view: step.state, seats, picker: null });
+    const envelope = entry.type === "move" && verdict && verdict.status === "applied" && entry.submission ? entry.submission.envelope : null;
+    const lastMove = envelope ? { ...envelope.move, seat: entry.seat } : null;
+    mod.renderBoard(board, { components, view: step.state, seats, picker: null, lastMove });
   } else {
     board.replaceChildren(el("p", { class: "muted" }, "No board yet: the game starts once every seat has accepted."));
   }

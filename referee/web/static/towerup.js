@@ -123,6 +123,12 @@ function districtBorders(points, cells, districtOf) {
   return edges;
 }
 
+function movedSites(move) {
+  if (move.type === "build") return [move.site, move.roof];
+  if (move.type === "place_start") return (move.placements || []).map((p) => p.site);
+  return [];
+}
+
 function sideOf(components, view) {
   const sides = components.board_sides || {};
   return sides[view.board_side] || Object.values(sides)[0];
@@ -142,7 +148,7 @@ export function cardText(components, id) {
 const SCALE = 1.35;
 const SITE = 40;
 
-export function renderBoard(container, { components, view, seats, picker, mySeats = [] }) {
+export function renderBoard(container, { components, view, seats, picker, mySeats = [], lastMove = null }) {
   const side = sideOf(components, view);
   const xs = side.sites.map((p) => p.x * SCALE);
   const ys = side.sites.map((p) => p.y * SCALE);
@@ -242,6 +248,10 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       g.setAttribute("aria-label", `${site.id}: empty site`);
     }
     g.append(s("text", { x, y: y + SITE / 2 + 13, "text-anchor": "middle", class: "site-label", text: site.id }));
+    if (lastMove && movedSites(lastMove).includes(site.id)) {
+      g.classList.add("last-move");
+      g.setAttribute("aria-label", `${g.getAttribute("aria-label")} (changed by the last move)`);
+    }
     g.append(title(g.getAttribute("aria-label")));
     if (siteChoices && siteChoices.includes(site.id)) {
       g.classList.add("candidate");
