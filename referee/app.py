@@ -9,7 +9,8 @@
 * ``app.extensions["referee.key"]`` — the referee's own Ed25519 private key, from ``REFEREE_KEY_FILE``
   (created on first start);
 * ``app.extensions["referee.service"]`` — the :class:`~referee.games_service.GameService`;
-* ``app.extensions["referee.queue"]`` — the RQ queue of replay jobs (with ``REFEREE_DISPATCH=rq``);
+* ``app.extensions["referee.queue"]`` — the RQ queue of replay jobs (with ``REFEREE_DISPATCH=rq``), on the
+  work Redis (``REFEREE_WORK_REDIS_URL``, default ``REDIS_URL``);
 * the API blueprints (``referee.api``).
 
 Gunicorn: ``gunicorn 'referee.app:create_app()'``.
@@ -37,13 +38,13 @@ def init_store(app: Flask) -> None:
     if config["REFEREE_STORE"] == "memory":
         store: Any = MemoryStore()
     else:
-        store = RedisStore.from_url(config["REDIS_URL"])
+        store = RedisStore.from_url(config["REDIS_URL"], work_url=config["REFEREE_WORK_REDIS_URL"])
     app.extensions["referee.store"] = store
     dispatch = config["REFEREE_DISPATCH"]
     if dispatch == "rq":
         from workers.queue import RQDispatch, replay_queue  # noqa: PLC0415 - RQ only when used
 
-        queue = replay_queue(store.redis, config["REFEREE_QUEUE"])
+        queue = replay_queue(store.work, config["REFEREE_QUEUE"])
         app.extensions["referee.queue"] = queue
         dispatcher: Any = RQDispatch(queue)
     elif dispatch == "inline":

@@ -2,8 +2,9 @@
 
 Running the service::
 
-    referee serve                 web (gunicorn, 2 workers) + 1 replay worker + an embedded Redis
-                                  (AOF, appendfsync always, in var/redis) unless REDIS_URL is set
+    referee serve                 web (gunicorn, 2 workers) + 1 replay worker; unless REDIS_URL is set,
+                                  two embedded Redis servers: the logs' (AOF, appendfsync always,
+                                  var/redis) and the queue's and projections' (not persisted)
     referee worker                an RQ replay worker with the scheduler and the reconciler
     referee reconcile             queue replays for games whose projection lags (once, or --every N)
     referee rebuild GAME… | --all rebuild projections from the logs, from scratch
@@ -60,12 +61,12 @@ def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(args, env=env, start_new_session=True)
 
 
-def _start_children(redis_url: str, *, host: str, port: int, web_workers: int, rq_workers: int,
+def _start_children(*, host: str, port: int, web_workers: int, rq_workers: int,
                     env: dict[str, str]) -> list[subprocess.Popen[bytes]]:
     children: list[subprocess.Popen[bytes]] = []
     for i in range(rq_workers):
-        children.append(_spawn([sys.executable, "-m", "referee.cli", "worker", "--url", redis_url,
-                                "--name", f"referee-{os.getpid()}-{i}"], env))
+        children.append(_spawn([sys.executable, "-m", "referee.cli", "worker", "--name", f"referee-{os.getpid()}-{i}"],
+                               env))
     try:
         import gunicorn  # noqa: F401, PLC0415 - only to know whether it is there
     except ImportError:
@@ -73,7 +74,7 @@ def _start_children(redis_url: str, *, host: str, port: int, web_workers: int, r
                                 "--port", str(port)], env))
     else:
         children.append(_spawn([sys.executable, "-m", "gunicorn", "--workers", str(web_workers),
-                                "--worker-class", "gthread", "--threads", "4",
+                                "--worker-class", "gthread", "--threads", "8",
                                 "--bind", f"{host}:{port}", "--log-level", "warning",
                                 "--graceful-timeout", "10", "referee.app:create_app()"], env))
     return children
@@ -131,19 +132,26 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
 
     config = load_config()
     env = dict(os.environ)
-    redis_process = None
-    redis_url = os.environ.get("REDIS_URL")
-    if not redis_url:
-        directory = Path(config["REFEREE_VAR"]) / "redis"
-        redis_port = free_port()
-        redis_process = _spawn([sys.executable, "-m", "referee.cli", "_redis", "--dir", str(directory),
-                                "--port", str(redis_port)], env)
-        redis_url = f"redis://127.0.0.1:{redis_port}/0"
-        if not _wait_redis(redis_url, redis_process):
-            _stop([redis_process])
-            raise click.ClickException("the embedded Redis did not start")
-        click.echo(f"embedded Redis on {redis_url} (AOF, appendfsync always) in {directory}")
-    env["REDIS_URL"] = redis_url
+    redis_processes: list[subprocess.Popen[bytes]] = []
+
+    def embedded(name: str, durable: bool) -> str:
+        directory = Path(config["REFEREE_VAR"]) / name
+        port = free_port()
+        process = _spawn([sys.executable, "-m", "referee.cli", "_redis", "--dir", str(directory), "--port", str(port),
+                          "--durable" if durable else "--no-durable"], env)
+        redis_processes.append(process)
+        url = f"redis://127.0.0.1:{port}/0"
+        if not _wait_redis(url, process):
+            _stop(redis_processes)
+            raise click.ClickException(f"the embedded Redis in {directory} did not start")
+        kind = "logs; AOF, appendfsync always" if durable else "queue and projections; not persisted"
+        click.echo(f"embedded Redis on {url} ({kind}) in {directory}")
+        return url
+
+    redis_url = os.environ.get("REDIS_URL") or embedded("redis", durable=True)
+    work_url = os.environ.get("REFEREE_WORK_REDIS_URL") or (
+        redis_url if os.environ.get("REDIS_URL") else embedded("redis-work", durable=False))
+    env["REDIS_URL"], env["REFEREE_WORK_REDIS_URL"] = redis_url, work_url
     read_or_create_key_file(config["REFEREE_KEY_FILE"])  # create it once, before the web workers race for it
     stopping = False
 
@@ -152,8 +160,7 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
         stopping = True
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    children = _start_children(redis_url, host=host, port=port, web_workers=web_workers, rq_workers=rq_workers,
-                               env=env)
+    children = _start_children(host=host, port=port, web_workers=web_workers, rq_workers=rq_workers, env=env)
     url = f"http://{host}:{port}"
     try:
         if _wait_http(url):
@@ -168,8 +175,7 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
             time.sleep(0.2)
     finally:
         _stop(children)  # web and workers first, so that no one writes to a Redis that is going away
-        if redis_process is not None:
-            _stop([redis_process])
+        _stop(redis_processes)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         click.echo("referee stopped")
@@ -178,8 +184,9 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
 @main.command("_redis", hidden=True)
 @click.option("--dir", "directory", required=True)
 @click.option("--port", required=True, type=int)
-def embedded_redis(directory: str, port: int) -> None:
-    """Run an embedded durable Redis until SIGTERM/SIGINT (``serve`` runs it in a session of its own)."""
+@click.option("--durable/--no-durable", default=True)
+def embedded_redis(directory: str, port: int, durable: bool) -> None:
+    """Run an embedded Redis until SIGTERM/SIGINT (``serve`` runs it in a session of its own)."""
     from .embedded_redis import EmbeddedRedis  # noqa: PLC0415
 
     stopping = False
@@ -190,7 +197,7 @@ def embedded_redis(directory: str, port: int) -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    server = EmbeddedRedis(directory=directory, durable=True, port=port).start()
+    server = EmbeddedRedis(directory=directory, durable=durable, port=port).start()
     try:
         while not stopping and server.process is not None and server.process.poll() is None:
             time.sleep(0.2)
@@ -211,32 +218,45 @@ def werkzeug_server(host: str, port: int) -> None:
     run_simple(host, port, create_app(), threaded=True, use_reloader=False)
 
 
-def _redis_url(url: str | None) -> str:
-    return url or load_config()["REDIS_URL"]
+def _redis_urls(url: str | None, work_url: str | None) -> tuple[str, str]:
+    config = load_config()
+    log_url = url or config["REDIS_URL"]
+    return log_url, work_url or (config["REFEREE_WORK_REDIS_URL"] if not url else log_url)
+
+
+url_option = click.option("--url", help="the logs' Redis URL (default $REDIS_URL)")
+work_url_option = click.option("--work-url", help="the queue's and projections' Redis URL "
+                                                  "(default $REFEREE_WORK_REDIS_URL, else --url)")
 
 
 @main.command()
-@click.option("--url", help="Redis URL (default $REDIS_URL)")
+@url_option
+@work_url_option
 @click.option("--queue", help="queue name (default $REFEREE_QUEUE or 'referee')")
 @click.option("--burst", is_flag=True, help="exit when the queue is empty")
 @click.option("--worker-class", type=click.Choice(["simple", "fork"]), default="simple", show_default=True)
 @click.option("--name", help="worker name")
-def worker(url: str | None, queue: str | None, burst: bool, worker_class: str, name: str | None) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="log every job (RQ's INFO level)")
+def worker(*, url: str | None, work_url: str | None, queue: str | None, burst: bool, worker_class: str,
+           name: str | None, verbose: bool) -> None:
     """An RQ replay worker (JSON serializer) with RQ's scheduler and the reconciler."""
     from workers.runner import run_worker  # noqa: PLC0415
 
     config = load_config()
-    run_worker(_redis_url(url), queue or config["REFEREE_QUEUE"], burst=burst, worker_class=worker_class,
+    log_url, work = _redis_urls(url, work_url)
+    run_worker(log_url, queue or config["REFEREE_QUEUE"], work_url=work, burst=burst, worker_class=worker_class,
                reconcile_every=config["REFEREE_RECONCILE_EVERY"], stale_after=config["REFEREE_STALE_AFTER"],
-               name=name)
+               name=name, logging_level="INFO" if verbose else "WARNING")
 
 
 @main.command()
-@click.option("--url", help="Redis URL (default $REDIS_URL)")
+@url_option
+@work_url_option
 @click.option("--queue", help="queue name")
 @click.option("--every", type=float, default=0, help="repeat every N seconds (0: once)")
 @click.option("--stale-after", type=float, help="seconds after which a pending game is re-queued")
-def reconcile(url: str | None, queue: str | None, every: float, stale_after: float | None) -> None:
+def reconcile(*, url: str | None, work_url: str | None, queue: str | None, every: float,
+              stale_after: float | None) -> None:
     """Queue a replay for every game whose projection lags its log with no job on the way."""
     import redis  # noqa: PLC0415
 
@@ -246,8 +266,9 @@ def reconcile(url: str | None, queue: str | None, every: float, stale_after: flo
     from .store import RedisStore  # noqa: PLC0415
 
     config = load_config()
-    connection = redis.Redis.from_url(_redis_url(url))
-    store, rq_queue = RedisStore(connection), replay_queue(connection, queue or config["REFEREE_QUEUE"])
+    log_url, work = _redis_urls(url, work_url)
+    store = RedisStore.from_url(log_url, work_url=work)
+    rq_queue = replay_queue(redis.Redis.from_url(work), queue or config["REFEREE_QUEUE"])
     limit = config["REFEREE_STALE_AFTER"] if stale_after is None else stale_after
     while True:
         queued = reconcile_once(store, rq_queue, limit)
@@ -260,8 +281,9 @@ def reconcile(url: str | None, queue: str | None, every: float, stale_after: flo
 @main.command()
 @click.argument("games", nargs=-1)
 @click.option("--all", "all_games", is_flag=True, help="every game that has a log")
-@click.option("--url", help="Redis URL (default $REDIS_URL)")
-def rebuild(games: tuple[str, ...], all_games: bool, url: str | None) -> None:
+@url_option
+@work_url_option
+def rebuild(games: tuple[str, ...], all_games: bool, url: str | None, work_url: str | None) -> None:
     """Rebuild projections from the logs, from scratch (the logs are only read)."""
     from workers.projector import Projector  # noqa: PLC0415
 
@@ -269,7 +291,8 @@ def rebuild(games: tuple[str, ...], all_games: bool, url: str | None) -> None:
 
     if not games and not all_games:
         raise click.UsageError("name games to rebuild, or --all")
-    store = RedisStore.from_url(_redis_url(url))
+    log_url, work = _redis_urls(url, work_url)
+    store = RedisStore.from_url(log_url, work_url=work)
     projector = Projector(store, entry_delay=0)
     targets = list(games)
     if all_games:

@@ -5,7 +5,10 @@ Every setting has the same name in the environment and in ``app.config``:
 =========================== =========================== ==========================================
 name                        default                     meaning
 =========================== =========================== ==========================================
-``REDIS_URL``               ``redis://127.0.0.1:6379/0`` the Redis holding logs, projections, queue
+``REDIS_URL``               ``redis://127.0.0.1:6379/0`` the Redis holding the logs (run it with
+                                                        ``appendonly yes``, ``appendfsync always``)
+``REFEREE_WORK_REDIS_URL``  (``REDIS_URL``)             the Redis holding derived data: the RQ queue
+                                                        and the projections (may be non-durable)
 ``REFEREE_STORE``           ``redis``                   ``redis``, or ``memory`` (one process only,
                                                         projections built inline; for tools/tests)
 ``REFEREE_VAR``             ``var``                     folder for runtime files
@@ -33,6 +36,7 @@ from typing import Any
 
 DEFAULTS: dict[str, Any] = {
     "REDIS_URL": "redis://127.0.0.1:6379/0",
+    "REFEREE_WORK_REDIS_URL": None,  # None: REDIS_URL
     "REFEREE_STORE": "redis",
     "REFEREE_VAR": "var",
     "REFEREE_KEY_FILE": None,  # None: <REFEREE_VAR>/referee-key
@@ -92,6 +96,8 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
     for name in list(config):
         if name in DEFAULTS:
             config[name] = _coerce(name, config[name])
+    if not config["REFEREE_WORK_REDIS_URL"]:
+        config["REFEREE_WORK_REDIS_URL"] = config["REDIS_URL"]
     if not config["REFEREE_KEY_FILE"]:
         config["REFEREE_KEY_FILE"] = os.path.join(config["REFEREE_VAR"], "referee-key")
     if config["REFEREE_STORE"] not in {"redis", "memory"}:

@@ -1,4 +1,9 @@
-"""RQ job functions (referenced by dotted path, so the JSON serializer only carries a game id)."""
+"""RQ job functions (referenced by dotted path, so the JSON serializer only carries a game id).
+
+A job needs both Redis servers: the log (``REDIS_URL``) and the work server holding projections (RQ's
+own connection, ``REFEREE_WORK_REDIS_URL``). ``referee worker`` passes them with :func:`configure`; under
+the stock ``rq worker`` command they come from the environment (``referee.config``).
+"""
 
 from __future__ import annotations
 
@@ -6,26 +11,34 @@ from typing import Any
 
 from rq import get_current_job
 
+from referee.config import load_config
 from referee.store import RedisStore
 
 from .projector import Projector
 
-#: One projector per Redis server per process: a worker that runs jobs in-process keeps its folds.
-_PROJECTORS: dict[tuple[object, ...], Projector] = {}
+_URLS: dict[str, str] = {}
+#: One projector per process: a worker that runs jobs in-process (SimpleWorker) keeps its folds.
+_PROJECTORS: dict[tuple[str, str], Projector] = {}
 
 
-def projector_for(connection: Any) -> Projector:
-    kwargs = connection.connection_pool.connection_kwargs
-    key = (kwargs.get("host"), kwargs.get("port"), kwargs.get("db"), kwargs.get("path"))
-    projector = _PROJECTORS.get(key)
-    if projector is None:
-        projector = _PROJECTORS[key] = Projector(RedisStore(connection))
-    return projector
+def configure(log_url: str, work_url: str | None = None) -> None:
+    """The Redis URLs of this worker process (``referee worker`` calls it before working)."""
+    _URLS.update(log=log_url, work=work_url or log_url)
+
+
+def projector() -> Projector:
+    if not _URLS:
+        config = load_config()
+        configure(config["REDIS_URL"], config["REFEREE_WORK_REDIS_URL"])
+    key = (_URLS["log"], _URLS["work"])
+    found = _PROJECTORS.get(key)
+    if found is None:
+        found = _PROJECTORS[key] = Projector(RedisStore.from_url(_URLS["log"], work_url=_URLS["work"]))
+    return found
 
 
 def replay_game(game_id: str) -> dict[str, Any]:
     """Bring ``game_id``'s projection up to the end of its log."""
-    job = get_current_job()
-    if job is None:
+    if get_current_job() is None:
         raise RuntimeError("replay_game runs inside an RQ worker")
-    return projector_for(job.connection).catch_up(game_id)
+    return projector().catch_up(game_id)

@@ -14,6 +14,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from referee.clock import now_ms
 from referee.games_service.entries import append_system_entries
 from referee.games_service.folds import fold
 from referee.games_service.projection import projection_of
@@ -35,41 +36,62 @@ class Projector:
         self._cache: OrderedDict[str, LogReplayer] = OrderedDict()
         self.entry_delay = float(os.environ.get(DELAY_ENV) or 0) if entry_delay is None else entry_delay
 
-    def _cached(self, game_id: str, seq: int, head: str | None) -> LogReplayer | None:
-        replayer = self._cache.pop(game_id, None)
-        if replayer is not None and replayer.seq == seq and replayer.head == head:
-            return replayer
-        return None
+    def _take_cached(self, game_id: str) -> LogReplayer | None:
+        return self._cache.pop(game_id, None)
 
     def _keep(self, game_id: str, replayer: LogReplayer) -> None:
         self._cache[game_id] = replayer
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 
-    def _feed(self, replayer: LogReplayer, entries: list[dict[str, Any]]) -> None:
+    def _feed(self, game_id: str, replayer: LogReplayer, entries: list[dict[str, Any]]) -> None:
+        beat = time.monotonic() + 1.0
         for entry in entries:
             replayer.feed(entry)
             if self.entry_delay:
                 time.sleep(self.entry_delay)
+            if time.monotonic() > beat:  # a long fold: keep the flag fresh so the reconciler leaves it be
+                self.store.mark_pending(game_id, now_ms())
+                beat = time.monotonic() + 1.0
 
-    def catch_up(self, game_id: str, clear_pending: bool = True) -> dict[str, Any]:
-        """Bring the stored projection of ``game_id`` up to the end of its log; returns a summary."""
-        if clear_pending:  # before reading: an append from now on raises the flag again and queues a job
-            self.store.clear_pending(game_id)
-        secret = self.store.read_secret(game_id)
+    def catch_up(self, game_id: str, release: bool = True, time_limit: float = 30.0) -> dict[str, Any]:
+        """Bring the stored projection of ``game_id`` up to the end of its log, again and again while entries
+        keep arriving, then release the game's pending flag. Returns a summary of the last pass.
+
+        After ``time_limit`` seconds of uninterrupted arrivals it returns with the flag still set (the
+        reconciler queues a fresh job), so one busy game cannot hold a worker forever."""
+        deadline = time.monotonic() + time_limit
+        passes = 0
+        while True:
+            summary = self._catch_up_once(game_id)
+            passes += 1
+            if not release or self.store.release_pending(game_id, summary["seq"]) or time.monotonic() > deadline:
+                return {**summary, "passes": passes}
+
+    def _catch_up_once(self, game_id: str) -> dict[str, Any]:
+        # Fast path: this process folded the game last time and assumes the stored projection is still where
+        # it left it (WRITE_PROJECTION refuses a write that starts elsewhere). A fold always holds every
+        # verdict from position 0, so it can write from wherever the stored projection turns out to be.
+        replayer = self._take_cached(game_id)
+        trusted = replayer is not None
+        from_seq = replayer.seq if replayer is not None else 0
         for _attempt in range(8):
-            stored = self.store.read_projection(game_id)
-            from_seq = stored["seq"] if stored else 0
-            replayer = self._cached(game_id, from_seq, stored["head"] if stored else None)
-            if replayer is None:
-                replayer = LogReplayer(server_seed=secret)
-                start = 0
-            else:
-                start = replayer.seq
-            entries, tip = self.store.read_since(game_id, start)
-            self._feed(replayer, entries)
-            append_system_entries(self.store, game_id, replayer, secret)
-            if replayer.seq < from_seq:  # the stored projection is ahead of the log we read: read again
+            if replayer is None:  # slow path: a fresh fold, written from the stored projection's position
+                stored = self.store.read_projection(game_id)
+                from_seq = stored["seq"] if stored else 0
+                replayer = LogReplayer(server_seed=self.store.read_secret(game_id))
+                trusted = False
+            entries, tip = self.store.read_since(game_id, replayer.seq)
+            self._feed(game_id, replayer, entries)
+            append_system_entries(self.store, game_id, replayer, replayer.server_seed)
+            if replayer.seq == from_seq and trusted:
+                # Nothing new since this process stored it; but is it still stored? (the work Redis may have
+                # been restarted and lost it)
+                stored = self.store.read_projection(game_id)
+                from_seq = stored["seq"] if stored else 0
+                trusted = False
+            if replayer.seq < from_seq:  # the stored projection is ahead of this fold: start again from it
+                replayer = None
                 continue
             if replayer.seq == from_seq:
                 self._keep(game_id, replayer)
@@ -79,8 +101,7 @@ class Projector:
             if written == 1:
                 self._keep(game_id, replayer)
                 return {"game": game_id, "seq": replayer.seq, "written": True, "log": tip.seq}
-            if written == 0:  # someone stored this far or further meanwhile
-                return {"game": game_id, "seq": replayer.seq, "written": False}
+            replayer = None  # someone else stored a projection meanwhile: start again from what is stored
         raise RuntimeError(f"could not store the projection of {game_id}: it kept moving")
 
     def rebuild(self, game_id: str) -> dict[str, Any]:

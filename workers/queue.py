@@ -1,9 +1,11 @@
 """The RQ queue of replay jobs, with RQ's JSON serializer (never pickle: job payloads are game ids).
 
-Deduplication: the append script raises a per-game *pending* flag (``game:{id}:pending``) with
-``SET NX``; only the append that raised it queues a job (:class:`RQDispatch`). The job clears the flag
-before it reads the log, so a burst of moves costs one job, and a move that arrives while a job runs
-raises the flag again and gets its own job. Job ids are deterministic (``replay-<game>-<position>``).
+Deduplication: a per-game *pending* flag (``game:{id}:pending``) means "a replay job is queued or
+running for this game". The append script raises it with ``SET NX``, and only the append that raised it
+queues a job (:class:`RQDispatch`). The job folds until it has caught up with the log and then releases
+the flag atomically, only if no entry arrived meanwhile (``RELEASE_PENDING``); so a burst of moves, or
+a steady stream of them, costs one job per game, not one per move. Job ids are deterministic
+(``replay-<game>-<position>``, the position whose append raised the flag).
 """
 
 from __future__ import annotations

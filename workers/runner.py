@@ -17,6 +17,7 @@ from rq.worker import SimpleWorker, Worker
 
 from referee.store import RedisStore
 
+from . import jobs
 from .queue import replay_queue
 from .reconciler import Reconciler, reconcile_once
 
@@ -25,14 +26,17 @@ log = logging.getLogger(__name__)
 WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
 
 
-def run_worker(redis_url: str, queue_name: str = "referee", *, burst: bool = False, worker_class: str = "simple",
-               reconcile_every: float = 5.0, stale_after: float = 10.0, name: str | None = None,
-               logging_level: str = "INFO") -> bool:
+def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | None = None, burst: bool = False,
+               worker_class: str = "simple", reconcile_every: float = 5.0, stale_after: float = 10.0,
+               name: str | None = None, logging_level: str = "WARNING") -> bool:
     """Run a replay worker until it is stopped (SIGINT/SIGTERM: RQ's warm shutdown) or, with ``burst``,
-    until the queue is empty. Returns whether any job ran."""
-    connection = redis.Redis.from_url(redis_url)
+    until the queue is empty. ``redis_url`` is the log's Redis, ``work_url`` the queue's and projections'
+    (default: the same). Returns whether any job ran."""
+    work_url = work_url or redis_url
+    jobs.configure(redis_url, work_url)
+    connection = redis.Redis.from_url(work_url)
     queue = replay_queue(connection, queue_name)
-    store = RedisStore(redis.Redis.from_url(redis_url))
+    store = RedisStore.from_url(redis_url, work_url=work_url)
     reconcile_once(store, queue, stale_after)  # pick up whatever a previous worker left unfinished
     reconciler = None
     if not burst and reconcile_every > 0:

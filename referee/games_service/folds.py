@@ -65,6 +65,10 @@ class ReplayerCache:
         self._items: OrderedDict[str, LogReplayer] = OrderedDict()
         self._lock = threading.Lock()
 
+    def peek(self, game_id: str) -> LogReplayer | None:
+        """The cached replayer of ``game_id`` as it is (possibly behind the log), without any I/O."""
+        return self._peek(game_id)
+
     def _peek(self, game_id: str) -> LogReplayer | None:
         with self._lock:
             replayer = self._items.get(game_id)

@@ -15,7 +15,6 @@ import base64
 import hashlib
 import logging
 import os
-import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -105,6 +104,18 @@ class GameService:
             raise _not_found(game_id) from exc
         except LogError as exc:
             raise ServiceError(500, "log/corrupt", str(exc)) from exc
+
+    def fold_for(self, game_id: str, envelope: dict[str, Any]) -> LogReplayer:
+        """The fold to check a submission against: the cached one, without asking the store, when it is at
+        exactly the position the envelope names; else the current fold.
+
+        Trusting a cache that may be behind is safe: the append script writes only at exactly that
+        position, so if the log has moved on, the append is refused as stale and nothing is written."""
+        self._check_id(game_id)
+        cached = self.cache.peek(game_id)
+        if cached is not None and cached.seq == envelope.get("seq") and cached.head == envelope.get("prev"):
+            return cached
+        return self.fold(game_id)
 
     def created_entry(self, game_id: str) -> dict[str, Any]:
         """The game's ``created`` entry (immutable, so cached for good). 404 for an unknown game."""
@@ -197,7 +208,7 @@ class GameService:
         except GameNotFound as exc:
             raise _not_found(game_id) from exc
         try:
-            more = append_system_entries(self.store, game_id, trial, self.store.read_secret(game_id))
+            more = append_system_entries(self.store, game_id, trial, trial.server_seed)
         except StoreUnavailable:  # the submission is logged; the worker appends what is due
             log.exception("could not append the referee's entries after %s:%s", game_id, first.position)
             more = []
@@ -284,7 +295,7 @@ class GameService:
     # -- submissions ----------------------------------------------------------------------------------
     def accept(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """A seat's signed acceptance (``ctx`` ``referee/accept``, 32 bytes of ``entropy``)."""
-        replayer = self.fold(game_id)
+        replayer = self.fold_for(game_id, submission["envelope"])
         seat = self._authenticate(game_id, replayer, submission)
         envelope = submission["envelope"]
         tip = Tip(replayer.seq, replayer.head)
@@ -304,7 +315,7 @@ class GameService:
                     ) -> tuple[int, dict[str, Any]]:
         """A seat's signed move: ``(202, receipt)``, or ``(200, receipt with verdict)`` when ``wait`` is given
         and the worker's verdict arrives in time."""
-        replayer = self.fold(game_id)
+        replayer = self.fold_for(game_id, submission["envelope"])
         seat = self._authenticate(game_id, replayer, submission)
         envelope = submission["envelope"]
         tip = Tip(replayer.seq, replayer.head)
@@ -347,7 +358,7 @@ class GameService:
         tip = Tip(replayer.seq, replayer.head)
         if envelope["seq"] != tip.seq or envelope["prev"] != tip.head:
             raise self._stale(game_id, tip, None, envelope)
-        secret = self.store.read_secret(game_id)
+        secret = replayer.server_seed or self.store.read_secret(game_id)
         if secret is None:
             raise ServiceError(500, "game/no_secret", "the server seed of this game is missing")
         entry = make_entry("revealed", tip.seq, tip.head, server_seed=secret.hex(), reason="aborted",
@@ -369,17 +380,7 @@ class GameService:
 
     def wait_for_verdict(self, game_id: str, position: int, timeout: float) -> dict[str, Any] | None:
         """The worker's verdict on ``position`` once its projection covers it, or ``None`` after ``timeout``."""
-        deadline = time.monotonic() + max(0.0, timeout)
-        pause = 0.001
-        while True:
-            found = self.store.read_verdicts(game_id, position, position + 1)
-            if found:
-                return found[0]
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            time.sleep(min(pause, remaining))
-            pause = min(pause * 1.5, 0.02)
+        return self.store.wait_for_verdict(game_id, position, max(0.0, timeout))
 
     # -- reads -----------------------------------------------------------------------------------------
     def _describe(self, game_id: str, created: dict[str, Any], projection: dict[str, Any]) -> dict[str, Any]:

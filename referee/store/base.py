@@ -123,12 +123,18 @@ class LogStore(ABC):
         """
 
     @abstractmethod
+    def wait_for_verdict(self, game_id: str, position: int, timeout: float) -> dict[str, Any] | None:
+        """The stored verdict of the entry at ``position``, waiting up to ``timeout`` seconds for a replay
+        job to store it (woken by projection writes, not by polling); ``None`` if it did not come."""
+
+    @abstractmethod
     def mark_pending(self, game_id: str, now_ms: int) -> None:
         """Set the pending flag to ``now_ms`` (used by the reconciler when it queues a job)."""
 
     @abstractmethod
-    def clear_pending(self, game_id: str) -> None:
-        """Clear the pending flag: a replay job is about to read the log."""
+    def release_pending(self, game_id: str, seq: int) -> bool:
+        """A replay job has stored the projection up to ``seq``: clear the pending flag if the log is still
+        ``seq`` long (True); else refresh it and return False (the job must fold the new entries)."""
 
     @abstractmethod
     def pending_since(self, game_id: str) -> int | None:

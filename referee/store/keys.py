@@ -14,9 +14,12 @@ key                             type        content
 ``game:{<id>}:secret``          string      hex server seed (seeded games); never in the log until
                                             ``revealed``
 ``game:{<id>}:sigs``            hash        signature → log position, for duplicate submissions
-``game:{<id>}:pending``         string      ms timestamp: an append since the last replay job began
+``game:{<id>}:pending``         string      ms timestamp: a replay job is queued or running (set by the
+                                            append that found none; released by the job once caught up)
 ``game:{<id>}:proj``            hash        the projection (see ``RedisStore.write_projection``)
 ``game:{<id>}:verdicts``        list        one JSON verdict per folded log entry, in log order
+``game:{<id>}:events``          stream      one event per stored projection (field ``seq``), capped at
+                                            about 32: what ``?wait`` blocks on (``XREAD BLOCK``)
 ``referee:games``               sorted set  game ids scored by creation time (ms)
 =============================== =========== ======================================================
 """
@@ -33,6 +36,7 @@ GAME_SIGS = "game:{{{game}}}:sigs"
 GAME_PENDING = "game:{{{game}}}:pending"
 GAME_PROJECTION = "game:{{{game}}}:proj"
 GAME_VERDICTS = "game:{{{game}}}:verdicts"
+GAME_EVENTS = "game:{{{game}}}:events"
 GAMES_INDEX = "referee:games"
 #: SCAN pattern matching every game's log key (for ``rebuild --all`` when the index is incomplete).
 LOG_SCAN_PATTERN = "game:{*}:log"
@@ -69,6 +73,7 @@ class GameKeys(NamedTuple):
     pending: str
     projection: str
     verdicts: str
+    events: str
 
 
 def game_keys(game_id: str) -> GameKeys:
@@ -76,4 +81,4 @@ def game_keys(game_id: str) -> GameKeys:
     if not valid_game_id(game_id):
         raise ValueError(f"not a valid game id: {game_id!r}")
     return GameKeys(*(template.format(game=game_id) for template in (
-        GAME_LOG, GAME_HEAD, GAME_SECRET, GAME_SIGS, GAME_PENDING, GAME_PROJECTION, GAME_VERDICTS)))
+        GAME_LOG, GAME_HEAD, GAME_SECRET, GAME_SIGS, GAME_PENDING, GAME_PROJECTION, GAME_VERDICTS, GAME_EVENTS)))

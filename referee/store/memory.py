@@ -36,6 +36,7 @@ class MemoryStore(LogStore):
     def __init__(self) -> None:
         self._games: dict[str, _Game] = {}
         self._lock = threading.RLock()
+        self._projected = threading.Condition(self._lock)
         self._order = 0
 
     def _game(self, game_id: str) -> _Game:
@@ -146,17 +147,32 @@ class MemoryStore(LogStore):
             game.projection.update(fields)
             game.projection["seq"] = str(projection["seq"])
             game.verdicts.extend(encoded)
+            self._projected.notify_all()
             return 1
+
+    def wait_for_verdict(self, game_id: str, position: int, timeout: float) -> dict[str, Any] | None:
+        def stored() -> str | None:
+            game = self._games.get(game_id)
+            return game.verdicts[position] if game is not None and len(game.verdicts) > position else None
+
+        with self._projected:
+            found = self._projected.wait_for(stored, timeout=max(0.0, timeout))
+        return json.loads(found) if found else None
 
     def mark_pending(self, game_id: str, now_ms_: int) -> None:
         with self._lock:
             if game_id in self._games:
                 self._games[game_id].pending = now_ms_
 
-    def clear_pending(self, game_id: str) -> None:
+    def release_pending(self, game_id: str, seq: int) -> bool:
         with self._lock:
-            if game_id in self._games:
-                self._games[game_id].pending = None
+            game = self._games.get(game_id)
+            if game is None or len(game.log) == seq:
+                if game is not None:
+                    game.pending = None
+                return True
+            game.pending = now_ms()
+            return False
 
     def pending_since(self, game_id: str) -> int | None:
         with self._lock:

@@ -4,11 +4,19 @@
 Durability: a 2xx for a submission means "durably in the log". With the embedded Redis
 (``appendonly yes``, ``appendfsync always``) Redis fsyncs the append-only file before it replies, so
 an acknowledged append is on disk. :meth:`RedisStore.durability` reports what a given server does.
+
+Two connections: ``connection`` holds what must be durable (logs, heads, secrets, signatures, pending
+flags, the index of games); ``work`` holds derived data (projections and verdicts; RQ's queue lives
+there too). They may be the same server. Keeping derived data on a second, non-fsync'd server matters
+for speed: with ``appendfsync always`` every write waits for a disk flush in Redis's only thread, and
+RQ alone issues some sixty commands per job. Losing the work server loses nothing: projections are
+rebuilt from the logs and the reconciler re-queues every game whose projection lags.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import redis
@@ -16,7 +24,6 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from ..canonical import canonical_bytes
 from ..clock import now_ms
 from ..logchain import GENESIS
 from . import keys, scripts
@@ -33,28 +40,39 @@ def _entry(fields: dict[Any, Any]) -> dict[str, Any]:
     return json.loads(raw)
 
 
+def stored_json(entry: dict[str, Any]) -> bytes:
+    """How an entry is kept in the stream: compact JSON with sorted keys (not necessarily RFC 8785: the
+    chain is checked by re-canonicalising the parsed entry, so the stored text needs only to round-trip)."""
+    return json.dumps(entry, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
 class RedisStore(LogStore):
     """A :class:`LogStore` on a redis-py client (``decode_responses`` off, as RQ needs)."""
 
-    def __init__(self, connection: redis.Redis):
+    def __init__(self, connection: redis.Redis, work: redis.Redis | None = None):
         self.redis = connection
+        self.work = work if work is not None else connection
         self._append = connection.register_script(scripts.APPEND_ENTRY)
         self._create = connection.register_script(scripts.CREATE_GAME)
-        self._write_projection = connection.register_script(scripts.WRITE_PROJECTION)
+        self._read_since = connection.register_script(scripts.READ_SINCE)
+        self._release_pending = connection.register_script(scripts.RELEASE_PENDING)
+        self._write_projection = self.work.register_script(scripts.WRITE_PROJECTION)
 
     @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> RedisStore:
+    def from_url(cls, url: str, work_url: str | None = None, **kwargs: Any) -> RedisStore:
         kwargs.setdefault("socket_timeout", 10)
         kwargs.setdefault("socket_connect_timeout", 5)
         kwargs.setdefault("health_check_interval", 30)
-        return cls(redis.Redis.from_url(url, **kwargs))
+        connection = redis.Redis.from_url(url, **kwargs)
+        work = redis.Redis.from_url(work_url, **kwargs) if work_url and work_url != url else None
+        return cls(connection, work)
 
     # -- games and their logs ---------------------------------------------------------------------
     def create(self, game_id: str, entry: dict[str, Any], secret: bytes | None) -> Appended:
         k = keys.game_keys(game_id)
         try:
             result = self._create(keys=[k.log, k.head, k.secret, k.pending],
-                                  args=[canonical_bytes(entry), entry["hash"], secret.hex() if secret else "",
+                                  args=[stored_json(entry), entry["hash"], secret.hex() if secret else "",
                                         now_ms()])
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
@@ -70,7 +88,7 @@ class RedisStore(LogStore):
         k = keys.game_keys(game_id)
         try:
             result = self._append(keys=[k.log, k.head, k.sigs, k.pending],
-                                  args=[entry["seq"], prev, canonical_bytes(entry), entry["hash"], signature or "",
+                                  args=[entry["seq"], prev, stored_json(entry), entry["hash"], signature or "",
                                         now_ms()])
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
@@ -94,14 +112,10 @@ class RedisStore(LogStore):
 
     def read_since(self, game_id: str, start: int) -> tuple[list[dict[str, Any]], Tip]:
         k = keys.game_keys(game_id)
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.xlen(k.log)
-        pipe.get(k.head)
-        pipe.xrange(k.log, min=keys.stream_id(max(start, 0)), max="+")
-        length, head, rows = pipe.execute()
+        length, head, *rows = self._read_since(keys=[k.log, k.head], args=[keys.stream_id(max(start, 0))])
         if not length:
             raise GameNotFound(game_id)
-        return [_entry(fields) for _id, fields in rows], Tip(int(length), _text(head) if head else GENESIS)
+        return [json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
 
     def tip(self, game_id: str) -> Tip:
         k = keys.game_keys(game_id)
@@ -137,12 +151,12 @@ class RedisStore(LogStore):
     def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:
         k = keys.game_keys(game_id)
         if with_verdicts:
-            pipe = self.redis.pipeline(transaction=True)
+            pipe = self.work.pipeline(transaction=True)
             pipe.hgetall(k.projection)
             pipe.lrange(k.verdicts, 0, -1)
             raw, verdicts = pipe.execute()
         else:
-            raw, verdicts = self.redis.hgetall(k.projection), None
+            raw, verdicts = self.work.hgetall(k.projection), None
         if not raw:
             return None
         projection = decode_projection({_text(name): _text(value) for name, value in raw.items()})
@@ -154,7 +168,7 @@ class RedisStore(LogStore):
         end = -1 if stop is None else stop - 1
         if stop is not None and stop <= start:
             return []
-        return [json.loads(v) for v in self.redis.lrange(keys.game_keys(game_id).verdicts, start, end)]
+        return [json.loads(v) for v in self.work.lrange(keys.game_keys(game_id).verdicts, start, end)]
 
     def write_projection(self, game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]],
                          from_seq: int, replace: bool = False) -> int:
@@ -164,14 +178,34 @@ class RedisStore(LogStore):
         for name, value in fields.items():
             args += [name, value]
         args += [json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in verdicts]
-        result = self._write_projection(keys=[k.projection, k.verdicts], args=args)
+        result = self._write_projection(keys=[k.projection, k.verdicts, k.events], args=args)
         return int(result[0])
+
+    def wait_for_verdict(self, game_id: str, position: int, timeout: float) -> dict[str, Any] | None:
+        k = keys.game_keys(game_id)
+        deadline = time.monotonic() + timeout
+        while True:
+            # The event stream's tail first, then the verdict: a projection stored in between is either
+            # seen by LINDEX or its event comes after the tail we read, so XREAD wakes up for it.
+            pipe = self.work.pipeline(transaction=False)
+            pipe.xrevrange(k.events, count=1)
+            pipe.lindex(k.verdicts, position)
+            last, verdict = pipe.execute()
+            if verdict is not None:
+                return json.loads(verdict)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            last_id = last[0][0] if last else b"0-0"
+            # at most 5 s per call: well under the connection's socket timeout
+            self.work.xread({k.events: last_id}, count=1, block=max(1, int(min(remaining, 5.0) * 1000)))
 
     def mark_pending(self, game_id: str, now_ms_: int) -> None:
         self.redis.set(keys.game_keys(game_id).pending, now_ms_)
 
-    def clear_pending(self, game_id: str) -> None:
-        self.redis.delete(keys.game_keys(game_id).pending)
+    def release_pending(self, game_id: str, seq: int) -> bool:
+        k = keys.game_keys(game_id)
+        return bool(int(self._release_pending(keys=[k.log, k.pending], args=[seq, now_ms()])))
 
     def pending_since(self, game_id: str) -> int | None:
         raw = self.redis.get(keys.game_keys(game_id).pending)
@@ -182,15 +216,16 @@ class RedisStore(LogStore):
         out: list[tuple[str, int, int, int | None]] = []
         for chunk_start in range(0, len(games), 500):
             chunk = games[chunk_start:chunk_start + 500]
-            pipe = self.redis.pipeline(transaction=False)
+            logs, work = self.redis.pipeline(transaction=False), self.work.pipeline(transaction=False)
             for game in chunk:
                 k = keys.game_keys(game)
-                pipe.xlen(k.log)
-                pipe.hget(k.projection, "seq")
-                pipe.get(k.pending)
-            replies = pipe.execute()
+                logs.xlen(k.log)
+                logs.get(k.pending)
+                work.hget(k.projection, "seq")
+            log_replies, seqs = logs.execute(), work.execute()
             for i, game in enumerate(chunk):
-                length, seq, pending = replies[3 * i: 3 * i + 3]
+                length, pending = log_replies[2 * i: 2 * i + 2]
+                seq = seqs[i]
                 length, seq = int(length or 0), int(seq or 0)
                 if length > seq:
                     out.append((game, length, seq, int(pending) if pending is not None else None))
@@ -198,7 +233,7 @@ class RedisStore(LogStore):
 
     def ping(self) -> bool:
         try:
-            return bool(self.redis.ping())
+            return bool(self.redis.ping()) and (self.work is self.redis or bool(self.work.ping()))
         except RedisError:
             return False
 
@@ -213,3 +248,5 @@ class RedisStore(LogStore):
 
     def close(self) -> None:
         self.redis.close()
+        if self.work is not self.redis:
+            self.work.close()

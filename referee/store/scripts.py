@@ -1,6 +1,7 @@
 """Every Lua script of the referee, in one place (like ``rq/scripts.py``).
 
 Each script touches the keys of ONE game only (one hash tag), so it is atomic and cluster-safe.
+WRITE_PROJECTION runs on the "work" Redis (derived data), the others on the log Redis.
 
 Why the hash chain is not computed in Lua: Redis's Lua has SHA-1 (``redis.sha1hex``) but no SHA-256,
 and the log's chain is SHA-256 over RFC 8785 bytes. So Python builds the entry and its hash from the
@@ -13,7 +14,7 @@ APPEND_ENTRY — append one sealed entry at an expected position
     KEYS[1]  game:{id}:log      stream (entry at position n has ID 0-(n+1), field "e")
     KEYS[2]  game:{id}:head     hex hash of the last entry
     KEYS[3]  game:{id}:sigs     hash: signature -> position (duplicate submissions)
-    KEYS[4]  game:{id}:pending  ms timestamp: work for the replay job
+    KEYS[4]  game:{id}:pending  ms timestamp: a replay job is queued or running for this game
     ARGV[1]  expected seq (the log length the entry was built for = the entry's position)
     ARGV[2]  expected head (hash of the previous entry; 64 zeros for position 0)
     ARGV[3]  the entry's JSON (RFC 8785)
@@ -36,9 +37,24 @@ CREATE_GAME — write the first entry of a new game, and its secret
     ARGV[4]  now in ms
     returns  {"ok"} | {"exists"}
 
+RELEASE_PENDING — a replay job that caught up with the log lets go of the game's pending flag
+    KEYS[1]  game:{id}:log
+    KEYS[2]  game:{id}:pending
+    ARGV[1]  the log length the job has folded and stored
+    ARGV[2]  now in ms
+    returns  1: the log is still that long; the flag is gone (the next append queues a new job)
+           | 0: the log grew meanwhile; the flag stays (refreshed to now) and the job must go on
+
+READ_SINCE — a consistent snapshot of a log's tail (read-only)
+    KEYS[1]  game:{id}:log
+    KEYS[2]  game:{id}:head
+    ARGV[1]  stream ID of the first entry wanted (0-(position+1))
+    returns  {length, head or false, entry JSON, entry JSON, …}
+
 WRITE_PROJECTION — store what a replay job folded, if nobody stored more meanwhile
     KEYS[1]  game:{id}:proj      hash of projection fields (all strings; JSON where structured)
     KEYS[2]  game:{id}:verdicts  list of JSON verdicts, one per folded entry
+    KEYS[3]  game:{id}:events    stream: on success, one event {seq} (capped ~32) for ?wait to wake on
     ARGV[1]  mode: "advance" (append verdicts after from_seq) or "replace" (rebuild from scratch)
     ARGV[2]  from_seq: the projection's seq the job started from ("advance" only)
     ARGV[3]  new_seq: the projection's seq after this write
@@ -92,6 +108,23 @@ redis.call('SET', KEYS[4], ARGV[4])
 return {'ok'}
 """
 
+RELEASE_PENDING = """
+if redis.call('XLEN', KEYS[1]) == tonumber(ARGV[1]) then
+  redis.call('DEL', KEYS[2])
+  return 1
+end
+redis.call('SET', KEYS[2], ARGV[2])
+return 0
+"""
+
+READ_SINCE = """
+local out = {redis.call('XLEN', KEYS[1]), redis.call('GET', KEYS[2])}
+for _, row in ipairs(redis.call('XRANGE', KEYS[1], ARGV[1], '+')) do
+  out[#out + 1] = row[2][2]
+end
+return out
+"""
+
 WRITE_PROJECTION = """
 local mode = ARGV[1]
 local from_seq = tonumber(ARGV[2])
@@ -129,7 +162,9 @@ end
 if #chunk > 0 then
   redis.call('RPUSH', KEYS[2], unpack(chunk))
 end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', 32, '*', 'seq', new_seq)
 return {1, new_seq}
 """
 
-ALL_SCRIPTS = {"append_entry": APPEND_ENTRY, "create_game": CREATE_GAME, "write_projection": WRITE_PROJECTION}
+ALL_SCRIPTS = {"append_entry": APPEND_ENTRY, "create_game": CREATE_GAME, "release_pending": RELEASE_PENDING,
+               "read_since": READ_SINCE, "write_projection": WRITE_PROJECTION}

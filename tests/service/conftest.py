@@ -58,6 +58,7 @@ def run_worker(app, redis_url):
     ``queue`` (default: the ``app`` fixture's queue)."""
     connection = redis_lib.Redis.from_url(redis_url)
     jobs._PROJECTORS.clear()
+    jobs.configure(redis_url)
 
     def run(queue=None) -> bool:
         worker = SimpleWorker([queue or app.extensions["referee.queue"]], connection=connection,
@@ -66,6 +67,7 @@ def run_worker(app, redis_url):
 
     yield run
     jobs._PROJECTORS.clear()
+    jobs._URLS.clear()
     connection.close()
 
 
@@ -81,7 +83,7 @@ def spawn_worker(app, redis_url, tmp_path):
     def spawn(args: list[str] | None = None, env: dict[str, str] | None = None) -> subprocess.Popen:
         command = args or [sys.executable, "-m", "referee.cli", "worker", "--url", redis_url,
                            "--queue", app.config["REFEREE_QUEUE"]]
-        environment = {**os.environ, "PYTHONPATH": REPO, "REFEREE_RECONCILE_EVERY": "0.5",
+        environment = {**os.environ, "PYTHONPATH": REPO, "REDIS_URL": redis_url, "REFEREE_RECONCILE_EVERY": "0.5",
                        "REFEREE_STALE_AFTER": "2", **(env or {})}
         out = open(tmp_path / f"worker-{len(processes)}.log", "wb")
         process = subprocess.Popen(command, env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)

@@ -90,7 +90,9 @@ def test_serve_starts_everything_and_stops_on_ctrl_c(tmp_path):
         health = requests.get(f"http://127.0.0.1:{port}/health", timeout=5).json()
         assert health["durability"] == {"appendonly": "yes", "appendfsync": "always"}
         log = (tmp_path / "serve.log").read_text()
-        redis_port = int(log.split("embedded Redis on redis://127.0.0.1:")[1].split("/")[0])
+        redis_ports = [int(part.split("/")[0]) for part in log.split("embedded Redis on redis://127.0.0.1:")[1:]]
+        assert len(redis_ports) == 2  # the logs' (durable) and the queue's and projections'
+        assert "(logs; AOF, appendfsync always)" in log
         assert (tmp_path / "var" / "redis").is_dir() and (tmp_path / "var" / "referee-key").exists()
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole process group
         process.wait(30)
@@ -101,4 +103,4 @@ def test_serve_starts_everything_and_stops_on_ctrl_c(tmp_path):
         out.close()
     assert "referee stopped" in (tmp_path / "serve.log").read_text()
     time.sleep(0.5)
-    assert not _port_open(port) and not _port_open(redis_port)
+    assert not _port_open(port) and not any(_port_open(p) for p in redis_ports)

@@ -153,22 +153,24 @@ def test_paging_and_read_since(store):
     assert entries == [] and tip.seq == 10
 
 
-def test_pending_flag_is_raised_once_per_burst(store):
+def test_pending_flag_is_raised_once_until_released(store):
     log = [created()]
     assert store.create("g_test", log[0], None).pending_set
     assert store.pending_since("g_test") is not None
     item = entry(1, log[-1]["hash"])
-    assert not store.append("g_test", item, log[-1]["hash"]).pending_set  # still pending since creation
+    assert not store.append("g_test", item, log[-1]["hash"]).pending_set  # a job is on its way since creation
     log.append(item)
-    store.clear_pending("g_test")
+    store.mark_pending("g_test", 1234)
+    assert store.pending_since("g_test") == 1234
+    assert not store.release_pending("g_test", 1)  # the job folded 1 entry, the log has 2: it must go on
+    assert store.pending_since("g_test") > 1234  # ... and the flag is refreshed
+    assert store.release_pending("g_test", 2)
     assert store.pending_since("g_test") is None
     item = entry(2, log[-1]["hash"])
     assert store.append("g_test", item, log[-1]["hash"]).pending_set
     log.append(item)
     item = entry(3, log[-1]["hash"])
     assert not store.append("g_test", item, log[-1]["hash"]).pending_set
-    store.mark_pending("g_test", 1234)
-    assert store.pending_since("g_test") == 1234
 
 
 def test_list_games_newest_first_and_scan(store):
@@ -223,3 +225,23 @@ def test_lagging_games(store):
     assert lagging == {"g_test": (3, 0), "g_other": (1, 0)}
     store.write_projection("g_test", projection(3, log[-1]["hash"]), verdicts(0, 3), 0)
     assert [game for game, *_ in store.lagging_games()] == ["g_other"]
+
+
+def test_wait_for_verdict_wakes_on_the_projection_write(store):
+    import time
+
+    log = grow(store, "g_test", 2)
+    assert store.wait_for_verdict("g_test", 1, 0.05) is None
+    store.write_projection("g_test", projection(2, log[1]["hash"]), verdicts(0, 2), 0)
+    assert store.wait_for_verdict("g_test", 1, 0) == verdicts(1, 2)[0]
+
+    def later() -> None:
+        time.sleep(0.3)
+        store.write_projection("g_test", projection(3, log[2]["hash"]), verdicts(2, 3), 2)
+
+    thread = threading.Thread(target=later)
+    started = time.monotonic()
+    thread.start()
+    assert store.wait_for_verdict("g_test", 2, 10) == verdicts(2, 3)[0]
+    assert time.monotonic() - started < 5  # woken by the write, not by the timeout
+    thread.join()

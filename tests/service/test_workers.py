@@ -81,19 +81,19 @@ def test_real_rq_worker_subprocess_serves_wait(http, app, store, spawn_worker, r
     assert_projection_is_the_fold(store, game.game_id)
 
 
-def test_worker_killed_mid_job_loses_nothing(make_app, spawn_worker, redis_url):
+def test_worker_killed_mid_job_loses_nothing(app, http, store, spawn_worker):
     """A whole game is logged with no worker running; a worker that folds slowly (test-only delay) is
     SIGKILLed in the middle of the job; a new worker finishes the projection from the log."""
-    app = make_app()
-    http, store = Http(app.test_client()), app.extensions["referee.store"]
     game = create_game(http, "fivetowers", 2)
     accept_all(http, game)
     play_random(http, game, random.Random(3))
     length = store.tip(game.game_id).seq
     assert store.read_projection(game.game_id) is None and store.pending_since(game.game_id) is not None
 
+    queue = app.extensions["referee.queue"]
+    assert queue.count == 1
     slow = spawn_worker(env={DELAY_ENV: "0.05"})
-    wait_until(lambda: store.pending_since(game.game_id) is None, timeout=30)  # the job has begun
+    wait_until(lambda: queue.count == 0, timeout=30)  # the slow worker has taken the job
     time.sleep(0.5)  # ~10 of the ~90 entries folded (0.05 s each)
     assert slow.poll() is None
     os.kill(slow.pid, signal.SIGKILL)
@@ -102,7 +102,8 @@ def test_worker_killed_mid_job_loses_nothing(make_app, spawn_worker, redis_url):
     projection = store.read_projection(game.game_id)
     assert projection is None or projection["seq"] < length  # killed before it could finish
 
-    spawn_worker()  # a fresh worker: its reconciler finds the lagging game and replays it
+    assert store.pending_since(game.game_id) is not None  # the dead job still holds the game's flag
+    spawn_worker()  # a fresh worker: its reconciler finds the lagging game, its flag stale, and replays it
     wait_until(lambda: (store.read_projection(game.game_id) or {}).get("seq") == length, timeout=30)
     stored = assert_projection_is_the_fold(store, game.game_id)
     assert stored["status"] == "finished"
@@ -223,3 +224,30 @@ def test_forking_worker_class_folds_from_scratch_correctly(make_app, spawn_worke
     length = store.tip(game.game_id).seq
     wait_until(lambda: (store.read_projection(game.game_id) or {}).get("seq") == length)
     assert_projection_is_the_fold(store, game.game_id)
+
+
+def test_logs_and_derived_data_on_two_redis_servers(tmp_path, redis_url, spawn_worker):
+    """The production layout of ``referee serve``: logs on the durable Redis, the queue and projections on
+    a second, non-persisted one; losing the second loses nothing (the reconciler rebuilds)."""
+    from referee.app import create_app
+    from referee.embedded_redis import EmbeddedRedis
+
+    with EmbeddedRedis(durable=False) as work:
+        app = create_app({"REDIS_URL": redis_url, "REFEREE_WORK_REDIS_URL": work.url, "REFEREE_QUEUE": "two",
+                          "REFEREE_VAR": str(tmp_path / "var")})
+        http, store = Http(app.test_client()), app.extensions["referee.store"]
+        assert app.extensions["referee.queue"].connection.connection_pool.connection_kwargs["port"] == work.port
+        spawn_worker([sys.executable, "-m", "referee.cli", "worker", "--url", redis_url, "--work-url", work.url,
+                      "--queue", "two"])
+        game = create_game(http, "fivetowers", 2)
+        accept_all(http, game)
+        play_random(http, game, random.Random(21), max_moves=6, wait=20)
+        length = store.tip(game.game_id).seq
+        wait_until(lambda: (store.read_projection(game.game_id) or {}).get("seq") == length)
+        assert store.redis.exists(keys.game_keys(game.game_id).projection) == (redis_url == work.url)
+        assert store.work.exists(keys.game_keys(game.game_id).projection)
+        store.work.flushall()  # the work server lost everything: queue, projections
+        assert store.read_projection(game.game_id) is None
+        wait_until(lambda: (store.read_projection(game.game_id) or {}).get("seq") == length, timeout=30)
+        assert_projection_is_the_fold(store, game.game_id)
+        store.close()
