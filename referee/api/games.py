@@ -34,7 +34,7 @@ def service() -> GameService:
 
 @blp.route("")
 class Games(MethodView):
-    @blp.arguments(ListQuerySchema, location="query")
+    @blp.arguments(ListQuerySchema(), location="query")
     @blp.response(200, GameListSchema)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """Games, newest first (for a lobby): ruleset, status, seat to move, seats."""
@@ -42,7 +42,7 @@ class Games(MethodView):
         following = query["offset"] + len(games) if len(games) == query["limit"] else None
         return {"games": games, "offset": query["offset"], "next": following}
 
-    @blp.arguments(CreateGameSchema)
+    @blp.arguments(CreateGameSchema())
     @blp.response(201, CreatedSchema)
     @blp.alt_response(400, schema=ErrorSchema)
     @blp.alt_response(401, schema=ErrorSchema)
@@ -80,7 +80,7 @@ class LegalMoves(MethodView):
 
 @blp.route("/<game_id>/log")
 class Log(MethodView):
-    @blp.arguments(PageQuerySchema, location="query")
+    @blp.arguments(PageQuerySchema(), location="query")
     @blp.response(200, LogPageSchema)
     @blp.alt_response(404, schema=ErrorSchema)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
@@ -90,7 +90,7 @@ class Log(MethodView):
 
 @blp.route("/<game_id>/replay")
 class Replay(MethodView):
-    @blp.arguments(ReplayQuerySchema, location="query")
+    @blp.arguments(ReplayQuerySchema(), location="query")
     @blp.response(200, ReplayPageSchema)
     @blp.alt_response(404, schema=ErrorSchema)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:

@@ -32,7 +32,7 @@ def _document_errors(func: Any, codes: tuple[int, ...] = _ERRORS) -> Any:
 
 @blp.route("/<game_id>/accept")
 class Accept(MethodView):
-    @blp.arguments(AcceptSubmissionSchema)
+    @blp.arguments(AcceptSubmissionSchema())
     @blp.response(202, ReceiptSchema)
     @_document_errors
     def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
@@ -42,8 +42,8 @@ class Accept(MethodView):
 
 @blp.route("/<game_id>/moves")
 class Moves(MethodView):
-    @blp.arguments(WaitQuerySchema, location="query")
-    @blp.arguments(MoveSubmissionSchema)
+    @blp.arguments(WaitQuerySchema(), location="query")
+    @blp.arguments(MoveSubmissionSchema())
     @blp.response(202, ReceiptSchema)
     @blp.alt_response(200, schema=ReceiptSchema, description="with ?wait: the worker's verdict arrived in time")
     @blp.alt_response(422, schema=ErrorSchema, description="illegal move: the error names the rule")
@@ -56,7 +56,7 @@ class Moves(MethodView):
 
 @blp.route("/<game_id>/abort")
 class Abort(MethodView):
-    @blp.arguments(AbortSubmissionSchema)
+    @blp.arguments(AbortSubmissionSchema())
     @blp.response(202, ReceiptSchema)
     @_document_errors
     def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
