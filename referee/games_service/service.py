@@ -420,15 +420,14 @@ class GameService:
                 "blocked": projection["blocked"], "projection": source}
 
     def list_games(self, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
-        """``GET /games``: newest first, from the projections (a game without one yet shows as waiting)."""
+        """``GET /games``: newest first, from the stored projections (a game that has none yet is folded here)."""
         out = []
         for game_id in self.store.list_games(offset, limit):
             try:
                 created = self.created_entry(game_id)
+                projection = self.store.read_projection(game_id) or projection_of(self.fold(game_id))
             except ServiceError:
                 continue
-            projection = self.store.read_projection(game_id) or {
-                "status": WAITING, "to_move": None, "seq": 0, "head": None, "accepted": []}
             summary = self._describe(game_id, created, projection)
             summary.pop("options")
             out.append(summary)
