@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from .common import GAME_ID, VerdictSchema, key_field, sig_field
+from .common import VerdictSchema, key_field, sig_field
 
 
 class SeatSpecSchema(Schema):
@@ -144,6 +144,3 @@ class ResultSchema(Schema):
     result = fields.Dict(required=True, metadata={"description": "per seat: score breakdown, total, rank; "
                                                                  "the tie-break chain"})
 
-
-class GameIdSchema(Schema):
-    game_id = fields.String(required=True, validate=GAME_ID)

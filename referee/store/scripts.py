@@ -165,6 +165,3 @@ end
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', 32, '*', 'seq', new_seq)
 return {1, new_seq}
 """
-
-ALL_SCRIPTS = {"append_entry": APPEND_ENTRY, "create_game": CREATE_GAME, "release_pending": RELEASE_PENDING,
-               "read_since": READ_SINCE, "write_projection": WRITE_PROJECTION}

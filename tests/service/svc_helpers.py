@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from referee.games import ruleset
 from referee.games.randomness import derive_game_seed, recorded_game_seed
-from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_decode, b64url_encode, generate_key, public_key_b64, sign
+from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, sign
 
 
 class Http:
@@ -128,6 +128,3 @@ def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:
 def random_entropy() -> str:
     return b64url_encode(os.urandom(32))
 
-
-def decoded(text: str) -> bytes:
-    return b64url_decode(text)
