@@ -3,6 +3,9 @@
 import hashlib
 
 import pytest
+import rfc8785
+from hypothesis import given
+from hypothesis import strategies as st
 
 from referee.canonical import StrictJSONError, canonical_bytes, parse_strict
 from referee.logchain import GENESIS, entry_hash, first_broken_link, seal
@@ -65,3 +68,27 @@ def test_first_broken_link_names_the_position():
     tampered[2]["n"] = 99
     assert first_broken_link(tampered) == (2, "hash does not chain from the previous entry")
     assert first_broken_link(entries[:1] + entries[2:])[0] == 1
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**53 - 1), max_value=2**53 - 1) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+def test_fast_canonical_bytes_equal_the_rfc8785_package(value):
+    assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+@pytest.mark.parametrize("key_pair", [("\ue000", "\U0001f600"), ("a\x7f", "a\x1f"), ("\u2028", "\\")])
+def test_canonical_key_order_follows_utf16_code_units(key_pair):
+    value = {key_pair[0]: 1, key_pair[1]: 2}
+    assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+def test_canonical_floats_and_big_integers_go_to_rfc8785():
+    assert canonical_bytes({"a": 1.5}) == rfc8785.dumps({"a": 1.5})
+    with pytest.raises(rfc8785.IntegerDomainError):
+        canonical_bytes({"a": 2**60})
