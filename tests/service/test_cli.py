@@ -9,14 +9,13 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 import requests
 from click.testing import CliRunner
 from conftest import REPO, wait_until
-from werkzeug.serving import make_server
+from live_server import serving
 
 from referee.cli import main as cli
 from referee.embedded_redis import free_port
@@ -24,12 +23,8 @@ from referee.embedded_redis import free_port
 
 @pytest.fixture
 def server(app):
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-    thread.join(10)
+    with serving(app) as url:
+        yield url
 
 
 def run(*args: str) -> tuple[int, str]:

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 import requests
+from live_server import serving
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
-from werkzeug.serving import make_server
 
 from referee.logchain import first_broken_link
 
@@ -17,12 +17,8 @@ THREADS = 20
 
 @pytest.fixture
 def server(app):
-    httpd = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-    thread.join(10)
+    with serving(app) as url:
+        yield url
 
 
 def race(url: str, bodies: list[dict]) -> list[tuple[int, dict]]:

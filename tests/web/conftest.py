@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from live_server import serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -114,35 +114,30 @@ def web_server(request, tmp_path_factory):
 
 
 def _serve(redis_url: str, var: Path):
-    from werkzeug.serving import make_server
 
     from referee.app import create_app
 
     queue = f"web-{uuid.uuid4().hex[:8]}"  # its own queue: this worker serves only this server's games
     settings = {"REDIS_URL": redis_url, "REFEREE_VAR": str(var), "REFEREE_QUEUE": queue}
     app = create_app({**settings, "WEB_POLL_MS": 250, "TESTING": True})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     env = {**os.environ, **settings}
     worker_log = var / "worker.log"  # a file, not a pipe: a chatty worker must never block on a full pipe
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "worker", "--url", redis_url, "--queue", queue,
-         "--name", f"{queue}-worker"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=worker_log.open("wb"))
-    try:
-        _wait_for_worker(redis_url, worker, f"{queue}-worker", worker_log)
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        worker.terminate()
+    with serving(app) as url:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "referee.cli", "worker", "--url", redis_url, "--queue", queue,
+             "--name", f"{queue}-worker"],
+            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=worker_log.open("wb"))
         try:
-            worker.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
-        server.shutdown()
-        thread.join(timeout=10)
-        app.extensions["referee.store"].close()
+            _wait_for_worker(redis_url, worker, f"{queue}-worker", worker_log)
+            yield url
+        finally:
+            worker.terminate()
+            try:
+                worker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait()
+    app.extensions["referee.store"].close()
 
 
 def _wait_for_worker(redis_url: str, worker: subprocess.Popen, name: str, log: Path) -> None:
@@ -168,18 +163,13 @@ def _wait_for_worker(redis_url: str, worker: subprocess.Popen, name: str, log: P
 def pages_only():
     """Base URL of an app with only the pages' blueprint: enough for the ES modules, no Redis."""
     from flask import Flask
-    from werkzeug.serving import make_server
 
     from referee.web import bp
 
     app = Flask("pages-only")
     app.register_blueprint(bp)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import threading
 
 import pytest
 import requests
+from live_server import serving
 
 from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
 
@@ -101,19 +102,14 @@ def test_an_imported_key_plays_and_a_stale_page_is_told(browser, web_server, con
 @pytest.fixture(scope="module")
 def organiser_server(tmp_path_factory):
     """A referee where only one organiser key may create games (no worker: only creation is used)."""
-    from werkzeug.serving import make_server
 
     from referee.app import create_app
 
     key = generate_key()
     app = create_app({"REFEREE_STORE": "memory", "REFEREE_VAR": str(tmp_path_factory.mktemp("org-var")),
                       "REFEREE_ORGANISER_KEYS": public_key_b64(key), "TESTING": True})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}", key
-    server.shutdown()
-    thread.join(timeout=10)
+    with serving(app) as url:
+        yield url, key
 
 
 def test_the_new_game_form_signs_as_organiser(browser, organiser_server, console_errors):
