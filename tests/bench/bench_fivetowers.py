@@ -1,6 +1,6 @@
 """Benchmark of the 5 Towers engine (run by hand, not collected by pytest):
 
-    /work/venv/bin/python tests/bench/bench_fivetowers.py [--games N]
+    .venv/bin/python tests/bench/bench_fivetowers.py [--games N]
 
 Records complete seeded games played by a deterministic bot, then replays each one (``new_game`` from the
 seed, every move through ``play()``, which validates it) and prints applied moves per second and

@@ -1,6 +1,6 @@
 """Benchmark of the referee service, run by hand; prints figures, asserts nothing about speed.
 
-    /work/venv/bin/python tests/bench/bench_service.py [--duration 10] [--clients 4] [--rate 100] [--games 50]
+    .venv/bin/python tests/bench/bench_service.py [--duration 10] [--clients 4] [--rate 100] [--games 50]
 
 Everything runs on this machine, on 127.0.0.1 only, laid out as ``referee serve`` does: an embedded
 durable Redis for the logs (AOF, appendfsync always) and an embedded non-persisted one for the RQ

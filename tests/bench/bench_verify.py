@@ -1,6 +1,6 @@
 """Benchmark of offline verification (run by hand, not collected by pytest):
 
-    /work/venv/bin/python tests/bench/bench_verify.py [--games N] [--runs R] [--ruleset towerup] [--players 4]
+    .venv/bin/python tests/bench/bench_verify.py [--games N] [--runs R] [--ruleset towerup] [--players 4]
 
 Plays N complete seeded games with random legal moves, logged exactly as the service logs them (signed
 acceptances and moves, hash chain, reveal), signs each bundle, and times ``verify_bundle`` on the

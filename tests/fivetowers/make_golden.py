@@ -1,6 +1,6 @@
 """Write the 5 Towers golden games to ``fixtures/golden/fivetowers-*.json``:
 
-    /work/venv/bin/python tests/fivetowers/make_golden.py
+    .venv/bin/python tests/fivetowers/make_golden.py
 
 Each game is a deterministic seeded playout: a bot picks among ``legal_moves()`` with the shared generator
 (``Rng(seed, "golden-bot")``), preferring builds without a demolition. The recorded game is the 3-player
