@@ -17,6 +17,7 @@ name                        default                     meaning
 ``REFEREE_ORGANISER_KEYS``  (empty)                     comma-separated base64url public keys that
                                                         may create games; empty: anyone may
 ``REFEREE_MAX_BODY``        ``65536``                   largest request body in bytes (else 413)
+``REFEREE_MAX_BUNDLE``      ``4194304``                 largest bundle ``POST /verify`` takes (else 413)
 ``REFEREE_QUEUE``           ``referee``                 name of the RQ queue of replay jobs
 ``REFEREE_DISPATCH``        ``rq`` (redis), ``inline``   how appends reach the projector: ``rq`` jobs,
                             (memory)                    ``inline`` in the request, or ``none``
@@ -42,6 +43,7 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_KEY_FILE": None,  # None: <REFEREE_VAR>/referee-key
     "REFEREE_ORGANISER_KEYS": "",
     "REFEREE_MAX_BODY": 64 * 1024,
+    "REFEREE_MAX_BUNDLE": 4 * 1024 * 1024,
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
     "REFEREE_MAX_WAIT": 30.0,
@@ -50,7 +52,7 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_BENCH_NOOP": False,
 }
 
-_INTS = {"REFEREE_MAX_BODY"}
+_INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE"}
 _FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY"}
 _BOOLS = {"REFEREE_BENCH_NOOP"}
 
@@ -109,6 +111,7 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
     if config["REFEREE_DISPATCH"] == "rq" and config["REFEREE_STORE"] != "redis":
         raise ConfigError("REFEREE_DISPATCH=rq needs REFEREE_STORE=redis")
     config["REFEREE_ORGANISER_KEYS"] = organiser_keys(config["REFEREE_ORGANISER_KEYS"])
-    if config["REFEREE_MAX_BODY"] <= 0:
-        raise ConfigError("REFEREE_MAX_BODY must be positive")
+    for name in ("REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE"):
+        if config[name] <= 0:
+            raise ConfigError(f"{name} must be positive")
     return config

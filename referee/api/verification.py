@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from flask import current_app, request
@@ -43,15 +42,8 @@ _REPORT_DOC = {
 
 
 def max_bundle() -> int:
-    """``REFEREE_MAX_BUNDLE`` from the app config, else the environment, else 4 MiB."""
-    value = current_app.config.get("REFEREE_MAX_BUNDLE") or os.environ.get("REFEREE_MAX_BUNDLE") or DEFAULT_MAX_BUNDLE
-    try:
-        limit = int(value)
-    except (TypeError, ValueError):
-        limit = 0
-    if limit <= 0:
-        raise ServiceError(500, "config/invalid", f"REFEREE_MAX_BUNDLE={value!r} is not a positive number of bytes")
-    return limit
+    """``REFEREE_MAX_BUNDLE`` (checked positive by ``referee.config``), or 4 MiB in an app built without it."""
+    return int(current_app.config.get("REFEREE_MAX_BUNDLE") or DEFAULT_MAX_BUNDLE)
 
 
 def _too_large(limit: int) -> ServiceError:
