@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
@@ -25,22 +26,22 @@ def public_key(value: str) -> None:
         raise ValidationError("must be an Ed25519 public key: base64url of 32 bytes") from exc
 
 
-def signature(value: str) -> None:
-    try:
-        raw = b64url_decode(value)
-    except ValueError as exc:
-        raise ValidationError("must be base64url") from exc
-    if len(raw) != 64:
-        raise ValidationError("must be an Ed25519 signature: base64url of 64 bytes")
+def _b64url_of(length: int, what: str) -> Callable[[str], None]:
+    """A validator: base64url (no padding needed) of exactly ``length`` bytes; the error names ``what``."""
+
+    def check(value: str) -> None:
+        try:
+            raw = b64url_decode(value)
+        except ValueError as exc:
+            raise ValidationError("must be base64url") from exc
+        if len(raw) != length:
+            raise ValidationError(f"must be {what}: base64url of {length} bytes")
+
+    return check
 
 
-def entropy(value: str) -> None:
-    try:
-        raw = b64url_decode(value)
-    except ValueError as exc:
-        raise ValidationError("must be base64url") from exc
-    if len(raw) != 32:
-        raise ValidationError("must be base64url of exactly 32 bytes")
+signature = _b64url_of(64, "an Ed25519 signature")
+entropy = _b64url_of(32, "entropy")
 
 
 def key_field(**kwargs: Any) -> fields.String:
