@@ -58,7 +58,7 @@ def init_store(app: Flask) -> None:
     else:
         dispatcher = NoDispatch()
     app.extensions["referee.service"] = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"],
-                                                    config["REFEREE_MAX_WAIT"])
+                                                    config["REFEREE_MAX_WAIT"], app.extensions.get("referee.key"))
 
 
 def init_key(app: Flask) -> None:

@@ -74,8 +74,7 @@ def build_bundle(log: list[dict[str, Any]], key: Ed25519PrivateKey, *, result: A
     elif result is not _UNSET:
         claimed = result
     else:
-        game = replayer.game if replayer is not None else None
-        claimed = game.result() if game is not None and game.is_over() else None
+        claimed = replayer.result() if replayer is not None else None
     unsigned = {
         "format": BUNDLE_FORMAT,
         "ctx": BUNDLE_CTX,

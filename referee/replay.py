@@ -6,11 +6,17 @@ it reads entries and a server seed, never Redis, a clock or the network.
 
 Verdicts, one per entry (``status``):
 
-* ``"ok"`` — a lifecycle entry (``created``, ``accepted``, ``started``, ``revealed``) that is valid;
-* ``"applied"`` — a ``move`` that the engine applied;
+* ``"ok"`` — a lifecycle entry (``created``, ``accepted``, ``started``, ``revealed``, ``vacation``,
+  ``forfeited``) that is valid;
+* ``"applied"`` — a ``move`` that the engine applied, or a move the referee played for a seat: a
+  ``timeout``'s default move or a forfeited seat's ``auto_move`` (CONTRACT section 8);
 * ``"rejected"`` — an entry that changed nothing, with ``error`` ``{code, rule?, message}``: an illegal
   move (the engine's code and rule id) or a submission whose binding or signature is wrong
   (``submission/…`` codes). A rejected entry never changes the state.
+
+Time control (``referee.timecontrol``): the fold keeps every seat's clock from the entries' ``at``, so a
+move logged after its seat's deadline, a timeout logged before it, or one that does not play the
+engine's default move is rejected here, for the service, the workers and the verifier alike.
 """
 
 from __future__ import annotations
@@ -24,9 +30,15 @@ from .games import IllegalMove, ruleset
 from .games.base import Game, Ruleset
 from .games.randomness import derive_game_seed, recorded_game_seed
 from .logchain import GENESIS
-from .signing import ACCEPT_CTX, MOVE_CTX, b64url_decode, verify
+from .signing import ACCEPT_CTX, MOVE_CTX, VACATION_CTX, b64url_decode, verify
+from .timecontrol import Clocks, engine_options, format_ms, parse_ms
+from .timecontrol.forfeits import rank_forfeits
+from .timecontrol.spec import time_control_of
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
+
+#: Entries the referee writes on its own (no seat signs them): a verifier fails a log where one is rejected.
+REFEREE_ENTRIES = frozenset({"started", "revealed", "timeout", "forfeited", "auto_move"})
 
 
 class LogError(ValueError):
@@ -111,6 +123,8 @@ class LogReplayer:
     blocked: str | None = None
     entropies: dict[int, bytes] = field(default_factory=dict)
     head: str = GENESIS
+    #: the seats' clocks (CONTRACT section 8), folded from the entries' ``at``; set by ``created``
+    clocks: Clocks | None = None
     #: the signature check passed to :func:`check_submission` (the verifier memoises it: one check per signature)
     verifier: Callable[[str, Any, str], bool] = verify
 
@@ -151,6 +165,7 @@ class LogReplayer:
         if pinned != self.rules.version:
             self.version_mismatch = {"pinned": str(pinned), "installed": self.rules.version}
         self.created = entry
+        self.clocks = Clocks.start(time_control_of(entry.get("options")), len(self.keys))
         return Verdict(0, "created", "ok")
 
     def _on_accepted(self, entry: dict[str, Any]) -> Verdict:
@@ -180,7 +195,7 @@ class LogReplayer:
         if self.status != WAITING:
             return _reject(entry, "game/not_waiting", "the game has already started")
         players = len(self.keys)
-        options = self.created.get("options") or {}
+        options = engine_options(self.created.get("options"))
         game_id = self.created["game"]
         if self.created.get("mode") == "recorded":
             self.game = self.rules.new_game(players, options, deck=list(self.created["deck"]),
@@ -195,6 +210,7 @@ class LogReplayer:
             seed = derive_game_seed(self.server_seed, game_id, [self.entropies[i] for i in range(players)])
             self.game = self.rules.new_game(players, options, seed=seed)
         self.status = ACTIVE
+        self._next_decision(entry, None)
         return Verdict(entry["seq"], "started", "ok")
 
     def _on_move(self, entry: dict[str, Any]) -> Verdict:
@@ -210,13 +226,151 @@ class LogReplayer:
             return _reject(entry, *problem)
         if self.game is None:  # blocked: seeded game replayed without its seed
             return Verdict(entry["seq"], "move", "unknown", seat)
+        late = self._late(entry, seat)
+        if late:
+            return late
         try:
             self.game.play(seat, entry["submission"]["envelope"].get("move"))
         except IllegalMove as exc:
             return _reject(entry, exc.code, exc.message, exc.rule)
-        if self.game.is_over():
-            self.status = FINISHED
+        assert self.clocks is not None
+        self.clocks.timeouts_in_row[seat] = 0
+        self._next_decision(entry, seat)
         return Verdict(entry["seq"], "move", "applied", seat)
+
+    # -- time control (CONTRACT section 8; docs/timecontrol.md) ------------------------------------
+    def _late(self, entry: dict[str, Any], seat: int) -> Verdict | None:
+        """The rejection of a seat's signed entry that comes too late or from a forfeited seat, or None."""
+        clocks = self.clocks
+        assert clocks is not None
+        if clocks.forfeited(seat):
+            return _reject(entry, "time/forfeited", f"seat {seat} has forfeited; the referee moves for it", "TC-F1")
+        if not clocks.running:
+            return None
+        try:
+            at = parse_ms(entry.get("at"))
+        except ValueError as exc:
+            return _reject(entry, "log/bad_time", str(exc))
+        deadline = clocks.deadline() if clocks.seat == seat else None
+        if deadline is not None and at > deadline:
+            return _reject(entry, "time/expired", f"seat {seat}'s time ran out at {entry_time(deadline)}", "TC-T1")
+        return None
+
+    def _next_decision(self, entry: dict[str, Any], decided: int | None, timed_out: bool = False) -> None:
+        """After an entry that changed the game: the decision in progress ends at its ``at`` and the next
+        seat's starts; the game finishes when the engine says so or when fewer than two seats stand."""
+        clocks = self.clocks
+        assert clocks is not None and self.game is not None
+        try:
+            at = parse_ms(entry.get("at"))
+        except ValueError:
+            at = clocks.since or 0  # only reachable without a clock (a clock game rejects bad times first)
+        if decided is not None:
+            clocks.finish(at, timed_out)
+        if self.game.is_over() or (len(self.keys) > 1 and len(clocks.standing()) < 2):
+            self.status = FINISHED
+            clocks.begin(None, at, entry["seq"])
+        else:
+            clocks.begin(self.game.to_move(), at, entry["seq"])
+
+    def expected_timeout(self) -> dict[str, Any] | None:
+        """The payload (``seat``, ``deadline``, ``action``, ``move``) a ``timeout`` of the seat to move must
+        carry now, or None when no clock runs for anyone."""
+        clocks, game = self.clocks, self.game
+        if clocks is None or game is None or self.status != ACTIVE:
+            return None
+        deadline = clocks.deadline()
+        seat = clocks.seat
+        if deadline is None or seat is None:
+            return None
+        action = clocks.timeout_action(seat)
+        goes_on = not (action == "forfeit" and len(self.keys) > 1 and len(clocks.standing()) - 1 < 2)
+        move = game.default_move() if goes_on else None
+        return {"seat": seat, "deadline": entry_time(deadline), "action": action, "move": move}
+
+    def deadline_ms(self) -> int | None:
+        """The current decision's deadline in ms (None: no clock runs)."""
+        if self.clocks is None or self.status != ACTIVE or self.game is None:
+            return None
+        return self.clocks.deadline()
+
+    def _on_timeout(self, entry: dict[str, Any]) -> Verdict:
+        expected = self.expected_timeout()
+        seat = entry.get("seat")
+        if expected is None:
+            return _reject(entry, "time/no_clock", "no clock is running: nothing can time out", "TC-T1")
+        if seat != expected["seat"]:
+            return _reject(entry, "time/wrong_seat", f"seat {expected['seat']} is to move, not seat {seat!r}", "TC-T1")
+        try:
+            at = parse_ms(entry.get("at"))
+        except ValueError as exc:
+            return _reject(entry, "log/bad_time", str(exc))
+        for name in ("deadline", "action", "move"):
+            if entry.get(name) != expected[name]:
+                return _reject(entry, f"time/wrong_{name}",
+                               f"the timeout's {name} is {entry.get(name)!r}, the fold says {expected[name]!r}",
+                               "TC-M1" if name == "move" else "TC-T1")
+        if at < parse_ms(expected["deadline"]):
+            return _reject(entry, "time/early", f"the timeout is logged at {entry.get('at')}, before seat {seat}'s "
+                           f"deadline {expected['deadline']}", "TC-T1")
+        clocks, game = self.clocks, self.game
+        assert clocks is not None and game is not None
+        clocks.timeouts_in_row[seat] += 1
+        if expected["action"] == "forfeit":
+            clocks.forfeited_at[seat] = entry["seq"]
+            clocks.unconfirmed[seat] = entry["seq"]
+        if expected["move"] is not None:
+            game.play(seat, expected["move"])
+        self._next_decision(entry, seat, timed_out=True)
+        return Verdict(entry["seq"], "timeout", "applied", seat)
+
+    def _on_forfeited(self, entry: dict[str, Any]) -> Verdict:
+        clocks = self.clocks
+        seat = entry.get("seat")
+        if clocks is None or not isinstance(seat, int) or seat not in clocks.unconfirmed:
+            return _reject(entry, "time/no_forfeit", f"seat {seat!r} has no forfeit to record", "TC-F1")
+        del clocks.unconfirmed[seat]
+        return Verdict(entry["seq"], "forfeited", "ok", seat)
+
+    def _on_auto_move(self, entry: dict[str, Any]) -> Verdict:
+        clocks, game = self.clocks, self.game
+        seat = entry.get("seat")
+        if self.status != ACTIVE or clocks is None or game is None:
+            return _reject(entry, "game/not_active", f"the game is {self.status}")
+        if seat != game.to_move() or not isinstance(seat, int) or not clocks.forfeited(seat):
+            return _reject(entry, "time/not_forfeited", f"seat {seat!r} is not a forfeited seat to move", "TC-F1")
+        move = game.default_move()
+        if entry.get("move") != move:
+            return _reject(entry, "time/wrong_move", f"the default move is {move!r}", "TC-M1")
+        game.play(seat, move)
+        self._next_decision(entry, seat)
+        return Verdict(entry["seq"], "auto_move", "applied", seat)
+
+    def _on_vacation(self, entry: dict[str, Any]) -> Verdict:
+        assert self.created is not None
+        clocks = self.clocks
+        seat = entry.get("seat")
+        if self.status != ACTIVE or clocks is None:
+            return _reject(entry, "game/not_active", f"the game is {self.status}")
+        if not clocks.running:
+            return _reject(entry, "time/no_clock", "this game has no clock: there is no vacation to take", "TC-V1")
+        if not isinstance(seat, int):
+            return _reject(entry, "submission/wrong_seat", "a vacation entry names its seat")
+        problem = check_submission(entry.get("submission"), ctx=VACATION_CTX, game_id=self.created["game"], seat=seat,
+                                   seq=entry["seq"], prev=self.head, keys=self.keys, verifier=self.verifier)
+        if problem:
+            return _reject(entry, *problem)
+        late = self._late(entry, seat)
+        if late:
+            return late
+        seconds = entry["submission"]["envelope"].get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds <= 0:
+            return _reject(entry, "vacation/bad_seconds", "a vacation is a positive whole number of seconds", "TC-V1")
+        if seconds * 1000 > clocks.vacation_left[seat]:
+            return _reject(entry, "vacation/exceeded", f"seat {seat} has {clocks.vacation_left[seat] // 1000} s of "
+                           f"vacation left, not {seconds}", "TC-V1")
+        clocks.grant_vacation(seat, parse_ms(entry["at"]), seconds)
+        return Verdict(entry["seq"], "vacation", "ok", seat)
 
     def _on_revealed(self, entry: dict[str, Any]) -> Verdict:
         assert self.created is not None
@@ -233,6 +387,22 @@ class LogReplayer:
     # -- reads -------------------------------------------------------------------------------------
     def to_move(self) -> int | None:
         return self.game.to_move() if self.game is not None and self.status == ACTIVE else None
+
+    def result(self) -> dict[str, Any] | None:
+        """The result of a finished game: the engine's ``result()`` (or, for a game that forfeits ended
+        early, its ``provisional_result()``), with every seat marked ``forfeited`` and forfeited seats ranked
+        below the others (TC-F1). ``None`` until the game is finished."""
+        game = self.game
+        if self.status != FINISHED or game is None:
+            return None
+        base = game.result() if game.is_over() else game.provisional_result()
+        if "time_control" not in ((self.created or {}).get("options") or {}):
+            return base  # a game logged before clocks existed: its result is the engine's, as it was signed
+        forfeited_at = self.clocks.forfeited_at if self.clocks is not None else [None] * len(self.keys)
+        return rank_forfeits(base, forfeited_at, ended_early=not game.is_over())
+
+
+entry_time = format_ms  # a time (ms) in the log's ``at`` format
 
 
 def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:

@@ -44,13 +44,12 @@ def _json_safe(value: Any) -> Any:
 def outcome_of(replayer: LogReplayer) -> dict[str, Any]:
     """The comparable outcome of a fold (see the module docstring)."""
     game = replayer.game
-    over = game is not None and game.is_over()
     return _json_safe({
         "seq": replayer.seq,
         "status": replayer.status,
         "to_move": replayer.to_move(),
         "view": game.view() if game is not None else None,
-        "result": game.result() if over else None,
+        "result": replayer.result(),
         "verdicts": [v.to_dict() for v in replayer.verdicts],
     })
 

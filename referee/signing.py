@@ -21,6 +21,8 @@ from .canonical import canonical_bytes
 MOVE_CTX = "referee/move"
 ACCEPT_CTX = "referee/accept"
 BUNDLE_CTX = "referee/bundle"
+VACATION_CTX = "referee/vacation"
+RECEIPT_CTX = "referee/receipt"
 
 
 def b64url_encode(raw: bytes) -> str:

@@ -517,8 +517,7 @@ def _check_result(ctx: _Context) -> Check:
     replayer = ctx.replayer
     if replayer is None or replayer.created is None or (replayer.game is None and replayer.blocked):
         return Check("result", SKIPPED, "skipped: the log could not be replayed")
-    game = replayer.game
-    recomputed = game.result() if game is not None and game.is_over() else None
+    recomputed = replayer.result()
     claimed = ctx.bundle.get("result")
     note = _version_note(replayer, ctx)
     position = ctx.ended_at if ctx.ended_at is not None else len(ctx.log) - 1

@@ -18,6 +18,7 @@ from referee.clock import now_ms
 from referee.games_service.entries import append_system_entries
 from referee.games_service.folds import fold
 from referee.games_service.projection import projection_of
+from referee.notify.events import entry_events, next_alarm
 from referee.replay import LogReplayer
 from referee.store.base import LogStore
 
@@ -44,10 +45,14 @@ class Projector:
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 
-    def _feed(self, game_id: str, replayer: LogReplayer, entries: list[dict[str, Any]]) -> None:
+    def _feed(self, game_id: str, replayer: LogReplayer, entries: list[dict[str, Any]],
+              events: list[dict[str, Any]], emit_from: int) -> None:
         beat = time.monotonic() + 1.0
         for entry in entries:
-            replayer.feed(entry)
+            was = replayer.status
+            verdict = replayer.feed(entry)
+            if verdict.seq >= emit_from:
+                events += entry_events(replayer, entry, verdict, was)
             if self.entry_delay:
                 time.sleep(self.entry_delay)
             if time.monotonic() > beat:  # a long fold: keep the flag fresh so the reconciler leaves it be
@@ -82,8 +87,20 @@ class Projector:
                 replayer = LogReplayer(server_seed=self.store.read_secret(game_id))
                 trusted = False
             entries, tip = self.store.read_since(game_id, replayer.seq)
-            self._feed(game_id, replayer, entries)
-            append_system_entries(self.store, game_id, replayer, replayer.server_seed)
+            events: list[dict[str, Any]] = []
+            self._feed(game_id, replayer, entries, events, from_seq)
+
+            folding = replayer
+
+            def observe(entry: dict[str, Any], verdict: Any, was: str, events: list[dict[str, Any]] = events,
+                        folding: LogReplayer = folding) -> None:
+                events.extend(entry_events(folding, entry, verdict, was))
+
+            append_system_entries(self.store, game_id, replayer, replayer.server_seed, now=now_ms(), observe=observe)
+            if events:  # before the projection is stored: a job killed in between emits them again (same ids)
+                self.store.emit_events(events)
+            if replayer.seq > from_seq or not trusted:
+                self.store.set_timer(game_id, next_alarm(replayer, now_ms()))
             if replayer.seq == from_seq and trusted:
                 # Nothing new since this process stored it; but is it still stored? (the work Redis may have
                 # been restarted and lost it)

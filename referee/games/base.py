@@ -64,6 +64,22 @@ class Game(ABC):
     @abstractmethod
     def result(self) -> dict[str, Any]: ...
 
+    def default_move(self) -> dict[str, Any]:
+        """The move the referee plays for the seat to move when its time runs out or it has forfeited
+        (CONTRACT section 8): a deterministic function of the state, always legal. Unless a ruleset says
+        otherwise, the first move of :meth:`legal_moves` in its documented order. ``ValueError`` when the
+        game is over."""
+        moves = self.legal_moves()
+        if not moves:
+            raise ValueError("the game is over: there is no move to default to")
+        return moves[0]
+
+    def provisional_result(self) -> dict[str, Any]:
+        """The result document of the position as it stands, as if the game ended now (same shape as
+        :meth:`result`, with ``"provisional": true`` while the game is running): for adjudication and for a
+        game ended early by forfeit. Once the game is over it equals :meth:`result`."""
+        return self.result()
+
     @abstractmethod
     def copy(self) -> Game: ...
 

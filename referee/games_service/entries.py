@@ -1,34 +1,51 @@
 """Building log entries (format in ``referee.logchain``) and the entries the referee writes itself.
 
-Besides the submissions of the seats, the referee appends two kinds of entries on its own:
-``started`` once every seat has accepted (or right after ``created`` in recorded mode), and
-``revealed`` with the server seed once the game is over. Both the web process (right after the append
-that calls for them) and the replay worker (in case the web process died in between) append them
-through :func:`append_system_entries`; the atomic append makes sure only one of them succeeds.
+Besides the submissions of the seats, the referee appends entries on its own: ``started`` once every
+seat has accepted (or right after ``created`` in recorded mode), ``revealed`` with the server seed once
+the game is over, and with a clock (CONTRACT section 8) ``timeout`` when the seat to move is past its
+deadline, ``forfeited`` right after a timeout that forfeits, and ``auto_move`` for a forfeited seat on
+each of its turns. The web process (right after the append that calls for them), the replay worker (in
+case the web process died in between) and the deadline scheduler append them through
+:func:`append_system_entries`; the atomic append makes sure only one of them succeeds at a position.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ..clock import now
+from ..clock import now, now_ms
 from ..logchain import ENTRY_VERSION, seal
-from ..replay import FINISHED, WAITING, LogReplayer
+from ..replay import ACTIVE, FINISHED, WAITING, LogReplayer, Verdict
 from ..store.base import Appended, LogStore
 from ..store.errors import StaleAppend
+from ..timecontrol import format_ms
 
 
-def make_entry(kind: str, seq: int, prev: str, **payload: Any) -> dict[str, Any]:
-    """A sealed entry of type ``kind`` at position ``seq`` chained from ``prev``, stamped with server time."""
-    return seal({"v": ENTRY_VERSION, "type": kind, "seq": seq, "at": now(), **payload}, prev)
+def make_entry(kind: str, seq: int, prev: str, at: str | None = None, **payload: Any) -> dict[str, Any]:
+    """A sealed entry of type ``kind`` at position ``seq`` chained from ``prev``, stamped with server time
+    (or with ``at``, when the caller has already read the clock to decide on the entry)."""
+    return seal({"v": ENTRY_VERSION, "type": kind, "seq": seq, "at": at or now(), **payload}, prev)
 
 
-def due_system_entry(replayer: LogReplayer, secret: bytes | None) -> dict[str, Any] | None:
-    """Payload (with ``type``) of the entry the referee owes this log next, or ``None``."""
+def due_system_entry(replayer: LogReplayer, secret: bytes | None, now: int | None = None) -> dict[str, Any] | None:
+    """Payload (with ``type``) of the entry the referee owes this log next, or ``None``. A ``timeout`` is
+    owed only when ``now`` (server time, ms) is given and the seat to move is past its deadline."""
     created = replayer.created
     if created is None:
         return None
     mode = created.get("mode")
+    clocks = replayer.clocks
+    if clocks is not None and clocks.unconfirmed:
+        seat = min(clocks.unconfirmed)
+        return {"type": "forfeited", "seat": seat, "reason": "timeout", "timeout": clocks.unconfirmed[seat]}
+    if replayer.status == ACTIVE and clocks is not None and replayer.game is not None:
+        seat = replayer.to_move()
+        if seat is not None and clocks.forfeited(seat):
+            return {"type": "auto_move", "seat": seat, "move": replayer.game.default_move()}
+        deadline = replayer.deadline_ms()
+        if now is not None and deadline is not None and deadline <= now:
+            return {"type": "timeout", **(replayer.expected_timeout() or {})}
     if replayer.status == WAITING:
         if mode == "recorded" or (mode == "seeded" and len(replayer.entropies) == len(replayer.keys)):
             return {"type": "started"}
@@ -40,20 +57,32 @@ def due_system_entry(replayer: LogReplayer, secret: bytes | None) -> dict[str, A
     return None
 
 
+#: ``observe(entry, verdict, status_before)``: told of every entry :func:`append_system_entries` folds
+Observer = Callable[[dict[str, Any], Verdict, str], None]
+
+
 def append_system_entries(store: LogStore, game_id: str, replayer: LogReplayer,
-                          secret: bytes | None) -> list[Appended]:
+                          secret: bytes | None, *, now: int | None = None,
+                          observe: Observer | None = None) -> list[Appended]:
     """Append every entry the referee owes (feeding each into ``replayer``, which must be private to the
-    caller). Stops quietly when someone else appended first (the caller's fold is then behind)."""
+    caller). Stops quietly when someone else appended first (the caller's fold is then behind).
+
+    ``now`` (ms) lets a ``timeout`` be owed; each entry is stamped with the server time read after it."""
     appended: list[Appended] = []
-    for _ in range(4):
-        due = due_system_entry(replayer, secret)
+    for _ in range(64):  # a forfeited seat with extra turns may owe several auto moves in a row
+        at_ms = max(now_ms(), now or 0) if now is not None else None
+        due = due_system_entry(replayer, secret, at_ms)
         if due is None:
             break
         kind = due.pop("type")
-        entry = make_entry(kind, replayer.seq, replayer.head, **due)
+        entry = make_entry(kind, replayer.seq, replayer.head, at=format_ms(at_ms) if at_ms is not None else None,
+                           **due)
         try:
             appended.append(store.append(game_id, entry, replayer.head))
         except StaleAppend:
             break
-        replayer.feed(entry)
+        was = replayer.status
+        verdict = replayer.feed(entry)
+        if observe is not None:
+            observe(entry, verdict, was)
     return appended

@@ -56,6 +56,11 @@ STATUS_BY_CODE = {
     "game/not_active": 409,
     "game/not_accepted": 409,
     "accept/duplicate": 409,
+    "time/expired": 409,
+    "time/forfeited": 403,
+    "time/no_clock": 409,
+    "vacation/exceeded": 422,
+    "vacation/bad_seconds": 400,
 }
 
 

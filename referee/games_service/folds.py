@@ -26,6 +26,7 @@ def clone_replayer(replayer: LogReplayer) -> LogReplayer:
         verdicts=list(replayer.verdicts),
         entropies=dict(replayer.entropies),
         game=replayer.game.copy() if replayer.game is not None else None,
+        clocks=replayer.clocks.copy() if replayer.clocks is not None else None,
     )
 
 

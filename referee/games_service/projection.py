@@ -6,22 +6,49 @@ from typing import Any
 
 from ..clock import now
 from ..replay import LogReplayer
+from ..timecontrol import Clocks
+
+
+def clocks_of(replayer: LogReplayer) -> dict[str, Any] | None:
+    """What a reader needs to show the seats' clocks at any later time (:func:`clock_view`), or None for a
+    game without a clock."""
+    clocks = replayer.clocks
+    if clocks is None or not clocks.running:
+        return None
+    return {"spec": clocks.spec, "seat": clocks.seat if replayer.status == "active" else None,
+            "since": clocks.since, "allowance": clocks.allowance, "bank": clocks.bank,
+            "vacation_left": clocks.vacation_left, "vacations": clocks.vacations,
+            "forfeited_at": clocks.forfeited_at, "timeouts_in_row": clocks.timeouts_in_row}
+
+
+def clock_view(stored: dict[str, Any] | None, players: int, now: int) -> list[dict[str, Any]] | None:
+    """Per seat ``{deadline, left, bank, vacation_left, on_vacation, forfeited}`` at ``now`` (ms) from what
+    :func:`clocks_of` stored; None for a game without a clock."""
+    if not stored:
+        return None
+    clocks = Clocks(spec=stored["spec"], players=players, bank=list(stored["bank"]),
+                    vacation_left=list(stored["vacation_left"]),
+                    vacations=[[(a, b) for a, b in seat] for seat in stored["vacations"]],
+                    timeouts_in_row=list(stored["timeouts_in_row"]), forfeited_at=list(stored["forfeited_at"]))
+    if stored["seat"] is not None:
+        clocks.seat, clocks.since, clocks.allowance = stored["seat"], stored["since"], stored["allowance"]
+    return clocks.view(now)
 
 
 def projection_of(replayer: LogReplayer) -> dict[str, Any]:
     """The projection fields (``referee.store.PROJECTION_FIELDS``) of a fold."""
     game = replayer.game
-    over = game is not None and game.is_over()
     return {
         "seq": replayer.seq,
         "head": replayer.head,
         "status": replayer.status,
         "to_move": replayer.to_move(),
         "view": game.view() if game is not None else None,
-        "result": game.result() if over else None,
+        "result": replayer.result(),
         "version_mismatch": replayer.version_mismatch,
         "blocked": replayer.blocked,
         "accepted": sorted(replayer.entropies),
+        "clocks": clocks_of(replayer),
         "last_verdict": replayer.verdicts[-1].to_dict() if replayer.verdicts else None,
         "updated_at": now(),
     }

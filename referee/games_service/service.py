@@ -18,17 +18,23 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from ..clock import now_ms
 from ..games import ruleset
 from ..games.randomness import recorded_game_seed
+from ..notify.events import next_alarm
 from ..replay import ABORTED, ACTIVE, FINISHED, WAITING, LogError, LogReplayer
-from ..signing import ACCEPT_CTX, MOVE_CTX, verify
+from ..signing import ACCEPT_CTX, MOVE_CTX, RECEIPT_CTX, VACATION_CTX, sign, verify
 from ..store import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
 from ..store.base import Appended, LogStore, Tip
 from ..store.keys import valid_game_id
+from ..timecontrol import TimeControlError, engine_options, format_ms
+from ..timecontrol import resolve as resolve_time_control
 from .entries import append_system_entries, make_entry
 from .errors import ServiceError, from_verdict_error, invalid
 from .folds import ReplayerCache, clone_replayer, fold_with_states
-from .projection import projection_of
+from .projection import clock_view, projection_of
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +88,10 @@ class GameService:
     """Creates games, takes signed acceptances and moves, and answers reads; one per app."""
 
     def __init__(self, store: LogStore, dispatcher: Dispatcher | None = None, organiser_keys: list[str] | None = None,
-                 max_wait: float = 30.0):
+                 max_wait: float = 30.0, referee_key: Ed25519PrivateKey | None = None):
         self.store = store
+        #: signs receipts (CONTRACT section 8); a fresh key when none is given (tools and tests)
+        self.referee_key = referee_key or Ed25519PrivateKey.generate()
         self.dispatcher: Dispatcher = dispatcher or NoDispatch()
         self.organiser_keys = list(organiser_keys or [])
         self.max_wait = max_wait
@@ -130,6 +138,16 @@ class GameService:
                 self._created.clear()
             self._created[game_id] = created
         return created
+
+    def _set_timer(self, game_id: str, replayer: LogReplayer) -> None:
+        """Tell the deadline scheduler when to look at this game next (best effort: the replay worker sets
+        it again from its own fold, so a failure here loses nothing)."""
+        try:
+            self.store.set_timer(game_id, next_alarm(replayer, now_ms()))
+        except StoreUnavailable:
+            log.warning("could not set the timer of %s; the replay worker will", game_id)
+        except Exception:
+            log.exception("could not set the timer of %s; the replay worker will", game_id)
 
     def _notify(self, game_id: str, appended: list[Appended]) -> None:
         for item in appended:
@@ -214,12 +232,53 @@ class GameService:
             more = []
         self.cache.put(game_id, trial)
         appended = [first, *more]
+        if trial.clocks is not None and trial.clocks.running:
+            self._set_timer(game_id, trial)
         self._notify(game_id, appended)
         return trial, appended
 
-    def _receipt(self, game_id: str, first: Appended, replayer: LogReplayer) -> dict[str, Any]:
-        return {"game": game_id, "position": first.position, "hash": first.head, "seq": replayer.seq,
-                "head": replayer.head, "status": replayer.status, "to_move": replayer.to_move()}
+    def _receipt(self, game_id: str, first: Appended, replayer: LogReplayer,
+                 entry: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The 2xx body of a submission: where it went and, signed by the referee, the receipt that proves
+        it is in the log at that position and time (CONTRACT section 8)."""
+        out: dict[str, Any] = {"game": game_id, "position": first.position, "hash": first.head, "seq": replayer.seq,
+                               "head": replayer.head, "status": replayer.status, "to_move": replayer.to_move()}
+        if entry is not None:
+            receipt = {"ctx": RECEIPT_CTX, "game": game_id, "seq": first.position, "hash": first.head,
+                       "at": entry["at"]}
+            out["receipt"] = receipt
+            out["receipt_sig"] = sign(self.referee_key, receipt)
+        clocks = clock_view_of(replayer)
+        if clocks is not None:
+            out["clocks"] = clocks
+        return out
+
+    def _enforce_deadline(self, game_id: str, replayer: LogReplayer, seat: int, envelope: dict[str, Any],
+                          signature: str) -> str:
+        """The server time (``at``) for a seat's submission at this position; if the seat to move is past
+        its deadline, the timeout is written at this position instead (with what it entails) and the
+        submission is refused: 409 ``time/expired`` for the seat that ran out of time, 409
+        ``submission/stale`` for any other (the log has moved on)."""
+        at_ms = now_ms()
+        deadline = replayer.deadline_ms()
+        if deadline is None or at_ms <= deadline:
+            return format_ms(at_ms)
+        trial = clone_replayer(replayer)
+        try:
+            written = append_system_entries(self.store, game_id, trial, trial.server_seed, now=at_ms)
+        except StoreUnavailable as exc:
+            raise _unavailable(exc) from exc
+        if written:
+            self.cache.put(game_id, trial)
+            self._set_timer(game_id, trial)
+            self._notify(game_id, written)
+        tip = Tip(trial.seq, trial.head) if written else self.store.tip(game_id)
+        if not written or seat != replayer.clocks.seat:  # type: ignore[union-attr]
+            raise self._stale(game_id, tip, signature, envelope)
+        raise ServiceError(409, "time/expired", f"seat {seat}'s time ran out at {format_ms(deadline)}; the timeout "
+                           f"is logged at position {written[0].position}", "TC-T1",
+                           details={"deadline": format_ms(deadline), "timeout": written[0].position,
+                                    "seq": tip.seq, "head": tip.head})
 
     # -- create ---------------------------------------------------------------------------------------
     def create_game(self, spec: dict[str, Any], organiser: dict[str, str] | None = None) -> dict[str, Any]:
@@ -246,14 +305,19 @@ class GameService:
         if not rules.min_players <= players <= rules.max_players:
             raise invalid([{"path": "$.seats", "problem": f"{rules.name} is for {rules.min_players} to "
                                                           f"{rules.max_players} players, not {players}"}])
-        options = spec.get("options") or {}
+        options = dict(spec.get("options") or {})
+        try:
+            options["time_control"] = resolve_time_control(options.get("time_control"))
+        except TimeControlError as exc:
+            raise ServiceError(400, "game/bad_time_control", str(exc), "TC-C1",
+                               details={"problems": exc.problems}) from exc
         deck = spec.get("deck")
         game_id = signed_game_id(organiser["sig"]) if organiser else new_game_id()
         try:  # the engine is the judge of options and decks
             if deck is not None:
-                rules.new_game(players, options, deck=list(deck), seed=recorded_game_seed(game_id))
+                rules.new_game(players, engine_options(options), deck=list(deck), seed=recorded_game_seed(game_id))
             else:
-                rules.new_game(players, options, seed=bytes(32))
+                rules.new_game(players, engine_options(options), seed=bytes(32))
         except (ValueError, TypeError, KeyError) as exc:
             where = "$.deck" if deck is not None and "deck" in str(exc) else "$.options"
             raise ServiceError(400, "game/bad_options", str(exc),
@@ -287,6 +351,8 @@ class GameService:
         replayer.feed(entry)
         more = append_system_entries(self.store, game_id, replayer, secret)
         self.cache.put(game_id, replayer)
+        if replayer.clocks is not None and replayer.clocks.running and replayer.status == ACTIVE:
+            self._set_timer(game_id, replayer)
         self._notify(game_id, [first, *more])
         return {"game": game_id, "ruleset": payload["ruleset"], "mode": payload["mode"],
                 "commitment": payload.get("commitment"), "seq": replayer.seq, "head": replayer.head,
@@ -309,7 +375,7 @@ class GameService:
             raise self._stale(game_id, tip, submission["sig"], envelope)
         entry = make_entry("accepted", tip.seq, tip.head, seat=seat, submission=submission)
         advanced, appended = self._append_submission(game_id, replayer, entry, submission)
-        return self._receipt(game_id, appended[0], advanced)
+        return self._receipt(game_id, appended[0], advanced, entry)
 
     def submit_move(self, game_id: str, submission: dict[str, Any], wait: float | None = None
                     ) -> tuple[int, dict[str, Any]]:
@@ -325,18 +391,40 @@ class GameService:
                 details={"status": replayer.status}))
         if envelope["seq"] != tip.seq or envelope["prev"] != tip.head:
             raise self._stale(game_id, tip, submission["sig"], envelope)
+        at = self._enforce_deadline(game_id, replayer, seat, envelope, submission["sig"])
         to_move = replayer.to_move()
         if seat != to_move:
             raise ServiceError(403, "move/not_your_turn", f"seat {to_move} is to move, not seat {seat}",
                                details={"to_move": to_move})
-        entry = make_entry("move", tip.seq, tip.head, seat=seat, submission=submission)
+        entry = make_entry("move", tip.seq, tip.head, at=at, seat=seat, submission=submission)
         advanced, appended = self._append_submission(game_id, replayer, entry, submission)
-        receipt = self._receipt(game_id, appended[0], advanced)
+        receipt = self._receipt(game_id, appended[0], advanced, entry)
         if wait:
             verdict = self.wait_for_verdict(game_id, appended[0].position, min(wait, self.max_wait))
             if verdict is not None:
                 return 200, {**receipt, "verdict": verdict}
         return 202, receipt
+
+    def vacation(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """A seat's signed vacation request (``ctx`` ``referee/vacation``, ``seconds`` from now): its clock
+        stops for that long, within its allowance (CONTRACT section 8, TC-V1)."""
+        replayer = self.fold_for(game_id, submission["envelope"])
+        seat = self._authenticate(game_id, replayer, submission)
+        envelope = submission["envelope"]
+        tip = Tip(replayer.seq, replayer.head)
+        clocks = replayer.clocks
+        if replayer.status != ACTIVE:
+            raise self._conflict(game_id, tip, submission["sig"], ServiceError(
+                409, "game/not_active", f"the game is {replayer.status}; no vacation to take",
+                details={"status": replayer.status}))
+        if clocks is None or not clocks.running:
+            raise ServiceError(409, "time/no_clock", "this game has no clock: there is no vacation to take", "TC-V1")
+        if envelope["seq"] != tip.seq or envelope["prev"] != tip.head:
+            raise self._stale(game_id, tip, submission["sig"], envelope)
+        at = self._enforce_deadline(game_id, replayer, seat, envelope, submission["sig"])
+        entry = make_entry("vacation", tip.seq, tip.head, at=at, seat=seat, submission=submission)
+        advanced, appended = self._append_submission(game_id, replayer, entry, submission)
+        return self._receipt(game_id, appended[0], advanced, entry)
 
     def abort(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """End a seeded game early and reveal its seed: signed (``ctx`` ``referee/abort``) by the organiser
@@ -386,6 +474,7 @@ class GameService:
     def _describe(self, game_id: str, created: dict[str, Any], projection: dict[str, Any]) -> dict[str, Any]:
         accepted = set(projection.get("accepted") or [])
         mode = created.get("mode")
+        clocks = clock_view(projection.get("clocks"), len(created["seats"]), now_ms())
         return {
             "game": game_id,
             "ruleset": created["ruleset"],
@@ -395,8 +484,10 @@ class GameService:
             "options": created.get("options") or {},
             "created_at": created["at"],
             "seats": [{"seat": i, "name": seat["name"], "key": seat["key"],
-                       "accepted": mode == "recorded" or i in accepted}
+                       "accepted": mode == "recorded" or i in accepted,
+                       **({"clock": clocks[i]} if clocks is not None else {})}
                       for i, seat in enumerate(created["seats"])],
+            "time_control": (created.get("options") or {}).get("time_control") or {"kind": "none"},
             "status": projection["status"],
             "to_move": projection["to_move"],
             "seq": projection["seq"],
@@ -482,12 +573,17 @@ class GameService:
         if projection is not None and projection.get("result") is not None and projection["seq"] == state["seq"]:
             result = projection["result"]
         else:
-            replayer = self.fold(game_id)
-            assert replayer.game is not None
-            result = replayer.game.result()
+            result = self.fold(game_id).result()
         return {"game": game_id, "ruleset": state["ruleset"], "status": state["status"], "seq": state["seq"],
                 "head": state["head"], "version_mismatch": state["version_mismatch"], "result": result}
 
 
-__all__ = ["ABORT_CTX", "ACCEPT_CTX", "CREATE_CTX", "MOVE_CTX", "Dispatcher", "GameService", "InlineDispatch",
-           "NoDispatch"]
+def clock_view_of(replayer: LogReplayer) -> list[dict[str, Any]] | None:
+    """The seats' clocks of a fold, as ``GET /games/{id}`` shows them, at the current server time."""
+    if replayer.clocks is None or not replayer.clocks.running:
+        return None
+    return replayer.clocks.view(now_ms())
+
+
+__all__ = ["ABORT_CTX", "ACCEPT_CTX", "CREATE_CTX", "MOVE_CTX", "VACATION_CTX", "Dispatcher", "GameService",
+           "InlineDispatch", "NoDispatch"]

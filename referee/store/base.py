@@ -32,7 +32,7 @@ class Tip(NamedTuple):
 
 #: Fields of a projection (``write_projection`` / ``read_projection``); every value is JSON-safe.
 PROJECTION_FIELDS = ("seq", "head", "status", "to_move", "view", "result", "version_mismatch", "blocked",
-                     "accepted", "last_verdict", "updated_at")
+                     "accepted", "last_verdict", "updated_at", "clocks")
 
 
 def encode_projection(projection: dict[str, Any]) -> dict[str, str]:
@@ -144,6 +144,24 @@ class LogStore(ABC):
     def lagging_games(self) -> list[tuple[str, int, int, int | None]]:
         """``(game, log length, projection seq, pending since)`` of every listed game whose projection is
         behind its log."""
+
+    # -- time control: timers and the outbox (CONTRACT section 8) ---------------------------------
+    @abstractmethod
+    def set_timer(self, game_id: str, when_ms: int | None) -> None:
+        """When the deadline scheduler must next look at ``game_id`` (None: never, e.g. no clock runs)."""
+
+    @abstractmethod
+    def due_timers(self, now_ms: int, limit: int = 100) -> list[tuple[str, int]]:
+        """``(game, when)`` of the timers due at ``now_ms``, earliest first."""
+
+    @abstractmethod
+    def emit_events(self, events: list[dict[str, Any]]) -> int:
+        """Append each event (a dict with a stable ``id``) to the outbox unless its id was emitted before;
+        returns how many were new."""
+
+    @abstractmethod
+    def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
+        """The outbox's events, oldest first (at most ``count``)."""
 
     def ping(self) -> bool:
         return True

@@ -21,7 +21,14 @@ key                             type        content
 ``game:{<id>}:events``          stream      one event per stored projection (field ``seq``), capped at
                                             about 32: what ``?wait`` blocks on (``XREAD BLOCK``)
 ``referee:games``               sorted set  game ids scored by creation time (ms)
+``referee:timers``              sorted set  game ids scored by the next time (ms) the deadline
+                                            scheduler must look at them: a deadline or a reminder
+``{outbox}:stream``             stream      outgoing events (turn, reminder, timeout, started,
+                                            finished), field ``e`` = JSON; capped at about 100,000
+``{outbox}:seen:<event id>``    string      an event already in the outbox (expires after 14 days)
 =============================== =========== ======================================================
+
+The timers and the outbox live on the log's (durable) Redis: a deadline must survive a restart.
 """
 
 from __future__ import annotations
@@ -38,6 +45,12 @@ GAME_PROJECTION = "game:{{{game}}}:proj"
 GAME_VERDICTS = "game:{{{game}}}:verdicts"
 GAME_EVENTS = "game:{{{game}}}:events"
 GAMES_INDEX = "referee:games"
+TIMERS = "referee:timers"
+OUTBOX = "{outbox}:stream"
+OUTBOX_SEEN = "{{outbox}}:seen:{event}"
+#: approximate cap on the outbox stream's length (``XADD MAXLEN ~``) and the lifetime of an event id
+OUTBOX_MAXLEN = 100_000
+OUTBOX_SEEN_TTL = 14 * 24 * 3600
 #: SCAN pattern matching every game's log key (for ``rebuild --all`` when the index is incomplete).
 LOG_SCAN_PATTERN = "game:{*}:log"
 

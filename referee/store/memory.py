@@ -38,6 +38,9 @@ class MemoryStore(LogStore):
         self._lock = threading.RLock()
         self._projected = threading.Condition(self._lock)
         self._order = 0
+        self._timers: dict[str, int] = {}
+        self._outbox: list[dict[str, Any]] = []
+        self._seen: set[str] = set()
 
     def _game(self, game_id: str) -> _Game:
         keys.game_keys(game_id)  # same id rules as the Redis store
@@ -187,3 +190,30 @@ class MemoryStore(LogStore):
                 if game.log and len(game.log) > seq:
                     out.append((game_id, len(game.log), seq, game.pending))
         return out
+
+    # -- time control: timers and the outbox ------------------------------------------------------------
+    def set_timer(self, game_id: str, when_ms: int | None) -> None:
+        with self._lock:
+            if when_ms is None:
+                self._timers.pop(game_id, None)
+            else:
+                self._timers[game_id] = when_ms
+
+    def due_timers(self, now_ms_: int, limit: int = 100) -> list[tuple[str, int]]:
+        with self._lock:
+            due = sorted((when, game) for game, when in self._timers.items() if when <= now_ms_)
+            return [(game, when) for when, game in due[:limit]]
+
+    def emit_events(self, events: list[dict[str, Any]]) -> int:
+        added = 0
+        with self._lock:
+            for event in events:
+                if event["id"] not in self._seen:
+                    self._seen.add(event["id"])
+                    self._outbox.append(json.loads(json.dumps(event)))
+                    added += 1
+        return added
+
+    def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
+        with self._lock:
+            return copy.deepcopy(self._outbox[:count])

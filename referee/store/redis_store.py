@@ -57,6 +57,7 @@ class RedisStore(LogStore):
         self._read_since = connection.register_script(scripts.READ_SINCE)
         self._release_pending = connection.register_script(scripts.RELEASE_PENDING)
         self._write_projection = self.work.register_script(scripts.WRITE_PROJECTION)
+        self._emit_event = connection.register_script(scripts.EMIT_EVENT)
 
     @classmethod
     def from_url(cls, url: str, work_url: str | None = None, **kwargs: Any) -> RedisStore:
@@ -230,6 +231,29 @@ class RedisStore(LogStore):
                 if length > seq:
                     out.append((game, length, seq, int(pending) if pending is not None else None))
         return out
+
+    # -- time control: timers and the outbox ------------------------------------------------------------
+    def set_timer(self, game_id: str, when_ms: int | None) -> None:
+        if when_ms is None:
+            self.redis.zrem(keys.TIMERS, game_id)
+        else:
+            self.redis.zadd(keys.TIMERS, {game_id: when_ms})
+
+    def due_timers(self, now_ms_: int, limit: int = 100) -> list[tuple[str, int]]:
+        rows = self.redis.zrangebyscore(keys.TIMERS, "-inf", now_ms_, start=0, num=limit, withscores=True)
+        return [(_text(game), int(score)) for game, score in rows]
+
+    def emit_events(self, events: list[dict[str, Any]]) -> int:
+        added = 0
+        for event in events:
+            added += int(self._emit_event(
+                keys=[keys.OUTBOX, keys.OUTBOX_SEEN.format(event=event["id"])],
+                args=[json.dumps(event, separators=(",", ":"), ensure_ascii=False), keys.OUTBOX_SEEN_TTL,
+                      keys.OUTBOX_MAXLEN]))
+        return added
+
+    def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
+        return [_entry(fields) for _id, fields in self.redis.xrange(keys.OUTBOX, count=count)]
 
     def ping(self) -> bool:
         try:

@@ -51,6 +51,14 @@ READ_SINCE — a consistent snapshot of a log's tail (read-only)
     ARGV[1]  stream ID of the first entry wanted (0-(position+1))
     returns  {length, head or false, entry JSON, entry JSON, …}
 
+EMIT_EVENT — put an event into the outbox once (by its stable id)
+    KEYS[1]  {outbox}:stream
+    KEYS[2]  {outbox}:seen:<event id>
+    ARGV[1]  the event's JSON
+    ARGV[2]  seconds the id is remembered
+    ARGV[3]  approximate cap on the stream's length
+    returns  1: added | 0: this id was added before; nothing written
+
 WRITE_PROJECTION — store what a replay job folded, if nobody stored more meanwhile
     KEYS[1]  game:{id}:proj      hash of projection fields (all strings; JSON where structured)
     KEYS[2]  game:{id}:verdicts  list of JSON verdicts, one per folded entry
@@ -123,6 +131,14 @@ for _, row in ipairs(redis.call('XRANGE', KEYS[1], ARGV[1], '+')) do
   out[#out + 1] = row[2][2]
 end
 return out
+"""
+
+EMIT_EVENT = """
+if redis.call('SET', KEYS[2], '1', 'NX', 'EX', tonumber(ARGV[2])) then
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', tonumber(ARGV[3]), '*', 'e', ARGV[1])
+  return 1
+end
+return 0
 """
 
 WRITE_PROJECTION = """

@@ -128,3 +128,9 @@ def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:
 def random_entropy() -> str:
     return b64url_encode(os.urandom(32))
 
+
+def with_no_forfeits(engine_result: dict) -> dict:
+    """An engine's ``result()`` as the service reports it for a game created with a time control (every
+    game created now has one, ``none`` included): every seat marked ``forfeited: false`` (TC-F1)."""
+    out = {**engine_result, "seats": [{**seat, "forfeited": False} for seat in engine_result["seats"]]}
+    return out

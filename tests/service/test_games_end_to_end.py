@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from svc_helpers import accept_all, create_game, play_random, revealed_seed
+from svc_helpers import accept_all, create_game, play_random, revealed_seed, with_no_forfeits
 
 from referee.games import ruleset
 from referee.games_service import fold, projection_of
@@ -30,7 +30,7 @@ def check_finished_game(http, store, game, entries):
     assert status == 200, result
     engine_game = game.engine_replay(revealed_seed(entries))
     assert engine_game.is_over()
-    assert result["result"] == engine_game.result()
+    assert result["result"] == with_no_forfeits(engine_game.result())
     # the worker's projection is complete and equals a fresh fold
     stored = store.read_projection(game.game_id, with_verdicts=True)
     assert stored["seq"] == len(entries) and stored["status"] == "finished"

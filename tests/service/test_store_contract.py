@@ -184,7 +184,7 @@ def test_list_games_newest_first_and_scan(store):
 def projection(seq: int, head: str, **extra) -> dict:
     return {"seq": seq, "head": head, "status": "active", "to_move": 1, "view": {"x": [1, 2]}, "result": None,
             "version_mismatch": None, "blocked": None, "accepted": [0, 1], "last_verdict": {"seq": seq - 1},
-            "updated_at": "2026-11-21T10:00:00.000Z", **extra}
+            "updated_at": "2026-11-21T10:00:00.000Z", "clocks": None, **extra}
 
 
 def verdicts(start: int, stop: int) -> list[dict]:
@@ -245,3 +245,24 @@ def test_wait_for_verdict_wakes_on_the_projection_write(store):
     assert store.wait_for_verdict("g_test", 2, 10) == verdicts(2, 3)[0]
     assert time.monotonic() - started < 5  # woken by the write, not by the timeout
     thread.join()
+
+
+# -- time control: timers and the outbox (CONTRACT section 8) ------------------------------------------------
+def test_timers_come_due_in_time_order_and_can_be_moved_or_cleared(store):
+    store.set_timer("g_b", 2_000)
+    store.set_timer("g_a", 1_000)
+    store.set_timer("g_c", 5_000)
+    assert store.due_timers(999) == []
+    assert store.due_timers(2_000) == [("g_a", 1_000), ("g_b", 2_000)]
+    assert store.due_timers(10_000, limit=1) == [("g_a", 1_000)]
+    store.set_timer("g_a", 9_000)  # moved later: one timer per game
+    store.set_timer("g_b", None)   # cleared
+    assert store.due_timers(10_000) == [("g_c", 5_000), ("g_a", 9_000)]
+
+
+def test_outbox_takes_each_event_id_once(store):
+    first = {"id": "g_x:3:turn", "type": "turn", "game": "g_x", "seq": 4, "seat": 1}
+    assert store.emit_events([first, {"id": "g_x:4:timeout", "type": "timeout", "game": "g_x", "seq": 5}]) == 2
+    assert store.emit_events([first, {**first, "seat": 0}]) == 0  # a retry (or a re-fold) adds nothing
+    assert [e["id"] for e in store.read_outbox()] == ["g_x:3:turn", "g_x:4:timeout"]
+    assert store.read_outbox()[0] == first

@@ -458,6 +458,25 @@ class FiveTowersGame(Game):
             raise ValueError("the game is not over yet; result() is only available once is_over() is true")
         return score(self._rules, self._towers, self._demolished)
 
+    def provisional_result(self) -> dict[str, Any]:
+        """The score breakdown of the towers as they stand (FT-E2–E5 applied now); ``provisional`` is true
+        while the game runs. Cards in the display, the deck or a hand count for nobody."""
+        if self._phase is OVER:
+            return self.result()
+        return {**score(self._rules, self._towers, self._demolished), "provisional": True}
+
+    def default_move(self) -> dict[str, Any]:
+        """The move the referee plays for a seat out of time (docs/rules-fivetowers.md, "Default move"):
+        in bidding ``pass`` (FT-R1), or the lowest bid for the start player, who may not pass (FT-R1, FT-G1:
+        0 is always buildable); in building the first legal build in :meth:`legal_moves` order (FT-R2–R4:
+        the display cards in display order, no demolition first)."""
+        moves = self.legal_moves()
+        if not moves:
+            raise ValueError("the game is over: there is no move to default to")
+        if self._phase is BIDDING and {"type": "pass"} in moves:
+            return {"type": "pass"}
+        return moves[0]
+
     # ------------------------------------------------------------------ helpers for tests and tools
 
     @property

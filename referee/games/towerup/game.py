@@ -854,6 +854,27 @@ class TowerUpGame(Game):
             raise IllegalMove("game/not_over", None, "the game is not over yet; there is no result")
         return final_result(self)
 
+    def provisional_result(self) -> dict[str, Any]:
+        """The final scoring (TU-E4, TU-E5) applied to the position as it stands, the cone counted from the
+        roofs visible now for every seat that has not counted yet; ``provisional`` is true while the game
+        runs."""
+        if self.phase == OVER:
+            return self.result()
+        counted = self.copy()
+        for seat in range(self.cfg.players):
+            counted._count_cone(seat)
+        return {**final_result(counted), "provisional": True}
+
+    def default_move(self) -> dict[str, Any]:
+        """The move the referee plays for a seat out of time (docs/rules-towerup.md, "Default move"): the
+        first move of :meth:`legal_moves` in its documented order: during setup the first start placement
+        (TU-G3), else a TAKE of the lowest market slot with its first choices (TU-T1–T3), else the first
+        BUILD (TU-B1–B3), else ``pass`` (TU-G8)."""
+        moves = self.legal_moves()
+        if not moves:
+            raise ValueError("the game is over: there is no move to default to")
+        return moves[0]
+
 
 def _choose_sequences(picks: int, rest: list[int]) -> Iterator[tuple[int, ...]]:
     """Every ordered list of ``picks`` colours the box (``rest``) can supply."""

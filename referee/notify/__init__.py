@@ -1,0 +1,1 @@
+"""Notifications: what the log means for whom (``events``, pure). Sending (webhooks, mail) comes later."""

@@ -1,0 +1,114 @@
+"""The ``options.time_control`` object of a game (CONTRACT section 8): what it may hold, its defaults.
+
+Durations are integer seconds. The resolved object (every default filled in) is what ``created``
+records, so a verifier never needs to know the defaults of the referee that ran the game.
+
+>>> resolve(None)
+{'kind': 'none'}
+>>> resolve({"kind": "per_move", "per_move": 259200})["on_timeout"]
+'auto_move'
+>>> resolve({"kind": "bank", "initial": 864000, "increment": 86400, "max": 1728000, "vacation": 0})["vacation"]
+0
+>>> resolve({"kind": "per_move"})
+Traceback (most recent call last):
+...
+referee.timecontrol.spec.TimeControlError: $.options.time_control.per_move: required for kind 'per_move'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+KINDS = ("none", "per_move", "bank")
+ACTIONS = ("auto_move", "forfeit")
+DAY = 86_400
+YEAR = 365 * DAY
+
+#: Defaults of a game with a clock (kind ``per_move`` or ``bank``).
+DEFAULTS: dict[str, Any] = {
+    "vacation": 7 * DAY,         # seconds of vacation each seat may take in this game
+    "on_timeout": "auto_move",   # or "forfeit"
+    "max_auto_moves": 3,         # the 3rd timeout in a row forfeits (with on_timeout auto_move)
+    "reminders": [DAY, 3600],    # reminder events this many seconds before a deadline
+}
+_MEMBERS = {
+    "none": {"kind"},
+    "per_move": {"kind", "per_move", *DEFAULTS},
+    "bank": {"kind", "initial", "increment", "max", *DEFAULTS},
+}
+PATH = "$.options.time_control"
+
+
+class TimeControlError(ValueError):
+    """A bad ``time_control`` object; ``problems`` lists ``{path, problem}`` (every one found)."""
+
+    def __init__(self, problems: list[dict[str, str]]):
+        super().__init__("; ".join(f"{p['path']}: {p['problem']}" for p in problems))
+        self.problems = problems
+
+
+def _seconds(spec: dict[str, Any], name: str, problems: list[dict[str, str]], *, low: int, high: int) -> None:
+    value = spec.get(name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        problems.append({"path": f"{PATH}.{name}", "problem": "must be an integer number of seconds"})
+    elif not low <= value <= high:
+        problems.append({"path": f"{PATH}.{name}", "problem": f"must be between {low} and {high} seconds"})
+
+
+def resolve(raw: Any) -> dict[str, Any]:
+    """The validated time control with its defaults filled in; ``TimeControlError`` naming every problem."""
+    if raw is None:
+        return {"kind": "none"}
+    if not isinstance(raw, dict):
+        raise TimeControlError([{"path": PATH, "problem": "must be an object like {\"kind\": \"per_move\", ...}"}])
+    kind = raw.get("kind", "none")
+    if kind not in KINDS:
+        raise TimeControlError([{"path": f"{PATH}.kind", "problem": f"must be one of {', '.join(KINDS)}"}])
+    problems: list[dict[str, str]] = []
+    for name in sorted(set(raw) - _MEMBERS[kind]):
+        problems.append({"path": f"{PATH}.{name}", "problem": f"unknown member for kind {kind!r}"})
+    if kind == "none":
+        if problems:
+            raise TimeControlError(problems)
+        return {"kind": "none"}
+    spec = {**DEFAULTS, **raw}
+    if kind == "per_move":
+        required = ("per_move",)
+    else:
+        required = ("initial", "increment", "max")
+    for name in required:
+        if name not in raw:
+            problems.append({"path": f"{PATH}.{name}", "problem": f"required for kind {kind!r}"})
+    if problems:
+        raise TimeControlError(problems)
+    for name in required:
+        _seconds(spec, name, problems, low=1, high=YEAR)
+    if kind == "bank" and not problems and spec["max"] < spec["initial"]:
+        problems.append({"path": f"{PATH}.max", "problem": "must be at least the initial bank"})
+    _seconds(spec, "vacation", problems, low=0, high=YEAR)
+    if spec["on_timeout"] not in ACTIONS:
+        problems.append({"path": f"{PATH}.on_timeout", "problem": "must be 'auto_move' or 'forfeit'"})
+    limit = spec["max_auto_moves"]
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
+        problems.append({"path": f"{PATH}.max_auto_moves", "problem": "must be an integer from 1 to 100"})
+    reminders = spec["reminders"]
+    if (not isinstance(reminders, list) or len(reminders) > 5
+            or any(isinstance(r, bool) or not isinstance(r, int) or not 1 <= r <= YEAR for r in reminders)):
+        problems.append({"path": f"{PATH}.reminders",
+                         "problem": "must be a list of at most 5 durations in seconds (1 to 365 days)"})
+    if problems:
+        raise TimeControlError(problems)
+    spec["reminders"] = sorted(set(reminders), reverse=True)
+    order = ["kind", *required, "vacation", "on_timeout", "max_auto_moves", "reminders"]
+    return {name: spec[name] for name in order}
+
+
+def time_control_of(options: dict[str, Any] | None) -> dict[str, Any]:
+    """The resolved time control recorded in a game's options (games created before clocks: ``none``)."""
+    raw = (options or {}).get("time_control")
+    return raw if isinstance(raw, dict) else {"kind": "none"}
+
+
+def engine_options(options: dict[str, Any] | None) -> dict[str, Any]:
+    """The options the rules engine takes: a game's options without the referee's own ``time_control``."""
+    return {k: v for k, v in (options or {}).items() if k != "time_control"}
