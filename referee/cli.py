@@ -42,6 +42,7 @@ from .signing import (
     read_or_create_key_file,
     sign,
 )
+from .timecontrol.spec import parse_shorthand
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 
@@ -239,14 +240,15 @@ work_url_option = click.option("--work-url", help="the queue's and projections' 
 @click.option("--verbose", "-v", is_flag=True, help="log every job (RQ's INFO level)")
 def worker(*, url: str | None, work_url: str | None, queue: str | None, burst: bool, worker_class: str,
            name: str | None, verbose: bool) -> None:
-    """An RQ replay worker (JSON serializer) with RQ's scheduler and the reconciler."""
+    """An RQ replay worker (JSON serializer) with RQ's scheduler, the reconciler and the deadline scheduler."""
     from workers.runner import run_worker  # noqa: PLC0415
 
     config = load_config()
     log_url, work = _redis_urls(url, work_url)
     run_worker(log_url, queue or config["REFEREE_QUEUE"], work_url=work, burst=burst, worker_class=worker_class,
                reconcile_every=config["REFEREE_RECONCILE_EVERY"], stale_after=config["REFEREE_STALE_AFTER"],
-               name=name, logging_level="INFO" if verbose else "WARNING")
+               name=name, logging_level="INFO" if verbose else "WARNING",
+               deadlines_every=config["REFEREE_DEADLINES_EVERY"])
 
 
 @main.command()
@@ -375,11 +377,29 @@ def keygen(out: str) -> None:
 @click.option("--options", default="{}", help="options as a JSON object")
 @click.option("--deck", help="recorded mode: a JSON list of card ids, top first")
 @click.option("--organiser-key", type=click.Path(exists=True, dir_okay=False), help="sign as organiser")
+@click.option("--time-control", help="the clock: none, per_move:3d, bank:10d+1d:20d (initial+increment:max) or a "
+                                     "JSON object (CONTRACT section 8)")
+@click.option("--vacation-days", type=float, help="vacation each seat may take in this game (default 7 with a clock)")
+@click.option("--on-timeout", type=click.Choice(["auto_move", "forfeit"]), help="what a timeout does (auto_move)")
+@click.option("--max-auto-moves", type=int, help="with auto_move: timeouts in a row that forfeit (default 3)")
 @server_option
 def create(*, ruleset_name: str, seats: tuple[str, ...], options: str, deck: str | None, organiser_key: str | None,
-           server: str) -> None:
+           time_control: str | None, vacation_days: float | None, on_timeout: str | None,
+           max_auto_moves: int | None, server: str) -> None:
     """Create a game and print it."""
     spec: dict[str, Any] = {"ruleset": ruleset_name, "seats": [], "options": json.loads(options)}
+    if time_control or vacation_days is not None or on_timeout or max_auto_moves is not None:
+        try:
+            clock = parse_shorthand(time_control) if time_control else dict(spec["options"].get("time_control") or {})
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--time-control") from exc
+        if vacation_days is not None:
+            clock["vacation"] = round(vacation_days * 86400)
+        if on_timeout:
+            clock["on_timeout"] = on_timeout
+        if max_auto_moves is not None:
+            clock["max_auto_moves"] = max_auto_moves
+        spec["options"]["time_control"] = clock
     for seat in seats:
         name, _, key = seat.partition("=")
         if not key:
@@ -472,6 +492,16 @@ def _add_verifier_commands() -> None:
 
 
 _add_verifier_commands()
+
+
+def _add_clock_commands() -> None:
+    """``vacation`` and ``verify-receipt`` (``referee/clock_cli.py``, time control)."""
+    from .clock_cli import register  # noqa: PLC0415
+
+    register(main)
+
+
+_add_clock_commands()
 
 if __name__ == "__main__":
     main()

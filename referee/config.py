@@ -25,6 +25,8 @@ name                        default                     meaning
 ``REFEREE_STALE_AFTER``     ``10``                      seconds after which the reconciler re-queues
                                                         a game whose projection lags its log
 ``REFEREE_RECONCILE_EVERY`` ``5``                       seconds between reconciler passes
+``REFEREE_DEADLINES_EVERY`` ``0.25``                    seconds between the deadline scheduler's
+                                                        passes in each ``referee worker`` (0: off)
 ``REFEREE_BENCH_NOOP``      ``0``                       ``1`` adds the hidden ``POST /_bench/noop``
 =========================== =========================== ==========================================
 """
@@ -49,11 +51,12 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_MAX_WAIT": 30.0,
     "REFEREE_STALE_AFTER": 10.0,
     "REFEREE_RECONCILE_EVERY": 5.0,
+    "REFEREE_DEADLINES_EVERY": 0.25,
     "REFEREE_BENCH_NOOP": False,
 }
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE"}
-_FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY"}
+_FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY"}
 _BOOLS = {"REFEREE_BENCH_NOOP"}
 
 

@@ -12,13 +12,18 @@ The checks run in this order; each one reports ``status`` (``passed``, ``failed`
 2. ``referee_signature`` — the referee's Ed25519 signature over the RFC 8785 bytes of the bundle without
    ``referee_sig`` (and, when the caller names the key it expects, that the bundle was signed by it).
 3. ``hash_chain`` — every entry's ``seq`` and ``hash`` (:func:`referee.logchain.first_broken_link`).
-4. ``seat_signatures`` — every ``accepted`` and ``move`` submission: its binding (ctx, game, seat, seq,
+4. ``seat_signatures`` — every ``accepted``, ``move`` and ``vacation`` submission: its binding (ctx, game, seat, seq,
    prev = the previous entry's hash) and its seat's signature, against the keys in ``created``; and the
    signed abort an ``aborted`` reveal carries (the organiser's, or any seat's when there is none).
 5. ``seed_commitment`` — ``sha256(revealed server seed) == commitment`` (seeded games).
 6. ``ruleset_version`` — the installed engine's version equals the pinned one.
-7. ``replay`` — the whole log folded by :class:`referee.replay.LogReplayer`, the same fold the service uses.
-8. ``result`` — the recomputed ``result()`` has the same RFC 8785 bytes as the claimed ``result``.
+7. ``replay`` — the whole log folded by :class:`referee.replay.LogReplayer`, the same fold the service uses;
+   with a clock, every ``timeout`` (at or after the deadline the fold computes from the entries' ``at``,
+   for the seat to move, with the declared action and the engine's default move), every ``vacation``
+   (signed by its seat, within its allowance), every ``forfeited`` and ``auto_move`` must hold, and no
+   move may be logged after its seat's deadline; the first that does not is reported at its position.
+8. ``result`` — the recomputed result (the engine's ``result()``, with forfeited seats ranked last:
+   :meth:`referee.replay.LogReplayer.result`) has the same RFC 8785 bytes as the claimed ``result``.
 
 Every check runs even when an earlier one failed (a verifier wants the whole picture), except that a
 bundle whose basic shape is unusable skips the rest. When the installed engine's version differs from
@@ -42,8 +47,8 @@ from typing import Any
 from .canonical import canonical_bytes
 from .games import ruleset as load_ruleset
 from .logchain import GENESIS, first_broken_link
-from .replay import ABORTED, FINISHED, LogError, LogReplayer, check_submission
-from .signing import ACCEPT_CTX, BUNDLE_CTX, MOVE_CTX, b64url_decode, load_public_key, verify
+from .replay import ABORTED, FINISHED, REFEREE_ENTRIES, LogError, LogReplayer, check_submission
+from .signing import ACCEPT_CTX, BUNDLE_CTX, MOVE_CTX, VACATION_CTX, b64url_decode, load_public_key, verify
 
 BUNDLE_FORMAT = "referee-bundle/1"
 
@@ -58,6 +63,9 @@ CHECK_ORDER = ("format", "referee_signature", "hash_chain", "seat_signatures", "
 
 #: ``progress(stage, done, total)``: called while the long checks run (seat signatures, replay).
 Progress = Callable[[str, int, int], None]
+
+#: entries that carry a seat's signed submission, and the ``ctx`` each must be signed with
+SIGNED_CTX = {"accepted": ACCEPT_CTX, "move": MOVE_CTX, "vacation": VACATION_CTX}
 
 #: ``ctx`` of a signed abort (the service's ``referee.games_service.ABORT_CTX``; kept here so that the
 #: verifier imports nothing of the service).
@@ -347,13 +355,13 @@ def _check_seat_signatures(ctx: _Context) -> Check:
     for position, entry in enumerate(log):
         kind = entry.get("type")
         prev = log[position - 1].get("hash") if position else GENESIS
-        if kind in ("accepted", "move"):
+        if kind in SIGNED_CTX:
             checked += 1
             seat = entry.get("seat")
             if not isinstance(seat, int) or isinstance(seat, bool):
                 problem: tuple[str, str] | None = ("submission/wrong_seat", f"the {kind} entry names no seat")
             else:
-                problem = check_submission(entry.get("submission"), ctx=ACCEPT_CTX if kind == "accepted" else MOVE_CTX,
+                problem = check_submission(entry.get("submission"), ctx=SIGNED_CTX[kind],
                                            game_id=created["game"], seat=seat, seq=position, prev=prev, keys=keys,
                                            verifier=ctx.verifier)
             if problem:
@@ -466,7 +474,7 @@ def _check_replay(ctx: _Context) -> Check:
             return Check("replay", FAILED, exc.message + note, exc.position)
         except Exception as exc:  # an engine crash on this log is a failed replay
             return Check("replay", FAILED, f"the engine raised {type(exc).__name__}: {exc}{note}", position)
-        if ctx.ended_at is None and replayer.game is not None and replayer.game.is_over():
+        if ctx.ended_at is None and replayer.status == FINISHED:
             ctx.ended_at = position
         if position % 8 == 0 or position == total - 1:
             ctx.tick("replay", position + 1, total)
@@ -479,6 +487,16 @@ def _check_replay(ctx: _Context) -> Check:
         details["rejected_entries"] = rejected[:_MAX_LISTED]
     if ctx.ended_at is not None:
         details["ended_at"] = ctx.ended_at
+    # The referee's own entries (timeouts, forfeits, auto moves, …), the vacations it granted and the moves it
+    # logged must all hold by the fold: the service checks each one before it appends it, so a rejected one
+    # means the log is not what the referee's rules would have written (CONTRACT section 8).
+    wrong = next((v for v in verdicts if v.status == "rejected" and (
+        v.type in REFEREE_ENTRIES or v.type == "vacation" or (v.error or {}).get("code") == "time/expired")), None)
+    if wrong is not None:
+        error = wrong.error or {}
+        rule = f" ({error['rule']})" if error.get("rule") else ""
+        return Check("replay", FAILED, f"the referee logged a {wrong.type} entry that does not hold: "
+                     f"{error.get('code')}: {error.get('message')}{rule}{note}", wrong.seq, details)
     if replayer.blocked is not None:
         started = next((v.seq for v in verdicts if v.type == "started"), None)
         unknown = sum(1 for v in verdicts if v.status == "unknown")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from .common import VerdictSchema, key_field, sig_field
+from .submissions import ClockSchema
 
 
 class SeatSpecSchema(Schema):
@@ -51,6 +52,8 @@ class SeatSchema(Schema):
     name = fields.String(required=True)
     key = fields.String(required=True)
     accepted = fields.Boolean(required=True)
+    clock = fields.Nested(ClockSchema, metadata={"description": "games with a clock: deadline, time left, bank, "
+                                                                "vacation left (CONTRACT section 8)"})
 
 
 class GameSummarySchema(Schema):
@@ -65,6 +68,7 @@ class GameSummarySchema(Schema):
     to_move = fields.Integer(allow_none=True)
     seq = fields.Integer(required=True)
     head = fields.String(allow_none=True)
+    time_control = fields.Dict(metadata={"description": "the resolved time control of the game (CONTRACT 8)"})
 
 
 class GameListSchema(Schema):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from referee.signing import ACCEPT_CTX, MOVE_CTX
+from referee.signing import ACCEPT_CTX, MOVE_CTX, RECEIPT_CTX, VACATION_CTX
 
 from .common import GAME_ID, HEX64, VerdictSchema, entropy, sig_field, strict_int
 
@@ -41,6 +41,18 @@ class AbortEnvelopeSchema(_EnvelopeBase):
     reason = fields.String(validate=validate.Length(max=200))
 
 
+class VacationEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(VACATION_CTX, error=f"must be {VACATION_CTX!r}"))
+    seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
+    seconds = strict_int(required=True, validate=validate.Range(min=1, max=365 * 86400),
+                         metadata={"description": "vacation from now, in seconds (pages and the CLI say days)"})
+
+
+class VacationSubmissionSchema(Schema):
+    envelope = fields.Nested(VacationEnvelopeSchema, required=True)
+    sig = sig_field(required=True)
+
+
 class MoveSubmissionSchema(Schema):
     envelope = fields.Nested(MoveEnvelopeSchema, required=True)
     sig = sig_field(required=True)
@@ -61,6 +73,25 @@ class WaitQuerySchema(Schema):
                         metadata={"description": "seconds to wait for the worker's verdict (capped by the server)"})
 
 
+class SignedReceiptSchema(Schema):
+    ctx = fields.String(required=True, metadata={"description": RECEIPT_CTX})
+    game = fields.String(required=True)
+    seq = fields.Integer(required=True, metadata={"description": "log position of the entry holding the submission"})
+    hash = fields.String(required=True, metadata={"description": "that entry's hash"})
+    at = fields.String(required=True, metadata={"description": "that entry's server time"})
+
+
+class ClockSchema(Schema):
+    deadline = fields.String(allow_none=True, metadata={"description": "when the seat's decision times out "
+                                                                       "(the seat to move only)"})
+    left = fields.Integer(allow_none=True, metadata={"description": "seconds of the decision's allowance left now"})
+    bank = fields.Integer(allow_none=True, metadata={"description": "seconds in the seat's bank (kind bank)"})
+    vacation_left = fields.Integer(allow_none=True, metadata={"description": "seconds of vacation the seat may "
+                                                                             "still take"})
+    on_vacation = fields.Boolean()
+    forfeited = fields.Boolean()
+
+
 class ReceiptSchema(Schema):
     game = fields.String(required=True)
     position = fields.Integer(required=True, metadata={"description": "log position of the submission"})
@@ -70,3 +101,7 @@ class ReceiptSchema(Schema):
     status = fields.String(required=True)
     to_move = fields.Integer(allow_none=True)
     verdict = fields.Nested(VerdictSchema, metadata={"description": "the worker's verdict (200 with ?wait only)"})
+    receipt = fields.Nested(SignedReceiptSchema, metadata={"description": "what receipt_sig signs (CONTRACT 8)"})
+    receipt_sig = fields.String(metadata={"description": "the referee's Ed25519 signature over the RFC 8785 bytes "
+                                                         "of receipt (key: GET /referee-key)"})
+    clocks = fields.List(fields.Nested(ClockSchema), metadata={"description": "per seat, games with a clock"})

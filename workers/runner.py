@@ -1,5 +1,5 @@
-"""``referee worker``: an RQ worker for the replay queue, with RQ's scheduler (for retries) and the
-reconciler thread.
+"""``referee worker``: an RQ worker for the replay queue, with RQ's scheduler (for retries), the
+reconciler thread and the deadline scheduler thread (``workers/deadlines.py``).
 
 The worker class is RQ's ``SimpleWorker`` by default: jobs run in the worker process itself, so the
 projector keeps each game's fold between jobs and a job folds only the new entries (a forking worker
@@ -18,7 +18,8 @@ from rq.worker import SimpleWorker, Worker
 from referee.store import RedisStore
 
 from . import jobs
-from .queue import replay_queue
+from .deadlines import DeadlineScheduler
+from .queue import RQDispatch, replay_queue
 from .reconciler import Reconciler, reconcile_once
 
 log = logging.getLogger(__name__)
@@ -28,10 +29,11 @@ WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
 
 def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | None = None, burst: bool = False,
                worker_class: str = "simple", reconcile_every: float = 5.0, stale_after: float = 10.0,
-               name: str | None = None, logging_level: str = "WARNING") -> bool:
+               name: str | None = None, logging_level: str = "WARNING", deadlines_every: float = 0.25) -> bool:
     """Run a replay worker until it is stopped (SIGINT/SIGTERM: RQ's warm shutdown) or, with ``burst``,
     until the queue is empty. ``redis_url`` is the log's Redis, ``work_url`` the queue's and projections'
-    (default: the same). Returns whether any job ran."""
+    (default: the same). ``deadlines_every``: seconds between the deadline scheduler's passes (0: none; a
+    burst worker makes one pass before it works). Returns whether any job ran."""
     work_url = work_url or redis_url
     jobs.configure(redis_url, work_url)
     connection = redis.Redis.from_url(work_url)
@@ -42,10 +44,19 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
     if not burst and reconcile_every > 0:
         reconciler = Reconciler(store, queue, reconcile_every, stale_after)
         reconciler.start()
+    deadlines = None
+    if deadlines_every > 0:
+        deadlines = DeadlineScheduler(store, RQDispatch(queue), every=deadlines_every)
+        if burst:
+            deadlines.run_once()
+        else:
+            deadlines.start()
     worker = WORKER_CLASSES[worker_class]([queue], connection=connection, serializer=JSONSerializer, name=name)
     try:
         return worker.work(burst=burst, with_scheduler=True, logging_level=logging_level)
     finally:
         if reconciler is not None:
             reconciler.stop()
+        if deadlines is not None and not burst:
+            deadlines.stop()
         store.close()

@@ -8,6 +8,7 @@ from flask.views import MethodView
 
 from referee.games import names, ruleset
 from referee.games_service.errors import ServiceError
+from referee.timecontrol.spec import json_schema as time_control_schema
 from schemas.common import ErrorSchema
 from schemas.rulesets import RulesetDetailSchema, RulesetListSchema
 
@@ -22,8 +23,11 @@ def describe(name: str, detail: bool = False) -> dict[str, Any]:
     except ImportError:
         return {"name": name, "version": None, "available": False, "min_players": None, "max_players": None,
                 "options": None}
+    options = rules.options_schema()
+    # the referee's own option, beside the engine's: the game's clock (CONTRACT section 8)
+    options = {**options, "properties": {**options.get("properties", {}), "time_control": time_control_schema()}}
     out = {"name": rules.name, "version": rules.version, "available": True, "min_players": rules.min_players,
-           "max_players": rules.max_players, "options": rules.options_schema()}
+           "max_players": rules.max_players, "options": options}
     if detail:
         out["components"] = rules.components()
     return out

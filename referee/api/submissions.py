@@ -12,6 +12,7 @@ from schemas.submissions import (
     AcceptSubmissionSchema,
     MoveSubmissionSchema,
     ReceiptSchema,
+    VacationSubmissionSchema,
     WaitQuerySchema,
 )
 
@@ -19,7 +20,8 @@ from .games import service
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("submissions", __name__, url_prefix="/games",
-                   description="Signed acceptances, moves and aborts; a 2xx means durably in the log")
+                   description="Signed acceptances, moves, vacations and aborts; a 2xx means durably in the log "
+                               "and carries the referee's signed receipt")
 
 _ERRORS = (400, 401, 403, 404, 409, 413, 503)
 
@@ -52,6 +54,18 @@ class Moves(MethodView):
         """A seat's signed move: 202 with its log position; with ``?wait=<s>``, 200 and the worker's verdict."""
         status, receipt = service().submit_move(game_id, submission, query.get("wait"))
         return receipt, status
+
+
+@blp.route("/<game_id>/vacation")
+class Vacation(MethodView):
+    @blp.arguments(VacationSubmissionSchema())
+    @blp.response(202, ReceiptSchema)
+    @blp.alt_response(422, schema=ErrorSchema, description="more than the seat's vacation left (TC-V1)")
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """A seat's signed vacation (``seconds`` from now): its clock stops for that long, within the game's
+        vacation allowance (CONTRACT section 8)."""
+        return service().vacation(game_id, submission)
 
 
 @blp.route("/<game_id>/abort")

@@ -283,6 +283,12 @@ class GameService:
     # -- create ---------------------------------------------------------------------------------------
     def create_game(self, spec: dict[str, Any], organiser: dict[str, str] | None = None) -> dict[str, Any]:
         """Create a game from a validated spec (``ruleset``, ``seats``, ``options``, ``deck``?, ``nonce``?)."""
+        options = dict(spec.get("options") or {})
+        try:  # a 400 answers before any signature is looked at (CONTRACT section 6)
+            options["time_control"] = resolve_time_control(options.get("time_control"))
+        except TimeControlError as exc:
+            raise ServiceError(400, "game/bad_time_control", str(exc), "TC-C1",
+                               details={"problems": exc.problems}) from exc
         organiser_key = None
         if organiser is not None:
             organiser_key = organiser["key"]
@@ -305,12 +311,6 @@ class GameService:
         if not rules.min_players <= players <= rules.max_players:
             raise invalid([{"path": "$.seats", "problem": f"{rules.name} is for {rules.min_players} to "
                                                           f"{rules.max_players} players, not {players}"}])
-        options = dict(spec.get("options") or {})
-        try:
-            options["time_control"] = resolve_time_control(options.get("time_control"))
-        except TimeControlError as exc:
-            raise ServiceError(400, "game/bad_time_control", str(exc), "TC-C1",
-                               details={"problems": exc.problems}) from exc
         deck = spec.get("deck")
         game_id = signed_game_id(organiser["sig"]) if organiser else new_game_id()
         try:  # the engine is the judge of options and decks

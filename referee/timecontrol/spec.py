@@ -103,6 +103,94 @@ def resolve(raw: Any) -> dict[str, Any]:
     return {name: spec[name] for name in order}
 
 
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``options.time_control`` (shown by ``GET /rulesets/{name}``)."""
+    seconds = {"type": "integer", "minimum": 1, "maximum": YEAR}
+    common = {
+        "vacation": {"type": "integer", "minimum": 0, "maximum": YEAR, "default": DEFAULTS["vacation"],
+                     "description": "seconds of vacation each seat may take in this game (TC-V1)"},
+        "on_timeout": {"enum": list(ACTIONS), "default": DEFAULTS["on_timeout"],
+                       "description": "what a timeout does: the referee plays the seat's default move (TC-M1), "
+                                      "or the seat forfeits (TC-F1)"},
+        "max_auto_moves": {"type": "integer", "minimum": 1, "maximum": 100, "default": DEFAULTS["max_auto_moves"],
+                           "description": "with auto_move: the seat forfeits at this many timeouts in a row"},
+        "reminders": {"type": "array", "items": seconds, "maxItems": 5, "default": DEFAULTS["reminders"],
+                      "description": "reminder events this many seconds before a deadline"},
+    }
+    return {
+        "description": "correspondence clock (CONTRACT section 8, docs/timecontrol.md); durations in seconds",
+        "default": {"kind": "none"},
+        "oneOf": [
+            {"type": "object", "additionalProperties": False, "required": ["kind"],
+             "properties": {"kind": {"const": "none"}}},
+            {"type": "object", "additionalProperties": False, "required": ["kind", "per_move"],
+             "properties": {"kind": {"const": "per_move"},
+                            "per_move": {**seconds, "description": "seconds for each decision (TC-D1)"}, **common}},
+            {"type": "object", "additionalProperties": False, "required": ["kind", "initial", "increment", "max"],
+             "properties": {"kind": {"const": "bank"},
+                            "initial": {**seconds, "description": "the bank of the first decision (TC-D2)"},
+                            "increment": {**seconds, "description": "added to the bank after each decision"},
+                            "max": {**seconds, "description": "the bank never grows beyond this"}, **common}},
+        ],
+    }
+
+
+_UNITS = {"d": DAY, "h": 3600, "m": 60, "s": 1}
+
+
+def parse_duration(text: str) -> int:
+    """Seconds of ``3d``, ``12h``, ``90m``, ``45s``, ``1d12h`` or a plain number of seconds.
+
+    >>> parse_duration("3d"), parse_duration("1d12h"), parse_duration("600")
+    (259200, 129600, 600)
+    """
+    text = text.strip().lower()
+    if text.isdigit():
+        return int(text)
+    total, number = 0, ""
+    for char in text:
+        if char.isdigit():
+            number += char
+        elif char in _UNITS and number:
+            total, number = total + int(number) * _UNITS[char], ""
+        else:
+            raise ValueError(f"{text!r} is not a duration like 3d, 12h, 90m or 1d12h")
+    if number or not total:
+        raise ValueError(f"{text!r} is not a duration like 3d, 12h, 90m or 1d12h")
+    return total
+
+
+def parse_shorthand(text: str) -> dict[str, Any]:
+    """The ``time_control`` object of the CLI's shorthand (or of a JSON object): ``none``,
+    ``per_move:3d``, ``bank:10d+1d:20d`` (initial + increment, capped at max).
+
+    >>> parse_shorthand("per_move:3d")
+    {'kind': 'per_move', 'per_move': 259200}
+    >>> parse_shorthand("bank:10d+1d:20d")
+    {'kind': 'bank', 'initial': 864000, 'increment': 86400, 'max': 1728000}
+    """
+    text = text.strip()
+    if text.startswith("{"):
+        import json  # noqa: PLC0415 - only for this form
+
+        value = json.loads(text)
+        if not isinstance(value, dict):
+            raise ValueError("a time control is a JSON object")
+        return value
+    kind, _, rest = text.partition(":")
+    if kind == "none" and not rest:
+        return {"kind": "none"}
+    if kind == "per_move" and rest:
+        return {"kind": "per_move", "per_move": parse_duration(rest)}
+    if kind == "bank" and rest:
+        start, _, cap = rest.partition(":")
+        initial, _, increment = start.partition("+")
+        if initial and increment and cap:
+            return {"kind": "bank", "initial": parse_duration(initial), "increment": parse_duration(increment),
+                    "max": parse_duration(cap)}
+    raise ValueError(f"{text!r}: use none, per_move:3d, bank:10d+1d:20d or a JSON object")
+
+
 def time_control_of(options: dict[str, Any] | None) -> dict[str, Any]:
     """The resolved time control recorded in a game's options (games created before clocks: ``none``)."""
     raw = (options or {}).get("time_control")

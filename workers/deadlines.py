@@ -1,0 +1,127 @@
+"""The deadline scheduler: writes ``timeout`` entries when a seat's time runs out, and reminder events.
+
+Every game with a running clock has one timer in a sorted set on the log's Redis (``referee:timers``,
+scored by the next time something is due for it: a reminder or the deadline). The web process sets it
+after each append, the replay worker after each catch-up, and this scheduler after each look. The
+scheduler polls the set (``ZRANGEBYSCORE … -inf now``, earliest first, every ``every`` seconds), and for
+each due game:
+
+1. folds the game's log (the same :class:`~referee.replay.LogReplayer` as everyone else);
+2. puts the reminders whose time has come into the outbox (stable ids: a second scheduler, or a second
+   look, adds nothing);
+3. if the seat to move is past its deadline, appends the ``timeout`` and what it entails (``forfeited``,
+   forfeited seats' ``auto_move``, ``revealed``) through the same atomic append as moves
+   (:func:`referee.games_service.entries.append_system_entries`), so a timeout and a last-second move can
+   never both land at one position; a refused append means the log moved on: it folds again;
+4. sets the game's next timer and queues the replay job for what it appended.
+
+Nothing here decides a result: the timeout is checked by every fold (it must be at or after the
+deadline the fold computes, for the seat and with the default move the fold computes). After a restart
+the timers are still there (the log's Redis is durable), so every deadline that passed while the
+service was down is handled, earliest first, with the ``at`` of the moment it is written.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from referee.clock import now_ms
+from referee.games_service.entries import append_system_entries, due_system_entry
+from referee.games_service.folds import ReplayerCache, clone_replayer
+from referee.games_service.service import Dispatcher, NoDispatch
+from referee.notify.events import due_reminders, entry_events, next_alarm
+from referee.replay import LogError
+from referee.store import GameNotFound, StoreUnavailable
+from referee.store.base import LogStore
+
+log = logging.getLogger(__name__)
+
+
+class DeadlineScheduler:
+    """Handles due timers: :meth:`run_once` for one pass, :meth:`start`/:meth:`stop` for a thread."""
+
+    def __init__(self, store: LogStore, dispatcher: Dispatcher | None = None, every: float = 0.25,
+                 batch: int = 200):
+        self.store = store
+        self.dispatcher: Dispatcher = dispatcher or NoDispatch()
+        self.every = every
+        self.batch = batch
+        self.cache = ReplayerCache(store, size=2048)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- one pass -----------------------------------------------------------------------------------
+    def run_once(self, now: int | None = None) -> list[dict[str, Any]]:
+        """Handle every timer due at ``now`` (server time when None), earliest first; returns what was done
+        per game: ``{"game", "appended": [types], "reminders": n}``."""
+        done = []
+        while True:
+            moment = now if now is not None else now_ms()
+            due = self.store.due_timers(moment, self.batch)
+            for game_id, _when in due:
+                try:
+                    done.append(self.handle(game_id, moment))
+                except (GameNotFound, LogError) as exc:
+                    log.warning("dropping the timer of %s: %s", game_id, exc)
+                    self.store.set_timer(game_id, None)
+            if len(due) < self.batch or self._stop.is_set():
+                return done
+
+    def handle(self, game_id: str, now: int) -> dict[str, Any]:
+        """Look at one game at ``now``: reminders, the timeout if its deadline has passed, the next timer."""
+        appended_types: list[str] = []
+        reminders = 0
+        trial = clone_replayer(self.cache.current(game_id))
+        for _attempt in range(5):
+            reminders += self.store.emit_events(due_reminders(trial, now))
+            events: list[dict[str, Any]] = []
+
+            def observe(entry: dict[str, Any], verdict: Any, was: str, events: list[dict[str, Any]] = events) -> None:
+                appended_types.append(entry["type"])
+                events.extend(entry_events(trial, entry, verdict, was))  # noqa: B023 - used at once, in this pass
+
+            appended = append_system_entries(self.store, game_id, trial, trial.server_seed, now=now, observe=observe)
+            if events:
+                self.store.emit_events(events)
+            if appended:
+                self.cache.put(game_id, trial)
+                self._notify(game_id, appended)
+            if due_system_entry(trial, trial.server_seed, now) is None:
+                break
+            trial = clone_replayer(self.cache.current(game_id))  # the log moved on under us: fold again
+        self.store.set_timer(game_id, next_alarm(trial, now))
+        if appended_types:
+            log.info("%s: appended %s", game_id, ", ".join(appended_types))
+        return {"game": game_id, "appended": appended_types, "reminders": reminders}
+
+    def _notify(self, game_id: str, appended: list[Any]) -> None:
+        for item in appended:
+            if item.pending_set:
+                try:
+                    self.dispatcher.notify(game_id, item.position)
+                except Exception:  # logged durably; the reconciler queues the replay
+                    log.exception("could not queue the replay of %s", game_id)
+                return
+
+    # -- as a thread ----------------------------------------------------------------------------------
+    def start(self) -> DeadlineScheduler:
+        self._thread = threading.Thread(target=self._loop, name="referee-deadlines", daemon=True)
+        self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.run_once()
+            except StoreUnavailable:
+                log.warning("deadline scheduler: the store is unavailable; retrying")
+            except Exception:  # keep scheduling; one bad pass must not end the thread
+                log.exception("deadline scheduler pass failed")
+            self._stop.wait(self.every)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
