@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..clock import now, now_ms
+from ..clock import now
 from ..logchain import ENTRY_VERSION, seal
 from ..replay import ACTIVE, FINISHED, WAITING, LogReplayer, Verdict
 from ..store.base import Appended, LogStore
@@ -67,10 +67,11 @@ def append_system_entries(store: LogStore, game_id: str, replayer: LogReplayer,
     """Append every entry the referee owes (feeding each into ``replayer``, which must be private to the
     caller). Stops quietly when someone else appended first (the caller's fold is then behind).
 
-    ``now`` (ms) lets a ``timeout`` be owed; each entry is stamped with the server time read after it."""
+    ``now`` (server time, ms) lets a ``timeout`` be owed, and stamps the entries (the time the caller
+    decided at); without it they are stamped with the time of writing."""
     appended: list[Appended] = []
     for _ in range(64):  # a forfeited seat with extra turns may owe several auto moves in a row
-        at_ms = max(now_ms(), now or 0) if now is not None else None
+        at_ms = now
         due = due_system_entry(replayer, secret, at_ms)
         if due is None:
             break
