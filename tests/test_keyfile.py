@@ -102,3 +102,12 @@ def test_read_key_text_takes_both_kinds_of_file():
         read_key_text("{broken", "pw")
     with pytest.raises(KeyFileError, match="empty passphrase"):
         encrypt_key(KEY, "")
+
+
+def test_the_example_in_the_docs_opens_with_its_passphrase():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "keys.md").read_text()
+    example = re.search(r"```json\n(.*?)```", text, re.S).group(1)
+    assert public_key_b64(decrypt_key(example, "pw")) == json.loads(example)["public"]
