@@ -146,6 +146,22 @@ export function cardText(components, id) {
   return `card ${id}: ${floors}${locos ? `; ${locos}` : ""}`;
 }
 
+/** Lines of at most about `width` characters, broken between words (SVG text does not wrap). */
+function wrapText(text, width) {
+  const lines = [];
+  let line = "";
+  for (const word of String(text).split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 const SCALE = 1.35;
 const SITE = 40;
 
@@ -315,8 +331,11 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   y += 30;
   panel.append(s("text", { x: px, y, class: "section-label", text: "Objectives and chips left" }));
   for (const o of view.objectives || []) {
-    y += 22;
-    panel.append(s("text", { x: px, y, class: "small", text: `#${o.number}: ${o.text}` }));
+    y += 6;
+    for (const line of wrapText(`#${o.number}: ${o.text}`, 56)) {
+      y += 16;
+      panel.append(s("text", { x: px, y, class: "small", text: line }));
+    }
     y += 16;
     panel.append(s("text", { x: px + 12, y, class: "small muted", text: `chips left: ${o.chips_left.length ? o.chips_left.join(", ") : "none"}` }));
   }
@@ -328,7 +347,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   if (view.end && view.end.last_turns_to_come && view.end.last_turns_to_come.length) status.push(`Last turns to come: ${view.end.last_turns_to_come.map((i) => seatName(seats, i)).join(", ")}`);
   if (view.is_over) status.push("Game over");
   status.forEach((line, i) => panel.append(s("text", { x: px, y: y + i * 18, class: "small status-text", text: line })));
-  const panelW = Math.max(500, (view.market || []).length * 122 + 20);
+  const panelW = Math.max(390, (view.market || []).length * 122 + 20);
   const panelSvg = svgRoot(panelW, y + status.length * 18 + 10, "Market, box and objectives");
   panelSvg.classList.add("tu-panel");
   panelSvg.append(panel);
