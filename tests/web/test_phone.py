@@ -159,3 +159,35 @@ def test_a_refused_move_is_scrolled_into_view_on_a_phone(browser, web_server, to
     assert page.get_attribute("#game", "data-seq") == seq
     context.close()
     console_errors.assert_none()
+
+
+CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+
+def test_the_pages_work_under_a_strict_content_security_policy(browser, web_server, towerup_game, console_errors):
+    """No inline script, no style attribute: every page works under the policy the referee is to send
+    (added here by the browser's router, so this holds whatever the server sends). Chromium logs each
+    refused script or style as a console error."""
+    game, keys = towerup_game
+    context, page = phone_page(browser, web_server, console_errors, keys[0])
+
+    def with_csp(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-security-policy": CSP})
+
+    context.route("**/play/**", with_csp)
+    for path, ready in (("/play/", "tr[data-game]"), ("/play/keys", "#keys-body tr[data-public]"),
+                        ("/play/new", "#seats li"), (f"/play/games/{game}", "#game[data-my-turn=true]"),
+                        (f"/play/games/{game}/replay", "#replay[data-ready=true]")):
+        response = page.goto(f"{web_server}{path}")
+        assert response.headers["content-security-policy"] == CSP
+        page.wait_for_selector(ready, timeout=STEP_MS)
+        if path == f"/play/games/{game}":
+            # a style set by the board's script (the letter of a black floor is white) is applied
+            fill = page.locator("#board svg.tu-seat .floor[data-color=black] .floor-letter").first.evaluate(
+                "e => getComputedStyle(e).fill")
+            assert fill == "rgb(255, 255, 255)"
+            page.get_by_role("button", name="Zoom in on the city").click()
+            assert page.locator("#board svg.tu-city").evaluate("e => e.style.width") == "150%"
+    context.close()
+    console_errors.assert_none()
