@@ -78,8 +78,10 @@ def test_the_lobby_fits_a_phone(browser, web_server, towerup_game, console_error
     row.wait_for(timeout=STEP_MS)
     assert page_width(page) <= 390
     assert box(row)["right"] <= 390
-    assert "Whose turn" in row.inner_text() or "Whose turn" in row.evaluate(
-        "e => [...e.querySelectorAll('td')].map(td => getComputedStyle(td, '::before').content).join(' ')")
+    # one card per game, each value labelled with its column's name (the header row is hidden)
+    labels = row.evaluate("e => [...e.querySelectorAll('td')].map(td => getComputedStyle(td, '::before').content)")
+    assert labels[1:6] == ['"Ruleset: "', '"Players: "', '"Status: "', '"Whose turn: "', '"Log entries: "']
+    assert box(row.locator("td").nth(4))["left"] < 60  # the cells stack, not side by side
     page.screenshot(path=str(artifacts / "phone-lobby.png"), full_page=True)
     for path in ("/play/keys", "/play/new"):
         page.goto(f"{web_server}{path}")
