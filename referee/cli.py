@@ -33,11 +33,12 @@ from typing import Any
 import click
 
 from .config import load_config
+from .keyfile import encrypt_key, is_encrypted, parse_encrypted, read_key_text
 from .signing import (
     ACCEPT_CTX,
     MOVE_CTX,
     b64url_encode,
-    load_private_key,
+    generate_key,
     public_key_b64,
     read_or_create_key_file,
     sign,
@@ -338,9 +339,22 @@ def _fail(status: int, body: Any) -> None:
     raise click.exceptions.Exit(1 if status < 500 else 2)
 
 
+PASSPHRASE_ENV = "REFEREE_KEY_PASSPHRASE"
+
+
 def _key(path: str) -> Any:
+    """The private key of a key file: plain (``referee keygen``) or passphrase-encrypted (``docs/keys.md``).
+
+    The passphrase of an encrypted file comes from ``$REFEREE_KEY_PASSPHRASE``, else it is asked for."""
     try:
-        return load_private_key(Path(path).read_text(encoding="ascii"))
+        text = Path(path).read_text(encoding="utf-8")
+        if not is_encrypted(text):
+            return read_key_text(text)
+        parse_encrypted(text)  # a broken file is reported before anyone types a passphrase
+        passphrase = os.environ.get(PASSPHRASE_ENV)
+        if passphrase is None:
+            passphrase = click.prompt(f"Passphrase of {path}", hide_input=True, err=True)
+        return read_key_text(text, passphrase)
     except (OSError, ValueError) as exc:
         raise click.BadParameter(f"cannot read a private key from {path}: {exc}") from exc
 
@@ -363,11 +377,32 @@ server_option = click.option("--server", default=lambda: os.environ.get("REFEREE
 
 @main.command()
 @click.option("--out", "out", default="player.key", show_default=True, type=click.Path(dir_okay=False))
-def keygen(out: str) -> None:
+@click.option("--encrypt", is_flag=True,
+              help=f"write a passphrase-encrypted key file (passphrase from ${PASSPHRASE_ENV}, else asked twice); "
+                   "the My keys page imports it")
+@click.option("--name", help="a label stored in an encrypted key file (the My keys page shows it)")
+def keygen(out: str, encrypt: bool, name: str | None) -> None:
     """Write a new Ed25519 private key file (mode 0600) and print its public key."""
     if Path(out).exists():
         raise click.ClickException(f"{out} exists; not overwriting a key")
-    key = read_or_create_key_file(out)
+    if not encrypt:
+        key = read_or_create_key_file(out)
+        click.echo(public_key_b64(key))
+        return
+    passphrase = os.environ.get(PASSPHRASE_ENV)
+    if passphrase is None:
+        passphrase = click.prompt("Passphrase for the new key file", hide_input=True, confirmation_prompt=True,
+                                  err=True)
+    if not passphrase:
+        raise click.ClickException("the passphrase is empty")
+    key = generate_key()
+    text = encrypt_key(key, passphrase, name=name)
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError as exc:
+        raise click.ClickException(f"{out} exists; not overwriting a key") from exc
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(text)
     click.echo(public_key_b64(key))
 
 

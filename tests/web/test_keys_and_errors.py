@@ -162,7 +162,7 @@ def test_a_malformed_import_is_refused_with_a_message(browser, pages_only, conso
     console_errors.assert_none()
 
 
-def test_a_key_generated_in_the_page_exports_as_a_referee_key_file(browser, pages_only, console_errors, tmp_path):
+def test_a_key_generated_in_the_page_exports_as_a_plain_referee_key_file(browser, pages_only, console_errors, tmp_path):
     from referee.signing import load_private_key
 
     context = browser.new_context(accept_downloads=True)
@@ -172,9 +172,11 @@ def test_a_key_generated_in_the_page_exports_as_a_referee_key_file(browser, page
     page.get_by_role("button", name="Generate key in this browser").click()
     row = page.locator("#keys-body tr", has_text="Cy")
     public = row.locator("input.public-key").input_value()
+    row.get_by_role("button", name="Export to file").click()
+    page.locator("#export-dialog summary").click()
     with page.expect_download() as download:
-        row.get_by_role("button", name="Export to file").click()
-    assert download.value.suggested_filename == "referee-Cy.key"
+        page.get_by_role("button", name="Download unencrypted key file").click()
+    assert download.value.suggested_filename == "referee-Cy-unencrypted.key"
     path = tmp_path / "cy.key"
     download.value.save_as(path)
     assert public_key_b64(load_private_key(path.read_text())) == public

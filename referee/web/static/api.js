@@ -45,7 +45,7 @@ async function request(method, path, body) {
 export const api = {
   rulesets: () => request("GET", "/rulesets"),
   ruleset: (name) => request("GET", `/rulesets/${encodeURIComponent(name)}`),
-  games: () => request("GET", "/games"),
+  games: (offset = 0, limit = 100) => request("GET", `/games?offset=${offset}&limit=${limit}`),
   game: (id) => request("GET", `/games/${encodeURIComponent(id)}`),
   legalMoves: (id) => request("GET", `/games/${encodeURIComponent(id)}/legal-moves`),
   log: (id, query = "") => request("GET", `/games/${encodeURIComponent(id)}/log${query}`),

@@ -4,6 +4,7 @@
 import { choosable, s, svgRoot, title } from "./svg.js";
 import { lineChart, tiebreakChain, winnersLine } from "./score.js";
 import { el } from "./ui.js";
+import { zoomable } from "./zoom.js";
 
 const FILL = { yellow: "#fbe7a1", blue: "#cfe0fb", green: "#cde9d3", red: "#f6cfcd", grey: "#e0e0e0" };
 const STRIPE = { yellow: "#c99a06", blue: "#2f6fd6", green: "#2e7d45", red: "#c0392b", grey: "#5f5f5f" };
@@ -178,7 +179,10 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     svg.append(g);
     y += h;
   });
-  container.replaceChildren(svg);
+  // Zoomable like the Tower Up city: on a phone the whole table fits the width only at a small size.
+  const zoom = zoomable("fivetowers-board", svg, "board");
+  container.replaceChildren(zoom.node);
+  zoom.restore();
 }
 
 export function describeMove(move, components) {

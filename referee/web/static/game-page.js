@@ -8,6 +8,7 @@ import { clearErrors, el, shortKey, showError } from "./ui.js";
 const root = document.getElementById("game");
 const gameId = root.dataset.game;
 const pollMs = Number(root.dataset.pollMs) || 1500;
+const pageTitle = document.title;
 
 let game = null; // normalised GET /games/<id>
 let components = null;
@@ -126,6 +127,7 @@ function renderAll() {
   root.dataset.status = game.status;
   root.dataset.toMove = game.toMove === null || game.toMove === undefined ? "" : String(game.toMove);
   root.dataset.myTurn = picker && game.status === "active" ? "true" : "false";
+  document.title = root.dataset.myTurn === "true" ? `Your turn · ${pageTitle}` : pageTitle;
 }
 
 function onPickerChange() {
@@ -176,7 +178,8 @@ async function load() {
   // A rejected last entry by one of my seats is worth an error message (the server took it, the replay refused it).
   const v = game.verdict;
   if (v && v.status === "rejected" && v.error && mySeats().includes(v.seat) && v.seq === game.seq - 1) {
-    showError({ code: v.error.code, rule: v.error.rule, message: v.error.message }, `Your move #${v.seq} was rejected`);
+    showError({ code: v.error.code, rule: v.error.rule, message: v.error.message }, `Your move #${v.seq} was rejected`,
+      { reveal: true });
   }
 }
 
@@ -208,7 +211,7 @@ async function accept(seat) {
       await api.accept(gameId, await submit(acceptance(seat)));
     }
   } catch (err) {
-    showError(err, "The acceptance was refused");
+    showError(err, "The acceptance was refused", { reveal: true });
   } finally {
     busy = false;
     await safeLoad(true);
@@ -227,12 +230,13 @@ async function submitMove(move) {
     const response = await api.move(gameId, await submit(envelope));
     const verdict = response && (response.verdict || (response.status === "rejected" ? response : null));
     if (verdict && verdict.status === "rejected" && verdict.error) {
-      showError({ code: verdict.error.code, rule: verdict.error.rule, message: verdict.error.message }, "Your move was rejected");
+      showError({ code: verdict.error.code, rule: verdict.error.rule, message: verdict.error.message }, "Your move was rejected",
+        { reveal: true });
     }
   } catch (err) {
     showError(err, err.code === "submission/stale"
       ? "The game moved on before your move arrived; the board now shows the new position"
-      : "Your move was refused");
+      : "Your move was refused", { reveal: true });
   } finally {
     busy = false;
     await safeLoad(true);

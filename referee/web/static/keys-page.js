@@ -1,5 +1,13 @@
-import { exportText, generateKey, importKey, listKeys, removeKey } from "./keys.js";
+import { api } from "./api.js";
+import { exportEncrypted, exportText, generateKey, importKey, listKeys, markExported, removeKey } from "./keys.js";
 import { clearErrors, download, el, showError } from "./ui.js";
+
+const dialog = document.getElementById("export-dialog");
+let exporting = null; // the key the export dialog is for
+
+function fileName(entry, suffix = "") {
+  return `referee-${entry.name.replace(/[^A-Za-z0-9_-]+/g, "_")}${suffix}.key`;
+}
 
 function render() {
   const body = document.getElementById("keys-body");
@@ -9,18 +17,91 @@ function render() {
     return;
   }
   body.replaceChildren(...keys.map((k) => el("tr", { dataset: { public: k.public } },
-    el("td", { class: "key-name" }, k.name),
-    el("td", {}, el("input", { class: "mono public-key", readonly: true, value: k.public, size: 46,
-      "aria-label": `Public key of ${k.name}`, onfocus: (e) => e.target.select() })),
-    el("td", {},
-      el("button", { type: "button", onclick: () => download(`referee-${k.name.replace(/[^A-Za-z0-9_-]+/g, "_")}.key`, exportText(k)) },
-        "Export to file"), " ",
-      el("button", { type: "button", onclick: () => {
-        if (confirm(`Forget the key "${k.name}"? Without an exported copy its seats cannot move any more.`)) {
-          removeKey(k.public);
-          render();
-        }
-      } }, "Forget")))));
+    el("td", { class: "key-name", dataset: { label: "Name" } }, k.name),
+    el("td", { dataset: { label: "Public key" } }, el("input", { class: "mono public-key", readonly: true,
+      value: k.public, size: 46, "aria-label": `Public key of ${k.name}`, onfocus: (e) => e.target.select() })),
+    el("td", { class: "key-actions" },
+      el("button", { type: "button", onclick: () => openExport(k) }, "Export to file…"), " ",
+      el("button", { type: "button", onclick: (e) => forget(k, e.target) }, "Forget")))));
+}
+
+function openExport(entry) {
+  exporting = entry;
+  document.getElementById("export-form").reset();
+  document.getElementById("export-problem").textContent = "";
+  document.getElementById("export-name").textContent = `“${entry.name}”`;
+  dialog.showModal();
+  document.getElementById("export-pass").focus();
+}
+
+document.getElementById("export-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const problem = document.getElementById("export-problem");
+  const pass = document.getElementById("export-pass").value;
+  if (!pass) {
+    problem.textContent = "Enter a passphrase.";
+    return;
+  }
+  if (pass !== document.getElementById("export-pass2").value) {
+    problem.textContent = "The two passphrases differ.";
+    return;
+  }
+  try {
+    problem.textContent = "Encrypting…";
+    download(fileName(exporting), await exportEncrypted(exporting, pass));
+    markExported(exporting.public);
+    dialog.close();
+  } catch (err) {
+    problem.textContent = `Could not export the key: ${err.message}`;
+  }
+});
+document.getElementById("export-plain").addEventListener("click", () => {
+  download(fileName(exporting, "-unencrypted"), exportText(exporting));
+  markExported(exporting.public);
+  dialog.close();
+});
+document.getElementById("export-cancel").addEventListener("click", () => dialog.close());
+
+/** The games on this referee where `publicKey` holds a seat (null when the referee could not be asked). */
+async function gamesOf(publicKey) {
+  const found = [];
+  try {
+    let offset = 0;
+    for (let page = 0; page < 50 && offset !== null && offset !== undefined; page += 1) {
+      const data = await api.games(offset, 1000);
+      const games = Array.isArray(data) ? data : data.games || [];
+      for (const g of games) {
+        if ((g.seats || []).some((s) => s.key === publicKey)) found.push(g);
+      }
+      offset = Array.isArray(data) ? null : data.next;
+    }
+  } catch {
+    return null;
+  }
+  return found;
+}
+
+async function forget(entry, button) {
+  clearErrors();
+  button.disabled = true;
+  const games = await gamesOf(entry.public);
+  button.disabled = false;
+  const backup = entry.exported ? "Keep the file you exported: it is then the only copy."
+    : "It has never been exported from this browser: export it first, or it is gone for good.";
+  let message;
+  if (games === null) {
+    message = `Forget the key "${entry.name}"? The referee could not be asked whether it holds seats in games. ${backup}`;
+  } else if (games.length) {
+    const open = games.filter((g) => g.status !== "finished" && g.status !== "aborted").length;
+    message = `The key "${entry.name}" holds seats in ${games.length} game${games.length === 1 ? "" : "s"}`
+      + ` (${open} not finished). Without it those seats cannot move or accept any more. ${backup} Forget it anyway?`;
+  } else {
+    message = `Forget the key "${entry.name}"? It holds no seat in any game on this referee. ${backup}`;
+  }
+  if (confirm(message)) {
+    removeKey(entry.public);
+    render();
+  }
 }
 
 document.getElementById("gen-form").addEventListener("submit", async (event) => {
@@ -44,7 +125,7 @@ document.getElementById("imp-form").addEventListener("submit", async (event) => 
   try {
     const text = file ? await file.text() : document.getElementById("imp-text").value;
     if (!text.trim()) throw new Error("choose a key file or paste a private key");
-    await importKey(name, text);
+    await importKey(name, text, document.getElementById("imp-pass").value);
     event.target.reset();
     render();
   } catch (err) {

@@ -1,11 +1,12 @@
 // Ed25519 keys kept in this browser (localStorage), and signing with WebCrypto.
 //
-// A key is stored as {name, public, private, created}: base64url of the 32-byte public key and of the
+// A key is stored as {name, public, private, created, exported?}: base64url of the 32-byte public key and of the
 // 32-byte private key (the seed), the same text as a `referee keygen` key file. WebCrypto imports a raw
 // Ed25519 private key only as PKCS#8, so the seed is wrapped in the fixed 16-byte PKCS#8 prefix.
 
 import * as b64 from "./b64url.js";
 import { canonicalBytes } from "./jcs.js";
+import { decryptKeyFile, encryptKeyFile, isKeyFile } from "./keyfile.js";
 
 const STORE = "referee.keys.v1";
 const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70,
@@ -72,26 +73,52 @@ export async function generateKey(name) {
 }
 
 /**
- * Import a private key from text: the base64url seed (a `referee keygen` file), or a JSON object with
- * `private` (our export) or an Ed25519 JWK with `d`.
+ * Import a private key from text: the base64url seed (a plain `referee keygen` file), an encrypted key file
+ * (keyfile.js; needs `passphrase`), or a JSON object with `private` or an Ed25519 JWK with `d`.
  */
-export async function importKey(name, text) {
+export async function importKey(name, text, passphrase = "") {
   requireCrypto();
   let seedText = String(text || "").trim();
+  let declared = null;
   if (seedText.startsWith("{")) {
-    const obj = JSON.parse(seedText);
-    seedText = obj.private || obj.d || "";
-    name = name || obj.name;
+    let obj;
+    try {
+      obj = JSON.parse(seedText);
+    } catch (err) {
+      throw new Error(`the key file is not JSON: ${err.message}`);
+    }
+    if (isKeyFile(obj)) {
+      const opened = await decryptKeyFile(obj, passphrase);
+      seedText = b64.encode(opened.seed);
+      declared = opened.public;
+      name = name || opened.name;
+    } else {
+      seedText = obj.private || obj.d || "";
+      name = name || obj.name;
+    }
   }
   const key = await importSeed(b64.decode(seedText));
   const pub = await publicOf(key);
+  if (declared !== null && declared !== pub) throw new Error("the private key does not match the file's public key");
   return remember({ name: String(name || "imported"), public: pub, private: b64.encode(b64.decode(seedText)),
     created: new Date().toISOString() });
 }
 
-/** The file text of an exported key: the same format as `referee keygen` (base64url seed and a newline). */
+/** The file text of a key exported without encryption: the plain `referee keygen` format (base64url seed, newline). */
 export function exportText(entry) {
   return entry.private + "\n";
+}
+
+/** The file text of a key exported with a passphrase: the encrypted key file (keyfile.js, docs/keys.md). */
+export async function exportEncrypted(entry, passphrase, options = {}) {
+  requireCrypto();
+  return encryptKeyFile(entry, passphrase, options);
+}
+
+/** Note that a key was written to a file (the page's warning before forgetting a key says whether it was). */
+export function markExported(publicKey) {
+  const at = new Date().toISOString();
+  saveKeys(listKeys().map((k) => (k.public === publicKey ? { ...k, exported: at } : k)));
 }
 
 /** base64url Ed25519 signature over the RFC 8785 bytes of `envelope`. */

@@ -35,12 +35,12 @@ async function load() {
         const id = g.id || g.game;
         const ruleset = typeof g.ruleset === "object" && g.ruleset ? g.ruleset.name : g.ruleset;
         return el("tr", { dataset: { game: id, status: g.status } },
-          el("td", {}, el("a", { class: "mono", href: `${WEB}games/${encodeURIComponent(id)}` }, id)),
-          el("td", {}, ruleset || "?"),
-          el("td", {}, (g.seats || []).map((s) => s.name).join(", ")),
-          el("td", { class: `status-${g.status}` }, g.status),
-          el("td", {}, turnText(g)),
-          el("td", {}, String(g.seq ?? "")),
+          el("td", { class: "game-id" }, el("a", { class: "mono", href: `${WEB}games/${encodeURIComponent(id)}` }, id)),
+          el("td", { dataset: { label: "Ruleset" } }, ruleset || "?"),
+          el("td", { dataset: { label: "Players" } }, (g.seats || []).map((s) => s.name).join(", ")),
+          el("td", { class: `status-${g.status}`, dataset: { label: "Status" } }, g.status),
+          el("td", { dataset: { label: "Whose turn" } }, turnText(g)),
+          el("td", { dataset: { label: "Log entries" } }, String(g.seq ?? "")),
           el("td", {}, el("a", { href: `${WEB}games/${encodeURIComponent(id)}/replay` }, "replay")));
       }));
     }

@@ -6,6 +6,7 @@
 import { lineChart, seatColour, tiebreakChain, winnersLine } from "./score.js";
 import { choosable, s, svgRoot, title } from "./svg.js";
 import { el } from "./ui.js";
+import { zoomable } from "./zoom.js";
 
 export const FLOOR = {
   black: { fill: "#262626", text: "#ffffff", letter: "K", name: "black" },
@@ -145,9 +146,30 @@ export function cardText(components, id) {
   return `card ${id}: ${floors}${locos ? `; ${locos}` : ""}`;
 }
 
+/** Lines of at most about `width` characters, broken between words (SVG text does not wrap). */
+function wrapText(text, width) {
+  const lines = [];
+  let line = "";
+  for (const word of String(text).split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 const SCALE = 1.35;
 const SITE = 40;
 
+/**
+ * The board as three parts laid out by CSS (style.css, .tu-board): the city (full width on a phone, in a
+ * zoomable frame), the market panel, and every player's board below them (one SVG each, stacked so that
+ * it stays readable on a narrow screen).
+ */
 export function renderBoard(container, { components, view, seats, picker, mySeats = [], lastMove = null }) {
   const side = sideOf(components, view);
   const xs = side.sites.map((p) => p.x * SCALE);
@@ -156,13 +178,10 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   const minY = Math.min(...ys) - 120;
   const cityW = Math.max(...xs) - minX + 70;
   const cityH = Math.max(...ys) - minY + 60;
-  const panelW = 380;
-  const seatH = 190;
-  const width = cityW + panelW + 20;
-  const height = Math.max(cityH, 560) + view.seats.length * seatH + 20;
-  const svg = svgRoot(width, height, "Tower Up board");
+  const svg = svgRoot(cityW, cityH, "Tower Up city");
   svg.dataset.ruleset = "towerup";
-  svg.append(defs());
+  svg.classList.add("tu-city");
+  svg.append(defs()); // the hatch and the wildcard gradient, used by every part of the board
   const P = (site) => [site.x * SCALE - minX, site.y * SCALE - minY];
   const byId = Object.fromEntries(side.sites.map((site) => [site.id, site]));
   const pick = picker && picker.kind === "towerup" ? picker : null;
@@ -270,8 +289,8 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   }
   svg.append(city);
 
-  // Right panel: market, box, deck, objectives.
-  const px = cityW + 20;
+  // The panel: market, box, deck, objectives.
+  const px = 10;
   const panel = s("g", { class: "panel" });
   panel.append(s("text", { x: px, y: 22, class: "section-label", text: "Market" }));
   const slotChoices = pick ? pick.candidates("slot") : null;
@@ -312,8 +331,11 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   y += 30;
   panel.append(s("text", { x: px, y, class: "section-label", text: "Objectives and chips left" }));
   for (const o of view.objectives || []) {
-    y += 22;
-    panel.append(s("text", { x: px, y, class: "small", text: `#${o.number}: ${o.text}` }));
+    y += 6;
+    for (const line of wrapText(`#${o.number}: ${o.text}`, 56)) {
+      y += 16;
+      panel.append(s("text", { x: px, y, class: "small", text: line }));
+    }
     y += 16;
     panel.append(s("text", { x: px + 12, y, class: "small muted", text: `chips left: ${o.chips_left.length ? o.chips_left.join(", ") : "none"}` }));
   }
@@ -325,25 +347,35 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   if (view.end && view.end.last_turns_to_come && view.end.last_turns_to_come.length) status.push(`Last turns to come: ${view.end.last_turns_to_come.map((i) => seatName(seats, i)).join(", ")}`);
   if (view.is_over) status.push("Game over");
   status.forEach((line, i) => panel.append(s("text", { x: px, y: y + i * 18, class: "small status-text", text: line })));
-  svg.append(panel);
+  const panelW = Math.max(390, (view.market || []).length * 122 + 20);
+  const panelSvg = svgRoot(panelW, y + status.length * 18 + 10, "Market, box and objectives");
+  panelSvg.classList.add("tu-panel");
+  panelSvg.append(panel);
 
   // Every player's board: supply, roofs, locomotive tracks with stars, cone, chips.
   const track = (components.personal_board && components.personal_board.track) || { values: [], stars: [] };
   const cone = (components.personal_board && components.personal_board.cone) || { max: 7, values: track.values };
   const colorChoices = pick ? pick.candidates("color") : null;
-  let sy = Math.max(cityH, 560) + 10;
-  view.seats.forEach((sv, seat) => {
+  const seatW = 510;
+  const colW = Math.min(28, (seatW - 22 - 60 - 10) / Math.max(track.values.length, cone.max + 1));
+  const seatBoards = view.seats.map((sv, seat) => {
+    const sy = 4;
+    const tracksY = sy + 176;
+    const seatH = tracksY + 30 + 4 * 26 + 30 + 10;
+    const board = svgRoot(seatW, seatH + 8, `${seatName(seats, seat)}'s board`);
+    board.classList.add("tu-seat");
     const g = s("g", { class: `seat-board${view.to_move === seat ? " to-move" : ""}`, dataset: { seat: String(seat) },
       role: "group", "aria-label": `${seatName(seats, seat)}'s board` });
-    g.append(s("rect", { x: 4, y: sy, width: width - 8, height: seatH - 10, rx: 8, class: "seat-bg" }),
-      s("rect", { x: 4, y: sy, width: 10, height: seatH - 10, fill: seatColour(seat), rx: 4 }),
-      s("text", { x: 22, y: sy + 22, class: "seat-name", text:
+    board.append(g);
+    g.append(s("rect", { x: 4, y: sy, width: seatW - 8, height: seatH, rx: 8, class: "seat-bg" }),
+      s("rect", { x: 4, y: sy, width: 10, height: seatH, fill: seatColour(seat), rx: 4 }),
+      s("text", { x: 22, y: sy + 24, class: "seat-name", text:
         `${seatName(seats, seat)}${mySeats.includes(seat) ? " (you)" : ""}${view.to_move === seat ? " — to move" : ""}` }));
     // Supply.
-    g.append(s("text", { x: 22, y: sy + 46, class: "small", text: `Supply (${sv.supply_total}/${components.supply_limit || 10})` }));
+    g.append(s("text", { x: 22, y: sy + 48, class: "small", text: `Supply (${sv.supply_total}/${components.supply_limit || 10})` }));
     Object.entries(sv.supply).forEach(([c, n], i) => {
-      const tile = floorTile(c, 22 + i * 62, sy + 54, 26, 22);
-      const label = s("text", { x: 22 + i * 62 + 32, y: sy + 70, text: `×${n}` });
+      const tile = floorTile(c, 22 + i * 70, sy + 56, 28, 24);
+      const label = s("text", { x: 22 + i * 70 + 34, y: sy + 74, text: `×${n}` });
       const group = s("g", { class: "supply", dataset: { color: c } }, tile, label);
       group.setAttribute("aria-label", `${n} ${colourName(c)} floor${n === 1 ? "" : "s"}`);
       if (colorChoices && pick.seat === seat && colorChoices.includes(c)) {
@@ -352,23 +384,22 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       }
       g.append(group);
     });
-    g.append(s("text", { x: 22, y: sy + 100, class: "small", text: `Roofs left: ${sv.roofs_left} · on the board: ${sv.roofs_on_board} · visible: ${sv.visible_roofs}` }));
+    g.append(s("text", { x: 22, y: sy + 104, class: "small", text: `Roofs left: ${sv.roofs_left} · on the board: ${sv.roofs_on_board} · visible: ${sv.visible_roofs}` }));
     const rl = s("g", { role: "img", "aria-label": `${sv.roofs_left} roofs left` });
-    for (let i = 0; i < sv.roofs_left; i += 1) rl.append(roofShape(seat, 22 + i * 20, sy + 108, 14, 12));
+    for (let i = 0; i < sv.roofs_left; i += 1) rl.append(roofShape(seat, 22 + i * 20, sy + 112, 14, 12));
     g.append(rl);
     const chips = (sv.chips || []).map((c) => `#${c.objective}: ${c.value}`).join(", ");
-    g.append(s("text", { x: 22, y: sy + 146, class: "small", text: `Chips: ${chips || "none"}` }),
-      s("text", { x: 22, y: sy + 164, class: "small muted", text: `Stars reached: ${sv.stars_reached}${sv.last_turn_done ? " · last turn done" : ""}` }));
-    // Tracks.
-    const tx = 300;
-    const colW = Math.min(30, (width - tx - 40) / (track.values.length + 1));
+    g.append(s("text", { x: 22, y: sy + 148, class: "small", text: `Chips: ${chips || "none"}` }),
+      s("text", { x: 22, y: sy + 168, class: "small muted", text: `Stars reached: ${sv.stars_reached}${sv.last_turn_done ? " · last turn done" : ""}` }));
+    // Tracks, below.
+    const tx = 22;
     track.values.forEach((v, col) => {
       const star = track.stars.includes(col);
-      g.append(s("text", { x: tx + 60 + col * colW + colW / 2, y: sy + 22, "text-anchor": "middle", class: `track-value${star ? " star" : ""}`,
+      g.append(s("text", { x: tx + 60 + col * colW + colW / 2, y: tracksY + 18, "text-anchor": "middle", class: `track-value${star ? " star" : ""}`,
         text: `${star ? "★" : ""}${v}` }));
     });
     ["black", "grey", "white", "brown"].forEach((c, row) => {
-      const ry = sy + 30 + row * 26;
+      const ry = tracksY + 26 + row * 26;
       const pos = sv.locomotives[c];
       g.append(s("text", { x: tx, y: ry + 16, class: "small", text: `${FLOOR[c].letter} ${c}` }));
       const lane = s("g", { role: "img", "aria-label": `${colourName(c)} locomotive at column ${pos} (${track.values[Math.min(pos, track.values.length - 1)]} points)` });
@@ -377,12 +408,12 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
         lane.append(s("rect", { x: tx + 60 + col * colW, y: ry, width: colW - 2, height: 22, rx: 3, class: `track-cell${star ? " star" : ""}` }));
       });
       const mx = tx + 60 + Math.min(pos, track.values.length - 1) * colW;
-      lane.append(s("rect", { x: mx + 3, y: ry + 3, width: colW - 8, height: 16, rx: 4, fill: floorFill(c), stroke: "#000", "stroke-width": 1.5 }),
+      lane.append(s("rect", { x: mx + 2, y: ry + 3, width: colW - 6, height: 16, rx: 4, fill: floorFill(c), stroke: "#000", "stroke-width": 1.5 }),
         s("text", { x: mx + colW / 2 - 1, y: ry + 15, "text-anchor": "middle", class: "floor-letter", style: `fill: ${FLOOR[c].text}`, text: FLOOR[c].letter }));
       g.append(lane);
     });
     // Cone.
-    const cy = sy + 30 + 4 * 26 + 4;
+    const cy = tracksY + 26 + 4 * 26 + 4;
     g.append(s("text", { x: tx, y: cy + 16, class: "small", text: "cone" }));
     const conePos = sv.cone ? sv.cone.position : null;
     const coneLane = s("g", { role: "img", "aria-label": conePos === null ? "cone not counted yet" : `cone at ${conePos} visible roofs (${cone.values[conePos]} points)` });
@@ -395,10 +426,12 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
         fill: seatColour(seat), stroke: "#000" }));
     }
     g.append(coneLane);
-    svg.append(g);
-    sy += seatH;
+    return board;
   });
-  container.replaceChildren(svg);
+  const zoom = zoomable("towerup-city", svg, "city");
+  container.replaceChildren(el("div", { class: "tu-board" }, zoom.node, panelSvg,
+    el("div", { class: "tu-seats" }, seatBoards)));
+  zoom.restore();
 }
 
 export function describeMove(move, components) {

@@ -8,6 +8,7 @@ export function el(tag, attrs = {}, ...children) {
     else if (key === "text") node.textContent = value;
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key === "style") node.style.cssText = value; // the CSSOM, which a strict CSP allows
     else node.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children.flat()) {
@@ -25,8 +26,11 @@ export function describeError(err) {
   return `${parts.join(" ")}${parts.length ? ": " : ""}${err.message || String(err)}`;
 }
 
-/** Show an error in the page's alert region (and keep it until cleared). */
-export function showError(err, context = "") {
+/**
+ * Show an error in the page's alert region (and keep it until cleared). With `reveal`, scroll it into view:
+ * on a phone the region at the top of the page is far from the button that caused the error.
+ */
+export function showError(err, context = "", { reveal = false } = {}) {
   const box = document.getElementById("errors");
   if (!box) return;
   const item = el("div", { class: "error", dataset: { code: err.code || "", rule: err.rule || "" } });
@@ -41,6 +45,8 @@ export function showError(err, context = "") {
   }
   item.append(el("button", { type: "button", class: "dismiss", "aria-label": "Dismiss this error", onclick: () => item.remove() }, "×"));
   box.append(item);
+  if (reveal) item.scrollIntoView({ block: "nearest" });
+  return item;
 }
 
 export function clearErrors() {

@@ -1,0 +1,60 @@
+// A zoomable frame for an SVG that is too detailed for a small screen: −, +, and Fit buttons widen the
+// SVG inside a frame that scrolls (the page itself never gets wider than the screen). The level and the
+// scroll position are kept per name, so a board redrawn after every choice stays where the player left it.
+// Pinch-zooming the page works as well (the viewport allows it).
+
+import { el } from "./ui.js";
+
+const LEVELS = [1, 1.5, 2, 3, 4];
+const kept = new Map(); // name -> {level, left, top}
+
+export function zoomable(name, svg, label) {
+  const state = kept.get(name) || { level: 0, left: 0, top: 0 };
+  kept.set(name, state);
+  const frame = el("div", { class: "zoom-frame", dataset: { zoom: String(LEVELS[state.level]) } }, svg);
+  frame.addEventListener("scroll", () => {
+    state.left = frame.scrollLeft;
+    state.top = frame.scrollTop;
+  }, { passive: true });
+  const shown = el("output", { class: "zoom-level", "aria-live": "polite" });
+  const out = el("button", { type: "button", class: "zoom-out", "aria-label": `Zoom out of the ${label}` }, "−");
+  const into = el("button", { type: "button", class: "zoom-in", "aria-label": `Zoom in on the ${label}` }, "+");
+  const fit = el("button", { type: "button", class: "zoom-fit", "aria-label": `Fit the ${label} to the screen` }, "Fit");
+
+  function apply() {
+    const level = LEVELS[state.level];
+    svg.style.width = `${level * 100}%`;
+    frame.dataset.zoom = String(level);
+    shown.textContent = `${Math.round(level * 100)}%`;
+    out.disabled = state.level === 0;
+    fit.disabled = state.level === 0;
+    into.disabled = state.level === LEVELS.length - 1;
+  }
+
+  function zoomTo(index) {
+    const before = LEVELS[state.level];
+    state.level = Math.max(0, Math.min(LEVELS.length - 1, index));
+    const ratio = LEVELS[state.level] / before;
+    // Keep the middle of what was in view in the middle.
+    const cx = frame.scrollLeft + frame.clientWidth / 2;
+    const cy = frame.scrollTop + frame.clientHeight / 2;
+    apply();
+    frame.scrollLeft = cx * ratio - frame.clientWidth / 2;
+    frame.scrollTop = cy * ratio - frame.clientHeight / 2;
+  }
+
+  out.addEventListener("click", () => zoomTo(state.level - 1));
+  into.addEventListener("click", () => zoomTo(state.level + 1));
+  fit.addEventListener("click", () => zoomTo(0));
+  apply();
+  const node = el("div", { class: "zoomable" },
+    el("div", { class: "zoom-bar", role: "toolbar", "aria-label": `Zoom the ${label}` }, out, shown, into, fit), frame);
+  return {
+    node,
+    /** Call once the node is in the document: scrolls back to where the player was. */
+    restore() {
+      frame.scrollLeft = state.left;
+      frame.scrollTop = state.top;
+    },
+  };
+}

@@ -1,0 +1,195 @@
+"""The pages on a phone (390×844, a touch screen, headless Chromium): nothing is wider than the screen, the
+Tower Up city fills the width with every player's board below it and zooms, the tab title says when it is
+your turn, and a refused move's message is scrolled into view. Screenshots go to ``test-artifacts/``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import requests
+
+from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+
+pytestmark = pytest.mark.web
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+STEP_MS = 20_000
+
+
+def submit(base_url: str, game: str, key, seat: int, ctx: str, **fields) -> requests.Response:
+    state = requests.get(f"{base_url}/games/{game}", timeout=10).json()
+    envelope = {"v": 1, "ctx": ctx, "game": game, "seat": seat, "seq": state["seq"], "prev": state["head"], **fields}
+    path = "accept" if ctx == "referee/accept" else "moves?wait=5"
+    return requests.post(f"{base_url}/games/{game}/{path}", json={"envelope": envelope, "sig": sign(key, envelope)},
+                         timeout=15)
+
+
+@pytest.fixture(scope="module")
+def towerup_game(web_server):
+    """A Tower Up game a few turns in (buildings on the board), Ann (seat 0) to move."""
+    keys = [generate_key(), generate_key()]
+    created = requests.post(f"{web_server}/games", timeout=10, json={
+        "ruleset": "towerup", "seats": [{"name": "Ann", "key": public_key_b64(keys[0])},
+                                        {"name": "Bea", "key": public_key_b64(keys[1])}]})
+    assert created.status_code == 201, created.text
+    game = created.json()["game"]
+    for seat, key in enumerate(keys):
+        response = submit(web_server, game, key, seat, "referee/accept", entropy=b64url_encode(bytes([seat]) * 32))
+        assert response.status_code == 202, response.text
+    for turn in range(40):
+        legal = requests.get(f"{web_server}/games/{game}/legal-moves", timeout=10).json()
+        if turn >= 10 and legal["to_move"] == 0:
+            break
+        by_type = {}
+        for move in legal["moves"]:
+            by_type.setdefault(move["type"], move)
+        move = by_type.get("build") or by_type.get("place_start") or by_type.get("take") or legal["moves"][0]
+        response = submit(web_server, game, keys[legal["to_move"]], legal["to_move"], "referee/move", move=move)
+        assert response.status_code < 300, response.text
+    return game, keys
+
+
+def phone_page(browser, base_url: str, console_errors, key=None, name="Ann"):
+    context = browser.new_context(**PHONE)
+    page = console_errors.watch(context.new_page())
+    if key is not None:
+        page.goto(f"{base_url}/play/keys")
+        page.evaluate("k => localStorage.setItem('referee.keys.v1', JSON.stringify(k))", [{
+            "name": name, "public": public_key_b64(key), "private": private_key_b64(key),
+            "created": "2026-01-01T00:00:00Z"}])
+    return context, page
+
+
+def page_width(page) -> int:
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
+def box(locator) -> dict:
+    return locator.evaluate("e => { const r = e.getBoundingClientRect(); return {left: r.left, right: r.right, "
+                            "top: r.top, bottom: r.bottom, width: r.width, height: r.height}; }")
+
+
+def test_the_lobby_fits_a_phone(browser, web_server, towerup_game, console_errors, artifacts):
+    game, _ = towerup_game
+    context, page = phone_page(browser, web_server, console_errors)
+    page.goto(f"{web_server}/play/")
+    row = page.locator(f"tr[data-game='{game}']")
+    row.wait_for(timeout=STEP_MS)
+    assert page_width(page) <= 390
+    assert box(row)["right"] <= 390
+    # one card per game, each value labelled with its column's name (the header row is hidden)
+    labels = row.evaluate("e => [...e.querySelectorAll('td')].map(td => getComputedStyle(td, '::before').content)")
+    assert labels[1:6] == ['"Ruleset: "', '"Players: "', '"Status: "', '"Whose turn: "', '"Log entries: "']
+    assert box(row.locator("td").nth(4))["left"] < 60  # the cells stack, not side by side
+    page.screenshot(path=str(artifacts / "phone-lobby.png"), full_page=True)
+    for path in ("/play/keys", "/play/new"):
+        page.goto(f"{web_server}{path}")
+        page.wait_for_load_state("networkidle")
+        assert page_width(page) <= 390, path
+    context.close()
+    console_errors.assert_none()
+
+
+def test_the_tower_up_board_on_a_phone(browser, web_server, towerup_game, console_errors, artifacts):
+    game, keys = towerup_game
+    context, page = phone_page(browser, web_server, console_errors, keys[0])
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
+    assert page.title() == f"Your turn · Game {game} · the referee"
+    assert page_width(page) <= 390
+
+    city = page.locator("#board svg.tu-city")
+    seats = page.locator("#board svg.tu-seat")
+    assert seats.count() == 2
+    city_box = box(city)
+    assert city_box["width"] >= 350 and city_box["right"] <= 390  # the city fills the width...
+    for i in range(2):  # ...and the players' boards come below it, each as wide as the screen allows
+        seat_box = box(seats.nth(i))
+        assert seat_box["top"] >= city_box["bottom"] and seat_box["right"] <= 390 and seat_box["width"] >= 350
+        assert box(seats.nth(i).locator(".seat-name"))["height"] >= 10  # was about 3 px in one 336 px drawing
+    page.screenshot(path=str(artifacts / "phone-towerup-game.png"), full_page=True)
+
+    # Zoom: the city grows inside its frame; the page does not get wider.
+    label = page.locator("#board svg.tu-city .site-label").first
+    small = box(label)["height"]
+    zoom_in = page.get_by_role("button", name="Zoom in on the city")
+    for _ in range(3):
+        zoom_in.click()
+    assert page.get_attribute("#board .zoom-frame", "data-zoom") == "3"
+    assert box(label)["height"] >= 2.5 * small and box(label)["height"] >= 8
+    assert page_width(page) <= 390 and box(page.locator("#board .zoom-frame"))["right"] <= 390
+    page.locator("#board .zoom-frame").evaluate("f => { f.scrollLeft = 300; }")
+    page.locator("#board .zoomable").screenshot(path=str(artifacts / "phone-towerup-city-zoomed.png"))
+    # A choice redraws the board: the zoom and the scroll position stay.
+    page.locator("#move-controls button.choice").first.click()
+    assert page.get_attribute("#board .zoom-frame", "data-zoom") == "3"
+    assert page.locator("#board .zoom-frame").evaluate("f => f.scrollLeft") >= 290
+    page.get_by_role("button", name="Fit the city to the screen").click()
+    assert page.get_attribute("#board .zoom-frame", "data-zoom") == "1"
+    assert page.get_by_role("button", name="Zoom out of the city").is_disabled()
+
+    # Bea's page in the same moment: not her turn, no prefix.
+    bea_context, bea = phone_page(browser, web_server, console_errors, keys[1], "Bea")
+    bea.goto(f"{web_server}/play/games/{game}")
+    bea.wait_for_selector("#game[data-loaded=true]", timeout=STEP_MS)
+    assert bea.title() == f"Game {game} · the referee"
+    bea_context.close()
+    context.close()
+    console_errors.assert_none()
+
+
+def test_a_refused_move_is_scrolled_into_view_on_a_phone(browser, web_server, towerup_game, console_errors,
+                                                          artifacts):
+    game, keys = towerup_game
+    context, page = phone_page(browser, web_server, console_errors, keys[0])
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
+    seq = page.get_attribute("#game", "data-seq")
+    page.locator("#manual summary").click()
+    page.locator("#manual-json").fill(json.dumps({"type": "pass"}))  # a pass while a card can be taken
+    console_errors.expect("status of 422")
+    page.get_by_role("button", name="Sign and submit this move").click()
+    error = page.locator("#errors .error")
+    error.wait_for(timeout=STEP_MS)
+    assert error.get_attribute("data-rule") == "TU-G8"
+    page.wait_for_function("() => !document.querySelector('#move-prompt').textContent.startsWith('Signing')",
+                           timeout=STEP_MS)
+    where = box(error)
+    assert where["top"] >= 0 and where["bottom"] <= 844, where
+    page.screenshot(path=str(artifacts / "phone-refused-move.png"))
+    assert page.get_attribute("#game", "data-seq") == seq
+    context.close()
+    console_errors.assert_none()
+
+
+CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+
+def test_the_pages_work_under_a_strict_content_security_policy(browser, web_server, towerup_game, console_errors):
+    """No inline script, no style attribute: every page works under the policy the referee is to send
+    (added here by the browser's router, so this holds whatever the server sends). Chromium logs each
+    refused script or style as a console error."""
+    game, keys = towerup_game
+    context, page = phone_page(browser, web_server, console_errors, keys[0])
+
+    def with_csp(route):
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-security-policy": CSP})
+
+    context.route("**/play/**", with_csp)
+    for path, ready in (("/play/", "tr[data-game]"), ("/play/keys", "#keys-body tr[data-public]"),
+                        ("/play/new", "#seats li"), (f"/play/games/{game}", "#game[data-my-turn=true]"),
+                        (f"/play/games/{game}/replay", "#replay[data-ready=true]")):
+        response = page.goto(f"{web_server}{path}")
+        assert response.headers["content-security-policy"] == CSP
+        page.wait_for_selector(ready, timeout=STEP_MS)
+        if path == f"/play/games/{game}":
+            # a style set by the board's script (the letter of a black floor is white) is applied
+            fill = page.locator("#board svg.tu-seat .floor[data-color=black] .floor-letter").first.evaluate(
+                "e => getComputedStyle(e).fill")
+            assert fill == "rgb(255, 255, 255)"
+            page.get_by_role("button", name="Zoom in on the city").click()
+            assert page.locator("#board svg.tu-city").evaluate("e => e.style.width") == "150%"
+    context.close()
+    console_errors.assert_none()
