@@ -26,6 +26,16 @@ key                             type        content
 ``{outbox}:stream``             stream      outgoing events (turn, reminder, timeout, started,
                                             finished), field ``e`` = JSON; capped at about 100,000
 ``{outbox}:seen:<event id>``    string      an event already in the outbox (expires after 14 days)
+``contact:<id>``                string      a contact channel (JSON: key, webhook, secret, email, events,
+                                            email status, …; ``referee/notify/contacts.py``)
+``contacts:key:<public key>``   set         the contact ids of a key
+``contacts:confirmed:<key>``    set         the e-mail addresses that key has confirmed
+``contact:<id>:deliveries``     list        the latest deliveries to a contact (JSON, newest first)
+``contacts:sig:<signature>``    string      a signed contact request already taken (20 minutes)
+``delivery:<contact>:<event>``  string      a delivery queued once (2 days)
+``mail:inbox``                  stream      mail received by the gateway, stored before its 250
+``mail:seen:<message id>``      string      a mail already taken (7 days)
+``mail:replies:<address>``      string      replies sent to an unconfirmed address this hour
 =============================== =========== ======================================================
 
 The timers and the outbox live on the log's (durable) Redis: a deadline must survive a restart.
@@ -48,6 +58,15 @@ GAMES_INDEX = "referee:games"
 TIMERS = "referee:timers"
 OUTBOX = "{outbox}:stream"
 OUTBOX_SEEN = "{{outbox}}:seen:{event}"
+CONTACT = "contact:{contact}"
+CONTACTS_OF_KEY = "contacts:key:{key}"
+CONTACTS_CONFIRMED = "contacts:confirmed:{key}"
+CONTACT_DELIVERIES = "contact:{contact}:deliveries"
+CONTACT_SIG = "contacts:sig:{sig}"
+DELIVERY_ONCE = "delivery:{contact}:{event}"
+MAIL_INBOX = "mail:inbox"
+MAIL_SEEN = "mail:seen:{message}"
+MAIL_REPLIES = "mail:replies:{address}"
 #: approximate cap on the outbox stream's length (``XADD MAXLEN ~``) and the lifetime of an event id
 OUTBOX_MAXLEN = 100_000
 OUTBOX_SEEN_TTL = 14 * 24 * 3600

@@ -1,0 +1,328 @@
+"""Contact channels owned by keys (CONTRACT sections 9 and 11): a webhook and/or an e-mail address, and the
+events wanted, registered and managed by requests signed with the player's key.
+
+Every request carries a signed envelope ``{"v": 1, "ctx", "key", …, "at"}``. Unlike a move it is bound to
+no log position, so it is bound to time instead: ``at`` must be within ``FRESH`` seconds of the server's
+clock, and a write's signature is taken once (a replayed request is refused). Addresses and secrets are
+shown only to their key.
+
+An e-mail address gets nothing but its confirmation mail until it is confirmed (section 11): by the code
+of that mail, in a signed ``referee/contact-confirm`` request, by the button of the page the mail links to,
+or by a reply through the mail gateway that carries the code line. At most ``CONFIRMATIONS_PER_DAY``
+confirmation mails go to one address a day. A key that confirmed an address once has it confirmed for its
+later contacts.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import ipaddress
+import json
+import os
+import re
+import secrets
+import socket
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import redis
+
+from ..clock import now, now_ms
+from ..games_service.errors import ServiceError, invalid
+from ..signing import verify
+from ..store import keys
+from ..timecontrol import parse_ms
+
+EVENTS = ("turn", "reminder", "timeout", "started", "finished", "tournament_round")
+FRESH = 600  # seconds an envelope's `at` may be off the server's clock
+CONFIRMATIONS_PER_DAY = 3
+CODE_RE = re.compile(r"Confirmation code:\s*([A-Za-z0-9_-]{8,64})")
+
+CTX_CONTACT = "referee/contact"
+CTX_LIST = "referee/contacts"
+CTX_DELETE = "referee/contact-delete"
+CTX_CONFIRM = "referee/contact-confirm"
+CTX_DELIVERIES = "referee/contact-deliveries"
+CTX_RESEND = "referee/contact-resend"
+
+#: ``enqueue(kind, contact_id, payload)``: queue a mail or webhook job (``workers/deliveries.py``)
+Enqueue = Callable[[str, str, dict[str, Any]], None]
+
+
+def new_contact_id() -> str:
+    return "c_" + base64.b32encode(os.urandom(10)).decode("ascii").lower()
+
+
+def code_digest(code: str) -> str:
+    return hashlib.sha256(("referee/contact-code/v1:" + code).encode()).hexdigest()
+
+
+def public_contact(contact: dict[str, Any]) -> dict[str, Any]:
+    """A contact as its owner sees it (never the secret, never the code)."""
+    return {name: contact.get(name) for name in ("id", "key", "webhook", "email", "events", "email_status",
+                                                 "disabled", "failures", "created_at", "updated_at")}
+
+
+class ContactService:
+    """Contacts on the log's Redis (durable: losing them would silently stop a player's notices)."""
+
+    def __init__(self, connection: redis.Redis, enqueue: Enqueue | None = None, *, allow_private: bool = True):
+        self.redis = connection
+        self.enqueue = enqueue or (lambda kind, contact, payload: None)
+        self.allow_private = allow_private
+
+    # -- the signed form ----------------------------------------------------------------------------
+    def authenticate(self, submission: dict[str, Any], ctx: str, *, once: bool) -> dict[str, Any]:
+        """The envelope of a signed contact request, after checking ctx, freshness and the signature."""
+        envelope, sig = submission["envelope"], submission["sig"]
+        if envelope.get("ctx") != ctx:
+            raise invalid([{"path": "$.envelope.ctx", "problem": f"must be {ctx!r}"}])
+        try:
+            skew = abs(parse_ms(envelope.get("at")) - now_ms()) / 1000
+        except ValueError as exc:
+            raise invalid([{"path": "$.envelope.at", "problem": str(exc)}]) from exc
+        if skew > FRESH:
+            raise ServiceError(400, "contact/stale_request", f"the envelope's at is {skew:.0f} s away from the "
+                               f"server's time; sign a fresh request (at most {FRESH} s off)",
+                               details={"server_time": now()})
+        if not verify(envelope["key"], envelope, sig):
+            raise ServiceError(401, "submission/bad_signature", "the signature is not this key's over the envelope")
+        if once and not self.redis.set(keys.CONTACT_SIG.format(sig=sig), 1, nx=True, ex=2 * FRESH):
+            raise ServiceError(409, "contact/replayed", "this signed request was taken already; sign a new one")
+        return envelope
+
+    def _load(self, contact_id: str) -> dict[str, Any] | None:
+        raw = self.redis.get(keys.CONTACT.format(contact=contact_id)) if re.fullmatch(r"c_[a-z2-7]{16}",
+                                                                                      contact_id) else None
+        return json.loads(raw) if raw else None
+
+    def get(self, contact_id: str) -> dict[str, Any] | None:
+        """The stored contact (with its secret), or None."""
+        return self._load(contact_id)
+
+    def _owned(self, contact_id: str, key: str) -> dict[str, Any]:
+        contact = self._load(contact_id)
+        if contact is None:
+            raise ServiceError(404, "contact/not_found", f"no contact {contact_id!r}")
+        if contact["key"] != key:
+            raise ServiceError(403, "contact/not_yours", "this contact belongs to another key")
+        return contact
+
+    def save(self, contact: dict[str, Any]) -> None:
+        self.redis.set(keys.CONTACT.format(contact=contact["id"]), json.dumps(contact, separators=(",", ":")))
+
+    # -- checks of the fields -------------------------------------------------------------------------
+    def _check_fields(self, envelope: dict[str, Any]) -> None:
+        problems = []
+        if not envelope.get("webhook") and not envelope.get("email"):
+            problems.append({"path": "$.envelope", "problem": "give a webhook URL, an e-mail address, or both"})
+        if envelope.get("webhook"):
+            problem = self.webhook_problem(envelope["webhook"])
+            if problem:
+                problems.append({"path": "$.envelope.webhook", "problem": problem})
+        unknown = sorted(set(envelope.get("events") or []) - set(EVENTS))
+        if unknown:
+            problems.append({"path": "$.envelope.events", "problem": f"unknown events {unknown}; known: {list(EVENTS)}"})
+        if problems:
+            raise invalid(problems)
+
+    def webhook_problem(self, url: str) -> str | None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return "must be an http:// or https:// URL"
+        if self.allow_private:
+            return None
+        try:
+            addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
+        except OSError:
+            return f"the host {parts.hostname!r} does not resolve"
+        for address in addresses:
+            ip = ipaddress.ip_address(address.split("%")[0])
+            if ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast:
+                return "private, loopback and link-local addresses are not allowed here (REFEREE_WEBHOOK_PRIVATE)"
+        return None
+
+    # -- requests -------------------------------------------------------------------------------------
+    def add(self, submission: dict[str, Any], contact_id: str | None = None) -> dict[str, Any]:
+        """``POST /contacts`` (and ``PUT /contacts/{id}``): register or change a contact. The answer holds the
+        webhook's secret once, when the webhook is new."""
+        envelope = submission["envelope"]
+        self._check_fields(envelope)
+        envelope = self.authenticate(submission, CTX_CONTACT, once=True)
+        key = envelope["key"]
+        stamp = now()
+        if contact_id is None:
+            contact: dict[str, Any] = {"id": new_contact_id(), "key": key, "created_at": stamp, "failures": 0,
+                                       "disabled": False, "secret": None, "email": None, "webhook": None,
+                                       "email_status": None, "confirmations": []}
+        else:
+            if envelope.get("contact") != contact_id:
+                raise invalid([{"path": "$.envelope.contact", "problem": f"must be {contact_id!r} (the contact "
+                                                                         "changed)"}])
+            contact = self._owned(contact_id, key)
+        out_secret = None
+        if envelope.get("webhook") and envelope["webhook"] != contact.get("webhook"):
+            contact["secret"] = "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+            out_secret = contact["secret"]
+            contact["disabled"], contact["failures"] = False, 0
+        elif not envelope.get("webhook"):
+            contact["secret"] = None
+        contact["webhook"] = envelope.get("webhook") or None
+        email = (envelope.get("email") or "").strip() or None
+        if email != contact.get("email"):
+            contact["email"] = email
+            contact["email_status"] = None
+            contact.pop("code", None)
+            if email:
+                confirmed = self.redis.sismember(keys.CONTACTS_CONFIRMED.format(key=key), email.lower())
+                contact["email_status"] = "confirmed" if confirmed else "pending"
+        contact["events"] = list(dict.fromkeys(envelope.get("events") or ["turn", "reminder", "timeout", "finished"]))
+        contact["updated_at"] = stamp
+        send_code = contact.get("email_status") == "pending" and "code" not in contact
+        if send_code:
+            code = secrets.token_urlsafe(12)
+            contact["code"] = code_digest(code)
+        self.save(contact)
+        self.redis.sadd(keys.CONTACTS_OF_KEY.format(key=key), contact["id"])
+        if send_code:
+            self._send_confirmation(contact, code)
+        out = public_contact(contact)
+        if out_secret:
+            out["secret"] = out_secret
+        return out
+
+    def _send_confirmation(self, contact: dict[str, Any], code: str) -> None:
+        day_ago = now_ms() - 86_400_000
+        sent = [t for t in contact.get("confirmations", []) if t > day_ago]
+        if len(sent) >= CONFIRMATIONS_PER_DAY:
+            return  # the address has had its confirmation mails for today; the code stays valid
+        contact["confirmations"] = [*sent, now_ms()]
+        self.save(contact)
+        self.enqueue("confirm", contact["id"], {"code": code})
+
+    def list(self, submission: dict[str, Any]) -> list[dict[str, Any]]:
+        envelope = self.authenticate(submission, CTX_LIST, once=False)
+        ids = sorted(i.decode() if isinstance(i, bytes) else i
+                     for i in self.redis.smembers(keys.CONTACTS_OF_KEY.format(key=envelope["key"])))
+        return [public_contact(c) for c in (self._load(i) for i in ids) if c is not None]
+
+    def remove(self, contact_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        envelope = self.authenticate(submission, CTX_DELETE, once=True)
+        contact = self._owned(contact_id, envelope["key"])
+        self.redis.delete(keys.CONTACT.format(contact=contact_id), keys.CONTACT_DELIVERIES.format(contact=contact_id))
+        self.redis.srem(keys.CONTACTS_OF_KEY.format(key=contact["key"]), contact_id)
+        return {"id": contact_id, "removed": True}
+
+    def confirm(self, contact_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /contacts/{id}/confirm``: the signed form, or ``{"code"}`` alone (the page's button: the code
+        itself proves the mail was read)."""
+        if "envelope" in body:
+            envelope = self.authenticate(body, CTX_CONFIRM, once=True)
+            contact = self._owned(contact_id, envelope["key"])
+            code = envelope.get("code", "")
+        else:
+            contact = self._load(contact_id)
+            if contact is None:
+                raise ServiceError(404, "contact/not_found", f"no contact {contact_id!r}")
+            code = body.get("code", "")
+        return self.confirm_code(contact, code)
+
+    def confirm_code(self, contact: dict[str, Any], code: str) -> dict[str, Any]:
+        if contact.get("email_status") == "confirmed":
+            return public_contact(contact)
+        if not contact.get("code") or not hmac.compare_digest(contact["code"], code_digest(code)):
+            raise ServiceError(403, "contact/bad_code", "that is not this contact's confirmation code")
+        contact["email_status"] = "confirmed"
+        contact.pop("code", None)
+        contact["updated_at"] = now()
+        self.save(contact)
+        self.redis.sadd(keys.CONTACTS_CONFIRMED.format(key=contact["key"]), contact["email"].lower())
+        return public_contact(contact)
+
+    def confirm_by_reply(self, address: str, text: str) -> list[str]:
+        """Confirm every pending contact of ``address`` whose code is in ``text`` (a reply through the mail
+        gateway); returns the contacts confirmed."""
+        codes = CODE_RE.findall(text)
+        if not codes:
+            return []
+        done = []
+        for raw in self.redis.scan_iter(match="contact:c_*", count=500):
+            name = raw.decode() if isinstance(raw, bytes) else raw
+            if name.endswith(":deliveries"):
+                continue
+            contact = self._load(name.split(":", 1)[1])
+            if not contact or (contact.get("email") or "").lower() != address.lower():
+                continue
+            for code in codes:
+                try:
+                    self.confirm_code(contact, code)
+                except ServiceError:
+                    continue
+                done.append(contact["id"])
+                break
+        return done
+
+    # -- deliveries ----------------------------------------------------------------------------------
+    def deliveries(self, contact_id: str, submission: dict[str, Any]) -> list[dict[str, Any]]:
+        envelope = self.authenticate(submission, CTX_DELIVERIES, once=False)
+        self._owned(contact_id, envelope["key"])
+        rows = self.redis.lrange(keys.CONTACT_DELIVERIES.format(contact=contact_id), 0, 199)
+        return [json.loads(row) for row in rows]
+
+    def record_delivery(self, contact_id: str, row: dict[str, Any]) -> None:
+        name = keys.CONTACT_DELIVERIES.format(contact=contact_id)
+        pipe = self.redis.pipeline()
+        pipe.lpush(name, json.dumps(row, separators=(",", ":")))
+        pipe.ltrim(name, 0, 199)
+        pipe.execute()
+
+    def resend(self, contact_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """Queue one more delivery of an event this contact was sent (from its delivery log)."""
+        envelope = self.authenticate(submission, CTX_RESEND, once=True)
+        contact = self._owned(contact_id, envelope["key"])
+        wanted = envelope.get("event")
+        for row in self.redis.lrange(keys.CONTACT_DELIVERIES.format(contact=contact_id), 0, 199):
+            delivery = json.loads(row)
+            if delivery.get("event", {}).get("id") == wanted:
+                if contact.get("disabled"):
+                    contact["disabled"], contact["failures"] = False, 0  # a re-send is the owner's "try again"
+                    self.save(contact)
+                self.enqueue(delivery["channel"], contact_id, {"event": delivery["event"], "resend": True})
+                return {"id": contact_id, "event": wanted, "queued": True}
+        raise ServiceError(404, "contact/no_such_delivery", f"no delivery of event {wanted!r} to this contact")
+
+    def contacts_for(self, key: str) -> list[dict[str, Any]]:
+        ids = self.redis.smembers(keys.CONTACTS_OF_KEY.format(key=key))
+        found = (self._load(i.decode() if isinstance(i, bytes) else i) for i in ids)
+        return [c for c in found if c is not None]
+
+    def route(self, event: dict[str, Any]) -> int:
+        """Queue the deliveries of an outbox event to every contact that wants it (once per contact and
+        event id); returns how many were queued."""
+        queued = 0
+        for key in event_keys(event):
+            for contact in self.contacts_for(key):
+                if event.get("type") not in contact.get("events", []):
+                    continue
+                channels = []
+                if contact.get("webhook") and not contact.get("disabled"):
+                    channels.append("webhook")
+                if contact.get("email") and contact.get("email_status") == "confirmed":
+                    channels.append("mail")
+                for channel in channels:
+                    once = keys.DELIVERY_ONCE.format(contact=f"{contact['id']}:{channel}", event=event["id"])
+                    if self.redis.set(once, 1, nx=True, ex=2 * 86_400):
+                        self.enqueue(channel, contact["id"], {"event": event})
+                        queued += 1
+        return queued
+
+
+def event_keys(event: dict[str, Any]) -> list[str]:
+    """The keys an event concerns: the seat's key, or every seat's (started, finished)."""
+    if event.get("key"):
+        return [event["key"]]
+    found = [row.get("key") for row in event.get("seats", []) + event.get("ranks", []) if row.get("key")]
+    return list(dict.fromkeys(found))
