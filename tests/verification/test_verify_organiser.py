@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 
 import pytest
 from click.testing import CliRunner
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from gamelogs import reseal, seat_key
+from gamelogs import AT, reseal, seat_key
+from test_verification_doc import run_recipe
 
 from referee.app import create_app
 from referee.bundle import build_bundle, sign_bundle
 from referee.games_service.service import signed_game_id as service_game_id
-from referee.signing import public_key_b64, sign
+from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
 from referee.verify import CHECK_ORDER, creation_requests, signed_game_id, verify_bundle
 from referee.verify_cli import verify_command
 
@@ -165,3 +168,33 @@ def test_an_organiser_sig_smuggled_into_a_game_without_organiser_fails(client, t
 
     report = verify_bundle(sign_bundle(forged(bundle, strip), REFEREE))
     assert report.check("organiser_signature").status == "failed"
+
+
+def finish_over_http(client, game_id, players, seed=40):
+    """Accept from every seat and play random legal moves to the end."""
+    keys = [seat_key(seed, i) for i in range(players)]
+    chooser = random.Random(seed)
+    for seat, key in enumerate(keys):
+        state = client.get(f"/games/{game_id}").get_json()
+        envelope = {"v": 1, "ctx": ACCEPT_CTX, "game": game_id, "seat": seat, "seq": state["seq"],
+                    "prev": state["head"], "entropy": b64url_encode(bytes([seat]) * 32), "at": AT}
+        assert client.post(f"/games/{game_id}/accept", json={"envelope": envelope, "sig": sign(key, envelope)}
+                           ).status_code == 202
+    while (legal := client.get(f"/games/{game_id}/legal-moves").get_json())["status"] == "active":
+        seat = legal["to_move"]
+        envelope = {"v": 1, "ctx": MOVE_CTX, "game": game_id, "seat": seat, "seq": legal["seq"],
+                    "prev": legal["head"], "move": chooser.choice(legal["moves"]), "at": AT}
+        assert client.post(f"/games/{game_id}/moves", json={"envelope": envelope, "sig": sign(keys[seat], envelope)}
+                           ).status_code == 202
+    return client.get(f"/games/{game_id}/export").get_json()
+
+
+@pytest.mark.parametrize("case", ["no options", "empty options"])
+def test_the_by_hand_recipe_checks_the_organiser_too(client, case, tmp_path, monkeypatch):
+    started = create_signed(client, bodies()[case])
+    bundle = finish_over_http(client, started["game"], 3)
+    report = verify_bundle(bundle)
+    assert report.ok, report.to_dict()
+    assert run_recipe(bundle, tmp_path, monkeypatch) == f"created by organiser {ORGANISER_KEY}\nverified by hand\n"
+    with pytest.raises(InvalidSignature):
+        run_recipe(forged(bundle, _rename_seat), tmp_path, monkeypatch)
