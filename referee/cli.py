@@ -2,9 +2,10 @@
 
 Running the service::
 
-    referee serve                 web (gunicorn, 2 workers) + 1 replay worker; unless REDIS_URL is set,
-                                  two embedded Redis servers: the logs' (AOF, appendfsync always,
-                                  var/redis) and the queue's and projections' (not persisted)
+    referee serve                 web (gunicorn, 2 workers) + 1 replay worker, restarted when they die;
+                                  unless REDIS_URL is set, two embedded Redis servers: the logs' (AOF,
+                                  appendfsync always, var/redis) and the queue's and projections' (not
+                                  persisted)
     referee worker                an RQ replay worker with the scheduler and the reconciler
     referee reconcile             queue replays for games whose projection lags (once, or --every N)
     referee rebuild GAME… | --all rebuild projections from the logs, from scratch
@@ -43,6 +44,7 @@ from .signing import (
     read_or_create_key_file,
     sign,
 )
+from .supervise import Child, Supervisor, describe_exit
 from .timecontrol.spec import parse_shorthand
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
@@ -63,36 +65,23 @@ def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(args, env=env, start_new_session=True)
 
 
-def _start_children(*, host: str, port: int, web_workers: int, rq_workers: int,
-                    env: dict[str, str]) -> list[subprocess.Popen[bytes]]:
-    children: list[subprocess.Popen[bytes]] = []
-    for i in range(rq_workers):
-        children.append(_spawn([sys.executable, "-m", "referee.cli", "worker", "--name", f"referee-{os.getpid()}-{i}"],
-                               env))
+def _worker_args(index: int) -> Any:
+    def make(restarts: int) -> list[str]:
+        # a fresh name on each restart: RQ keeps a killed worker's name registered until its TTL runs out
+        name = f"referee-{os.getpid()}-{index}" + (f"-r{restarts}" if restarts else "")
+        return [sys.executable, "-m", "referee.cli", "worker", "--name", name]
+
+    return make
+
+
+def _web_args(host: str, port: int, web_workers: int) -> list[str]:
     try:
         import gunicorn  # noqa: F401, PLC0415 - only to know whether it is there
     except ImportError:
-        children.append(_spawn([sys.executable, "-m", "referee.cli", "_werkzeug", "--host", host,
-                                "--port", str(port)], env))
-    else:
-        children.append(_spawn([sys.executable, "-m", "gunicorn", "--workers", str(web_workers),
-                                "--worker-class", "gthread", "--threads", "8",
-                                "--bind", f"{host}:{port}", "--log-level", "warning",
-                                "--graceful-timeout", "10", "referee.app:create_app()"], env))
-    return children
-
-
-def _stop(children: list[subprocess.Popen[bytes]], timeout: float = 15.0) -> None:
-    for child in children:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    for child in children:
-        try:
-            child.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
+        return [sys.executable, "-m", "referee.cli", "_werkzeug", "--host", host, "--port", str(port)]
+    return [sys.executable, "-m", "gunicorn", "--workers", str(web_workers), "--worker-class", "gthread",
+            "--threads", "8", "--bind", f"{host}:{port}", "--log-level", "warning", "--graceful-timeout", "10",
+            "referee.app:create_app()"]
 
 
 def _wait_redis(url: str, process: subprocess.Popen[bytes], timeout: float = 20.0) -> bool:
@@ -129,22 +118,26 @@ def _wait_http(url: str, timeout: float = 20.0) -> bool:
 def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
     """Run everything: Redis (embedded unless REDIS_URL is set), replay workers and the web server.
 
-    Prints the URL; Ctrl-C or SIGTERM stops everything."""
+    Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
+    Ctrl-C or SIGTERM, or an embedded Redis that is gone, stops everything."""
     from .embedded_redis import free_port  # noqa: PLC0415
 
     config = load_config()
     env = dict(os.environ)
-    redis_processes: list[subprocess.Popen[bytes]] = []
+    supervisor = Supervisor(lambda args: _spawn(args, env), lambda message: click.echo(f"serve: {message}", err=True))
+    redis_children: list[Child] = []
 
     def embedded(name: str, durable: bool) -> str:
         directory = Path(config["REFEREE_VAR"]) / name
         port = free_port()
-        process = _spawn([sys.executable, "-m", "referee.cli", "_redis", "--dir", str(directory), "--port", str(port),
-                          "--durable" if durable else "--no-durable"], env)
-        redis_processes.append(process)
+        args = [sys.executable, "-m", "referee.cli", "_redis", "--dir", str(directory), "--port", str(port),
+                "--durable" if durable else "--no-durable"]
+        child = supervisor.start(f"embedded Redis ({name})", lambda _restarts: args, restart=False)
+        redis_children.append(child)
         url = f"redis://127.0.0.1:{port}/0"
-        if not _wait_redis(url, process):
-            _stop(redis_processes)
+        assert child.process is not None
+        if not _wait_redis(url, child.process):
+            supervisor.stop(redis_children)
             raise click.ClickException(f"the embedded Redis in {directory} did not start")
         kind = "logs; AOF, appendfsync always" if durable else "queue and projections; not persisted"
         click.echo(f"embedded Redis on {url} ({kind}) in {directory}")
@@ -162,22 +155,30 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
         stopping = True
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    children = _start_children(host=host, port=port, web_workers=web_workers, rq_workers=rq_workers, env=env)
+    served: list[Child] = []
     url = f"http://{host}:{port}"
     try:
+        for i in range(rq_workers):
+            served.append(supervisor.start(f"replay worker {i}", _worker_args(i)))
+        web_args = _web_args(host, port, web_workers)
+        served.append(supervisor.start("web server", lambda _restarts: web_args))
         if _wait_http(url):
             click.echo(f"referee serving on {url}  (API docs: {url}/docs; Ctrl-C stops)")
         else:
             click.echo(f"the web server did not answer on {url}", err=True)
             stopping = True
-        while not stopping:
-            if any(child.poll() is not None for child in children):
-                click.echo("a child process exited; stopping", err=True)
+        while not stopping:  # restart dead workers and web servers; stop when a Redis of ours is gone
+            gone = supervisor.essential_exited()
+            if gone is not None:
+                assert gone.process is not None
+                click.echo(f"serve: {gone.name} (pid {gone.pid}) {describe_exit(gone.process.returncode)}; "
+                           "the service cannot run without it: stopping", err=True)
                 break
-            time.sleep(0.2)
+            supervisor.poll()
+            time.sleep(0.1)
     finally:
-        _stop(children)  # web and workers first, so that no one writes to a Redis that is going away
-        _stop(redis_processes)
+        supervisor.stop(served)  # web and workers first, so that no one writes to a Redis that is going away
+        supervisor.stop(redis_children)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         click.echo("referee stopped")

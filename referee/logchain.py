@@ -11,7 +11,8 @@ text, the chain can be recomputed by hand: ``(printf %s "$prev"; cat entry.jcs) 
 
 Entry payloads (``v`` 1):
 
-* ``created``: ``game``, ``ruleset`` {name, version}, ``seats`` [{name, key}], ``options``,
+* ``created``: ``game``, ``ruleset`` {name, version}, ``seats`` [{name, key}], ``options`` (as requested),
+  ``time_control`` (resolved, CONTRACT section 8; absent in games created before clocks),
   ``mode`` ("seeded" or "recorded"), and ``commitment`` (hex SHA-256 of the server seed) in seeded
   mode or ``deck`` (card ids, top first) in recorded mode; ``organiser`` (key or null).
 * ``accepted``: ``seat``, ``submission`` (the signed acceptance exactly as received).

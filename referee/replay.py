@@ -165,7 +165,7 @@ class LogReplayer:
         if pinned != self.rules.version:
             self.version_mismatch = {"pinned": str(pinned), "installed": self.rules.version}
         self.created = entry
-        self.clocks = Clocks.start(time_control_of(entry.get("options")), len(self.keys))
+        self.clocks = Clocks.start(time_control_of(entry), len(self.keys))
         return Verdict(0, "created", "ok")
 
     def _on_accepted(self, entry: dict[str, Any]) -> Verdict:
@@ -396,7 +396,7 @@ class LogReplayer:
         if self.status != FINISHED or game is None:
             return None
         base = game.result() if game.is_over() else game.provisional_result()
-        if "time_control" not in ((self.created or {}).get("options") or {}):
+        if "time_control" not in (self.created or {}):
             return base  # a game logged before clocks existed: its result is the engine's, as it was signed
         forfeited_at = self.clocks.forfeited_at if self.clocks is not None else [None] * len(self.keys)
         return rank_forfeits(base, forfeited_at, ended_early=not game.is_over())

@@ -12,18 +12,25 @@ The checks run in this order; each one reports ``status`` (``passed``, ``failed`
 2. ``referee_signature`` — the referee's Ed25519 signature over the RFC 8785 bytes of the bundle without
    ``referee_sig`` (and, when the caller names the key it expects, that the bundle was signed by it).
 3. ``hash_chain`` — every entry's ``seq`` and ``hash`` (:func:`referee.logchain.first_broken_link`).
-4. ``seat_signatures`` — every ``accepted``, ``move`` and ``vacation`` submission: its binding (ctx, game, seat, seq,
+4. ``organiser_signature`` — when ``created`` names an organiser: the organiser's Ed25519 signature
+   (``created.organiser_sig``) over the creation request rebuilt from ``created``
+   (:func:`creation_requests`), and the game id derived from that signature. Skipped, as not applicable,
+   when the game has no organiser; the report's summary names the organiser key either way.
+5. ``seat_signatures`` — every ``accepted``, ``move`` and ``vacation`` submission: its binding (ctx, game, seat, seq,
    prev = the previous entry's hash) and its seat's signature, against the keys in ``created``; and the
    signed abort an ``aborted`` reveal carries (the organiser's, or any seat's when there is none).
-5. ``seed_commitment`` — ``sha256(revealed server seed) == commitment`` (seeded games).
-6. ``ruleset_version`` — the installed engine's version equals the pinned one.
-7. ``replay`` — the whole log folded by :class:`referee.replay.LogReplayer`, the same fold the service uses;
+6. ``seed_commitment`` — ``sha256(revealed server seed) == commitment`` (seeded games).
+7. ``ruleset_version`` — the installed engine's version equals the pinned one.
+8. ``replay`` — the whole log folded by :class:`referee.replay.LogReplayer`, the same fold the service uses;
    with a clock, every ``timeout`` (at or after the deadline the fold computes from the entries' ``at``,
    for the seat to move, with the declared action and the engine's default move), every ``vacation``
    (signed by its seat, within its allowance), every ``forfeited`` and ``auto_move`` must hold, and no
    move may be logged after its seat's deadline; the first that does not is reported at its position.
-8. ``result`` — the recomputed result (the engine's ``result()``, with forfeited seats ranked last:
+9. ``result`` — the recomputed result (the engine's ``result()``, with forfeited seats ranked last:
    :meth:`referee.replay.LogReplayer.result`) has the same RFC 8785 bytes as the claimed ``result``.
+
+A reported ``position`` is always the index of a real entry of the bundle's log, or ``None`` when the
+failure concerns the bundle as a whole (a missing reveal, the claimed ``result``, the referee's signature).
 
 Every check runs even when an earlier one failed (a verifier wants the whole picture), except that a
 bundle whose basic shape is unusable skips the rest. When the installed engine's version differs from
@@ -38,6 +45,7 @@ bindings are checked but the moves are not applied; the report's status is then 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from collections.abc import Callable
@@ -58,8 +66,8 @@ PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 VERIFIED, FAILED_STATUS, VERSION_MISMATCH, INCOMPLETE = "verified", "failed", "version_mismatch", "incomplete"
 EXIT_CODES = {VERIFIED: 0, FAILED_STATUS: 1, INCOMPLETE: 3, VERSION_MISMATCH: 4}
 
-CHECK_ORDER = ("format", "referee_signature", "hash_chain", "seat_signatures", "seed_commitment",
-               "ruleset_version", "replay", "result")
+CHECK_ORDER = ("format", "referee_signature", "hash_chain", "organiser_signature", "seat_signatures",
+               "seed_commitment", "ruleset_version", "replay", "result")
 
 #: ``progress(stage, done, total)``: called while the long checks run (seat signatures, replay).
 Progress = Callable[[str, int, int], None]
@@ -70,6 +78,13 @@ SIGNED_CTX = {"accepted": ACCEPT_CTX, "move": MOVE_CTX, "vacation": VACATION_CTX
 #: ``ctx`` of a signed abort (the service's ``referee.games_service.ABORT_CTX``; kept here so that the
 #: verifier imports nothing of the service).
 ABORT_CTX = "referee/abort"
+#: ``ctx`` of an organiser's signed creation request (``referee.games_service.CREATE_CTX``).
+CREATE_CTX = "referee/create"
+#: The fields of the creation request (``POST /games`` without ``organiser``) as ``created`` keeps them:
+#: ``ruleset`` (its name: ``created.ruleset.name``), ``seats``, ``options``, ``deck``, ``nonce``. A field
+#: added to the creation request must be kept verbatim in ``created`` and listed here, or organiser
+#: signatures over requests that use it no longer re-check.
+CREATION_REQUEST_FIELDS = ("ruleset", "seats", "options", "deck", "nonce")
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _MAX_LISTED = 20  # failures listed in a check's details; the first one is always the one reported
@@ -77,13 +92,17 @@ _MAX_LISTED = 20  # failures listed in a check's details; the first one is alway
 
 @dataclass
 class Check:
-    """The outcome of one check: ``position`` is the log index of its first failure (None: the bundle)."""
+    """The outcome of one check: ``position`` is the log index of its first failure (None: the bundle).
+
+    ``applicable`` is False for a check skipped because it does not apply to this game (no organiser):
+    such a skip leaves the bundle ``verified``, unlike the skips of an interim bundle."""
 
     name: str
     status: str
     reason: str | None = None
     position: int | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    applicable: bool = True
 
     @property
     def ok(self) -> bool | None:
@@ -92,6 +111,8 @@ class Check:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "status": self.status, "ok": self.ok,
                                "position": self.position, "reason": self.reason}
+        if not self.applicable:
+            out["applicable"] = False
         if self.details:
             out["details"] = self.details
         return out
@@ -115,7 +136,7 @@ class Report:
         failed = [c.name for c in self.checks if c.status == FAILED]
         if failed:
             return VERSION_MISMATCH if failed == ["ruleset_version"] else FAILED_STATUS
-        if any(c.status == SKIPPED for c in self.checks):
+        if any(c.status == SKIPPED and c.applicable for c in self.checks):
             return INCOMPLETE
         return VERIFIED
 
@@ -197,6 +218,7 @@ def verify_bundle(bundle: Any, progress: Progress | None = None, *, referee_key:
         checks += [Check(name, SKIPPED, reason) for name in CHECK_ORDER[1:]]
     else:
         for name, fn in (("referee_signature", _check_referee_signature), ("hash_chain", _check_hash_chain),
+                         ("organiser_signature", _check_organiser_signature),
                          ("seat_signatures", _check_seat_signatures), ("seed_commitment", _check_seed_commitment),
                          ("ruleset_version", _check_ruleset_version), ("replay", _check_replay),
                          ("result", _check_result)):
@@ -208,6 +230,7 @@ def verify_bundle(bundle: Any, progress: Progress | None = None, *, referee_key:
         "interim": ctx.interim,
         "entries": len(ctx.log),
         "referee_key": bundle.get("referee_key") if isinstance(bundle, dict) else None,
+        "organiser": _organiser_of(ctx.created),
     }
     return Report(checks, summary)
 
@@ -220,7 +243,7 @@ def unreadable_report(reason: str, problems: list[dict[str, str]] | None = None)
     checks = [Check("format", FAILED, reason, details=details)]
     checks += [Check(name, SKIPPED, "the bundle could not be read") for name in CHECK_ORDER[1:]]
     return Report(checks, {"format": None, "game": None, "ruleset": None, "interim": False, "entries": 0,
-                           "referee_key": None})
+                           "referee_key": None, "organiser": None})
 
 
 def _ruleset_summary(ctx: _Context) -> dict[str, Any] | None:
@@ -340,7 +363,68 @@ def _check_hash_chain(ctx: _Context) -> Check:
                  details={"head": ctx.log[-1]["hash"]})
 
 
-# -- 4. seat signatures --------------------------------------------------------------------------
+# -- 4. organiser signature -----------------------------------------------------------------------
+def _organiser_of(created: dict[str, Any]) -> str | None:
+    organiser = created.get("organiser")
+    return organiser if isinstance(organiser, str) else None
+
+
+def creation_requests(created: dict[str, Any]) -> list[dict[str, Any]]:
+    """The creation requests an organiser may have signed, rebuilt from the ``created`` entry: the value
+    signed is ``{"v": 1, "ctx": "referee/create", ...the POST /games body without organiser}``.
+
+    ``created`` keeps every field of the request (:data:`CREATION_REQUEST_FIELDS`) verbatim, with one
+    ambiguity: a request without ``options`` is stored with ``"options": {}``. When ``options`` is empty
+    both forms are returned (with it first); they describe the same game, so accepting either lets no
+    one change what the organiser signed.
+    """
+    pinned = created.get("ruleset")
+    request: dict[str, Any] = {"v": 1, "ctx": CREATE_CTX,
+                               "ruleset": pinned.get("name") if isinstance(pinned, dict) else pinned}
+    for name in CREATION_REQUEST_FIELDS[1:]:
+        if name in created:
+            request[name] = created[name]
+    if request.get("options") == {}:
+        return [request, {k: v for k, v in request.items() if k != "options"}]
+    return [request]
+
+
+def signed_game_id(signature: str) -> str:
+    """The id the referee gives an organiser-signed game: ``g_`` and the base32 of the first 10 bytes of
+    ``sha256(signature as ASCII)``, lower case (so that posting a signed request twice makes one game)."""
+    digest = hashlib.sha256(signature.encode("ascii")).digest()
+    return "g_" + base64.b32encode(digest[:10]).decode("ascii").lower()
+
+
+def _check_organiser_signature(ctx: _Context) -> Check:
+    created = ctx.created
+    organiser, sig = created.get("organiser"), created.get("organiser_sig")
+    if organiser is None and sig is None:
+        return Check("organiser_signature", SKIPPED, "no organiser: the game was created without an organiser key",
+                     applicable=False)
+    try:
+        load_public_key(organiser)
+    except (ValueError, TypeError):
+        return Check("organiser_signature", FAILED,
+                     "the created entry's organiser is not a base64url Ed25519 public key", 0)
+    if not isinstance(sig, str):
+        return Check("organiser_signature", FAILED,
+                     f"the created entry names organiser {organiser} but carries no organiser_sig", 0)
+    if not any(verify(organiser, request, sig) for request in creation_requests(created)):
+        return Check("organiser_signature", FAILED,
+                     f"organiser_sig is not organiser {organiser}'s signature over the creation request "
+                     "rebuilt from the created entry (ruleset, seats, options, deck, nonce)", 0,
+                     {"organiser": organiser})
+    if created.get("game") != signed_game_id(sig):
+        return Check("organiser_signature", FAILED,
+                     f"the game id {created.get('game')!r} is not the one derived from the organiser's signature "
+                     f"({signed_game_id(sig)})", 0, {"organiser": organiser})
+    return Check("organiser_signature", PASSED,
+                 f"created by organiser {organiser}: its signature over the creation request checks",
+                 details={"organiser": organiser})
+
+
+# -- 5. seat signatures --------------------------------------------------------------------------
 def _check_seat_signatures(ctx: _Context) -> Check:
     log, created = ctx.log, ctx.created
     keys = [seat.get("key") for seat in created.get("seats", [])]
@@ -411,7 +495,7 @@ def kind_at(log: list[dict[str, Any]], position: int) -> str:
     return str(log[position].get("type")) if 0 <= position < len(log) else "entry"
 
 
-# -- 5. seed commitment --------------------------------------------------------------------------
+# -- 6. seed commitment --------------------------------------------------------------------------
 def _check_seed_commitment(ctx: _Context) -> Check:
     created, log = ctx.created, ctx.log
     mode = created.get("mode")
@@ -429,7 +513,8 @@ def _check_seed_commitment(ctx: _Context) -> Check:
         return Check("seed_commitment", SKIPPED, "skipped (interim): the server seed is revealed when the game ends")
     revealed = [i for i, e in enumerate(log) if e.get("type") == "revealed"]
     if not revealed:
-        return Check("seed_commitment", FAILED, "the bundle is not interim but reveals no server seed", len(log))
+        return Check("seed_commitment", FAILED, "the bundle is final (not interim) but reveals no server seed: "
+                     f"no 'revealed' entry among its {len(log)} entries")
     if len(revealed) > 1:
         return Check("seed_commitment", FAILED, "the server seed is revealed more than once", revealed[1])
     position = revealed[0]
@@ -443,7 +528,7 @@ def _check_seed_commitment(ctx: _Context) -> Check:
     return Check("seed_commitment", PASSED, f"sha256(revealed seed) = {commitment}, the commitment in created")
 
 
-# -- 6. ruleset version --------------------------------------------------------------------------
+# -- 7. ruleset version --------------------------------------------------------------------------
 def _check_ruleset_version(ctx: _Context) -> Check:
     pinned = ctx.created.get("ruleset") or {}
     try:
@@ -459,7 +544,7 @@ def _check_ruleset_version(ctx: _Context) -> Check:
     return Check("ruleset_version", PASSED, f"installed {rules.name} {rules.version} is the pinned version")
 
 
-# -- 7. replay -----------------------------------------------------------------------------------
+# -- 8. replay -----------------------------------------------------------------------------------
 def _check_replay(ctx: _Context) -> Check:
     log = ctx.log
     seed = None if ctx.interim else _revealed_seed(log)
@@ -528,7 +613,7 @@ def _version_note(replayer: LogReplayer, ctx: _Context) -> str:
     return f" (with the installed engine {mismatch['installed']}, not the pinned {mismatch['pinned']})"
 
 
-# -- 8. result -----------------------------------------------------------------------------------
+# -- 9. result -----------------------------------------------------------------------------------
 def _check_result(ctx: _Context) -> Check:
     if ctx.interim:
         return Check("result", SKIPPED, "skipped (interim): the game has no result yet")
@@ -538,12 +623,15 @@ def _check_result(ctx: _Context) -> Check:
     recomputed = replayer.result()
     claimed = ctx.bundle.get("result")
     note = _version_note(replayer, ctx)
-    position = ctx.ended_at if ctx.ended_at is not None else len(ctx.log) - 1
     if canonical_bytes(claimed) != canonical_bytes(recomputed):
+        # the claimed result is a field of the bundle, not a log entry: position None (the game's last
+        # move, when it ended, is in details.ended_at)
         paths = differing_paths(claimed, recomputed)
+        details: dict[str, Any] = {"differences": paths[:_MAX_LISTED], "recomputed": recomputed}
+        if ctx.ended_at is not None:
+            details["ended_at"] = ctx.ended_at
         return Check("result", FAILED, "the claimed result differs from the recomputed one at "
-                     + ", ".join(paths[:5]) + (" …" if len(paths) > 5 else "") + note, position,
-                     {"differences": paths[:_MAX_LISTED], "recomputed": recomputed})
+                     + ", ".join(paths[:5]) + (" …" if len(paths) > 5 else "") + note, None, details)
     if recomputed is None:
         return Check("result", PASSED, f"no result claimed, none recomputed (game {replayer.status}){note}")
     return Check("result", PASSED, "the recomputed result has the same RFC 8785 bytes as the claimed one" + note)

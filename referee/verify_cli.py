@@ -89,6 +89,8 @@ def render_report(report: Report, source: str) -> str:
     if summary.get("game"):
         heading += (f": {rules.get('name')} game {summary['game']}, pinned version {rules.get('pinned_version')}, "
                     f"{summary['entries']} log entries, " + ("interim (running)" if summary["interim"] else "final"))
+        heading += (f", created by organiser {summary['organiser']}" if summary.get("organiser")
+                    else ", no organiser")
     lines = [heading]
     width = max(len(c.name) for c in report.checks)
     for check in report.checks:
@@ -117,7 +119,8 @@ def render_report(report: Report, source: str) -> str:
 def verify_command(bundle_file: IO[bytes], as_json: bool, referee_key: str | None, progress: bool | None,
                    progress_after: float) -> None:
     """Verify a game's bundle offline (no server, no Redis): the referee's signature, the hash chain,
-    every seat's signature, the seed commitment, a full replay with the pinned engine, and the result.
+    the organiser's signature of the creation (when there is an organiser), every seat's signature, the
+    seed commitment, a full replay with the pinned engine, and the result.
 
     Exit status: 0 verified, 1 a check failed, 3 incomplete (interim bundle), 4 only the installed engine
     version differs from the pinned one. Use - to read the bundle from standard input.

@@ -31,6 +31,7 @@ from ..store.base import Appended, LogStore, Tip
 from ..store.keys import valid_game_id
 from ..timecontrol import TimeControlError, engine_options, format_ms
 from ..timecontrol import resolve as resolve_time_control
+from ..timecontrol.spec import time_control_of
 from .entries import append_system_entries, make_entry
 from .errors import ServiceError, from_verdict_error, invalid
 from .folds import ReplayerCache, clone_replayer, fold_with_states
@@ -283,9 +284,9 @@ class GameService:
     # -- create ---------------------------------------------------------------------------------------
     def create_game(self, spec: dict[str, Any], organiser: dict[str, str] | None = None) -> dict[str, Any]:
         """Create a game from a validated spec (``ruleset``, ``seats``, ``options``, ``deck``?, ``nonce``?)."""
-        options = dict(spec.get("options") or {})
+        options = spec.get("options") or {}
         try:  # a 400 answers before any signature is looked at (CONTRACT section 6)
-            options["time_control"] = resolve_time_control(options.get("time_control"))
+            time_control = resolve_time_control(options.get("time_control"))
         except TimeControlError as exc:
             raise ServiceError(400, "game/bad_time_control", str(exc), "TC-C1",
                                details={"problems": exc.problems}) from exc
@@ -326,7 +327,8 @@ class GameService:
             "game": game_id,
             "ruleset": {"name": rules.name, "version": rules.version},
             "seats": [{"name": seat["name"], "key": seat["key"]} for seat in seats],
-            "options": options,
+            "options": options,  # verbatim: the organiser signed them (the verifier rebuilds the request)
+            "time_control": time_control,  # resolved, defaults filled in (CONTRACT section 8)
             "organiser": organiser_key,
         }
         secret = None
@@ -487,7 +489,7 @@ class GameService:
                        "accepted": mode == "recorded" or i in accepted,
                        **({"clock": clocks[i]} if clocks is not None else {})}
                       for i, seat in enumerate(created["seats"])],
-            "time_control": (created.get("options") or {}).get("time_control") or {"kind": "none"},
+            "time_control": time_control_of(created),
             "status": projection["status"],
             "to_move": projection["to_move"],
             "seq": projection["seq"],

@@ -125,7 +125,8 @@ class ContactService:
                 problems.append({"path": "$.envelope.webhook", "problem": problem})
         unknown = sorted(set(envelope.get("events") or []) - set(EVENTS))
         if unknown:
-            problems.append({"path": "$.envelope.events", "problem": f"unknown events {unknown}; known: {list(EVENTS)}"})
+            problems.append({"path": "$.envelope.events",
+                             "problem": f"unknown events {unknown}; known: {list(EVENTS)}"})
         if problems:
             raise invalid(problems)
 

@@ -77,8 +77,9 @@ def ready_block(event: dict[str, Any], game: dict[str, Any] | None) -> list[str]
     return ["To play by mail: sign your move for this position and send the block it prints to the referee",
             "(reply to this mail, or to any address of the mail gateway):", "",
             f"    referee move {event['game']} '<MOVE>' --key <your key file> --armor", "",
-            "The position you sign for (unsigned envelope):", "", "    " + json.dumps(envelope, separators=(", ", ": ")),
-            "", "Legal moves: " + f"GET /games/{event['game']}/legal-moves", ""]
+            "The position you sign for (unsigned envelope):", "",
+            "    " + json.dumps(envelope, separators=(", ", ": ")), "",
+            "Legal moves: " + f"GET /games/{event['game']}/legal-moves", ""]
 
 
 def _seat_name(game: dict[str, Any] | None, seat: Any) -> str:

@@ -191,10 +191,17 @@ def parse_shorthand(text: str) -> dict[str, Any]:
     raise ValueError(f"{text!r}: use none, per_move:3d, bank:10d+1d:20d or a JSON object")
 
 
-def time_control_of(options: dict[str, Any] | None) -> dict[str, Any]:
-    """The resolved time control recorded in a game's options (games created before clocks: ``none``)."""
-    raw = (options or {}).get("time_control")
-    return raw if isinstance(raw, dict) else {"kind": "none"}
+def time_control_of(created: dict[str, Any] | None) -> dict[str, Any]:
+    """The time control a game's ``created`` entry records: its resolved ``time_control`` (games created
+    before clocks have none: ``{"kind": "none"}``). A log whose ``time_control`` does not resolve has no
+    clock (the verifier then reports its timeouts as ``time/no_clock``)."""
+    raw = (created or {}).get("time_control")
+    if raw is None:
+        return {"kind": "none"}
+    try:
+        return resolve(raw)
+    except TimeControlError:
+        return {"kind": "none"}
 
 
 def engine_options(options: dict[str, Any] | None) -> dict[str, Any]:

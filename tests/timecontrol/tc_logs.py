@@ -36,7 +36,8 @@ class ClockLog:
         rules = ruleset(ruleset_name)
         self.append("created", 0, game=game_id, ruleset={"name": rules.name, "version": rules.version},
                     seats=[{"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(self.keys)],
-                    options={"time_control": resolve(time_control)}, organiser=None, mode="seeded",
+                    options={"time_control": time_control}, time_control=resolve(time_control), organiser=None,
+                    mode="seeded",
                     commitment=hashlib.sha256(SERVER_SEED).hexdigest())
         for seat, key in enumerate(self.keys):
             envelope = {"v": 1, "ctx": ACCEPT_CTX, "game": game_id, "seat": seat, "seq": self.seq, "prev": self.head,

@@ -270,11 +270,29 @@ def test_TU_G7_the_trigger_players_extra_turn_comes_before_the_last_round():
     assert game.to_move() == trigger and view["extra_turn"] is True
     assert view["seats"][trigger]["cone"] is None  # counted after the whole turn
     extra = game.legal_moves()
+    assert extra[-1] == {"type": "decline_extra"}  # TU-X1: the extra turn may be declined
+    extra = extra[:-1]
     assert extra and all(m["type"] == "take" for m in extra)  # no roof left: TU-G4
     play(game, extra[0])
     if game.view()["extra_turn"]:
         play(game, game.legal_moves()[0])
     assert game.view()["seats"][trigger]["cone"] is not None
+    assert game.to_move() == (trigger + 1) % 3
+
+
+def test_TU_X1_and_TU_G7_declining_the_trigger_players_extra_turn_ends_the_turn_and_counts_the_cone():
+    game, move, _s = position_before(3, last_roof_build)
+    trigger = game.to_move()
+    roof = game.cfg.side.site_index[move["roof"]]
+    color = move["color"] if move["roof"] == move["site"] else COLORS[game.color[roof]]
+    construct_locomotives(game, trigger, {c: (5 if c == color else 6) for c in COLORS})
+    game.play(trigger, move)
+    assert game.to_move() == trigger and game.view()["extra_turn"] is True
+    assert game.view()["seats"][trigger]["cone"] is None
+    game.play(trigger, {"type": "decline_extra"})
+    view = game.view()
+    assert view["seats"][trigger]["cone"] is not None  # TU-E1: counted right after the (declined) turn
+    assert view["extra_turn"] is False and view["end"]["last_round"] is True
     assert game.to_move() == (trigger + 1) % 3
 
 

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import pytest
 from towerup_helpers import (
+    GOLDEN_GAMES,
+    RULES,
     build,
     check_invariants,
     construct_building,
     construct_locomotives,
     construct_supply,
+    golden_path,
     play,
     recorded_game,
     seat_view,
     take,
 )
+
+from referee.games import IllegalMove
+from referee.games.data import load_json
 
 # c44: brown + black, brown locomotive +1; c41: wildcard, brown locomotive +2; c02: brown, white, black
 TOP = ("c44", "c41", "c02", "c06", "c07", "c08")
@@ -92,3 +102,113 @@ def test_TU_C4_locomotive_at_the_end_of_its_track_moves_no_more():
     play(game, take(1, choose=["white"]))  # c41 brown +2: already at the end (TU-C4)
     assert seat_view(game, 0)["locomotives"]["brown"] == last
     assert game.to_move() == 1
+
+
+# ------------------------------------------------------------------ TU-X1: the extra turn may be declined
+
+DECLINE = {"type": "decline_extra"}
+
+
+def _extra_turn_game(options=None):
+    """Seat 0 has just earned an extra turn (as in the first TU-X1 test)."""
+    game = recorded_game(2, TOP, starts=STARTS, options=options)
+    construct_locomotives(game, 0, {"black": 3, "grey": 4, "white": 5, "brown": 2})
+    play(game, take(0))
+    assert game.to_move() == 0 and game.view()["extra_turn"] is True
+    return game
+
+
+def test_TU_X1_the_extra_turn_may_be_declined():
+    game = _extra_turn_game()
+    legal = game.legal_moves()
+    assert legal[-1] == DECLINE and legal.count(DECLINE) == 1
+    assert any(m["type"] == "take" for m in legal)  # taking the extra turn is still offered
+    actions = game.view()["actions"]
+    play(game, DECLINE)
+    view = game.view()
+    assert game.to_move() == 1 and view["extra_turn"] is False and view["actions"] == actions + 1
+    assert view["seats"][0]["stars_reached"] == 1  # the star column is used up all the same (TU-G5)
+    assert DECLINE not in game.legal_moves()
+    check_invariants(game)
+
+
+def test_TU_X1_decline_is_only_for_an_extra_turn_and_changes_nothing_otherwise():
+    game = recorded_game(2, TOP, starts=STARTS)
+    assert DECLINE not in game.legal_moves()
+    before = game.view()
+    with pytest.raises(IllegalMove) as err:
+        game.play(0, DECLINE)
+    assert (err.value.code, err.value.rule) == ("decline_extra/no_extra_turn", "TU-X1")
+    assert game.view() == before
+    with pytest.raises(IllegalMove) as err:
+        _extra_turn_game().play(0, {"type": "decline_extra", "now": True})
+    assert err.value.code == "move/malformed"
+
+
+def test_TU_X1_option_mandatory_makes_the_extra_turn_compulsory():
+    game = _extra_turn_game({"extra_turn": "mandatory"})
+    assert game.view()["options"]["extra_turn"] == "mandatory"
+    legal = game.legal_moves()
+    assert legal and DECLINE not in legal and {m["type"] for m in legal} <= {"take", "build"}
+    before = game.view()
+    with pytest.raises(IllegalMove) as err:
+        game.play(0, DECLINE)
+    assert (err.value.code, err.value.rule) == ("decline_extra/mandatory", "TU-X1")
+    assert game.view() == before
+    play(game, take(2))
+    assert game.to_move() == 1
+
+
+def test_TU_X1_option_values_and_default():
+    assert RULES.options_schema()["properties"]["extra_turn"]["enum"] == ["optional", "mandatory"]
+    assert RULES.options_schema()["properties"]["extra_turn"]["default"] == "optional"
+    # a game whose options omit it (every game created before the option existed) may decline, and its
+    # view's options stay as they were
+    game = _extra_turn_game()
+    assert "extra_turn" not in game.view()["options"] and DECLINE in game.legal_moves()
+    explicit = _extra_turn_game({"extra_turn": "optional"})
+    assert explicit.view()["options"]["extra_turn"] == "optional" and DECLINE in explicit.legal_moves()
+    for bad in ("forced", True, None, 1):
+        with pytest.raises(ValueError, match="extra_turn must be one of optional, mandatory"):
+            RULES.new_game(2, {"extra_turn": bad}, seed=bytes(32))
+
+
+def test_TU_X1_golden_games_recorded_before_the_option_replay_alike_under_both_modes():
+    """The golden games were recorded when extra turns were forced: every extra turn in them is a take or a
+    build, which stays legal whether extra turns are optional (the default) or mandatory, so old logs
+    replay to the same result either way."""
+    extra_turns = 0
+    for players in sorted(GOLDEN_GAMES):
+        golden = load_json(golden_path(players))
+        assert "extra_turn" not in golden["options"]
+        results = []
+        for mode in (None, "optional", "mandatory"):
+            options = dict(golden["options"]) if mode is None else {**golden["options"], "extra_turn": mode}
+            game = RULES.new_game(players, options=options, seed=bytes.fromhex(golden["seed"]))
+            for step in golden["moves"]:
+                if game.view()["extra_turn"]:
+                    extra_turns += 1
+                    assert step["move"]["type"] in ("take", "build")
+                    assert (DECLINE in game.legal_moves()) == (mode != "mandatory")
+                game.play(step["seat"], step["move"])
+            assert game.is_over()
+            results.append(game.result())
+        assert results[0] == results[1] == results[2] == golden["expected"]["result"]
+    assert extra_turns > 0  # the golden games do contain extra turns
+
+
+def test_TU_X1_the_rules_page_rules_on_every_may_of_the_german_rulebook():
+    """docs/rules-towerup.md has a row for every line of the German rulebook that says darf/darfst/dürfen,
+    kann/kannst/können or beliebig, and the extra turn's row says it may be declined."""
+    repo = Path(__file__).resolve().parents[2]
+    rulebook = repo.parent / "shared" / "seeds" / "towerup-rulebook-de.txt"
+    if not rulebook.exists():
+        pytest.skip(f"the rulebook is not at {rulebook}")
+    may = re.compile(r"\b(darf|darfst|dürfen|kann|kannst|können|beliebig\w*)\b", re.IGNORECASE)
+    lines = [n for n, line in enumerate(rulebook.read_text(encoding="utf-8").splitlines(), start=1) if may.search(line)]
+    doc = (repo / "docs" / "rules-towerup.md").read_text(encoding="utf-8")
+    table = doc[doc.index("## Every *may* of the German rulebook"):doc.index("## Error codes")]
+    rows = {int(m) for m in re.findall(r"^\| (\d+) \|", table, flags=re.M)}
+    assert rows == set(lines)
+    extra = next(line for line in table.splitlines() if line.startswith("| 339 |"))
+    assert "decline_extra" in extra and "TU-X1" in extra and "mandatory" in extra

@@ -142,7 +142,8 @@ def move_strategy(game, legal):
         st.fixed_dictionaries({"site": sites, "color": colors}), max_size=3)})
     garbage = st.dictionaries(st.sampled_from(["type", "site", "color", "roof", "slot", "choose", "discard",
                                                "placements", "x"]), JUNK, max_size=4)
-    options = [build, take, place, st.just({"type": "pass"}), garbage, JUNK]
+    decline = st.sampled_from([{"type": "decline_extra"}, {"type": "decline_extra", "x": 1}])  # TU-X1
+    options = [build, take, place, st.just({"type": "pass"}), decline, garbage, JUNK]
     if legal:
         options.append(st.sampled_from(legal).flatmap(lambda m: mutations(m, sites, colors)))
         options.append(st.sampled_from(legal))

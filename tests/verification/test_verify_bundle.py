@@ -21,7 +21,9 @@ def test_finished_game_of_each_ruleset_verifies(ruleset_name, players, referee_k
     bundle = build_bundle(log.entries, referee_key)
     report = verify_bundle(bundle, referee_key=public_key_b64(referee_key))
     assert [c.name for c in report.checks] == list(CHECK_ORDER)
-    assert [c.status for c in report.checks] == ["passed"] * len(CHECK_ORDER), report.to_dict()
+    statuses = {c.name: c.status for c in report.checks}
+    assert statuses == {**dict.fromkeys(CHECK_ORDER, "passed"), "organiser_signature": "skipped"}, report.to_dict()
+    assert report.check("organiser_signature").applicable is False and report.summary["organiser"] is None
     assert report.ok and report.status == "verified" and report.exit_code == 0
     assert report.first_failure is None
     assert report.summary["game"] == log.game_id and report.summary["entries"] == len(log.entries)
@@ -73,8 +75,8 @@ def test_interim_bundle_of_a_running_game_is_incomplete_not_failed(referee_key):
     report = verify_bundle(bundle)
     statuses = {c.name: c.status for c in report.checks}
     assert statuses == {"format": "passed", "referee_signature": "passed", "hash_chain": "passed",
-                        "seat_signatures": "passed", "seed_commitment": "skipped", "ruleset_version": "passed",
-                        "replay": "skipped", "result": "skipped"}
+                        "organiser_signature": "skipped", "seat_signatures": "passed", "seed_commitment": "skipped",
+                        "ruleset_version": "passed", "replay": "skipped", "result": "skipped"}
     assert report.check("seed_commitment").reason.startswith("skipped (interim)")
     replay = report.check("replay")
     assert "12 moves were checked for signature and binding but not applied" in replay.reason

@@ -39,11 +39,13 @@ def test_verified_bundle_exits_0_with_one_line_per_check(bundle_file, make_bundl
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"Bundle {bundle_file(bundle)}: fivetowers game {bundle['game']}, pinned version")
-    assert [line.split()[1] for line in lines[1:9]] == ["format", "referee_signature", "hash_chain",
-                                                       "seat_signatures", "seed_commitment", "ruleset_version",
-                                                       "replay", "result"]
-    assert all(line.startswith("  [pass] ") for line in lines[1:9])
-    assert lines[9] == "VERIFIED: every check passed."
+    assert lines[0].endswith(", final, no organiser")
+    assert [line.split()[1] for line in lines[1:10]] == ["format", "referee_signature", "hash_chain",
+                                                        "organiser_signature", "seat_signatures", "seed_commitment",
+                                                        "ruleset_version", "replay", "result"]
+    assert all(line.startswith("  [pass] ") for i, line in enumerate(lines[1:10]) if i != 3)
+    assert lines[4] == "  [skip] organiser_signature  no organiser: the game was created without an organiser key"
+    assert lines[10] == "VERIFIED: every check passed."
     assert result.stderr == ""  # fast and not a terminal: no progress output
 
 
@@ -53,7 +55,11 @@ def test_json_output_is_the_report(bundle_file, make_bundle):
     report = json.loads(result.stdout)
     assert report["ok"] is True and report["status"] == "verified" and report["first_failure"] is None
     assert report["checks"][0]["name"] == "format"
-    assert all(c["ok"] is True and c["position"] is None for c in report["checks"])
+    assert all(c["ok"] is True and c["position"] is None for c in report["checks"] if c.get("applicable") is not False)
+    assert [c for c in report["checks"] if c.get("applicable") is False] == [
+        {"name": "organiser_signature", "status": "skipped", "ok": None, "position": None, "applicable": False,
+         "reason": "no organiser: the game was created without an organiser key"}]
+    assert report["organiser"] is None
     assert report["ruleset"]["name"] == "towerup" and report["entries"] == len(make_bundle("towerup", 4)["log"])
 
 
@@ -64,7 +70,7 @@ def test_tampered_bundle_exits_1_and_names_the_first_failure(bundle_file, refere
     path = bundle_file(build_bundle(entries, referee_key))
     result = run(path)
     assert result.exit_code == 1
-    assert ("  [FAIL] hash_chain         at log position 12: hash does not chain from the previous entry"
+    assert ("  [FAIL] hash_chain           at log position 12: hash does not chain from the previous entry"
             in result.stdout)
     assert result.stdout.splitlines()[-1] == ("FAILED: first failure: hash_chain at log position 12: "
                                               "hash does not chain from the previous entry")
@@ -89,7 +95,7 @@ def test_referee_key_option(bundle_file, make_bundle, referee_key):
 def test_interim_bundle_exits_3(bundle_file, referee_key):
     result = run(bundle_file(build_bundle(make_game_log("towerup", 2, seed=2, moves=8).entries, referee_key)))
     assert result.exit_code == 3
-    assert "  [skip] seed_commitment    skipped (interim)" in result.stdout
+    assert "  [skip] seed_commitment      skipped (interim)" in result.stdout
     assert result.stdout.splitlines()[-1].startswith("INCOMPLETE: interim bundle of a running game")
 
 

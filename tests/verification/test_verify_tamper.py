@@ -153,8 +153,10 @@ def test_changed_claimed_result(game, referee_key):
     result["seats"][0]["total"] += 1
     forged = sign_bundle({**bundle, "result": result}, referee_key)
     ended_at = len(log.entries) - 2  # the last move ended the game; the reveal follows it
-    assert first_failure(forged) == ("result", ended_at)
+    # the claimed result is a field of the bundle, not a log entry: no position (docs/verification.md)
+    assert first_failure(forged) == ("result", None)
     check = verify_bundle(forged).check("result")
+    assert check.details["ended_at"] == ended_at
     assert "differs from the recomputed one at $.seats[0].total" in check.reason
     assert check.details["differences"] == ["$.seats[0].total"]
     assert check.details["recomputed"] == log.game.result()

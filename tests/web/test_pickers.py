@@ -66,6 +66,7 @@ def positions(name: str, players: int, want: set[str], count: int):
 
 @pytest.mark.parametrize(("module", "want"), [
     ("towerup", {"place_start", "build", "take"}),
+    ("towerup", {"decline_extra"}),  # TU-X1: positions in an extra turn
     ("fivetowers", {"bid", "build"}),
 ])
 def test_the_picker_offers_exactly_the_legal_moves(static_page, module, want):
@@ -94,3 +95,19 @@ def test_tiebreak_chain_lists_the_values_compared(static_page):
     assert "[TU-E5]" in text
     assert "Ann, Bea tied at 21 points; compared floors in own supply: Ann 3, Bea 5 → Bea > Ann (decided)" in text
     assert "Winner: Bea" in text
+
+
+def test_towerup_picker_offers_the_decline_of_an_extra_turn(static_page):
+    """TU-X1: in an extra turn the page offers a button that declines it, with the rule named."""
+    legal = [{"type": "take", "slot": 0}, {"type": "decline_extra"}]
+    out = static_page.evaluate("""async (legal) => {
+        const m = await import('./static/towerup.js');
+        const picker = m.makePicker({ legal, seat: 0, components: {}, onchange: () => {} });
+        const prompt = picker.prompt();
+        const buttons = [...picker.controls().querySelectorAll('button.choice')].map((b) => b.textContent.trim());
+        picker.choose('decline_extra', 'decline_extra');
+        return { prompt, buttons, move: picker.move(), said: m.describeMove(picker.move(), {}) };
+      }""", legal)
+    assert out["prompt"] == "Extra turn (TU-X1): build or take a market card, or decline the extra turn."
+    assert out["buttons"] == ["Take market card 1", "Decline the extra turn (TU-X1)"]
+    assert out["move"] == {"type": "decline_extra"} and out["said"] == "declines the extra turn (TU-X1)"

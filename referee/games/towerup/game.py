@@ -8,8 +8,9 @@ passed: an illegal move leaves the game exactly as it was.
 Turn structure (TU-T*, TU-B*, TU-X*, TU-E*, TU-G*): a seat plays one action; after the action the
 objectives of every player are checked (TU-G9), end triggers are noted (TU-E1, TU-E2, first one only,
 TU-G6), and the star columns are evaluated once (TU-G5): a newly reached star column gives the same seat
-one extra turn, which belongs to the same turn (TU-G7). When the turn ends, a seat whose turn was its
-last one counts its visible roofs for the cone.
+one extra turn, which belongs to the same turn (TU-G7). The seat may decline it (``decline_extra``,
+TU-X1) unless the game's option ``extra_turn`` is ``"mandatory"``. When the turn ends, a seat whose turn
+was its last one counts its visible roofs for the cone.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class GameConfig:
         "cone_max",
         "data",
         "extra_start_floors",
+        "extra_turn_optional",
         "last_column",
         "objective_checks",
         "objectives",
@@ -84,6 +86,7 @@ class GameConfig:
         start_mode: str,
         extra_start_floors: int,
         seed: bytes | None,
+        extra_turn_optional: bool = True,
         recorded: bool,
         recorded_reshuffles: tuple[tuple[int, ...], ...],
         options: dict[str, Any],
@@ -94,6 +97,7 @@ class GameConfig:
         self.objectives = objectives
         self.start_mode = start_mode
         self.extra_start_floors = extra_start_floors
+        self.extra_turn_optional = extra_turn_optional
         self.seed = seed
         self.recorded = recorded
         self.recorded_reshuffles = recorded_reshuffles
@@ -291,8 +295,12 @@ class TowerUpGame(Game):
             if len(move) != 1:
                 raise _malformed("a pass has no other field than type")
             self._play_pass(seat)
+        elif kind == "decline_extra":
+            if len(move) != 1:
+                raise _malformed("a decline_extra has no other field than type")
+            self._play_decline_extra(seat)
         else:
-            raise _malformed(f"unknown move type {kind!r}; expected place_start, take, build or pass")
+            raise _malformed(f"unknown move type {kind!r}; expected place_start, take, build, pass or decline_extra")
 
     # --- build (TU-B1 to TU-B6, TU-G4)
 
@@ -599,6 +607,18 @@ class TowerUpGame(Game):
             raise IllegalMove("pass/not_allowed", "TU-G8", "you may pass only when you can neither build nor take")
         self._end_action(seat, False)
 
+    # --- decline an extra turn (TU-X1)
+
+    def _play_decline_extra(self, seat: int) -> None:
+        if not self.extra_turn:
+            raise IllegalMove("decline_extra/no_extra_turn", "TU-X1", "you have no extra turn to decline")
+        if not self.cfg.extra_turn_optional:
+            raise IllegalMove("decline_extra/mandatory", "TU-X1",
+                              "in this game extra turns are mandatory (option extra_turn: \"mandatory\"): "
+                              "take a card or build")
+        self.actions += 1
+        self._end_turn(seat)  # the turn ends as if the extra turn had been played (cone, last round: TU-G7)
+
     # ------------------------------------------------------------------ after an action
 
     def _end_action(self, seat: int, moved: bool) -> None:
@@ -694,6 +714,8 @@ class TowerUpGame(Game):
         moves += self._build_moves(seat)
         if not moves and not any(c >= 0 for c in self.market):
             moves.append({"type": "pass"})
+        if self.extra_turn and self.cfg.extra_turn_optional:
+            moves.append({"type": "decline_extra"})  # TU-X1: the extra turn may be declined
         return moves
 
     def _start_moves(self) -> Iterator[dict[str, Any]]:

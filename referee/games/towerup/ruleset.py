@@ -11,8 +11,9 @@ from ..randomness import Rng
 from .data import BASE_START_FLOORS, TowerUpData, components
 from .game import GameConfig, TowerUpGame
 
-OPTION_NAMES = ("objectives", "start_floors", "extra_start_floors", "reshuffles")
+OPTION_NAMES = ("objectives", "start_floors", "extra_start_floors", "reshuffles", "extra_turn")
 START_MODES = ("last_player", "random")
+EXTRA_TURN_MODES = ("optional", "mandatory")  # TU-X1
 MAX_START_FLOORS = {2: 7, 3: 7, 4: 5}  # TU-S4
 
 
@@ -64,6 +65,14 @@ class TowerUpRuleset(Ruleset):
                     "minimum": 0,
                     "maximum": {str(n): m - BASE_START_FLOORS for n, m in MAX_START_FLOORS.items()},
                     "default": 0,
+                },
+                "extra_turn": {
+                    "description": "TU-X1: \"optional\" (the rulebook's \"darfst\": the player may decline an "
+                                   "extra turn with {\"type\": \"decline_extra\"}) or \"mandatory\" (the "
+                                   "French edition's reading: the extra turn must be played); a game whose options "
+                                   "omit it is \"optional\"",
+                    "enum": list(EXTRA_TURN_MODES),
+                    "default": "optional",
                 },
                 "reshuffles": {
                     "description": "recorded games only: the order (top card first) of each deck reshuffle "
@@ -142,6 +151,10 @@ class TowerUpRuleset(Ruleset):
             raise ValueError("extra_start_floors needs a seed: the extra cards are shuffled back into the deck "
                              "(TU-S4, label \"start-cards\")")
 
+        extra_turn = options.get("extra_turn", "optional")
+        if extra_turn not in EXTRA_TURN_MODES:
+            raise ValueError(f"extra_turn must be one of {', '.join(EXTRA_TURN_MODES)}, not {extra_turn!r} (TU-X1)")
+
         reshuffles_opt = options.get("reshuffles", [])
         if "reshuffles" in options and not recorded:
             raise ValueError("reshuffles is an option of recorded games (a given deck) only")
@@ -164,7 +177,11 @@ class TowerUpRuleset(Ruleset):
         }
         if recorded:
             normalized["reshuffles"] = [list(p) for p in reshuffles_opt]
+        if "extra_turn" in options:
+            # shown only when given: the views of games created before the option existed stay the same
+            normalized["extra_turn"] = extra_turn
         cfg = GameConfig(data=data, players=players, objectives=objectives, start_mode=start_mode,
                          extra_start_floors=extra, seed=seed, recorded=recorded,
+                         extra_turn_optional=extra_turn == "optional",
                          recorded_reshuffles=tuple(reshuffles), options=normalized)
         return TowerUpGame.start(cfg, order)

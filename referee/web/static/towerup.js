@@ -439,6 +439,8 @@ export function describeMove(move, components) {
   switch (move.type) {
     case "pass":
       return "passes (TU-G8)";
+    case "decline_extra":
+      return "declines the extra turn (TU-X1)";
     case "place_start":
       return `places start floor${move.placements.length > 1 ? "s" : ""} ${move.placements.map((p) => `${colourName(p.color)} on ${p.site}`).join(", ")}`;
     case "build":
@@ -466,6 +468,8 @@ function pathOf(move) {
         ["discard", JSON.stringify(Object.entries(move.discard || {}).filter(([, n]) => n).sort())]];
     case "pass":
       return [["pass", "pass"]];
+    case "decline_extra":
+      return [["decline_extra", "decline_extra"]];
     default:
       return [["move", JSON.stringify(move)]];
   }
@@ -540,7 +544,11 @@ export function makePicker({ legal, seat, components, onchange }) {
       const next = nextOptions();
       const names = new Set(next.map((o) => o[0]));
       if (!chosen.length) {
-        if (names.has("pass")) return "No move is possible: you must pass (TU-G8).";
+        if (names.has("pass")) {
+          return names.has("decline_extra") ? "No move is possible: pass (TU-G8) or decline the extra turn (TU-X1)."
+            : "No move is possible: you must pass (TU-G8).";
+        }
+        if (names.has("decline_extra")) return "Extra turn (TU-X1): build or take a market card, or decline the extra turn.";
         if (paths.some((p) => p.move.type === "place_start")) return "Place a start floor: choose a highlighted site (TU-S3).";
         return "Choose a highlighted site to build on, or a market card to take.";
       }
@@ -568,6 +576,7 @@ export function makePicker({ legal, seat, components, onchange }) {
           const items = JSON.parse(value);
           label = items.length ? `Return ${items.map(([c, n]) => `${n} ${colourName(c)}`).join(", ")}` : "Return nothing";
         } else if (name === "pass") label = "Pass";
+        else if (name === "decline_extra") label = "Decline the extra turn (TU-X1)";
         else label = String(value);
         const swatch = name === "color" || name === "choose" ? el("span", { class: `swatch swatch-${value}`, "aria-hidden": "true" }, FLOOR[value].letter) : null;
         group.append(el("button", { type: "button", class: "choice", dataset: { step: name, value: String(value) },
