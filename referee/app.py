@@ -57,6 +57,13 @@ def init_store(app: Flask) -> None:
         dispatcher = InlineDispatch(Projector(store).catch_up)
     else:
         dispatcher = NoDispatch()
+    if config["REFEREE_STORE"] == "redis":
+        from referee.notify.contacts import ContactService  # noqa: PLC0415
+        from workers.deliveries import enqueue_jobs  # noqa: PLC0415
+
+        app.extensions["referee.contacts"] = ContactService(
+            store.redis, enqueue_jobs(store.work, config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
+            allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
     app.extensions["referee.service"] = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"],
                                                     config["REFEREE_MAX_WAIT"], app.extensions.get("referee.key"))
 

@@ -240,8 +240,10 @@ work_url_option = click.option("--work-url", help="the queue's and projections' 
 @click.option("--worker-class", type=click.Choice(["simple", "fork"]), default="simple", show_default=True)
 @click.option("--name", help="worker name")
 @click.option("--verbose", "-v", is_flag=True, help="log every job (RQ's INFO level)")
+@click.option("--notify", type=click.Choice(["yes", "no", "only"]), default="yes", show_default=True,
+              help="route the outbox and deliver webhooks and mail too (after replays), not at all, or only that")
 def worker(*, url: str | None, work_url: str | None, queue: str | None, burst: bool, worker_class: str,
-           name: str | None, verbose: bool) -> None:
+           name: str | None, verbose: bool, notify: str) -> None:
     """An RQ replay worker (JSON serializer) with RQ's scheduler, the reconciler and the deadline scheduler."""
     from workers.runner import run_worker  # noqa: PLC0415
 
@@ -250,7 +252,8 @@ def worker(*, url: str | None, work_url: str | None, queue: str | None, burst: b
     run_worker(log_url, queue or config["REFEREE_QUEUE"], work_url=work, burst=burst, worker_class=worker_class,
                reconcile_every=config["REFEREE_RECONCILE_EVERY"], stale_after=config["REFEREE_STALE_AFTER"],
                name=name, logging_level="INFO" if verbose else "WARNING",
-               deadlines_every=config["REFEREE_DEADLINES_EVERY"])
+               deadlines_every=config["REFEREE_DEADLINES_EVERY"],
+               notify={"yes": True, "no": False, "only": "only"}[notify])
 
 
 @main.command()

@@ -28,6 +28,18 @@ name                        default                     meaning
 ``REFEREE_DEADLINES_EVERY`` ``0.25``                    seconds between the deadline scheduler's
                                                         passes in each ``referee worker`` (0: off)
 ``REFEREE_BENCH_NOOP``      ``0``                       ``1`` adds the hidden ``POST /_bench/noop``
+``REFEREE_PUBLIC_URL``      ``http://127.0.0.1:8000``   the public base URL of links in mails and
+                                                        webhooks (never taken from a request's Host)
+``REFEREE_SMTP_URL``        (empty: Maildir)            ``smtp://user:pass@host:587`` (STARTTLS at
+                                                        587), ``smtps://…`` (TLS); empty: mail goes
+                                                        into ``<REFEREE_VAR>/mail`` (Maildir)
+``REFEREE_MAIL_FROM``       ``referee@localhost``       sender of the referee's mail
+``REFEREE_WEBHOOK_RETRIES`` ``10,60,300,1800,3600,``    seconds between a failed webhook delivery's
+                            ``7200,21600,43200``        retries (about a day in all)
+``REFEREE_WEBHOOK_TIMEOUT`` ``5``                       seconds a webhook endpoint has to answer
+``REFEREE_WEBHOOK_DISABLE_AFTER`` ``20``                failed attempts in a row that disable a webhook
+``REFEREE_WEBHOOK_PRIVATE`` ``1``                       ``0`` refuses webhook URLs on private,
+                                                        loopback or link-local addresses
 =========================== =========================== ==========================================
 """
 
@@ -53,11 +65,19 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_RECONCILE_EVERY": 5.0,
     "REFEREE_DEADLINES_EVERY": 0.25,
     "REFEREE_BENCH_NOOP": False,
+    "REFEREE_PUBLIC_URL": "http://127.0.0.1:8000",
+    "REFEREE_SMTP_URL": "",
+    "REFEREE_MAIL_FROM": "referee@localhost",
+    "REFEREE_WEBHOOK_RETRIES": "10,60,300,1800,3600,7200,21600,43200",
+    "REFEREE_WEBHOOK_PRIVATE": True,
+    "REFEREE_WEBHOOK_TIMEOUT": 5.0,
+    "REFEREE_WEBHOOK_DISABLE_AFTER": 20,
 }
 
-_INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE"}
-_FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY"}
-_BOOLS = {"REFEREE_BENCH_NOOP"}
+_INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER"}
+_FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
+           "REFEREE_WEBHOOK_TIMEOUT"}
+_BOOLS = {"REFEREE_BENCH_NOOP", "REFEREE_WEBHOOK_PRIVATE"}
 
 
 class ConfigError(ValueError):
@@ -114,6 +134,12 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
     if config["REFEREE_DISPATCH"] == "rq" and config["REFEREE_STORE"] != "redis":
         raise ConfigError("REFEREE_DISPATCH=rq needs REFEREE_STORE=redis")
     config["REFEREE_ORGANISER_KEYS"] = organiser_keys(config["REFEREE_ORGANISER_KEYS"])
+    try:
+        retries = config["REFEREE_WEBHOOK_RETRIES"]
+        config["REFEREE_WEBHOOK_RETRIES"] = [int(x) for x in str(retries).split(",") if x.strip()] if isinstance(
+            retries, str) else [int(x) for x in retries]
+    except ValueError as exc:
+        raise ConfigError(f"REFEREE_WEBHOOK_RETRIES must be seconds separated by commas: {exc}") from exc
     for name in ("REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE"):
         if config[name] <= 0:
             raise ConfigError(f"{name} must be positive")

@@ -10,11 +10,14 @@ worker's job is redone from the stored projection by the next job or by the reco
 from __future__ import annotations
 
 import logging
+import os
 
 import redis
 from rq.serializers import JSONSerializer
 from rq.worker import SimpleWorker, Worker
 
+from referee.config import load_config
+from referee.notify.contacts import ContactService
 from referee.store import RedisStore
 
 from . import jobs
@@ -29,21 +32,38 @@ WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
 
 def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | None = None, burst: bool = False,
                worker_class: str = "simple", reconcile_every: float = 5.0, stale_after: float = 10.0,
-               name: str | None = None, logging_level: str = "WARNING", deadlines_every: float = 0.25) -> bool:
+               name: str | None = None, logging_level: str = "WARNING", deadlines_every: float = 0.25,
+               notify: bool | str = True) -> bool:
     """Run a replay worker until it is stopped (SIGINT/SIGTERM: RQ's warm shutdown) or, with ``burst``,
     until the queue is empty. ``redis_url`` is the log's Redis, ``work_url`` the queue's and projections'
     (default: the same). ``deadlines_every``: seconds between the deadline scheduler's passes (0: none; a
-    burst worker makes one pass before it works). Returns whether any job ran."""
+    burst worker makes one pass before it works). ``notify``: also route the outbox and run delivery jobs
+    (webhooks, mail) from the notify queue, after replay jobs; ``"only"``: deliveries only. Returns whether
+    any job ran."""
     work_url = work_url or redis_url
     jobs.configure(redis_url, work_url)
     connection = redis.Redis.from_url(work_url)
     queue = replay_queue(connection, queue_name)
+    queues = [] if notify == "only" else [queue]
     store = RedisStore.from_url(redis_url, work_url=work_url)
     reconcile_once(store, queue, stale_after)  # pick up whatever a previous worker left unfinished
     reconciler = None
     if not burst and reconcile_every > 0:
         reconciler = Reconciler(store, queue, reconcile_every, stale_after)
         reconciler.start()
+    router = None
+    if notify:
+        from .deliveries import OutboxRouter, enqueue_jobs, notify_queue  # noqa: PLC0415
+
+        config = load_config()
+        contacts = ContactService(store.redis, enqueue_jobs(connection, queue_name, config["REFEREE_WEBHOOK_RETRIES"]),
+                                  allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
+        router = OutboxRouter(store.redis, contacts, name=name or f"router-{os.getpid()}")
+        if burst:
+            router.run_once(block_ms=0)
+        else:
+            router.start()
+        queues.append(notify_queue(connection, queue_name))
     deadlines = None
     if deadlines_every > 0:
         deadlines = DeadlineScheduler(store, RQDispatch(queue), every=deadlines_every)
@@ -51,7 +71,7 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
             deadlines.run_once()
         else:
             deadlines.start()
-    worker = WORKER_CLASSES[worker_class]([queue], connection=connection, serializer=JSONSerializer, name=name)
+    worker = WORKER_CLASSES[worker_class](queues, connection=connection, serializer=JSONSerializer, name=name)
     try:
         return worker.work(burst=burst, with_scheduler=True, logging_level=logging_level)
     finally:
@@ -59,4 +79,6 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
             reconciler.stop()
         if deadlines is not None and not burst:
             deadlines.stop()
+        if router is not None and not burst:
+            router.stop()
         store.close()

@@ -72,7 +72,7 @@ class RefereeApi(Api):
 
 def init_app(app: Flask) -> Api:
     """Register the API's blueprints, docs and error handlers on ``app``."""
-    from . import docs, games, health, rulesets, submissions  # noqa: PLC0415 - after config is set
+    from . import contacts, docs, games, health, rulesets, submissions  # noqa: PLC0415 - after config is set
 
     app.config.setdefault("API_TITLE", "referee")
     app.config.setdefault("API_VERSION", "1")
@@ -80,7 +80,7 @@ def init_app(app: Flask) -> Api:
     app.config.setdefault("OPENAPI_URL_PREFIX", "/")
     app.config.setdefault("OPENAPI_JSON_PATH", "openapi.json")
     api = RefereeApi(app)
-    for module in (rulesets, games, submissions, health):
+    for module in (rulesets, games, submissions, contacts, health):
         api.register_blueprint(module.blp)
     verification = _optional_blueprint("referee.api.verification", "blp")
     if verification is not None:

@@ -1,0 +1,273 @@
+"""Deliveries of outgoing events (CONTRACT section 9): RQ jobs on the notify queue, and the outbox router.
+
+* :class:`OutboxRouter` (a thread in every ``referee worker``) reads the outbox stream with a consumer
+  group (``XREADGROUP``; entries a dead consumer left pending are claimed after 30 s), and queues one job
+  per contact channel that wants the event (once per contact, channel and event id).
+* :func:`deliver_webhook` POSTs the event to the contact's URL, signed by the Standard Webhooks scheme
+  (``standardwebhooks``: headers ``webhook-id`` = the event's id, the same on every retry,
+  ``webhook-timestamp``, ``webhook-signature: v1,<base64 HMAC-SHA256>``), with a short timeout. A failure
+  raises, and RQ retries with backoff (:data:`RETRY_INTERVALS`, about a day in all). Every attempt goes
+  into the contact's delivery log; after ``REFEREE_WEBHOOK_DISABLE_AFTER`` failed attempts in a row the webhook is
+  disabled and, where the key has a confirmed address, a notice is mailed.
+* :func:`deliver_mail` mails the event in words (``referee/notify/render.py``) to a confirmed address.
+* :func:`send_confirmation` mails an address its confirmation code (CONTRACT section 11).
+
+Jobs run in a worker separate from the replay jobs' queue, so a slow or hostile endpoint never delays a
+replay, and never the accept path, which only appends to the log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+from rq import Queue, Retry
+from rq.serializers import JSONSerializer
+from standardwebhooks import Webhook
+
+from referee.clock import now
+from referee.config import load_config
+from referee.notify.contacts import ContactService, Enqueue
+from referee.notify.mail import Mailer, compose, mailer_from_config
+from referee.notify.render import render_event
+from referee.store import keys
+
+log = logging.getLogger(__name__)
+
+WEBHOOK_JOB = "workers.deliveries.deliver_webhook"
+MAIL_JOB = "workers.deliveries.deliver_mail"
+CONFIRM_JOB = "workers.deliveries.send_confirmation"
+#: seconds between retries of a failed delivery: 10 s … 12 h, about a day in all (``REFEREE_WEBHOOK_RETRIES``;
+#: the endpoint's timeout and the failures that disable it: ``REFEREE_WEBHOOK_TIMEOUT``, ``…_DISABLE_AFTER``)
+RETRY_INTERVALS = [10, 60, 300, 1800, 3600, 7200, 21600, 43200]
+GROUP = "notify"
+
+
+def notify_queue_name(queue: str) -> str:
+    return f"{queue}-notify"
+
+
+def notify_queue(connection: redis.Redis, queue: str) -> Queue:
+    return Queue(notify_queue_name(queue), connection=connection, serializer=JSONSerializer)
+
+
+class _Context:
+    """What a delivery job needs, made once per worker process from the settings."""
+
+    def __init__(self, config: dict[str, Any]):
+        self.config = config
+        self.log_redis = redis.Redis.from_url(config["REDIS_URL"], socket_timeout=10)
+        self.contacts = ContactService(self.log_redis, enqueue_jobs(redis.Redis.from_url(
+            config["REFEREE_WORK_REDIS_URL"]), config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
+            allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
+        self.mailer: Mailer = mailer_from_config(config)
+        self.base_url = (config.get("REFEREE_PUBLIC_URL") or "http://127.0.0.1:8000").rstrip("/")
+        self.sender = config.get("REFEREE_MAIL_FROM") or "referee@localhost"
+
+
+_CONTEXT: dict[str, _Context] = {}
+
+
+def context() -> _Context:
+    found = _CONTEXT.get("ctx")
+    if found is None:
+        from . import jobs  # noqa: PLC0415 - the URLs `referee worker` was started with
+
+        config = load_config()
+        if jobs._URLS:
+            config.update(REDIS_URL=jobs._URLS["log"], REFEREE_WORK_REDIS_URL=jobs._URLS["work"])
+        found = _CONTEXT["ctx"] = _Context(config)
+    return found
+
+
+def reset_context() -> None:
+    """Forget the cached context (tests that change the settings)."""
+    _CONTEXT.clear()
+
+
+def enqueue_jobs(work: redis.Redis, queue: str, retries: list[int] | None = None) -> Enqueue:
+    """The ``enqueue(kind, contact, payload)`` of :class:`ContactService`: one RQ job on the notify queue."""
+    target = notify_queue(work, queue)
+    intervals = list(retries or RETRY_INTERVALS)
+
+    def enqueue(kind: str, contact_id: str, payload: dict[str, Any]) -> None:
+        func = {"webhook": WEBHOOK_JOB, "mail": MAIL_JOB, "confirm": CONFIRM_JOB}[kind]
+        retry = Retry(max=len(intervals), interval=intervals) if kind == "webhook" else Retry(
+            max=3, interval=intervals[:3])
+        target.enqueue(func, contact_id, payload, retry=retry, result_ttl=0, failure_ttl=7 * 86400,
+                       job_timeout=60, description=f"{kind} {contact_id}")
+
+    return enqueue
+
+
+# -- jobs ----------------------------------------------------------------------------------------------
+def deliver_webhook(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    ctx = context()
+    contact = ctx.contacts.get(contact_id)
+    event = payload["event"]
+    if contact is None or not contact.get("webhook") or contact.get("disabled"):
+        return {"skipped": "no such webhook, or disabled"}
+    body = json.dumps({**event, "link": ctx.base_url + event.get("link", "")}, separators=(",", ":"))
+    stamp = datetime.now(UTC)
+    signature = Webhook(contact["secret"]).sign(event["id"], stamp, body)
+    request = urllib.request.Request(contact["webhook"], data=body.encode(), method="POST", headers={
+        "content-type": "application/json", "user-agent": "referee-webhooks/1",
+        "webhook-id": event["id"], "webhook-timestamp": str(int(stamp.timestamp())), "webhook-signature": signature})
+    started = time.monotonic()
+    row: dict[str, Any] = {"channel": "webhook", "event": event, "at": now(), "url": contact["webhook"]}
+    try:
+        with urllib.request.urlopen(request, timeout=ctx.config["REFEREE_WEBHOOK_TIMEOUT"]) as response:
+            row.update(status=response.status, ok=200 <= response.status < 300)
+    except urllib.error.HTTPError as exc:
+        row.update(status=exc.code, ok=False, error=f"HTTP {exc.code}")
+    except (OSError, urllib.error.URLError) as exc:
+        row.update(status=None, ok=False, error=f"{type(exc).__name__}: {exc}")
+    row["ms"] = round((time.monotonic() - started) * 1000)
+    ctx.contacts.record_delivery(contact_id, row)
+    fresh = ctx.contacts.get(contact_id) or contact
+    if row["ok"]:
+        if fresh.get("failures"):
+            fresh["failures"] = 0
+            ctx.contacts.save(fresh)
+        return row
+    fresh["failures"] = int(fresh.get("failures") or 0) + 1
+    if fresh["failures"] >= ctx.config["REFEREE_WEBHOOK_DISABLE_AFTER"] and not fresh.get("disabled"):
+        fresh["disabled"] = True
+        ctx.contacts.save(fresh)
+        _notice_disabled(ctx, fresh)
+        return {**row, "disabled": True}
+    ctx.contacts.save(fresh)
+    raise RuntimeError(f"webhook delivery of {event['id']} to {contact['webhook']} failed: {row.get('error')}")
+
+
+def _notice_disabled(ctx: _Context, contact: dict[str, Any]) -> None:
+    addresses = [c["email"] for c in ctx.contacts.contacts_for(contact["key"])
+                 if c.get("email") and c.get("email_status") == "confirmed"]
+    text = (f"The referee disabled your webhook {contact['webhook']} after {contact['failures']} failed "
+            f"deliveries in a row.\n\nSee its delivery log (GET /contacts/{contact['id']}/deliveries), fix the "
+            "endpoint, and re-send an event or register it again to enable it.\n")
+    for address in dict.fromkeys(addresses):
+        ctx.mailer.send(compose(sender=ctx.sender, to=address, subject="Your referee webhook was disabled",
+                                text=text))
+
+
+def deliver_mail(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    ctx = context()
+    contact = ctx.contacts.get(contact_id)
+    event = payload["event"]
+    if contact is None or not contact.get("email") or contact.get("email_status") != "confirmed":
+        return {"skipped": "no confirmed address"}
+    game = _game_state(ctx, event.get("game"))
+    subject, text, html = render_event(event, base_url=ctx.base_url, game=game)
+    row: dict[str, Any] = {"channel": "mail", "event": event, "at": now(), "to": contact["email"]}
+    try:
+        ctx.mailer.send(compose(sender=ctx.sender, to=contact["email"], subject=subject, text=text, html=html))
+        row.update(ok=True)
+    except OSError as exc:
+        row.update(ok=False, error=f"{type(exc).__name__}: {exc}")
+        ctx.contacts.record_delivery(contact_id, row)
+        raise
+    ctx.contacts.record_delivery(contact_id, row)
+    return row
+
+
+def _game_state(ctx: _Context, game_id: str | None) -> dict[str, Any] | None:
+    if not game_id:
+        return None
+    from referee.games_service import GameService  # noqa: PLC0415 - only for mail texts
+    from referee.store import RedisStore  # noqa: PLC0415
+
+    try:
+        return GameService(RedisStore(ctx.log_redis, redis.Redis.from_url(ctx.config["REFEREE_WORK_REDIS_URL"]))
+                           ).game_state(game_id)
+    except Exception:  # the mail still goes out, with fewer details
+        log.exception("could not read game %s for a mail", game_id)
+        return None
+
+
+def send_confirmation(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    ctx = context()
+    contact = ctx.contacts.get(contact_id)
+    if contact is None or contact.get("email_status") != "pending":
+        return {"skipped": "nothing to confirm"}
+    code = payload["code"]
+    link = f"{ctx.base_url}/play/confirm/{contact_id}"
+    text = (f"Someone (we hope you) asked the referee to send notices for key {contact['key']} to this address.\n\n"
+            f"Confirmation code: {code}\n\n"
+            f"To confirm, open {link} and press the button with the code above, or reply to this mail "
+            "keeping the code line, or run:\n\n"
+            f"    referee contact confirm {contact_id} {code} --key <your key file>\n\n"
+            "If it was not you, ignore this mail: the address gets nothing more.\n")
+    ctx.mailer.send(compose(sender=ctx.sender, to=contact["email"], subject="Confirm your address for the referee",
+                            text=text))
+    return {"sent": contact["email"]}
+
+
+# -- the outbox router -----------------------------------------------------------------------------------
+class OutboxRouter:
+    """Reads the outbox (consumer group ``notify``) and queues deliveries; a thread in ``referee worker``."""
+
+    def __init__(self, log_redis: redis.Redis, contacts: ContactService, name: str, block_ms: int = 1000):
+        self.redis, self.contacts, self.name, self.block_ms = log_redis, contacts, name, block_ms
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def ensure_group(self) -> None:
+        try:
+            self.redis.xgroup_create(keys.OUTBOX, GROUP, id="0", mkstream=True)
+        except redis.ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    def run_once(self, block_ms: int | None = None) -> int:
+        """Route what is new (and what a dead consumer left for 30 s); returns how many events were routed."""
+        self.ensure_group()
+        routed = 0
+        claimed = self.redis.xautoclaim(keys.OUTBOX, GROUP, self.name, min_idle_time=30_000, start_id="0-0",
+                                        count=100)
+        batches = [claimed[1]] if claimed and claimed[1] else []
+        block = self.block_ms if block_ms is None else block_ms
+        fresh = self.redis.xreadgroup(GROUP, self.name, {keys.OUTBOX: ">"}, count=200,
+                                      block=block or None)  # BLOCK 0 would wait forever: 0 means do not block
+        batches += [rows for _stream, rows in fresh or []]
+        for rows in batches:
+            for entry_id, fields in rows:
+                if not fields:
+                    continue
+                raw = fields.get(b"e", fields.get("e"))
+                try:
+                    self.contacts.route(json.loads(raw))
+                except Exception:  # leave it pending: it is claimed again after 30 s
+                    log.exception("could not route outbox entry %s", entry_id)
+                    continue
+                self.redis.xack(keys.OUTBOX, GROUP, entry_id)
+                routed += 1
+        return routed
+
+    def start(self) -> OutboxRouter:
+        self._thread = threading.Thread(target=self._loop, name="referee-outbox", daemon=True)
+        self._thread.start()
+        return self
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.run_once()
+            except redis.RedisError:
+                log.warning("outbox router: Redis unavailable; retrying")
+                self._stop.wait(1.0)
+            except Exception:
+                log.exception("outbox router pass failed")
+                self._stop.wait(1.0)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
