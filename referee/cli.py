@@ -487,9 +487,12 @@ def accept(game_id: str, key_file: str, seat: int | None, server: str) -> None:
 @click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--seat", type=int, help="seat number (default: the seat of this key)")
 @click.option("--wait", type=float, default=5.0, show_default=True, help="seconds to wait for the verdict")
+@click.option("--armor", is_flag=True, help="print the signed move as an armored block for a mail; do not submit")
 @server_option
-def move(*, game_id: str, move_json: str, key_file: str, seat: int | None, wait: float, server: str) -> None:
-    """Sign MOVE (a JSON object) for the current position of GAME, submit it and print the verdict."""
+def move(*, game_id: str, move_json: str, key_file: str, seat: int | None, wait: float, armor: bool,
+         server: str) -> None:
+    """Sign MOVE (a JSON object) for the current position of GAME, submit it and print the verdict (with
+    --armor: print the block to paste into a mail to the referee's mail gateway instead)."""
     try:
         the_move = json.loads(move_json)
     except ValueError as exc:
@@ -503,6 +506,11 @@ def move(*, game_id: str, move_json: str, key_file: str, seat: int | None, wait:
                 "move": the_move}
     query = f"?wait={wait}" if wait else ""
     submission = {"envelope": envelope, "sig": sign(key, envelope)}
+    if armor:
+        from .notify.armor import armor as armored  # noqa: PLC0415
+
+        click.echo(armored(submission), nl=False)
+        return
     status, body = _http("POST", f"{server}/games/{game_id}/moves{query}", submission)
     if status >= 300:
         _fail(status, body)
@@ -534,10 +542,12 @@ _add_verifier_commands()
 
 
 def _add_clock_commands() -> None:
-    """``vacation`` and ``verify-receipt`` (``referee/clock_cli.py``, time control)."""
-    from .clock_cli import register  # noqa: PLC0415
+    """``vacation`` and ``verify-receipt`` (``referee/clock_cli.py``, time control); ``contact`` and
+    ``mail-gateway`` (``referee/notify_cli.py``, notifications)."""
+    from . import clock_cli, notify_cli  # noqa: PLC0415
 
-    register(main)
+    clock_cli.register(main)
+    notify_cli.register(main)
 
 
 _add_clock_commands()

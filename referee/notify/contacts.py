@@ -241,6 +241,7 @@ class ContactService:
         contact["updated_at"] = now()
         self.save(contact)
         self.redis.sadd(keys.CONTACTS_CONFIRMED.format(key=contact["key"]), contact["email"].lower())
+        self.redis.sadd(keys.CONFIRMED_ADDRESSES, contact["email"].lower())
         return public_contact(contact)
 
     def confirm_by_reply(self, address: str, text: str) -> list[str]:

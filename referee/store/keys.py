@@ -30,11 +30,13 @@ key                             type        content
                                             email status, …; ``referee/notify/contacts.py``)
 ``contacts:key:<public key>``   set         the contact ids of a key
 ``contacts:confirmed:<key>``    set         the e-mail addresses that key has confirmed
+``contacts:confirmed-addresses`` set        every confirmed address (the gateway answers them freely)
 ``contact:<id>:deliveries``     list        the latest deliveries to a contact (JSON, newest first)
 ``contacts:sig:<signature>``    string      a signed contact request already taken (20 minutes)
 ``delivery:<contact>:<event>``  string      a delivery queued once (2 days)
 ``mail:inbox``                  stream      mail received by the gateway, stored before its 250
 ``mail:seen:<message id>``      string      a mail already taken (7 days)
+``mail:done:<mail id>``         string      a kept mail that was processed (7 days)
 ``mail:replies:<address>``      string      replies sent to an unconfirmed address this hour
 =============================== =========== ======================================================
 
@@ -61,6 +63,7 @@ OUTBOX_SEEN = "{{outbox}}:seen:{event}"
 CONTACT = "contact:{contact}"
 CONTACTS_OF_KEY = "contacts:key:{key}"
 CONTACTS_CONFIRMED = "contacts:confirmed:{key}"
+CONFIRMED_ADDRESSES = "contacts:confirmed-addresses"
 CONTACT_DELIVERIES = "contact:{contact}:deliveries"
 CONTACT_SIG = "contacts:sig:{sig}"
 DELIVERY_ONCE = "delivery:{contact}:{event}"

@@ -1,0 +1,199 @@
+"""The play-by-email gateway end to end over real SMTP (CONTRACT section 9): ``smtplib`` sends mail to the
+gateway's aiosmtpd server, the mail is kept on the real Redis before the 250, an RQ worker submits its
+blocks through the service's write path, and the reply arrives at the suite's SMTP sink."""
+
+from __future__ import annotations
+
+import random
+import smtplib
+import threading
+import uuid
+from email.message import EmailMessage
+
+import pytest
+import redis as redis_lib
+from notify_servers import smtp_sink, text_of
+from rq.serializers import JSONSerializer
+from rq.worker import SimpleWorker
+from svc_helpers import Http, accept_all, create_game, move_envelope, signed
+
+from referee.embedded_redis import free_port
+from referee.notify.armor import armor
+from workers import deliveries, mailjobs
+
+
+@pytest.fixture
+def gateway(make_app, monkeypatch, redis_url, tmp_path):
+    """An app, the gateway's SMTP server on a free port, the reply sink, and ``run()`` for the workers."""
+    with smtp_sink() as sink:
+        app = make_app()
+        for name, value in {"REDIS_URL": redis_url, "REFEREE_SMTP_URL": f"smtp://127.0.0.1:{sink.port}",
+                            "REFEREE_QUEUE": app.config["REFEREE_QUEUE"], "REFEREE_VAR": str(tmp_path / "var"),
+                            "REFEREE_KEY_FILE": app.config["REFEREE_KEY_FILE"]}.items():
+            monkeypatch.setenv(name, value)
+        deliveries.reset_context()
+        mailjobs._SERVICE.clear()
+        port, stop, ready = free_port(), threading.Event(), threading.Event()
+        thread = threading.Thread(target=mailjobs.run_gateway, args=("127.0.0.1", port),
+                                  kwargs={"ready": ready, "stop": stop}, daemon=True)
+        thread.start()
+        assert ready.wait(10)
+        connection = redis_lib.Redis.from_url(redis_url)
+        queues = [deliveries.notify_queue(connection, app.config["REFEREE_QUEUE"]), app.extensions["referee.queue"]]
+
+        def run() -> None:
+            SimpleWorker(queues, connection=connection, serializer=JSONSerializer).work(burst=True,
+                                                                                        logging_level="ERROR")
+
+        yield app, port, sink, run
+        stop.set()
+        thread.join(5)
+        deliveries.reset_context()
+        mailjobs._SERVICE.clear()
+
+
+def send(port: int, text: str, *, sender: str = "alice@example.org", subject: str = "my move",
+         html: str | None = None, attachment: str | None = None, message_id: str | None = None) -> str:
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = sender, "play@referee.example", subject
+    message["Message-ID"] = message_id or f"<{uuid.uuid4().hex}@client.example>"
+    if html is not None and not text:
+        message.set_content(html, subtype="html")
+    else:
+        message.set_content(text)
+    if attachment is not None:
+        message.add_attachment(attachment.encode(), maintype="text", subtype="plain", filename="move.txt")
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as smtp:
+        smtp.send_message(message)
+    return message["Message-ID"]
+
+
+def next_block(http: Http, game, rng: random.Random) -> tuple[str, int]:
+    _status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+    seat = legal["to_move"]
+    move = rng.choice(legal["moves"])
+    game.moves.append((seat, move))
+    return armor(signed(game.keys[seat], move_envelope(game.game_id, seat, legal["seq"], legal["head"], move))), seat
+
+
+def replies(sink, address="alice@example.org"):
+    return [text_of(m) for m in sink.to(address)]
+
+
+def test_a_whole_five_towers_game_is_played_by_mail_only(gateway):
+    app, port, sink, run = gateway
+    http = Http(app.test_client())
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    rng, moves = random.Random(5), 0
+    while http.get(f"/games/{game.game_id}")[1]["status"] == "active":
+        block, _seat = next_block(http, game, rng)
+        send(port, f"Hello referee, here is my move.\n\n{block}\nCheers")
+        run()
+        moves += 1
+        assert "ACCEPTED" in replies(sink)[-1], replies(sink)[-1]
+        assert moves < 400
+    reply = sink.to("alice@example.org")[-1]
+    assert str(reply["Subject"]) == "Re: my move" and reply["In-Reply-To"]
+    assert '"receipt_sig"' in text_of(reply)
+    state = http.get(f"/games/{game.game_id}")[1]
+    assert state["status"] == "finished" and moves == len(game.moves)
+
+
+@pytest.mark.parametrize("mangling", ["quoted_reply", "crlf_rewrapped", "html_only", "attachment", "forwarded"])
+def test_what_mail_clients_do_to_a_block_does_not_stop_it(gateway, mangling):
+    app, port, sink, run = gateway
+    http = Http(app.test_client())
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    block, _seat = next_block(http, game, random.Random(1))
+    if mangling == "quoted_reply":
+        send(port, "Yes!\n\n> On Tuesday the referee wrote:\n" + "".join("> " + line + "\n" for line in
+                                                                             block.splitlines()))
+    elif mangling == "crlf_rewrapped":
+        body = "".join(block.splitlines()[1:-1])
+        lines = [block.splitlines()[0]] + [body[i:i + 40] for i in range(0, len(body), 40)] + [block.splitlines()[-1]]
+        send(port, "\r\n".join(lines))
+    elif mangling == "html_only":
+        send(port, "", html="<html><body><p>My move:</p><p>" + "<br>".join(block.splitlines()) + "</p></body></html>")
+    elif mangling == "attachment":
+        send(port, "My move is attached.", attachment=block)
+    else:
+        send(port, "---------- Forwarded message ----------\nFrom: bob\n\n" + block)
+    run()
+    assert "ACCEPTED" in replies(sink)[-1]
+    assert [e["type"] for e in app.extensions["referee.store"].read_log(game.game_id)][-1] == "move"
+
+
+def test_several_blocks_in_one_mail_are_reported_in_order(gateway):
+    app, port, sink, run = gateway
+    http = Http(app.test_client())
+    games = [create_game(http, "fivetowers", 2) for _ in range(2)]
+    for game in games:
+        accept_all(http, game)
+    blocks = [next_block(http, game, random.Random(2))[0] for game in games]
+    send(port, f"two games\n{blocks[0]}\nand\n{blocks[1]}")
+    run()
+    text = replies(sink)[-1]
+    assert text.index(f"Block 1 (game {games[0].game_id}): ACCEPTED") < text.index(
+        f"Block 2 (game {games[1].game_id}): ACCEPTED")
+
+
+@pytest.mark.parametrize("bad", ["no_block", "tampered", "illegal", "stale", "oversized"])
+def test_bad_mail_gets_a_clear_reply_and_changes_no_log(gateway, bad):
+    app, port, sink, run = gateway
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    before = store.read_log(game.game_id)
+    block, seat = next_block(http, game, random.Random(3))
+    if bad == "oversized":
+        with pytest.raises(smtplib.SMTPException):
+            send(port, block + "x" * (mailjobs.MAX_MAIL + 10))
+        assert store.read_log(game.game_id) == before
+        return
+    if bad == "no_block":
+        text, expected = "I pass, thanks", "mail/no_block"
+    elif bad == "tampered":
+        lines = block.splitlines()
+        lines[2] = lines[2][:10] + ("A" if lines[2][10] != "A" else "B") + lines[2][11:]
+        text, expected = "\n".join(lines), "REFUSED"
+    elif bad == "illegal":
+        _s, legal = http.get(f"/games/{game.game_id}/legal-moves")
+        move = {"type": "bid", "amount": 99}
+        text = armor(signed(game.keys[seat], move_envelope(game.game_id, seat, legal["seq"], legal["head"], move)))
+        expected = "REFUSED"
+    else:
+        _s, legal = http.get(f"/games/{game.game_id}/legal-moves")
+        move = legal["moves"][0]
+        text = armor(signed(game.keys[seat], move_envelope(game.game_id, seat, legal["seq"] - 1, "ab" * 32, move)))
+        expected = "submission/stale"
+    send(port, text)
+    run()
+    reply = replies(sink)[-1]
+    assert expected in reply, reply
+    assert store.read_log(game.game_id) == before
+
+
+def test_the_same_mail_delivered_twice_is_one_move(gateway):
+    app, port, sink, run = gateway
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    block, _seat = next_block(http, game, random.Random(4))
+    message_id = send(port, block)
+    send(port, block, message_id=message_id)  # the same mail again (a client's retry)
+    send(port, "Did it arrive?\n" + block)  # another mail with the same block
+    run()
+    moves = [e for e in store.read_log(game.game_id) if e["type"] == "move"]
+    assert len(moves) == 1
+    texts = replies(sink)
+    assert len(texts) == 2 and "ACCEPTED" in texts[0] and "submission/duplicate" in texts[1]
+
+
+def test_an_unconfirmed_address_gets_at_most_five_replies_an_hour(gateway):
+    app, port, sink, run = gateway
+    for _ in range(7):
+        send(port, "no block here", sender="mallory@example.org")
+    run()
+    assert len(sink.to("mallory@example.org")) == mailjobs.REPLIES_PER_HOUR
