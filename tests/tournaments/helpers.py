@@ -1,0 +1,110 @@
+"""Building real tournament logs for the tests: signed joins, the referee's own entries from
+``TournamentReplayer.due()``, results chosen by the test. Pure: no Redis, no clock."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from referee.logchain import ENTRY_VERSION, seal
+from referee.signing import b64url_encode, generate_key, public_key_b64, sign
+from referee.tournaments.log import JOIN_CTX, TournamentReplayer, resolve_tournament
+from referee.tournaments.seed import commitment
+
+SERVER_SEED = bytes(range(32))
+KEYS = [generate_key() for _ in range(24)]
+ORGANISER = generate_key()
+
+
+def at(seq: int) -> str:
+    """A fixed, increasing time per position (one minute apart)."""
+    return f"2026-01-01T{seq // 60 % 24:02d}:{seq % 60:02d}:00.000Z"
+
+
+class Builder:
+    """Appends entries to a tournament log, sealing each and feeding it to a replayer that holds the
+    server seed (as the service's would)."""
+
+    def __init__(self, players: int = 4, *, ruleset: str = "fivetowers", fmt: dict[str, Any] | None = None,
+                 server_seed: bytes = SERVER_SEED, tournament: str = "t_test", **extra: Any):
+        self.keys = KEYS[:players]
+        self.server_seed = server_seed
+        body = {"ruleset": ruleset, "players": [{"name": f"P{i}", "key": public_key_b64(k)}
+                                                for i, k in enumerate(self.keys)],
+                "format": fmt or {"kind": "swiss"}, **extra}
+        self.log: list[dict[str, Any]] = []
+        self.replayer = TournamentReplayer(server_seed=server_seed)
+        self.append("created", tournament=tournament, **resolve_tournament(body), organiser=None,
+                    commitment=commitment(server_seed))
+        self.tournament = tournament
+
+    @property
+    def public(self) -> list[str]:
+        return [public_key_b64(k) for k in self.keys]
+
+    def key_of(self, public: str):
+        return self.keys[self.public.index(public)]
+
+    def entry(self, kind: str, **payload: Any) -> dict[str, Any]:
+        prev = self.log[-1]["hash"] if self.log else "0" * 64
+        return seal({"v": ENTRY_VERSION, "type": kind, "seq": len(self.log), "at": at(len(self.log)), **payload},
+                    prev)
+
+    def append(self, kind: str, **payload: Any):
+        entry = self.entry(kind, **payload)
+        verdict = self.replayer.feed(entry)
+        self.log.append(entry)
+        return verdict
+
+    def envelope(self, ctx: str, **fields: Any) -> dict[str, Any]:
+        return {"v": 1, "ctx": ctx, "tournament": self.tournament, "seq": len(self.log),
+                "prev": self.log[-1]["hash"], **fields}
+
+    def join(self, i: int, entropy: bytes | None = None):
+        key = self.keys[i]
+        env = self.envelope(JOIN_CTX, key=public_key_b64(key), at=at(len(self.log)),
+                            entropy=b64url_encode(entropy or hashlib.sha256(bytes([i])).digest()))
+        return self.append("joined", key=public_key_b64(key), submission={"envelope": env, "sig": sign(key, env)})
+
+    def join_all(self) -> None:
+        for i in range(len(self.keys)):
+            assert self.join(i).status == "ok"
+
+    def pair(self):
+        due = self.replayer.due()
+        assert due is not None and due["type"] == "paired", due
+        pairing = due["pairing"]
+        tables = [{"game": f"g_r{due['round']}_t{i + 1}", "players": t} for i, t in enumerate(pairing.tables)]
+        return self.append("paired", round=due["round"], tables=tables, byes=pairing.byes)
+
+    def finish_game(self, game: str, ranks: list[int], scores: list[int] | None = None):
+        head = hashlib.sha256(game.encode()).hexdigest()
+        return self.append("game_finished", game=game, head=head, ranks=ranks, scores=scores)
+
+    def play_round(self, outcome: Callable[[list[str]], tuple[list[int], list[int] | None]]) -> None:
+        """Pair the next round, finish every game with ``outcome(players)`` → (ranks, scores), close it."""
+        assert self.pair().status == "ok"
+        rnd = self.replayer.rounds[-1]
+        for table in rnd.tables:
+            ranks, scores = outcome(table["players"])
+            assert self.finish_game(table["game"], ranks, scores).status == "ok"
+        due = self.replayer.due()
+        assert due is not None and due["type"] == "round_closed"
+        assert self.append("round_closed", round=due["round"], reason="complete").status == "ok"
+
+    def play_out(self, outcome: Callable[[list[str]], tuple[list[int], list[int] | None]]) -> None:
+        while True:
+            due = self.replayer.due()
+            if due is None or due["type"] != "paired":
+                break
+            self.play_round(outcome)
+        assert self.append("finished").status == "ok"
+        assert self.append("revealed", server_seed=self.server_seed.hex(), reason="finished").status == "ok"
+
+
+def by_key_order(players: list[str]) -> tuple[list[int], list[int]]:
+    """The player whose key sorts first wins, and so on (no shared ranks); scores 10 × places from last."""
+    order = sorted(players)
+    ranks = [order.index(p) + 1 for p in players]
+    return ranks, [10 * (len(players) - r) for r in ranks]
