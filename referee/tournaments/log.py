@@ -127,7 +127,7 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> 
     players = body.get("players")
     if not isinstance(players, list) or not 2 <= len(players) <= MAX_PLAYERS:
         bad("$.players", f"players is a list of 2 to {MAX_PLAYERS} {{name, key}}")
-        players = []
+        players = players[:MAX_PLAYERS] if isinstance(players, list) else []
     seen: set[str] = set()
     for i, p in enumerate(players):
         if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p.get("name"):

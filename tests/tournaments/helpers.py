@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Callable
 from typing import Any
 
 from referee.logchain import ENTRY_VERSION, seal
 from referee.signing import b64url_encode, generate_key, public_key_b64, sign
-from referee.tournaments.log import JOIN_CTX, TournamentReplayer, resolve_tournament
+from referee.tournaments.log import JOIN_CTX, TOURNAMENT_CTX, TournamentReplayer, resolve_tournament
 from referee.tournaments.seed import commitment
 
 SERVER_SEED = bytes(range(32))
@@ -27,7 +28,8 @@ class Builder:
     server seed (as the service's would)."""
 
     def __init__(self, players: int = 4, *, ruleset: str = "fivetowers", fmt: dict[str, Any] | None = None,
-                 server_seed: bytes = SERVER_SEED, tournament: str = "t_test", **extra: Any):
+                 server_seed: bytes = SERVER_SEED, tournament: str = "t_test", organiser: bool = False,
+                 **extra: Any):
         self.keys = KEYS[:players]
         self.server_seed = server_seed
         body = {"ruleset": ruleset, "players": [{"name": f"P{i}", "key": public_key_b64(k)}
@@ -35,9 +37,14 @@ class Builder:
                 "format": fmt or {"kind": "swiss"}, **extra}
         self.log: list[dict[str, Any]] = []
         self.replayer = TournamentReplayer(server_seed=server_seed)
-        self.append("created", tournament=tournament, **resolve_tournament(body), organiser=None,
-                    commitment=commitment(server_seed))
+        signed: dict[str, Any] = {"organiser": None}
+        if organiser:
+            signed = {"organiser": public_key_b64(ORGANISER), "request": body,
+                      "organiser_sig": sign(ORGANISER, {"v": 1, "ctx": TOURNAMENT_CTX, **body})}
         self.tournament = tournament
+        self.created_payload = {"tournament": tournament, **resolve_tournament(body), **signed,
+                                "commitment": commitment(server_seed)}
+        assert self.append("created", **self.created_payload).status == "ok"
 
     @property
     def public(self) -> list[str]:
@@ -61,11 +68,27 @@ class Builder:
         return {"v": 1, "ctx": ctx, "tournament": self.tournament, "seq": len(self.log),
                 "prev": self.log[-1]["hash"], **fields}
 
-    def join(self, i: int, entropy: bytes | None = None):
+    def join_entry(self, i: int, entropy: bytes | None = None, signer=None, **override: Any) -> dict[str, Any]:
         key = self.keys[i]
-        env = self.envelope(JOIN_CTX, key=public_key_b64(key), at=at(len(self.log)),
-                            entropy=b64url_encode(entropy or hashlib.sha256(bytes([i])).digest()))
-        return self.append("joined", key=public_key_b64(key), submission={"envelope": env, "sig": sign(key, env)})
+        if entropy is None:
+            entropy = hashlib.sha256(bytes([i])).digest()
+        env = self.envelope(JOIN_CTX, key=public_key_b64(key), at=at(len(self.log)), entropy=b64url_encode(entropy))
+        env.update(override)
+        return self.entry("joined", key=public_key_b64(key),
+                          submission={"envelope": env, "sig": sign(signer or key, env)})
+
+    def join(self, i: int, entropy: bytes | None = None):
+        return self.add(self.join_entry(i, entropy))
+
+    def add(self, entry: dict[str, Any]):
+        verdict = self.replayer.feed(entry)
+        self.log.append(entry)
+        return verdict
+
+    def attempt(self, entry: dict[str, Any]):
+        """The verdict ``entry`` would get, on a copy of the replayer (the log is left as it is)."""
+        replica = copy.deepcopy(self.replayer)
+        return replica.feed(entry), replica
 
     def join_all(self) -> None:
         for i in range(len(self.keys)):
