@@ -131,3 +131,43 @@ def by_key_order(players: list[str]) -> tuple[list[int], list[int]]:
     order = sorted(players)
     ranks = [order.index(p) + 1 for p in players]
     return ranks, [10 * (len(players) - r) for r in ranks]
+
+
+def play_game(ruleset_name: str, game_id: str, keys: list, *, seed: int = 0) -> list[dict[str, Any]]:
+    """A real, finished, seeded game log whose seats are ``keys`` (private keys, seat order): signed
+    acceptances, random legal moves from the engine, the seed revealed."""
+    import random
+
+    from referee.games import ruleset
+    from referee.games.randomness import derive_game_seed
+    from referee.signing import ACCEPT_CTX, MOVE_CTX
+
+    rules = ruleset(ruleset_name)
+    chooser = random.Random(seed)
+    server_seed = hashlib.sha256(f"game-seed/{game_id}".encode()).digest()
+    log: list[dict[str, Any]] = []
+
+    def add(entry: dict[str, Any]) -> None:
+        prev = log[-1]["hash"] if log else "0" * 64
+        log.append(seal({"v": 1, "seq": len(log), "at": at(len(log)), **entry}, prev))
+
+    def signed(ctx: str, seat: int, **payload: Any) -> dict[str, Any]:
+        env = {"v": 1, "ctx": ctx, "game": game_id, "seat": seat, "seq": len(log), "prev": log[-1]["hash"],
+               "at": at(len(log)), **payload}
+        return {"envelope": env, "sig": sign(keys[seat], env)}
+
+    add({"type": "created", "game": game_id, "ruleset": {"name": rules.name, "version": rules.version},
+         "seats": [{"name": f"seat {i}", "key": public_key_b64(k)} for i, k in enumerate(keys)], "options": {},
+         "organiser": None, "mode": "seeded", "commitment": hashlib.sha256(server_seed).hexdigest()})
+    entropies = [hashlib.sha256(f"{game_id}/{i}".encode()).digest() for i in range(len(keys))]
+    for i, entropy in enumerate(entropies):
+        add({"type": "accepted", "seat": i, "submission": signed(ACCEPT_CTX, i, entropy=b64url_encode(entropy))})
+    add({"type": "started"})
+    game = rules.new_game(len(keys), {}, seed=derive_game_seed(server_seed, game_id, entropies))
+    while not game.is_over():
+        seat = game.to_move()
+        move = chooser.choice(game.legal_moves())
+        add({"type": "move", "seat": seat, "submission": signed(MOVE_CTX, seat, move=move)})
+        game.play(seat, move)
+    add({"type": "revealed", "server_seed": server_seed.hex(), "reason": "finished"})
+    return log
