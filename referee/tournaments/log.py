@@ -231,8 +231,9 @@ def _created_problem(entry: dict[str, Any]) -> str | None:
     if not isinstance(entry.get("commitment"), str) or not _HEX64.fullmatch(entry["commitment"]):
         return "the commitment must be 64 lowercase hex digits"
     ruleset = entry.get("ruleset")
-    if not isinstance(ruleset, dict):
-        return "created pins no ruleset"
+    if not isinstance(ruleset, dict) or set(ruleset) != {"name", "version"} or not isinstance(
+            ruleset.get("version"), str):
+        return "created names no ruleset {name, version}"
     fmt = entry.get("format") if isinstance(entry.get("format"), dict) else {}
     body = {k: entry.get(k) for k in RESOLVED_FIELDS if k != "ruleset"}
     body["ruleset"] = ruleset.get("name")
@@ -496,8 +497,9 @@ class TournamentReplayer:
         tables, byes = entry.get("tables"), entry.get("byes")
         if not isinstance(tables, list) or not isinstance(byes, list) or not all(
                 isinstance(t, dict) and isinstance(t.get("players"), list) and isinstance(t.get("game"), str)
-                for t in tables):
-            return _reject(entry, "paired/malformed", "paired has tables [{game, players}] and byes [keys]")
+                and all(isinstance(k, str) for k in t["players"]) for t in tables) or not all(
+                isinstance(k, str) for k in byes):
+            return _reject(entry, "paired/malformed", "paired has tables [{game, players: [keys]}] and byes [keys]")
         ids = [t["game"] for t in tables]
         if len(set(ids)) != len(ids) or any(i in self._games for i in ids) or not all(
                 _GAME_ID.fullmatch(i) for i in ids):
@@ -508,8 +510,10 @@ class TournamentReplayer:
         if expected is None:
             status = "unknown"
             seated = [k for t in written.tables for k in t] + written.byes
-            if sorted(seated) != sorted(self.active_players()):
-                return _reject(entry, "paired/players", "every active player sits at one table or has a bye")
+            allowed = self.created["format"]["table_sizes"]  # type: ignore[index]
+            if sorted(seated) != sorted(self.active_players()) or any(len(t) not in allowed for t in written.tables):
+                return _reject(entry, "paired/players",
+                               "every active player sits at one table of an allowed size or has a bye")
         elif written != expected:
             return _reject(entry, "paired/mismatch",
                            f"round {entry['round']} is not the recomputed pairing {expected.to_dict()}")

@@ -13,6 +13,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from referee.bundle import build_bundle
 from referee.replay import replay_log
@@ -59,8 +61,14 @@ def played() -> tuple[list, dict]:
     return copy.deepcopy(log), copy.deepcopy(bundles)
 
 
+@functools.cache
+def _certificate_text() -> str:
+    return json.dumps(build_certificate(_played()[0], REFEREE))
+
+
 def certificate() -> dict:
-    return build_certificate(played()[0], REFEREE)
+    """A fresh copy of the genuine certificate (tests tamper with it)."""
+    return json.loads(_certificate_text())
 
 
 def resign(cert: dict) -> dict:
@@ -240,3 +248,37 @@ def test_verify_tournament_command_exit_status(tmp_path):
     junk = tmp_path / "junk.json"
     junk.write_text('{"a": 1.5}')
     assert runner.invoke(verify_tournament_command, [str(junk)]).exit_code == 1
+
+
+# -- hostile certificates ------------------------------------------------------------------------
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=3),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                                       max_size=3), max_leaves=5)
+#: fields whose change the referee's word alone vouches for (its signature and the hash chain)
+UNCHECKED = {"at"}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_forged_field_anywhere_in_the_log_never_crashes_the_verifier_and_fails(data):
+    cert = certificate()
+    position = data.draw(st.integers(0, len(cert["log"]) - 1), label="position")
+    entry = cert["log"][position]
+    field = data.draw(st.sampled_from(sorted(k for k in entry if k not in ("hash", "seq", "v", *UNCHECKED))),
+                      label="field")
+    value = data.draw(JSON_VALUES, label="value")
+    assume(value != entry[field])
+    entry[field] = value
+    if position == 0:
+        cert["log"] = reseal([_seal_first(entry), *cert["log"][1:]], 1)
+    else:
+        cert["log"] = reseal(cert["log"], position)
+    report = verify_certificate(resign(cert))
+    assert not report.ok, (position, field, value)
+    assert report.first_failure.name in ("format", "hash_chain", "seed_commitment", "replay", "games",
+                                         "standings")
+
+
+def _seal_first(entry):
+    from referee.logchain import GENESIS, seal
+    return seal(entry, GENESIS)
