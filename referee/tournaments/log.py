@@ -314,6 +314,9 @@ class TournamentReplayer:
     revealed: bool = False
     head: str = GENESIS
     _games: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _keys: list[str] = field(default_factory=list)
+    _key_set: frozenset[str] = frozenset()
+    _joined: set[str] = field(default_factory=set)
 
     # -- reads --------------------------------------------------------------------------------------
     @property
@@ -322,17 +325,18 @@ class TournamentReplayer:
 
     @property
     def keys(self) -> list[str]:
-        return [p["key"] for p in (self.created or {}).get("players", [])]
+        """Every player's key, in ``created`` order."""
+        return list(self._keys)
 
     @property
     def seed(self) -> bytes | None:
         """The tournament seed, once the server seed is known and every player has joined."""
-        if self.server_seed is None or self.created is None or len(self.joins) != len(self.keys):
+        if self.server_seed is None or self.created is None or len(self.joins) != len(self._keys):
             return None
         return tournament_seed(self.server_seed, [entropy for _, entropy in self.joins])
 
     def active_players(self) -> list[str]:
-        return [k for k in self.keys if k not in self.withdrawn]
+        return [k for k in self._keys if k not in self.withdrawn]
 
     def results(self) -> list[GameResult]:
         """Every game with a result, in the order of its round and table."""
@@ -441,6 +445,8 @@ class TournamentReplayer:
         if problem:
             raise LogError(0, problem)
         self.created = entry
+        self._keys = [p["key"] for p in entry["players"]]
+        self._key_set = frozenset(self._keys)
         return self._ok(entry)
 
     def _signed(self, entry: dict[str, Any], ctx: str, signers: list[str], **binding: Any) -> tuple[str, str] | None:
@@ -469,9 +475,9 @@ class TournamentReplayer:
         key = entry.get("key")
         if self.status != WAITING:
             return _reject(entry, "tournament/not_waiting", "the tournament is not waiting for players")
-        if key not in self.keys:
+        if not isinstance(key, str) or key not in self._key_set:
             return _reject(entry, "join/not_player", "this key is no player of the tournament")
-        if any(k == key for k, _ in self.joins):
+        if key in self._joined:
             return _reject(entry, "join/duplicate", "this player has joined already")
         problem = self._signed(entry, JOIN_CTX, [key], key=key)
         if problem:
@@ -483,7 +489,8 @@ class TournamentReplayer:
         if len(entropy) != 32:
             return _reject(entry, "join/bad_entropy", "entropy must be 32 bytes of base64url")
         self.joins.append((key, entropy))
-        if len(self.joins) == len(self.keys):
+        self._joined.add(key)
+        if len(self.joins) == len(self._keys):
             self.status = ACTIVE
         return self._ok(entry)
 

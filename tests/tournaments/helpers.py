@@ -29,8 +29,9 @@ class Builder:
 
     def __init__(self, players: int = 4, *, ruleset: str = "fivetowers", fmt: dict[str, Any] | None = None,
                  server_seed: bytes = SERVER_SEED, tournament: str = "t_test", organiser: bool = False,
-                 **extra: Any):
-        self.keys = KEYS[:players]
+                 keys: list | None = None, **extra: Any):
+        self.keys = keys if keys is not None else KEYS[:players]
+        self._public = [public_key_b64(k) for k in self.keys]
         self.server_seed = server_seed
         body = {"ruleset": ruleset, "players": [{"name": f"P{i}", "key": public_key_b64(k)}
                                                 for i, k in enumerate(self.keys)],
@@ -48,10 +49,10 @@ class Builder:
 
     @property
     def public(self) -> list[str]:
-        return [public_key_b64(k) for k in self.keys]
+        return list(self._public)
 
     def key_of(self, public: str):
-        return self.keys[self.public.index(public)]
+        return self.keys[self._public.index(public)]
 
     def entry(self, kind: str, **payload: Any) -> dict[str, Any]:
         prev = self.log[-1]["hash"] if self.log else "0" * 64
@@ -71,7 +72,7 @@ class Builder:
     def join_entry(self, i: int, entropy: bytes | None = None, signer=None, **override: Any) -> dict[str, Any]:
         key = self.keys[i]
         if entropy is None:
-            entropy = hashlib.sha256(bytes([i])).digest()
+            entropy = hashlib.sha256(i.to_bytes(4, "big")).digest()
         env = self.envelope(JOIN_CTX, key=public_key_b64(key), at=at(len(self.log)), entropy=b64url_encode(entropy))
         env.update(override)
         return self.entry("joined", key=public_key_b64(key),
