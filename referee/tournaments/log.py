@@ -665,6 +665,13 @@ class TournamentReplayer:
         return self._ok(entry)
 
 
+def finished_payload(game: str, head: str, result: dict[str, Any]) -> dict[str, Any]:
+    """The ``game_finished`` payload for a game's ``result()`` (CONTRACT section 1): its ranks and totals
+    in seat order, and ``head``, the hash of the game log's last entry."""
+    seats = result["seats"]
+    return {"game": game, "head": head, "ranks": [s["rank"] for s in seats], "scores": [s["total"] for s in seats]}
+
+
 def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:
     for entry in reversed(entries):
         if isinstance(entry, dict) and entry.get("type") == "revealed":

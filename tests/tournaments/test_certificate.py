@@ -28,6 +28,7 @@ from referee.tournaments.certificate import (
     verify_certificate,
 )
 from referee.tournaments.cli import verify_tournament_command
+from referee.tournaments.log import finished_payload
 
 from .helpers import Builder, play_game
 
@@ -44,11 +45,8 @@ def _played() -> tuple[list, dict]:
         rnd = b.replayer.rounds[-1]
         for t in rnd.tables:
             log = play_game("fivetowers", t["game"], [b.key_of(k) for k in t["players"]])
-            result = replay_log(log).game.result()
-            ranks = [s["rank"] for s in result["seats"]]
-            scores = [s["total"] for s in result["seats"]]
-            assert b.append("game_finished", game=t["game"], head=log[-1]["hash"], ranks=ranks,
-                            scores=scores).status == "ok"
+            payload = finished_payload(t["game"], log[-1]["hash"], replay_log(log).game.result())
+            assert b.append("game_finished", **payload).status == "ok"
             bundles[t["game"]] = build_bundle(log, REFEREE)
         assert b.append("round_closed", round=rnd.number, reason="complete").status == "ok"
     b.append("finished")

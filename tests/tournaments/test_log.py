@@ -93,6 +93,25 @@ def test_swiss_byes_rotate_and_score_the_bye_points():
     assert all_ok(replay_tournament(b.log))
 
 
+def test_the_projection_has_the_contract_shape():
+    b = Builder(5, fmt={"kind": "swiss", "rounds": 2, "table_sizes": [2]}, tournament="t_shape")
+    assert b.replayer.to_dict()["status"] == "waiting"
+    b.join_all()
+    b.play_round(by_key_order)
+    view = b.replayer.to_dict()
+    assert {"tournament", "status", "seq", "head", "format", "points", "tie_breaks", "rounds",
+            "standings"} <= set(view)
+    assert view["tournament"] == "t_shape" and view["status"] == "active"
+    assert view["seq"] == len(b.log) and view["head"] == b.log[-1]["hash"]
+    rnd = view["rounds"][0]
+    assert rnd["round"] == 1 and rnd["closed"] and len(rnd["byes"]) == 1
+    table = rnd["tables"][0]
+    assert set(table) == {"game", "players", "result"} and table["result"]["method"] == "played"
+    row = view["standings"][0]
+    assert set(row) == {"rank", "key", "name", "points", "tie_breaks"}
+    assert list(row["tie_breaks"]) == view["tie_breaks"]
+
+
 def test_due_says_what_the_referee_writes_next():
     b = Builder(4, fmt={"kind": "swiss", "rounds": 1, "table_sizes": [2]})
     assert b.replayer.due() is None  # waiting for joins
