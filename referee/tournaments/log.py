@@ -26,7 +26,8 @@ the service (to check an entry before appending it), the workers (projections) a
   ``head``, ``reason``; with method ``organiser`` a ``decision`` {envelope {v 1, ctx
   "referee/adjudicate", tournament, game, ranks, reason, seq, prev}, sig} signed by the organiser.
 * ``withdrawn`` — ``key``, ``submission`` {envelope {v 1, ctx "referee/withdraw", tournament, key, seq,
-  prev}, sig} signed by that player or by the organiser. A withdrawn player is paired no more.
+  prev}, sig} signed by that player or by the organiser, once the tournament is active. A withdrawn
+  player is paired no more.
 * ``bye`` — ``round``, ``key``, ``reason``: the bye points for a player of the open round who sits at
   none of its tables (the byes of ``paired`` need no ``bye`` entry).
 * ``round_closed`` — ``round``, ``reason`` ("complete" | "deadline"): every game of the round has a
@@ -601,7 +602,7 @@ class TournamentReplayer:
             return _reject(entry, "withdraw/not_player", "this key is no player of the tournament")
         if key in self.withdrawn:
             return _reject(entry, "withdraw/duplicate", "this player has withdrawn already")
-        if self.status not in (WAITING, ACTIVE):
+        if self.status != ACTIVE:  # before the start a player simply does not join
             return _reject(entry, "tournament/not_active", f"the tournament is {self.status}")
         problem = self._signed(entry, WITHDRAW_CTX, [key, self.created.get("organiser")], key=key)
         if problem:

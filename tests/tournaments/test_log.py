@@ -278,9 +278,12 @@ def test_provisional_adjudication_records_the_engine_result():
 
 def test_a_withdrawn_player_is_paired_no_more():
     b = Builder(5, fmt={"kind": "swiss", "rounds": 2, "table_sizes": [2]})
+    gone = b.public[0]
+    early = b.envelope(WITHDRAW_CTX, key=gone)
+    refused(b, b.entry("withdrawn", key=gone, submission={"envelope": early, "sig": sign(KEYS[0], early)}),
+            "tournament/not_active")
     b.join_all()
     b.play_round(by_key_order)
-    gone = b.public[0]
     env = b.envelope(WITHDRAW_CTX, key=gone)
     stranger = b.entry("withdrawn", key=gone, submission={"envelope": env, "sig": sign(KEYS[3], env)})
     refused(b, stranger, "submission/bad_signature")
