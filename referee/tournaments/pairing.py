@@ -21,9 +21,11 @@ tables and one bye.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 
@@ -36,6 +38,10 @@ KINDS = (ROUND_ROBIN, SWISS, SERIES)
 ROUND_ROBIN_STEPS = 3000
 #: 2-player Swiss: players this far apart in the standings are matched only when no closer matching exists
 SWISS_WINDOW = 40
+#: Swiss, larger tables: up to this many players seated, every seating is tried (fewest repeats exactly)
+SWISS_EXACT_MAX = 12
+#: Swiss, larger tables: rotations of three players look this many tables around a table with a repeat
+ROTATION_REACH = 6
 
 
 @dataclass(frozen=True)
@@ -308,21 +314,93 @@ def _swiss_multi(ranked: list[str], sizes: Sequence[int], met: Counter[tuple[str
     return tables
 
 
+def _swiss_exact(ranked: list[str], sizes: Sequence[int], met: Counter[tuple[str, str]]) -> list[list[str]]:
+    """Every way to seat the players at tables of ``sizes``, the one with the fewest repeat meetings, then
+    the smallest Σ over tables of (each player's place − the table's best place); the first such in this
+    enumeration: the best-ranked unseated player opens the next table, whose size runs over the sizes
+    left, largest first, and whose other players run over ``itertools.combinations`` of the unseated
+    players in standings order. Tables come out in the order they were opened."""
+    place = {k: i for i, k in enumerate(ranked)}
+    best: list[Any] = [None, None]
+
+    def seat(unseated: list[str], sizes_left: list[int], tables: list[tuple[str, ...]], cost: tuple[int, int]) -> None:
+        if best[0] is not None and cost >= best[0]:
+            return
+        if not unseated:
+            best[0], best[1] = cost, [list(t) for t in tables]
+            return
+        head, rest = unseated[0], unseated[1:]
+        for size in sorted(set(sizes_left), reverse=True):
+            left = list(sizes_left)
+            left.remove(size)
+            for others in itertools.combinations(rest, size - 1):
+                table = (head, *others)
+                step = (_repeats(table, met), sum(place[k] - place[head] for k in others))
+                tables.append(table)
+                seat([k for k in rest if k not in others], left, tables, (cost[0] + step[0], cost[1] + step[1]))
+                tables.pop()
+
+    seat(list(ranked), list(sizes), [], (0, 0))
+    return best[1]
+
+
 def _repeats(table: Sequence[str], met: Counter[tuple[str, str]]) -> int:
     return sum(met[pair_key(a, b)] for i, a in enumerate(table) for b in table[i + 1:])
 
 
+def _nearest(a: int, count: int) -> list[int]:
+    """The other tables' indexes, nearest to ``a`` first, the lower table (larger index) first at equal
+    distance."""
+    return sorted((b for b in range(count) if b != a), key=lambda b: (abs(b - a), -b))
+
+
 def _fix_repeats(tables: list[list[str]], met: Counter[tuple[str, str]]) -> None:
+    """Lower the repeat meetings by swaps (:func:`_swap_repeats`) until none helps, then by one rotation of
+    three players (:func:`_rotate_repeats`); again, until neither helps."""
+    while True:
+        _swap_repeats(tables, met)
+        if not _rotate_repeats(tables, met):
+            return
+
+
+def _rotate_repeats(tables: list[list[str]], met: Counter[tuple[str, str]]) -> bool:
+    """Make the first rotation that lowers the total repeat count of three tables: for each table ``a``
+    holding a repeat, each of its seats ``i``, tables ``b`` then ``c`` among its ``ROTATION_REACH``
+    nearest (:func:`_nearest` order, b ≠ c), seats ``j`` of b and ``k`` of c: a[i] moves to b[j], b[j] to
+    c[k], c[k] to a[i]. Whether one was made."""
+    for a, ta in enumerate(tables):
+        if _repeats(ta, met) == 0:
+            continue
+        near = _nearest(a, len(tables))[:ROTATION_REACH]
+        for i in range(len(ta)):
+            for b in near:
+                for c in near:
+                    if c == b:
+                        continue
+                    tb, tc = tables[b], tables[c]
+                    before = _repeats(ta, met) + _repeats(tb, met) + _repeats(tc, met)
+                    for j in range(len(tb)):
+                        for k in range(len(tc)):
+                            na = [*ta[:i], tc[k], *ta[i + 1:]]
+                            nb = [*tb[:j], ta[i], *tb[j + 1:]]
+                            nc = [*tc[:k], tb[j], *tc[k + 1:]]
+                            if _repeats(na, met) + _repeats(nb, met) + _repeats(nc, met) < before:
+                                tables[a], tables[b], tables[c] = na, nb, nc
+                                return True
+    return False
+
+
+def _swap_repeats(tables: list[list[str]], met: Counter[tuple[str, str]]) -> None:
     """While some table holds a repeat meeting: try, for its seats in order, swapping with the seats of the
-    other tables (nearest tables first, then lower tables before higher ones) and make the first swap that
-    lowers the two tables' total repeat count; stop when no such swap exists."""
+    other tables (:func:`_nearest` order) and make the first swap that lowers the two tables' total repeat
+    count; stop when no such swap exists."""
     changed = True
     while changed:
         changed = False
         for a, ta in enumerate(tables):
             if _repeats(ta, met) == 0:
                 continue
-            others = sorted((b for b in range(len(tables)) if b != a), key=lambda b: (abs(b - a), -b))
+            others = _nearest(a, len(tables))
             for i in range(len(ta)):
                 for b in others:
                     tb = tables[b]
@@ -377,7 +455,12 @@ def pair_round(kind: str, *, round_no: int, players: Sequence[str], active: Iter
     byes = _byes_for(ranked, bye_count, byes_had) if bye_count else []
     seated = [k for k in ranked if k not in byes]
     met = meetings(history)
-    tables = _swiss_two(seated, met) if sizes and max(sizes) == 2 else _swiss_multi(seated, sizes, met)
+    if sizes and max(sizes) == 2:
+        tables = _swiss_two(seated, met)
+    elif len(seated) <= SWISS_EXACT_MAX:
+        tables = _swiss_exact(seated, sizes, met)
+    else:
+        tables = _swiss_multi(seated, sizes, met)
     return Pairing(seat_order(seed, round_no, tables), sorted(byes, key=ranked.index))
 
 

@@ -239,3 +239,42 @@ def test_series_goes_on_without_a_withdrawn_player_and_stops_below_the_minimum()
     alone = pair_round(SERIES, round_no=1, players=keys, active=keys[:1], allowed=[3, 2], rounds=3, history=[],
                        ranking=keys, seed=SEED)
     assert alone == Pairing([], keys[:1])
+
+
+def _seatings(items, sizes):
+    """Brute force: every way to seat ``items`` at tables of ``sizes`` (any order of the sizes)."""
+    if not sizes:
+        yield []
+        return
+    for size in set(sizes):
+        left = list(sizes)
+        left.remove(size)
+        for rest in itertools.combinations(items[1:], size - 1):
+            table = [items[0], *rest]
+            for more in _seatings([x for x in items if x not in table], left):
+                yield [table, *more]
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(5, 9), allowed=st.sampled_from([[3], [4, 3], [3, 2], [4], [5, 4]]), data=st.data())
+def test_swiss_larger_tables_seat_with_the_fewest_repeat_meetings_possible(n, allowed, data):
+    keys = players(n)
+    sizes, byes = table_sizes(n, allowed)
+    history = []
+    for _ in range(data.draw(st.integers(1, 3), label="earlier rounds")):
+        order = data.draw(st.permutations(keys), label="seating")
+        tables, i = [], 0
+        for size in sizes:
+            tables.append(list(order[i:i + size]))
+            i += size
+        history.append(Pairing(tables, list(order[i:])))
+    ranking = data.draw(st.permutations(keys), label="standings")
+    met = meetings(history)
+
+    def repeats(tables):
+        return sum(met[pair_key(a, b)] for t in tables for a, b in itertools.combinations(t, 2))
+
+    pairing = pair_round(SWISS, round_no=len(history) + 1, players=keys, active=keys, allowed=allowed, rounds=9,
+                         history=history, ranking=ranking, seed=SEED)
+    seated = [k for k in ranking if k not in pairing.byes]
+    assert repeats(pairing.tables) == min(repeats(s) for s in _seatings(seated, sizes))
