@@ -29,7 +29,7 @@ from typing import Any
 
 import networkx as nx
 
-from .seed import lot_order, stream
+from .seed import stream
 
 ROUND_ROBIN, SWISS, SERIES = "round_robin", "swiss", "series"
 KINDS = (ROUND_ROBIN, SWISS, SERIES)
@@ -463,7 +463,3 @@ def pair_round(kind: str, *, round_no: int, players: Sequence[str], active: Iter
         tables = _swiss_multi(seated, sizes, met)
     return Pairing(seat_order(seed, round_no, tables), sorted(byes, key=ranked.index))
 
-
-def initial_ranking(players: Sequence[str], seed: bytes) -> list[str]:
-    """Standings before any game: the lot order."""
-    return lot_order(seed, players)

@@ -34,11 +34,6 @@ DEFAULT_POINTS: dict[int, list[int]] = {n: [12 * (n - r) // (n - 1) for r in ran
 DEFAULT_BYE_POINTS = 6
 
 
-def default_points(sizes: Sequence[int]) -> dict[str, list[int]]:
-    """The default ``points`` object of ``created`` for the given table sizes."""
-    return {str(n): list(DEFAULT_POINTS[n]) for n in sorted(set(sizes))}
-
-
 def ranks_problem(ranks: Any, seats: int) -> str | None:
     """What is wrong with ``ranks`` as standard competition ranks of ``seats`` seats, or None.
 

@@ -34,10 +34,6 @@ class GameResult:
     scores: tuple[int, ...] | None = None
 
 
-def game_points(result: GameResult, points: dict[str, list[int]]) -> list[Fraction]:
-    return seat_points(result.ranks, points[str(len(result.players))])
-
-
 def compute_standings(players: Sequence[dict[str, str]], results: Sequence[GameResult], *, byes: Sequence[str],
                       points: dict[str, list[int]], bye_points: int, chain: Sequence[str],
                       seed: bytes | None) -> list[dict[str, Any]]:

@@ -259,7 +259,7 @@ def _seatings(items, sizes):
 @given(n=st.integers(5, 9), allowed=st.sampled_from([[3], [4, 3], [3, 2], [4], [5, 4]]), data=st.data())
 def test_swiss_larger_tables_seat_with_the_fewest_repeat_meetings_possible(n, allowed, data):
     keys = players(n)
-    sizes, byes = table_sizes(n, allowed)
+    sizes, _ = table_sizes(n, allowed)
     history = []
     for _ in range(data.draw(st.integers(1, 3), label="earlier rounds")):
         order = data.draw(st.permutations(keys), label="seating")
