@@ -12,9 +12,9 @@ that draw lots, afterwards anyone can.
 Every random choice of a tournament is a stream of :class:`referee.games.randomness.Rng` keyed by the
 tournament seed and a label (the same generator as the games', ``docs/randomness.md``). Labels:
 
-* ``lot`` — the lot order of the players (tie-break ``lot``, Swiss round 1, byes in round robin);
-* ``round-robin/attempt/<k>`` — the k-th attempt at a multi-player round-robin schedule;
-* ``round-robin/order`` — the player order of a 2-player round robin (circle method);
+* ``lot`` — the lot order of the players (tie-break ``lot``, the standings before any game);
+* ``round-robin/order`` — the player order of a round robin;
+* ``round-robin/search`` — the proposals of the multi-player round-robin search;
 * ``series`` — the seat order of a single-table series;
 * ``seats/<round>/<table>`` — the seat order at a table (round and table 1-based).
 
