@@ -548,6 +548,9 @@ def _add_clock_commands() -> None:
 
     clock_cli.register(main)
     notify_cli.register(main)
+    from .tournaments.cli import verify_tournament_command  # noqa: PLC0415 - issue 12's offline verifier
+
+    main.add_command(verify_tournament_command)
 
 
 _add_clock_commands()

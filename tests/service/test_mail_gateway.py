@@ -192,7 +192,7 @@ def test_the_same_mail_delivered_twice_is_one_move(gateway):
 
 
 def test_an_unconfirmed_address_gets_at_most_five_replies_an_hour(gateway):
-    app, port, sink, run = gateway
+    _app, port, sink, run = gateway
     for _ in range(7):
         send(port, "no block here", sender="mallory@example.org")
     run()

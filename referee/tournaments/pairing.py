@@ -1,0 +1,465 @@
+"""Pairing: who sits at which table in a round — pure functions of the log so far and the seed.
+
+Everything here is deterministic: the same players, history and tournament seed give the same tables,
+so anyone holding the revealed seed can recompute every ``paired`` entry (``docs/tournaments.md`` has
+the algorithms in prose, precisely enough to re-implement them). Randomness comes only from
+:func:`referee.tournaments.seed.stream`.
+
+Table sizes (:func:`table_sizes`): with ``n`` players and the allowed sizes ``S`` of the format,
+``best(0) = []`` and ``best(m)`` is the minimum over ``s ∈ S, s ≤ m`` with ``best(m − s)`` defined of
+``best(m − s) + [s]``, compared by the key (number of tables, Σ s², Σ s³, the sizes sorted descending);
+the byes ``b`` are the smallest ``b ≥ 0`` for which ``best(n − b)`` is defined. Tables are listed
+largest first. So 10 players with sizes 4, 3, 2 sit at 4, 3, 3; 11 players with size 2 only: five
+tables and one bye.
+
+>>> table_sizes(10, [4, 3, 2])
+([4, 3, 3], 0)
+>>> table_sizes(7, [2])
+([2, 2, 2], 1)
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from .seed import stream
+
+ROUND_ROBIN, SWISS, SERIES = "round_robin", "swiss", "series"
+KINDS = (ROUND_ROBIN, SWISS, SERIES)
+
+#: proposals per round of the multi-player round-robin search
+ROUND_ROBIN_STEPS = 3000
+#: 2-player Swiss: players this far apart in the standings are matched only when no closer matching exists
+SWISS_WINDOW = 40
+#: Swiss, larger tables: up to this many players seated, every seating is tried (fewest repeats exactly)
+SWISS_EXACT_MAX = 12
+#: Swiss, larger tables: rotations of three players look this many tables around a table with a repeat
+ROTATION_REACH = 6
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One round: ``tables`` (players' keys in seat order) and ``byes`` (keys)."""
+
+    tables: list[list[str]] = field(default_factory=list)
+    byes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, list]:
+        return {"tables": [list(t) for t in self.tables], "byes": list(self.byes)}
+
+
+def pair_key(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def meetings(rounds: Iterable[Pairing | Sequence[Sequence[str]]]) -> Counter[tuple[str, str]]:
+    """How often each pair of players has sat at the same table."""
+    met: Counter[tuple[str, str]] = Counter()
+    for rnd in rounds:
+        tables = rnd.tables if isinstance(rnd, Pairing) else rnd
+        for table in tables:
+            for i, a in enumerate(table):
+                for b in table[i + 1:]:
+                    met[pair_key(a, b)] += 1
+    return met
+
+
+# -- table sizes ---------------------------------------------------------------------------------
+def _size_key(sizes: tuple[int, ...]) -> tuple:
+    return (len(sizes), sum(s * s for s in sizes), sum(s**3 for s in sizes), sizes)
+
+
+@functools.lru_cache(maxsize=256)
+def _best_partitions(n: int, allowed: tuple[int, ...]) -> tuple[tuple[int, ...] | None, ...]:
+    best: list[tuple[int, ...] | None] = [()] + [None] * n
+    for m in range(1, n + 1):
+        candidates = []
+        for s in allowed:
+            if s <= m and best[m - s] is not None:
+                candidates.append(tuple(sorted((*best[m - s], s), reverse=True)))  # type: ignore[misc]
+        best[m] = min(candidates, key=_size_key) if candidates else None
+    return tuple(best)
+
+
+def table_sizes(n: int, allowed: Sequence[int]) -> tuple[list[int], int]:
+    """``(sizes of the tables, largest first; number of byes)`` for ``n`` players (module docstring)."""
+    if n < 0 or not allowed or min(allowed) < 1:
+        raise ValueError("table sizes need n >= 0 and allowed sizes >= 1")
+    best = _best_partitions(n, tuple(sorted(set(allowed))))
+    for byes in range(n + 1):
+        sizes = best[n - byes]
+        if sizes is not None:
+            return list(sizes), byes
+    raise AssertionError("unreachable: best(0) is always defined")
+
+
+def seat_order(seed: bytes, round_no: int, tables: list[list[str]]) -> list[list[str]]:
+    """Each table's players shuffled by the stream ``seats/<round>/<table>`` (both 1-based)."""
+    return [stream(seed, f"seats/{round_no}/{t}").shuffle(table) for t, table in enumerate(tables, start=1)]
+
+
+def _byes_for(candidates: list[str], count: int, byes_had: Counter[str]) -> list[str]:
+    """The ``count`` players getting a bye: fewest byes so far first, then the lowest in ``candidates``
+    (which is ordered best first)."""
+    position = {key: i for i, key in enumerate(candidates)}
+    return sorted(candidates, key=lambda k: (byes_had[k], -position[k]))[:count]
+
+
+# -- round robin ---------------------------------------------------------------------------------
+def _circle_schedule(players: Sequence[str], rounds: int, seed: bytes) -> list[Pairing]:
+    """2-player round robin by the circle method: every pair meets once in n − 1 rounds (n even; one
+    bye per round when n is odd), repeated when there are more rounds."""
+    order: list[str | None] = list(stream(seed, "round-robin/order").shuffle(players))
+    if len(order) % 2:
+        order.append(None)
+    n = len(order)
+    out = []
+    for r in range(rounds):
+        k = r % (n - 1)
+        rest = order[1:]
+        arrangement = [order[0], *rest[len(rest) - k:], *rest[:len(rest) - k]]
+        tables, byes = [], []
+        for i in range(n // 2):
+            a, b = arrangement[i], arrangement[n - 1 - i]
+            if a is None or b is None:
+                byes.append(a if b is None else b)
+            else:
+                tables.append([a, b])
+        out.append(Pairing(tables, [x for x in byes if x is not None]))
+    return out
+
+
+def _weight(met: int, base: int) -> int:
+    return base**met
+
+
+def _table_cost(table: Sequence[str], met: Counter[tuple[str, str]], base: int) -> int:
+    return sum(_weight(met[pair_key(a, b)], base) for i, a in enumerate(table) for b in table[i + 1:])
+
+
+def _greedy_tables(order: Sequence[str], sizes: Sequence[int], met: Counter[tuple[str, str]],
+                   base: int) -> list[list[str]]:
+    """Tables filled one after another (largest first): the first unseated player of ``order`` opens a
+    table, then the unseated player adding the least cost joins (earliest in ``order`` on ties)."""
+    unseated = list(order)
+    tables = []
+    for size in sizes:
+        table = [unseated.pop(0)]
+        while len(table) < size:
+            best_i = min(range(len(unseated)),
+                         key=lambda i: (sum(_weight(met[pair_key(unseated[i], y)], base) for y in table), i))
+            table.append(unseated.pop(best_i))
+        tables.append(table)
+    return tables
+
+
+def _improve_by_swaps(tables: list[list[str]], met: Counter[tuple[str, str]], base: int) -> None:
+    """Swap two players of different tables while a swap lowers the total cost (the first such swap in
+    table, seat order is made each time)."""
+    improved = True
+    while improved:
+        improved = False
+        for a in range(len(tables)):
+            for b in range(a + 1, len(tables)):
+                ta, tb = tables[a], tables[b]
+                before = _table_cost(ta, met, base) + _table_cost(tb, met, base)
+                for i in range(len(ta)):
+                    for j in range(len(tb)):
+                        na = [*ta[:i], tb[j], *ta[i + 1:]]
+                        nb = [*tb[:j], ta[i], *tb[j + 1:]]
+                        if _table_cost(na, met, base) + _table_cost(nb, met, base) < before:
+                            tables[a], tables[b] = na, nb
+                            improved = True
+                            break
+                    if improved:
+                        break
+                if improved:
+                    break
+            if improved:
+                break
+
+
+def _spread(players: Sequence[str], met: Counter[tuple[str, str]]) -> tuple[int, int]:
+    counts = [met[pair_key(a, b)] for i, a in enumerate(players) for b in players[i + 1:]]
+    return (max(counts) - min(counts), sum(c * c for c in counts)) if counts else (0, 0)
+
+
+@functools.lru_cache(maxsize=64)
+def _multi_schedule(players: tuple[str, ...], allowed: tuple[int, ...], rounds: int, seed: bytes) -> tuple:
+    sizes, byes_per_round = table_sizes(len(players), allowed)
+    base = len(players) ** 2 + 1
+    base_order = stream(seed, "round-robin/order").shuffle(players)
+    met: Counter[tuple[str, str]] = Counter()
+    byes_had: Counter[str] = Counter()
+    schedule: list[tuple[list[list[str]], list[str]]] = []
+    for r in range(rounds):
+        shift = r % len(base_order)
+        order = base_order[shift:] + base_order[:shift]
+        byes = _byes_for(order[::-1], byes_per_round, byes_had) if byes_per_round else []
+        tables = _greedy_tables([k for k in order if k not in byes], sizes, met, base)
+        _improve_by_swaps(tables, met, base)
+        byes_had.update(byes)
+        met.update(meetings([tables]))
+        schedule.append((tables, byes))
+    _search(schedule, met, players, seed)
+    return tuple(Pairing(tables, byes) for tables, byes in schedule)
+
+
+def _moved(gains: int, loses: int) -> int:
+    """Change of Σ 4^(meetings) when one pair's count goes up from ``gains`` and another's down from
+    ``loses``."""
+    return 3 * 4**gains - 3 * 4 ** (loses - 1)
+
+
+def _search(schedule: list[tuple[list[list[str]], list[str]]], met: Counter[tuple[str, str]],
+            players: Sequence[str], seed: bytes) -> None:
+    """Hill climbing over the whole schedule on Σ 4^(meetings of a pair) over all pairs; see
+    :func:`round_robin_schedule`."""
+    rng = stream(seed, "round-robin/search")
+    steps = ROUND_ROBIN_STEPS * len(schedule)
+    for step in range(steps):
+        if step % 100 == 0 and _spread(players, met)[0] <= 1:
+            return
+        tables = schedule[rng.below(len(schedule))][0]
+        if len(tables) < 2:
+            continue
+        a = rng.below(len(tables))
+        b = rng.below(len(tables) - 1)
+        b += b >= a
+        ta, tb = tables[a], tables[b]
+        i, j = rng.below(len(ta)), rng.below(len(tb))
+        x, y = ta[i], tb[j]
+        delta = sum(_moved(met[pair_key(y, z)], met[pair_key(x, z)]) for z in ta if z != x)
+        delta += sum(_moved(met[pair_key(x, z)], met[pair_key(y, z)]) for z in tb if z != y)
+        if delta <= 0:
+            for z in ta:
+                if z != x:
+                    met[pair_key(x, z)] -= 1
+                    met[pair_key(y, z)] += 1
+            for z in tb:
+                if z != y:
+                    met[pair_key(y, z)] -= 1
+                    met[pair_key(x, z)] += 1
+            ta[i], tb[j] = y, x
+
+
+def round_robin_schedule(players: Sequence[str], allowed: Sequence[int], rounds: int, seed: bytes) -> list[Pairing]:
+    """The whole round-robin schedule (before seat order), fixed by the players, sizes and seed.
+
+    Only 2-seat tables: the circle method (:func:`_circle_schedule`), exact. Larger tables: a best
+    effort, not guaranteed optimal. First each round in turn: the players shuffled once (stream
+    ``round-robin/order``) and rotated left by (round − 1); byes to the players with fewest byes so
+    far, earliest in that order first; then :func:`_greedy_tables` and :func:`_improve_by_swaps` with
+    cost Σ (n² + 1)^(times the pair met before) over the pairs seated together. Then a hill climb over
+    the whole schedule (:func:`_search`): ``ROUND_ROBIN_STEPS`` × rounds proposals drawn from the stream
+    ``round-robin/search`` — round ``below(rounds)``, tables ``a = below(T)``, ``b = below(T − 1)``
+    (plus one when ≥ a), seats ``below(|a|)``, ``below(|b|)`` — each swap made when it does not raise
+    Σ 4^(meetings) over all pairs; it stops early at a step that is a multiple of 100 when every pair's
+    meetings differ by at most one. (9 players at tables of 3 in 4 rounds and 16 at tables of 4 in 5
+    rounds meet everyone exactly once.)
+    """
+    if max(allowed) == 2:
+        return _circle_schedule(players, rounds, seed)
+    return list(_multi_schedule(tuple(players), tuple(sorted(set(allowed))), rounds, seed))
+
+
+# -- Swiss ---------------------------------------------------------------------------------------
+def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]]) -> list[list[str]]:
+    """A maximum-weight perfect matching (networkx) where a pair's weight is
+    ``BIG × (1 + max_met − met) − (distance in the standings)²``: fewest repeat meetings first, then
+    players close in the standings. Only pairs at most ``SWISS_WINDOW`` places apart are considered
+    unless no perfect matching exists among them."""
+    n = len(ranked)
+    top = max(met.values(), default=0)
+    big = n**3 + 1
+
+    def matching(window: int) -> set[tuple[int, int]]:
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n))
+        for i in range(n):
+            for j in range(i + 1, min(n, i + 1 + window)):
+                weight = big * (1 + top - met[pair_key(ranked[i], ranked[j])]) - (j - i) ** 2
+                graph.add_edge(i, j, weight=weight)
+        return nx.max_weight_matching(graph, maxcardinality=True)
+
+    pairs = matching(SWISS_WINDOW)
+    if 2 * len(pairs) < n and SWISS_WINDOW < n:
+        pairs = matching(n)
+    tables = sorted((sorted(p) for p in pairs), key=lambda p: p[0])
+    return [[ranked[i], ranked[j]] for i, j in tables]
+
+
+def _swiss_multi(ranked: list[str], sizes: Sequence[int], met: Counter[tuple[str, str]]) -> list[list[str]]:
+    """Tables filled from the top of the standings (largest tables first): the best-placed unseated player
+    opens a table; the next seat goes to the best-placed unseated player who has met no one at the table,
+    or, when everyone has, to the one with the fewest meetings with it. Then :func:`_fix_repeats`."""
+    unseated = list(ranked)
+    tables = []
+    for size in sizes:
+        table = [unseated.pop(0)]
+        while len(table) < size:
+            pick = next((i for i, x in enumerate(unseated) if all(met[pair_key(x, y)] == 0 for y in table)), None)
+            if pick is None:
+                pick = min(range(len(unseated)), key=lambda i: (sum(met[pair_key(unseated[i], y)] for y in table), i))
+            table.append(unseated.pop(pick))
+        tables.append(table)
+    _fix_repeats(tables, met)
+    return tables
+
+
+def _swiss_exact(ranked: list[str], sizes: Sequence[int], met: Counter[tuple[str, str]]) -> list[list[str]]:
+    """Every way to seat the players at tables of ``sizes``, the one with the fewest repeat meetings, then
+    the smallest Σ over tables of (each player's place − the table's best place); the first such in this
+    enumeration: the best-ranked unseated player opens the next table, whose size runs over the sizes
+    left, largest first, and whose other players run over ``itertools.combinations`` of the unseated
+    players in standings order. Tables come out in the order they were opened."""
+    place = {k: i for i, k in enumerate(ranked)}
+    best: list[Any] = [None, None]
+
+    def seat(unseated: list[str], sizes_left: list[int], tables: list[tuple[str, ...]], cost: tuple[int, int]) -> None:
+        if best[0] is not None and cost >= best[0]:
+            return
+        if not unseated:
+            best[0], best[1] = cost, [list(t) for t in tables]
+            return
+        head, rest = unseated[0], unseated[1:]
+        for size in sorted(set(sizes_left), reverse=True):
+            left = list(sizes_left)
+            left.remove(size)
+            for others in itertools.combinations(rest, size - 1):
+                table = (head, *others)
+                step = (_repeats(table, met), sum(place[k] - place[head] for k in others))
+                tables.append(table)
+                seat([k for k in rest if k not in others], left, tables, (cost[0] + step[0], cost[1] + step[1]))
+                tables.pop()
+
+    seat(list(ranked), list(sizes), [], (0, 0))
+    return best[1]
+
+
+def _repeats(table: Sequence[str], met: Counter[tuple[str, str]]) -> int:
+    return sum(met[pair_key(a, b)] for i, a in enumerate(table) for b in table[i + 1:])
+
+
+def _nearest(a: int, count: int) -> list[int]:
+    """The other tables' indexes, nearest to ``a`` first, the lower table (larger index) first at equal
+    distance."""
+    return sorted((b for b in range(count) if b != a), key=lambda b: (abs(b - a), -b))
+
+
+def _fix_repeats(tables: list[list[str]], met: Counter[tuple[str, str]]) -> None:
+    """Lower the repeat meetings by swaps (:func:`_swap_repeats`) until none helps, then by one rotation of
+    three players (:func:`_rotate_repeats`); again, until neither helps."""
+    while True:
+        _swap_repeats(tables, met)
+        if not _rotate_repeats(tables, met):
+            return
+
+
+def _rotate_repeats(tables: list[list[str]], met: Counter[tuple[str, str]]) -> bool:
+    """Make the first rotation that lowers the total repeat count of three tables: for each table ``a``
+    holding a repeat, each of its seats ``i``, tables ``b`` then ``c`` among its ``ROTATION_REACH``
+    nearest (:func:`_nearest` order, b ≠ c), seats ``j`` of b and ``k`` of c: a[i] moves to b[j], b[j] to
+    c[k], c[k] to a[i]. Whether one was made."""
+    for a, ta in enumerate(tables):
+        if _repeats(ta, met) == 0:
+            continue
+        near = _nearest(a, len(tables))[:ROTATION_REACH]
+        for i in range(len(ta)):
+            for b in near:
+                for c in near:
+                    if c == b:
+                        continue
+                    tb, tc = tables[b], tables[c]
+                    before = _repeats(ta, met) + _repeats(tb, met) + _repeats(tc, met)
+                    for j in range(len(tb)):
+                        for k in range(len(tc)):
+                            na = [*ta[:i], tc[k], *ta[i + 1:]]
+                            nb = [*tb[:j], ta[i], *tb[j + 1:]]
+                            nc = [*tc[:k], tb[j], *tc[k + 1:]]
+                            if _repeats(na, met) + _repeats(nb, met) + _repeats(nc, met) < before:
+                                tables[a], tables[b], tables[c] = na, nb, nc
+                                return True
+    return False
+
+
+def _swap_repeats(tables: list[list[str]], met: Counter[tuple[str, str]]) -> None:
+    """While some table holds a repeat meeting: try, for its seats in order, swapping with the seats of the
+    other tables (:func:`_nearest` order) and make the first swap that lowers the two tables' total repeat
+    count; stop when no such swap exists."""
+    changed = True
+    while changed:
+        changed = False
+        for a, ta in enumerate(tables):
+            if _repeats(ta, met) == 0:
+                continue
+            others = _nearest(a, len(tables))
+            for i in range(len(ta)):
+                for b in others:
+                    tb = tables[b]
+                    before = _repeats(ta, met) + _repeats(tb, met)
+                    for j in range(len(tb)):
+                        na = [*ta[:i], tb[j], *ta[i + 1:]]
+                        nb = [*tb[:j], ta[i], *tb[j + 1:]]
+                        if _repeats(na, met) + _repeats(nb, met) < before:
+                            tables[a], tables[b] = na, nb
+                            changed = True
+                            break
+                    if changed:
+                        break
+                if changed:
+                    break
+            if changed:
+                break
+
+
+# -- the one entry point -------------------------------------------------------------------------
+def pair_round(kind: str, *, round_no: int, players: Sequence[str], active: Iterable[str], allowed: Sequence[int],
+               rounds: int, history: Sequence[Pairing], ranking: Sequence[str], seed: bytes) -> Pairing:
+    """The pairing of round ``round_no`` (1-based).
+
+    ``players``: every player's key in ``created`` order; ``active``: those still in (not withdrawn);
+    ``history``: the earlier rounds' pairings; ``ranking``: the current standings order (best first; used
+    by Swiss); ``seed``: the tournament seed. Seat order at each table is :func:`seat_order`.
+    """
+    active_set = set(active)
+    if kind == SERIES:
+        base = stream(seed, "series").shuffle(players)
+        shift = (round_no - 1) % len(base)
+        order = [k for k in base[shift:] + base[:shift] if k in active_set]
+        if len(order) in allowed:
+            return Pairing([order], [])
+        return Pairing([], order)
+    if kind == ROUND_ROBIN:
+        planned = round_robin_schedule(players, allowed, rounds, seed)[round_no - 1]
+        tables, byes = [], [k for k in planned.byes if k in active_set]
+        for table in seat_order(seed, round_no, planned.tables):  # seats drawn before withdrawals
+            left = [k for k in table if k in active_set]
+            if len(left) in allowed:
+                tables.append(left)
+            else:
+                byes += left
+        return Pairing(tables, byes)
+    if kind != SWISS:
+        raise ValueError(f"unknown format kind {kind!r}")
+    ranked = [k for k in ranking if k in active_set]
+    sizes, bye_count = table_sizes(len(ranked), allowed)
+    byes_had: Counter[str] = Counter(k for rnd in history for k in rnd.byes)
+    byes = _byes_for(ranked, bye_count, byes_had) if bye_count else []
+    seated = [k for k in ranked if k not in byes]
+    met = meetings(history)
+    if sizes and max(sizes) == 2:
+        tables = _swiss_two(seated, met)
+    elif len(seated) <= SWISS_EXACT_MAX:
+        tables = _swiss_exact(seated, sizes, met)
+    else:
+        tables = _swiss_multi(seated, sizes, met)
+    return Pairing(seat_order(seed, round_no, tables), sorted(byes, key=ranked.index))
+
