@@ -198,7 +198,7 @@ def send_confirmation(contact_id: str, payload: dict[str, Any]) -> dict[str, Any
     if contact is None or contact.get("email_status") != "pending":
         return {"skipped": "nothing to confirm"}
     code = payload["code"]
-    link = f"{ctx.base_url}/play/confirm/{contact_id}"
+    link = f"{ctx.base_url}/play/confirm/{contact_id}#{code}"
     text = (f"Someone (we hope you) asked the referee to send notices for key {contact['key']} to this address.\n\n"
             f"Confirmation code: {code}\n\n"
             f"To confirm, open {link} and press the button with the code above, or reply to this mail "

@@ -32,8 +32,9 @@ class MaildirMailer:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
-        self._box = mailbox.Maildir(str(self.path), create=True)
+        for sub in ("new", "cur", "tmp"):  # mailbox.Maildir(create=True) makes them only for a new folder
+            (self.path / sub).mkdir(parents=True, exist_ok=True)
+        self._box = mailbox.Maildir(str(self.path), create=False)
 
     def send(self, message: EmailMessage) -> None:
         self._box.add(message)

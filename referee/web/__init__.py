@@ -13,6 +13,7 @@ Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
     /play/keys                  the keys kept in this browser (generate, import, export)
     /play/games/<id>            game page (board, moves, live updates)
     /play/games/<id>/replay     replay viewer
+    /play/confirm/<contact>     confirm an e-mail address with its code (a button: never the GET alone)
 """
 
 from __future__ import annotations
@@ -75,3 +76,15 @@ def game(game_id: str) -> str:
 @bp.get("/games/<game_id>/replay")
 def replay(game_id: str) -> str:
     return render_template("web/replay.html", page="replay", game_id=_checked(game_id))
+
+
+_CONTACT_ID = re.compile(r"^c_[a-z2-7]{16}$")
+
+
+@bp.get("/confirm/<contact_id>")
+def confirm(contact_id: str) -> str:
+    """The page a confirmation mail links to: the code is typed (or taken from the link's #fragment) and
+    sent by a button, so a mail scanner that opens the link confirms nothing (CONTRACT section 11)."""
+    if not _CONTACT_ID.match(contact_id):
+        abort(404)
+    return render_template("web/confirm.html", page="confirm", contact_id=contact_id)
