@@ -73,7 +73,8 @@ def _start_children(*, host: str, port: int, web_workers: int, rq_workers: int,
         children.append(_spawn([sys.executable, "-m", "referee.cli", "_werkzeug", "--host", host,
                                 "--port", str(port)], env))
     else:
-        children.append(_spawn([sys.executable, "-m", "gunicorn", "--workers", str(web_workers),
+        children.append(_spawn([sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf",
+                                "--workers", str(web_workers),
                                 "--worker-class", "gthread", "--threads", "8",
                                 "--bind", f"{host}:{port}", "--log-level", "warning",
                                 "--graceful-timeout", "10", "referee.app:create_app()"], env))

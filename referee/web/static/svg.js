@@ -8,6 +8,8 @@ export function s(tag, attrs = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "text") node.textContent = value;
     else if (key === "class") node.setAttribute("class", value);
+    // through the CSSOM: the CSP (style-src 'self') refuses style="" attributes, not el.style
+    else if (key === "style") node.style.cssText = value;
     else if (key === "dataset") for (const [k, v] of Object.entries(value)) node.dataset[k] = v;
     else node.setAttribute(key, value === true ? "" : String(value));
   }
