@@ -25,14 +25,16 @@ import signal
 import subprocess
 import sys
 import time
+import unicodedata
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import click
 
-from .config import load_config
+from .config import load_config, with_password
 from .signing import (
     ACCEPT_CTX,
     MOVE_CTX,
@@ -129,30 +131,42 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
     """Run everything: Redis (embedded unless REDIS_URL is set), replay workers and the web server.
 
     Prints the URL; Ctrl-C or SIGTERM stops everything."""
-    from .embedded_redis import free_port  # noqa: PLC0415
+    from .embedded_redis import free_port, read_or_create_password  # noqa: PLC0415
 
     config = load_config()
     env = dict(os.environ)
     redis_processes: list[subprocess.Popen[bytes]] = []
 
+    var = Path(config["REFEREE_VAR"])
+    var.mkdir(mode=0o700, parents=True, exist_ok=True)
+    password_file = var / "redis-password"  # the embedded servers' password (0600); see embedded_redis.py
+    if not (os.environ.get("REDIS_URL") and os.environ.get("REFEREE_WORK_REDIS_URL")):
+        read_or_create_password(password_file)  # once, before the Redis processes read it
+
     def embedded(name: str, durable: bool) -> str:
-        directory = Path(config["REFEREE_VAR"]) / name
+        directory = var / name
         port = free_port()
         process = _spawn([sys.executable, "-m", "referee.cli", "_redis", "--dir", str(directory), "--port", str(port),
-                          "--durable" if durable else "--no-durable"], env)
+                          "--password-file", str(password_file), "--durable" if durable else "--no-durable"], env)
         redis_processes.append(process)
-        url = f"redis://127.0.0.1:{port}/0"
+        public = f"redis://127.0.0.1:{port}/0"
+        url = with_password(public, read_or_create_password(password_file))
         if not _wait_redis(url, process):
             _stop(redis_processes)
             raise click.ClickException(f"the embedded Redis in {directory} did not start")
         kind = "logs; AOF, appendfsync always" if durable else "queue and projections; not persisted"
-        click.echo(f"embedded Redis on {url} ({kind}) in {directory}")
+        click.echo(f"embedded Redis on {public} ({kind}) in {directory}; password in {password_file}")
         return url
 
     redis_url = os.environ.get("REDIS_URL") or embedded("redis", durable=True)
     work_url = os.environ.get("REFEREE_WORK_REDIS_URL") or (
         redis_url if os.environ.get("REDIS_URL") else embedded("redis-work", durable=False))
     env["REDIS_URL"], env["REFEREE_WORK_REDIS_URL"] = redis_url, work_url
+    env.setdefault("REFEREE_PUBLIC_URL", f"http://{f'[{host}]' if ':' in host else host}:{port}")
+    if not os.environ.get("REDIS_URL") or not os.environ.get("REFEREE_WORK_REDIS_URL"):
+        click.echo(f"more workers: REDIS_URL={_without_password(redis_url)} "
+                   f"REFEREE_WORK_REDIS_URL={_without_password(work_url)} "
+                   f"REFEREE_REDIS_PASSWORD_FILE={password_file} referee worker")
     read_or_create_key_file(config["REFEREE_KEY_FILE"])  # create it once, before the web workers race for it
     stopping = False
 
@@ -182,11 +196,20 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
         click.echo("referee stopped")
 
 
+def _without_password(url: str) -> str:
+    """``url`` as it may be printed: without its password."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
 @main.command("_redis", hidden=True)
 @click.option("--dir", "directory", required=True)
 @click.option("--port", required=True, type=int)
+@click.option("--password-file", required=True, help="the password (created 0600 if missing)")
 @click.option("--durable/--no-durable", default=True)
-def embedded_redis(directory: str, port: int, durable: bool) -> None:
+def embedded_redis(directory: str, port: int, password_file: str, durable: bool) -> None:
     """Run an embedded Redis until SIGTERM/SIGINT (``serve`` runs it in a session of its own)."""
     from .embedded_redis import EmbeddedRedis  # noqa: PLC0415
 
@@ -198,7 +221,7 @@ def embedded_redis(directory: str, port: int, durable: bool) -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    server = EmbeddedRedis(directory=directory, durable=durable, port=port).start()
+    server = EmbeddedRedis(directory=directory, durable=durable, port=port, password_file=password_file).start()
     try:
         while not stopping and server.process is not None and server.process.poll() is None:
             time.sleep(0.2)
@@ -385,7 +408,7 @@ def create(*, ruleset_name: str, seats: tuple[str, ...], options: str, deck: str
         name, _, key = seat.partition("=")
         if not key:
             raise click.BadParameter(f"--seat {seat!r}: use NAME=PUBLIC_KEY")
-        spec["seats"].append({"name": name, "key": key})
+        spec["seats"].append({"name": unicodedata.normalize("NFC", name), "key": key})  # as the referee stores it
     if deck:
         spec["deck"] = json.loads(deck)
     if organiser_key:
