@@ -4,7 +4,7 @@
 // → wildcard colours → discards); the replay chart of the locomotive tracks.
 
 import { lineChart, seatColour, tiebreakChain, winnersLine } from "./score.js";
-import { choosable, s, svgRoot, title } from "./svg.js";
+import { choosable, clip, s, svgRoot, title } from "./svg.js";
 import { el } from "./ui.js";
 
 export const FLOOR = {
@@ -338,7 +338,8 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     g.append(s("rect", { x: 4, y: sy, width: width - 8, height: seatH - 10, rx: 8, class: "seat-bg" }),
       s("rect", { x: 4, y: sy, width: 10, height: seatH - 10, fill: seatColour(seat), rx: 4 }),
       s("text", { x: 22, y: sy + 22, class: "seat-name", text:
-        `${seatName(seats, seat)}${mySeats.includes(seat) ? " (you)" : ""}${view.to_move === seat ? " — to move" : ""}` }));
+        `${clip(seatName(seats, seat))}${mySeats.includes(seat) ? " (you)" : ""}${view.to_move === seat ? " — to move" : ""}` },
+      title(seatName(seats, seat))));
     // Supply.
     g.append(s("text", { x: 22, y: sy + 46, class: "small", text: `Supply (${sv.supply_total}/${components.supply_limit || 10})` }));
     Object.entries(sv.supply).forEach(([c, n], i) => {
