@@ -15,6 +15,7 @@ _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ info.title }} API {{ info.version }}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="{{ url_for('docs.static', filename='docs.css') }}">
+<link rel="icon" href="{{ url_for('docs.static', filename='favicon.svg') }}" type="image/svg+xml">
 </head><body>
 <h1>{{ info.title }} API <small>{{ info.version }}</small></h1>
 <p>Machine-readable: <a href="{{ json_url }}">{{ json_url }}</a> (OpenAPI {{ spec.openapi }}).

@@ -1,6 +1,6 @@
 // Pieces shared by the score tables of both rulesets: the tie-break chain and the chart.
 
-import { clip, s, title } from "./svg.js";
+import { clip, s, title as tooltip } from "./svg.js";
 import { el } from "./ui.js";
 
 function nameOf(seats, i) {
@@ -92,7 +92,7 @@ export function lineChart({ title, series, seats, xLabel = "log entry", yLabel =
     const y = Math.max(e.y, lastY + 14);
     lastY = y;
     svg.append(s("text", { x: width - pad.right + 6, y: y + 4, style: `fill: ${e.colour}`, class: "series-label", text: e.text },
-      title(e.full)));
+      tooltip(e.full)));
   }
   return svg;
 }
