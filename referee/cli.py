@@ -34,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import click
 
-from .config import load_config, with_password
+from .config import load_config, read_password_file, with_password
 from .signing import (
     ACCEPT_CTX,
     MOVE_CTX,
@@ -245,7 +245,11 @@ def werkzeug_server(host: str, port: int) -> None:
 def _redis_urls(url: str | None, work_url: str | None) -> tuple[str, str]:
     config = load_config()
     log_url = url or config["REDIS_URL"]
-    return log_url, work_url or (config["REFEREE_WORK_REDIS_URL"] if not url else log_url)
+    work = work_url or (config["REFEREE_WORK_REDIS_URL"] if not url else log_url)
+    if config["REFEREE_REDIS_PASSWORD_FILE"]:  # --url/--work-url without a password: the file's
+        password = read_password_file(config["REFEREE_REDIS_PASSWORD_FILE"])
+        log_url, work = with_password(log_url, password), with_password(work, password)
+    return log_url, work
 
 
 url_option = click.option("--url", help="the logs' Redis URL (default $REDIS_URL)")

@@ -82,6 +82,10 @@ def test_a_worker_started_on_its_own_finds_the_password_file(app, redis_server, 
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert app.extensions["referee.store"].read_projection(game.game_id)["seq"] == 1
+    code = subprocess.run([sys.executable, "-m", "referee.cli", "reconcile", "--url", redis_server.public_url,
+                           "--queue", app.config["REFEREE_QUEUE"]], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert code.returncode == 0 and "queued 0 replay(s)" in code.stdout, code.stderr[-2000:]
 
 
 def test_embedded_redis_files_are_private(tmp_path):
