@@ -117,7 +117,7 @@ def test_every_page_works_under_the_csp(csp_context, web_server, console_errors)
     page.locator("body").press("End")
     page.wait_for_selector(f"#replay[data-at='{total - 1}']", timeout=STEP_MS)
     page.wait_for_selector("#result-section:not([hidden]) table.score", timeout=STEP_MS)
-    page.wait_for_selector("#chart svg path.series", timeout=STEP_MS)
+    page.wait_for_selector("#chart svg path.series", state="attached", timeout=STEP_MS)
     assert_clean(page, "replay with the chart")
 
     page.goto(f"{web_server}/play/games/{towerup.game_id}")  # Tower Up's board: floor letters, seat names
