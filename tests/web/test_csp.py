@@ -86,8 +86,12 @@ def test_every_page_works_under_the_csp(csp_context, web_server, console_errors)
 
     bob_key = generate_key_on_keys_page(page, web_server, "Bob")
     assert_clean(page, "keys")
-    game_id = create_game(page, web_server, "fivetowers", LONG_NAME, bob_key)  # via /play/new
-    assert_clean(page, "new game and game page")
+    page.goto(f"{web_server}/play/new")
+    page.locator("input[name=ruleset][value=towerup]").check()
+    page.locator("#seats li").nth(1).wait_for(timeout=STEP_MS)
+    assert_clean(page, "new game")
+    game_id = create_game(page, web_server, "fivetowers", LONG_NAME, bob_key)  # through /play/new
+    assert_clean(page, "game page")
 
     # both seats are this browser's: accept both, then play a move
     page.locator("#accept-buttons button").first.click(timeout=STEP_MS)
