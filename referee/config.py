@@ -149,6 +149,8 @@ def with_password(url: str, password: str | None) -> str:
     if not password or parts.password or parts.scheme not in {"redis", "rediss", "unix"}:
         return url
     if parts.scheme == "unix":
+        if "password=" in parts.query:
+            return url
         query = (parts.query + "&" if parts.query else "") + "password=" + quote(password, safe="")
         return urlunsplit(parts._replace(query=query))
     user = quote(parts.username or "", safe="")
