@@ -144,6 +144,8 @@ def with_password(url: str, password: str | None) -> str:
     'redis://:s3cret@127.0.0.1:6379/0'
     >>> with_password("rediss://:other@example.org:6380/0", "s3cret")
     'rediss://:other@example.org:6380/0'
+    >>> with_password("unix:///run/redis.sock?db=0", "s3cret")
+    'unix:///run/redis.sock?db=0&password=s3cret'
     """
     parts = urlsplit(url)
     if not password or parts.password or parts.scheme not in {"redis", "rediss", "unix"}:
@@ -151,8 +153,7 @@ def with_password(url: str, password: str | None) -> str:
     if parts.scheme == "unix":
         if "password=" in parts.query:
             return url
-        query = (parts.query + "&" if parts.query else "") + "password=" + quote(password, safe="")
-        return urlunsplit(parts._replace(query=query))
+        return url + ("&" if parts.query else "?") + "password=" + quote(password, safe="")
     user = quote(parts.username or "", safe="")
     host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname or ""
     port = f":{parts.port}" if parts.port else ""
