@@ -11,7 +11,8 @@
 * ``app.extensions["referee.service"]`` — the :class:`~referee.games_service.GameService`;
 * ``app.extensions["referee.queue"]`` — the RQ queue of replay jobs (with ``REFEREE_DISPATCH=rq``), on the
   work Redis (``REFEREE_WORK_REDIS_URL``, default ``REDIS_URL``);
-* the API blueprints (``referee.api``).
+* the API blueprints (``referee.api``);
+* the browser defences and forwarded-header policy (``referee.defences``: headers on every answer).
 
 Gunicorn: ``gunicorn 'referee.app:create_app()'``.
 """
@@ -74,7 +75,7 @@ def init_key(app: Flask) -> None:
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The referee's Flask app; ``config`` overrides the environment (tests pass a dict)."""
-    from . import api  # noqa: PLC0415 - keep the import of `referee.app` light
+    from . import api, defences  # noqa: PLC0415 - keep the import of `referee.app` light
 
     app = Flask(__name__)
     settings = load_config(config)
@@ -86,4 +87,5 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     init_key(app)
     init_store(app)
     api.init_app(app)
+    defences.init_app(app)  # security headers on every answer, forwarded headers (issue 17)
     return app

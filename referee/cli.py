@@ -26,14 +26,16 @@ import signal
 import subprocess
 import sys
 import time
+import unicodedata
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import click
 
-from .config import load_config
+from .config import load_config, read_password_file, with_password
 from .keyfile import encrypt_key, is_encrypted, parse_encrypted, read_key_text
 from .signing import (
     ACCEPT_CTX,
@@ -79,9 +81,9 @@ def _web_args(host: str, port: int, web_workers: int) -> list[str]:
         import gunicorn  # noqa: F401, PLC0415 - only to know whether it is there
     except ImportError:
         return [sys.executable, "-m", "referee.cli", "_werkzeug", "--host", host, "--port", str(port)]
-    return [sys.executable, "-m", "gunicorn", "--workers", str(web_workers), "--worker-class", "gthread",
-            "--threads", "8", "--bind", f"{host}:{port}", "--log-level", "warning", "--graceful-timeout", "10",
-            "referee.app:create_app()"]
+    return [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", str(web_workers),
+            "--worker-class", "gthread", "--threads", "8", "--bind", f"{host}:{port}", "--log-level", "warning",
+            "--graceful-timeout", "10", "referee.app:create_app()"]
 
 
 def _wait_redis(url: str, process: subprocess.Popen[bytes], timeout: float = 20.0) -> bool:
@@ -120,33 +122,45 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
 
     Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
     Ctrl-C or SIGTERM, or an embedded Redis that is gone, stops everything."""
-    from .embedded_redis import free_port  # noqa: PLC0415
+    from .embedded_redis import free_port, read_or_create_password  # noqa: PLC0415
 
     config = load_config()
     env = dict(os.environ)
     supervisor = Supervisor(lambda args: _spawn(args, env), lambda message: click.echo(f"serve: {message}", err=True))
     redis_children: list[Child] = []
 
+    var = Path(config["REFEREE_VAR"])
+    var.mkdir(mode=0o700, parents=True, exist_ok=True)
+    password_file = var / "redis-password"  # the embedded servers' password (0600); see embedded_redis.py
+    if not (os.environ.get("REDIS_URL") and os.environ.get("REFEREE_WORK_REDIS_URL")):
+        read_or_create_password(password_file)  # once, before the Redis processes read it
+
     def embedded(name: str, durable: bool) -> str:
-        directory = Path(config["REFEREE_VAR"]) / name
+        directory = var / name
         port = free_port()
         args = [sys.executable, "-m", "referee.cli", "_redis", "--dir", str(directory), "--port", str(port),
-                "--durable" if durable else "--no-durable"]
+                "--password-file", str(password_file), "--durable" if durable else "--no-durable"]
         child = supervisor.start(f"embedded Redis ({name})", lambda _restarts: args, restart=False)
         redis_children.append(child)
-        url = f"redis://127.0.0.1:{port}/0"
+        public = f"redis://127.0.0.1:{port}/0"
+        url = with_password(public, read_or_create_password(password_file))
         assert child.process is not None
         if not _wait_redis(url, child.process):
             supervisor.stop(redis_children)
             raise click.ClickException(f"the embedded Redis in {directory} did not start")
         kind = "logs; AOF, appendfsync always" if durable else "queue and projections; not persisted"
-        click.echo(f"embedded Redis on {url} ({kind}) in {directory}")
+        click.echo(f"embedded Redis on {public} ({kind}) in {directory}; password in {password_file}")
         return url
 
     redis_url = os.environ.get("REDIS_URL") or embedded("redis", durable=True)
     work_url = os.environ.get("REFEREE_WORK_REDIS_URL") or (
         redis_url if os.environ.get("REDIS_URL") else embedded("redis-work", durable=False))
     env["REDIS_URL"], env["REFEREE_WORK_REDIS_URL"] = redis_url, work_url
+    env.setdefault("REFEREE_PUBLIC_URL", f"http://{f'[{host}]' if ':' in host else host}:{port}")
+    if not os.environ.get("REDIS_URL") or not os.environ.get("REFEREE_WORK_REDIS_URL"):
+        click.echo(f"more workers: REDIS_URL={_without_password(redis_url)} "
+                   f"REFEREE_WORK_REDIS_URL={_without_password(work_url)} "
+                   f"REFEREE_REDIS_PASSWORD_FILE={password_file} referee worker")
     read_or_create_key_file(config["REFEREE_KEY_FILE"])  # create it once, before the web workers race for it
     stopping = False
 
@@ -184,11 +198,20 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
         click.echo("referee stopped")
 
 
+def _without_password(url: str) -> str:
+    """``url`` as it may be printed: without its password."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
 @main.command("_redis", hidden=True)
 @click.option("--dir", "directory", required=True)
 @click.option("--port", required=True, type=int)
+@click.option("--password-file", required=True, help="the password (created 0600 if missing)")
 @click.option("--durable/--no-durable", default=True)
-def embedded_redis(directory: str, port: int, durable: bool) -> None:
+def embedded_redis(directory: str, port: int, password_file: str, durable: bool) -> None:
     """Run an embedded Redis until SIGTERM/SIGINT (``serve`` runs it in a session of its own)."""
     from .embedded_redis import EmbeddedRedis  # noqa: PLC0415
 
@@ -200,7 +223,7 @@ def embedded_redis(directory: str, port: int, durable: bool) -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    server = EmbeddedRedis(directory=directory, durable=durable, port=port).start()
+    server = EmbeddedRedis(directory=directory, durable=durable, port=port, password_file=password_file).start()
     try:
         while not stopping and server.process is not None and server.process.poll() is None:
             time.sleep(0.2)
@@ -224,7 +247,11 @@ def werkzeug_server(host: str, port: int) -> None:
 def _redis_urls(url: str | None, work_url: str | None) -> tuple[str, str]:
     config = load_config()
     log_url = url or config["REDIS_URL"]
-    return log_url, work_url or (config["REFEREE_WORK_REDIS_URL"] if not url else log_url)
+    work = work_url or (config["REFEREE_WORK_REDIS_URL"] if not url else log_url)
+    if config["REFEREE_REDIS_PASSWORD_FILE"]:  # --url/--work-url without a password: the file's
+        password = read_password_file(config["REFEREE_REDIS_PASSWORD_FILE"])
+        log_url, work = with_password(log_url, password), with_password(work, password)
+    return log_url, work
 
 
 url_option = click.option("--url", help="the logs' Redis URL (default $REDIS_URL)")
@@ -443,7 +470,7 @@ def create(*, ruleset_name: str, seats: tuple[str, ...], options: str, deck: str
         name, _, key = seat.partition("=")
         if not key:
             raise click.BadParameter(f"--seat {seat!r}: use NAME=PUBLIC_KEY")
-        spec["seats"].append({"name": name, "key": key})
+        spec["seats"].append({"name": unicodedata.normalize("NFC", name), "key": key})  # as the referee stores it
     if deck:
         spec["deck"] = json.loads(deck)
     if organiser_key:

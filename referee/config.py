@@ -28,8 +28,14 @@ name                        default                     meaning
 ``REFEREE_DEADLINES_EVERY`` ``0.25``                    seconds between the deadline scheduler's
                                                         passes in each ``referee worker`` (0: off)
 ``REFEREE_BENCH_NOOP``      ``0``                       ``1`` adds the hidden ``POST /_bench/noop``
-``REFEREE_PUBLIC_URL``      ``http://127.0.0.1:8000``   the public base URL of links in mails and
-                                                        webhooks (never taken from a request's Host)
+``REFEREE_PUBLIC_URL``      ``http://127.0.0.1:8000``   the public base URL: absolute links (mails,
+                                                        webhooks) and the
+                                                        pages' path prefix (never the ``Host`` header)
+``REFEREE_TRUSTED_PROXIES`` (empty)                     comma-separated proxy addresses/networks whose
+                                                        ``X-Forwarded-For``/``-Proto`` are trusted
+``REFEREE_REDIS_PASSWORD_FILE`` (none)                  a file holding the Redis password, for Redis
+                                                        URLs that carry none (``referee serve``'s
+                                                        embedded servers: ``var/redis-password``)
 ``REFEREE_SMTP_URL``        (empty: Maildir)            ``smtp://user:pass@host:587`` (STARTTLS at
                                                         587), ``smtps://…`` (TLS); empty: mail goes
                                                         into ``<REFEREE_VAR>/mail`` (Maildir)
@@ -45,9 +51,12 @@ name                        default                     meaning
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
 
 DEFAULTS: dict[str, Any] = {
     "REDIS_URL": "redis://127.0.0.1:6379/0",
@@ -65,7 +74,6 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_RECONCILE_EVERY": 5.0,
     "REFEREE_DEADLINES_EVERY": 0.25,
     "REFEREE_BENCH_NOOP": False,
-    "REFEREE_PUBLIC_URL": "http://127.0.0.1:8000",
     "REFEREE_SMTP_URL": "",
     "REFEREE_MAIL_FROM": "referee@localhost",
     "REFEREE_WEBHOOK_RETRIES": "10,60,300,1800,3600,7200,21600,43200",
@@ -73,6 +81,14 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_WEBHOOK_TIMEOUT": 5.0,
     "REFEREE_WEBHOOK_DISABLE_AFTER": 20,
 }
+
+# -- facing the open internet (issue 17): public URL, trusted proxies, the Redis password -------------
+DEFAULTS.update({
+    "REFEREE_PUBLIC_URL": "http://127.0.0.1:8000",
+    "REFEREE_TRUSTED_PROXIES": "",
+    "REFEREE_REDIS_PASSWORD_FILE": None,
+})
+# ------------------------------------------------------------------------------------------------------
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER"}
 _FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
@@ -143,4 +159,58 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
     for name in ("REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE"):
         if config[name] <= 0:
             raise ConfigError(f"{name} must be positive")
+    _check_defences(config)
     return config
+
+
+# -- facing the open internet (issue 17) -----------------------------------------------------------------
+def with_password(url: str, password: str | None) -> str:
+    """``url`` with ``password`` put in, unless it carries one already (or there is none).
+
+    >>> with_password("redis://127.0.0.1:6379/0", "s3cret")
+    'redis://:s3cret@127.0.0.1:6379/0'
+    >>> with_password("rediss://:other@example.org:6380/0", "s3cret")
+    'rediss://:other@example.org:6380/0'
+    >>> with_password("unix:///run/redis.sock?db=0", "s3cret")
+    'unix:///run/redis.sock?db=0&password=s3cret'
+    """
+    parts = urlsplit(url)
+    if not password or parts.password or parts.scheme not in {"redis", "rediss", "unix"}:
+        return url
+    if parts.scheme == "unix":
+        if "password=" in parts.query:
+            return url
+        return url + ("&" if parts.query else "?") + "password=" + quote(password, safe="")
+    user = quote(parts.username or "", safe="")
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{user}:{quote(password, safe='')}@{host}{port}"))
+
+
+def read_password_file(path: str) -> str:
+    try:
+        password = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ConfigError(f"REFEREE_REDIS_PASSWORD_FILE={path!r}: {exc.strerror}") from exc
+    if not password:
+        raise ConfigError(f"REFEREE_REDIS_PASSWORD_FILE={path!r} is empty")
+    return password
+
+
+def _check_defences(config: dict[str, Any]) -> None:
+    public = urlsplit(str(config["REFEREE_PUBLIC_URL"]))
+    if public.scheme not in {"http", "https"} or not public.hostname or public.query or public.fragment:
+        raise ConfigError(f"REFEREE_PUBLIC_URL must be an http(s) URL without query or fragment, "
+                          f"not {config['REFEREE_PUBLIC_URL']!r}")
+    proxies = config["REFEREE_TRUSTED_PROXIES"]
+    items = proxies.split(",") if isinstance(proxies, str) else list(proxies or [])
+    config["REFEREE_TRUSTED_PROXIES"] = [item.strip() for item in items if item.strip()]
+    for item in config["REFEREE_TRUSTED_PROXIES"]:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError as exc:
+            raise ConfigError(f"REFEREE_TRUSTED_PROXIES: {item!r} is no IP address or network") from exc
+    if config["REFEREE_REDIS_PASSWORD_FILE"]:
+        password = read_password_file(config["REFEREE_REDIS_PASSWORD_FILE"])
+        for name in ("REDIS_URL", "REFEREE_WORK_REDIS_URL"):
+            config[name] = with_password(config[name], password)

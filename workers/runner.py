@@ -4,7 +4,8 @@ reconciler thread and the deadline scheduler thread (``workers/deadlines.py``).
 The worker class is RQ's ``SimpleWorker`` by default: jobs run in the worker process itself, so the
 projector keeps each game's fold between jobs and a job folds only the new entries (a forking worker
 would fold every log from scratch in each job). Crash safety does not depend on the class: a killed
-worker's job is redone from the stored projection by the next job or by the reconciler.
+worker's job is redone from the stored projection by the next job or by the reconciler. Either class
+runs only the referee's own job functions (``workers/allowlist.py``).
 """
 
 from __future__ import annotations
@@ -14,20 +15,21 @@ import os
 
 import redis
 from rq.serializers import JSONSerializer
-from rq.worker import SimpleWorker, Worker
 
 from referee.config import load_config
 from referee.notify.contacts import ContactService
 from referee.store import RedisStore
 
 from . import jobs
+from .allowlist import RefereeSimpleWorker, RefereeWorker
 from .deadlines import DeadlineScheduler
 from .queue import RQDispatch, replay_queue
 from .reconciler import Reconciler, reconcile_once
 
 log = logging.getLogger(__name__)
 
-WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
+#: RQ's worker classes with the referee's allow-list of job functions (``workers/allowlist.py``).
+WORKER_CLASSES = {"simple": RefereeSimpleWorker, "fork": RefereeWorker}
 
 
 def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | None = None, burst: bool = False,

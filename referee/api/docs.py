@@ -1,28 +1,22 @@
 """``GET /docs``: a human-readable API reference rendered on the server from the same OpenAPI document
-as ``/openapi.json``. Plain HTML and CSS, no JavaScript and no CDN, so it works offline (flask-smorest's
-Swagger UI / ReDoc pages load their scripts from CDNs, so they are not used)."""
+as ``/openapi.json``. Plain HTML and CSS (``static/docs.css``: no inline style, for the CSP), no JavaScript
+and no CDN, so it works offline (flask-smorest's Swagger UI / ReDoc pages load their scripts from CDNs, so
+they are not used)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, render_template_string
+from flask import Blueprint, current_app, render_template_string, request
 
-bp = Blueprint("docs", __name__)
+bp = Blueprint("docs", __name__, static_folder="static", static_url_path="/docs/static")
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ info.title }} API {{ info.version }}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-body{font:15px/1.45 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem;color:#222}
-code,pre{font-family:ui-monospace,monospace;font-size:13px}
-h2{border-bottom:2px solid #ccc;margin-top:2.5rem} h3{margin:1.6rem 0 .3rem}
-.m{display:inline-block;min-width:4.2rem;padding:.05rem .4rem;border-radius:3px;color:#fff;font-weight:bold;
-text-align:center;font-size:13px} .get{background:#2a6f3f}.post{background:#1f5aa6}.put,.patch{background:#8a5a00}
-.delete{background:#a33}
-table{border-collapse:collapse;margin:.3rem 0 .8rem} td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left;
-vertical-align:top} th{background:#f4f4f4} .req{color:#a33} nav a{margin-right:.8rem}
-</style></head><body>
+<link rel="stylesheet" href="{{ url_for('docs.static', filename='docs.css') }}">
+<link rel="icon" href="{{ url_for('docs.static', filename='favicon.svg') }}" type="image/svg+xml">
+</head><body>
 <h1>{{ info.title }} API <small>{{ info.version }}</small></h1>
 <p>Machine-readable: <a href="{{ json_url }}">{{ json_url }}</a> (OpenAPI {{ spec.openapi }}).
 Errors are <code>{"error": {"code", "message", "rule"?, "details"?}}</code>.</p>
@@ -117,4 +111,4 @@ def page_context(spec: dict[str, Any], json_url: str) -> dict[str, Any]:
 @bp.get("/docs")
 def docs_page() -> str:
     api = current_app.extensions["referee.api"]
-    return render_template_string(_PAGE, **page_context(api.spec.to_dict(), "/openapi.json"))
+    return render_template_string(_PAGE, **page_context(api.spec.to_dict(), request.script_root + "/openapi.json"))

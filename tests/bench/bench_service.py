@@ -310,7 +310,8 @@ def main() -> None:
                    "REFEREE_BENCH_NOOP": "1", "REFEREE_QUEUE": "bench", "PYTHONPATH": str(REPO)}
             log = open(Path(tmp) / "processes.log", "wb")
             children.append(subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "--workers", "2", "--worker-class", "gthread", "--threads", "8",
+                [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", "2",
+                 "--worker-class", "gthread", "--threads", "8",
                  "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "referee.app:create_app()"],
                 env=env, cwd=REPO, stdout=log, stderr=log))
             for i in range(2):
@@ -319,7 +320,8 @@ def main() -> None:
                     env={**env, "REFEREE_RECONCILE_EVERY": "5"}, cwd=REPO, stdout=log, stderr=log))
             wait_http(port)
             print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; logs on Redis "
-                  f"{redis.url} (AOF, appendfsync always), queue and projections on {work.url}; gunicorn 2 workers "
+                  f"{redis.public_url} (AOF, appendfsync always), queue and projections on {work.public_url}; "
+                  f"gunicorn 2 workers "
                   f"x 8 threads; 2 replay workers; {args.clients} client processes")
             noop_rate = accept_rate = float("nan")
             result: dict[str, Any] = {}

@@ -260,13 +260,14 @@ def _deck():
 
 def test_bad_game_creation(http, store):
     key = public_key_b64(generate_key())
+    two = [{"name": "a", "key": key}, {"name": "b", "key": key}]  # names differ (CONTRACT section 11)
     cases = [
-        ({"ruleset": "chess", "seats": [{"name": "a", "key": key}] * 2}, "$.ruleset"),
+        ({"ruleset": "chess", "seats": two}, "$.ruleset"),
         ({"ruleset": "fivetowers", "seats": [{"name": "a", "key": key}]}, "$.seats"),
         ({"ruleset": "fivetowers", "seats": [{"name": "a", "key": "short"}] * 2}, "$.seats[0].key"),
-        ({"ruleset": "fivetowers", "seats": [{"name": "a", "key": key}] * 2, "options": {"speed": 3}}, "$.options"),
-        ({"ruleset": "towerup", "seats": [{"name": "a", "key": key}] * 2, "deck": ["c01"]}, "$.deck"),
-        ({"ruleset": "fivetowers", "seats": [{"name": "a", "key": key}] * 2, "colour": "red"}, "$.colour"),
+        ({"ruleset": "fivetowers", "seats": two, "options": {"speed": 3}}, "$.options"),
+        ({"ruleset": "towerup", "seats": two, "deck": ["c01"]}, "$.deck"),
+        ({"ruleset": "fivetowers", "seats": two, "colour": "red"}, "$.colour"),
     ]
     for body, path in cases:
         status, reply = http.post("/games", body)
@@ -307,7 +308,8 @@ def test_redis_down_is_503(make_app):
     app = make_app(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
     http = Http(app.test_client())
     key = public_key_b64(generate_key())
-    status, body = http.post("/games", {"ruleset": "fivetowers", "seats": [{"name": "a", "key": key}] * 2})
+    seats = [{"name": "a", "key": key}, {"name": "b", "key": key}]
+    status, body = http.post("/games", {"ruleset": "fivetowers", "seats": seats})
     assert status == 503 and body["error"]["code"] == "log/unavailable"
     status, body = http.get("/games/g_whatever")
     assert status == 503 and body["error"]["code"] == "store/unavailable"

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -73,6 +74,33 @@ def _port_open(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
+def assert_redis_locked(var, ports):
+    """Issue 17: the embedded servers refuse a client without the password kept in var/redis-password
+    (0600); their directories are 0700 and their files (the AOF among them) 0600."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    password_file = var / "redis-password"
+    assert stat.S_IMODE(password_file.stat().st_mode) == 0o600
+    password = password_file.read_text().strip()
+    for port in ports:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:  # what any local process can do
+            sock.sendall(b"PING\r\n")
+            assert sock.recv(64).startswith(b"-NOAUTH")
+        for wrong in (None, "not-the-password"):
+            with pytest.raises(redis.AuthenticationError):
+                redis.Redis(port=port, password=wrong, retry=Retry(NoBackoff(), 0)).ping()
+        assert redis.Redis(port=port, password=password).ping()
+    for name in ("redis", "redis-work"):
+        assert stat.S_IMODE((var / name).stat().st_mode) == 0o700
+    files = [path for path in (var / "redis").rglob("*") if path.is_file()]
+    assert any("appendonly" in path.name for path in files), files
+    for path in files:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    assert password not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout
+
+
 def test_serve_starts_everything_and_stops_on_ctrl_c(tmp_path):
     port = free_port()
     env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
@@ -89,6 +117,7 @@ def test_serve_starts_everything_and_stops_on_ctrl_c(tmp_path):
         assert len(redis_ports) == 2  # the logs' (durable) and the queue's and projections'
         assert "(logs; AOF, appendfsync always)" in log
         assert (tmp_path / "var" / "redis").is_dir() and (tmp_path / "var" / "referee-key").exists()
+        assert_redis_locked(tmp_path / "var", redis_ports)
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole process group
         process.wait(30)
     finally:

@@ -204,3 +204,13 @@ class Http:
         response = self.client.post(path, json=body)
         return response.status_code, response.get_json(silent=True)
 
+
+
+def test_every_notification_job_is_on_the_workers_allow_list():
+    from workers import allowlist, mailjobs
+
+    names = {deliveries.WEBHOOK_JOB, deliveries.MAIL_JOB, deliveries.CONFIRM_JOB, mailjobs.MAIL_JOB}
+    assert names <= allowlist.ALLOWED_JOBS
+    for name in names:
+        module, _, func = name.rpartition(".")
+        assert callable(getattr(__import__(module, fromlist=[func]), func))

@@ -60,11 +60,12 @@ def test_a_burst_of_appends_costs_one_job(http, app, store, run_worker):
 
 
 def test_real_rq_worker_subprocess_serves_wait(http, app, store, spawn_worker, redis_url):
-    """The stock ``rq worker`` command (SimpleWorker, JSON serializer, scheduler) runs our jobs, and
+    """The stock ``rq worker`` command (the allow-listing SimpleWorker, JSON serializer, scheduler) runs our jobs, and
     ``?wait`` returns its verdicts."""
     rq = str(Path(sys.executable).parent / "rq")
     spawn_worker([rq, "worker", "--url", redis_url, "--serializer", "rq.serializers.JSONSerializer",
-                  "--worker-class", "rq.worker.SimpleWorker", "--with-scheduler", app.config["REFEREE_QUEUE"]])
+                  "--worker-class", "workers.allowlist.RefereeSimpleWorker", "--with-scheduler",
+                  app.config["REFEREE_QUEUE"]])
     game = create_game(http, "fivetowers", 2)
     accept_all(http, game)
     rng = random.Random(7)

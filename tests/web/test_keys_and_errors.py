@@ -124,7 +124,7 @@ def test_the_new_game_form_signs_as_organiser(browser, organiser_server, console
         seats = page.locator("#seats li")
         seats.nth(1).wait_for()
         seats.nth(0).get_by_role("button", name="Generate a key in this browser for player 1").click()
-        page.wait_for_function("document.querySelector('#seats li .seat-key').value.length === 43")
+        page.wait_for_function("() => document.querySelector('#seats li .seat-key').value.length === 43")
         seats.nth(1).locator(".seat-key").fill(bea)
 
     # Without an organiser signature this referee refuses, and the page shows why.

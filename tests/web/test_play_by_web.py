@@ -43,7 +43,7 @@ def create_game(page, base_url: str, ruleset: str, other_name: str, other_key: s
     assert seats.count() == 2
     seats.nth(0).locator(".seat-name").fill("Ann")
     seats.nth(0).get_by_role("button", name=re.compile("Generate a key")).click()
-    page.wait_for_function("document.querySelector('#seats li .seat-key').value.length === 43")
+    page.wait_for_function("() => document.querySelector('#seats li .seat-key').value.length === 43")
     seats.nth(1).locator(".seat-name").fill(other_name)
     seats.nth(1).locator(".seat-key").fill(other_key)
     page.get_by_role("button", name="Create the game").click()
@@ -91,7 +91,7 @@ def play_to_the_end(pages, console_errors, rng: random.Random, case: dict, scree
     moves = 0
     illegal_done = False
     first = pages[0]
-    first.wait_for_function("document.querySelector('#game').dataset.status === 'active'", timeout=STEP_MS)
+    first.wait_for_function("() => document.querySelector('#game').dataset.status === 'active'", timeout=STEP_MS)
     while True:
         seq = max(int(game_attr(p, "seq") or 0) for p in pages)
         status = [game_attr(p, "status") for p in pages]
@@ -205,7 +205,7 @@ def test_two_players_play_a_full_game_and_a_spectator_replays_it(browser, web_se
     spectator.locator("body").press("End")
     spectator.wait_for_selector(f"#replay[data-at='{total - 1}']")
     spectator.wait_for_selector("#result-section:not([hidden]) table.score", timeout=STEP_MS)
-    spectator.wait_for_selector("#chart svg path.series")
+    spectator.wait_for_selector("#chart svg path.series", state="attached")  # a flat line has no height
     assert "revealed" in spectator.locator("#entry").inner_text()
     assert spectator.locator("#result .tiebreak").count() == 1
     spectator.screenshot(path=str(artifacts / f"{ruleset}-final-score-replay.png"), full_page=True)

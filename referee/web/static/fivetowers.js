@@ -1,7 +1,7 @@
 // 5 Towers: the board (display, towers, demolition piles, bidding, deck) as SVG, the move picker
 // (bid/pass; cards in placement order and the optional demolition), and the replay chart.
 
-import { choosable, s, svgRoot, title } from "./svg.js";
+import { choosable, clip, s, svgRoot, title } from "./svg.js";
 import { lineChart, tiebreakChain, winnersLine } from "./score.js";
 import { el } from "./ui.js";
 import { zoomable } from "./zoom.js";
@@ -118,15 +118,15 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   const bx = 530;
   const bidding = s("g", { class: "bidding", role: "group", "aria-label": "Bidding" },
     s("text", { x: bx, y: 52, class: "section-label", text: "Bidding" }),
-    s("text", { x: bx, y: 76, text: `Start player: ${seatName(seats, view.start_player)}` }),
+    s("text", { x: bx, y: 76, text: `Start player: ${clip(seatName(seats, view.start_player))}` }),
     s("text", { x: bx, y: 98, text: view.high_bid === null || view.high_bid === undefined ? "No bid yet"
-      : `High bid: ${view.high_bid} by ${seatName(seats, view.high_bidder)}` }),
+      : `High bid: ${view.high_bid} by ${clip(seatName(seats, view.high_bidder))}` }),
     s("text", { x: bx, y: 120, text: `Highest possible bid: ${view.max_bid}` }));
   (view.bidding || []).forEach((b, i) => bidding.append(s("text", { x: bx, y: 142 + i * 18, class: "small",
-    text: `${seatName(seats, b.seat)}: ${b.type === "pass" ? "pass" : `bid ${b.amount}`}` })));
+    text: `${clip(seatName(seats, b.seat))}: ${b.type === "pass" ? "pass" : `bid ${b.amount}`}` })));
   if ((view.awaiting || []).length) {
     bidding.append(s("text", { x: bx, y: 142 + (view.bidding || []).length * 18, class: "small muted",
-      text: `Still to bid: ${view.awaiting.map((i) => seatName(seats, i)).join(", ")}` }));
+      text: `Still to bid: ${view.awaiting.map((i) => clip(seatName(seats, i), 16)).join(", ")}` }));
   }
   svg.append(bidding);
 
@@ -139,8 +139,8 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       "aria-label": `${seatName(seats, seat)}'s towers` });
     g.append(s("rect", { x: 4, y: y - 4, width: Math.max(width, 900) - 8, height: h - 6, rx: 6, class: "seat-bg" }),
       s("text", { x: 12, y: y + 16, class: "seat-name", text:
-        `${seatName(seats, seat)}${mySeats.includes(seat) ? " (you)" : ""}${toMove ? " — to move" : ""} · ` +
-        `provisional ${provisional(sv)} points` }));
+        `${clip(seatName(seats, seat))}${mySeats.includes(seat) ? " (you)" : ""}${toMove ? " — to move" : ""} · ` +
+        `provisional ${provisional(sv)} points` }, title(seatName(seats, seat))));
     const baseY = y + h - 26;
     suits.forEach((suit, k) => {
       const x = 12 + k * colW;

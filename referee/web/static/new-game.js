@@ -163,7 +163,7 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
   clearErrors();
   const status = document.getElementById("create-status");
   const seats = [...seatsList.children].map((li) => ({
-    name: li.querySelector(".seat-name").value.trim(),
+    name: li.querySelector(".seat-name").value.trim().normalize("NFC"), // the form the referee stores (and an organiser signs)
     key: li.querySelector(".seat-key").value.trim(),
   }));
   const missing = seats.flatMap((s, i) => [!s.name && `player ${i + 1} has no name`, !s.key && `player ${i + 1} has no public key`]).filter(Boolean);

@@ -1,6 +1,6 @@
 // Pieces shared by the score tables of both rulesets: the tie-break chain and the chart.
 
-import { s } from "./svg.js";
+import { clip, s, title as tooltip } from "./svg.js";
 import { el } from "./ui.js";
 
 function nameOf(seats, i) {
@@ -82,7 +82,8 @@ export function lineChart({ title, series, seats, xLabel = "log entry", yLabel =
     svg.append(s("path", { d, fill: "none", stroke: colour, "stroke-width": 2.5, "stroke-dasharray": dash || null,
       class: "series", dataset: { seat: String(line.seat), label: line.label || "" } }));
     const last = line.points[line.points.length - 1];
-    ends.push({ y: Y(last.y), text: `${line.name || nameOf(seats, line.seat)} ${line.label || ""}: ${last.y}`, colour });
+    const name = line.name || nameOf(seats, line.seat);
+    ends.push({ y: Y(last.y), text: `${clip(name, 16)} ${line.label || ""}: ${last.y}`, full: name, colour });
   });
   // End labels, spread so that they do not overlap.
   ends.sort((a, b) => a.y - b.y);
@@ -90,7 +91,8 @@ export function lineChart({ title, series, seats, xLabel = "log entry", yLabel =
   for (const e of ends) {
     const y = Math.max(e.y, lastY + 14);
     lastY = y;
-    svg.append(s("text", { x: width - pad.right + 6, y: y + 4, style: `fill: ${e.colour}`, class: "series-label", text: e.text }));
+    svg.append(s("text", { x: width - pad.right + 6, y: y + 4, style: `fill: ${e.colour}`, class: "series-label", text: e.text },
+      tooltip(e.full)));
   }
   return svg;
 }

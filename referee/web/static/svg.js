@@ -26,6 +26,13 @@ export function svgRoot(width, height, label) {
     "aria-label": label, class: "board-svg", preserveAspectRatio: "xMidYMin meet" });
 }
 
+/** A name as SVG text shows it: SVG text has no CSS ellipsis, so a long name is cut to ``max`` characters
+ * and "…"; give the element a title() with the full name, shown on hover. */
+export function clip(name, max = 24) {
+  const chars = [...String(name)];
+  return chars.length > max ? `${chars.slice(0, max - 1).join("")}…` : String(name);
+}
+
 export function title(text) {
   return s("title", { text });
 }

@@ -4,7 +4,7 @@
 // → wildcard colours → discards); the replay chart of the locomotive tracks.
 
 import { lineChart, seatColour, tiebreakChain, winnersLine } from "./score.js";
-import { choosable, s, svgRoot, title } from "./svg.js";
+import { choosable, clip, s, svgRoot, title } from "./svg.js";
 import { el } from "./ui.js";
 import { zoomable } from "./zoom.js";
 
@@ -370,7 +370,8 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     g.append(s("rect", { x: 4, y: sy, width: seatW - 8, height: seatH, rx: 8, class: "seat-bg" }),
       s("rect", { x: 4, y: sy, width: 10, height: seatH, fill: seatColour(seat), rx: 4 }),
       s("text", { x: 22, y: sy + 24, class: "seat-name", text:
-        `${seatName(seats, seat)}${mySeats.includes(seat) ? " (you)" : ""}${view.to_move === seat ? " — to move" : ""}` }));
+        `${clip(seatName(seats, seat))}${mySeats.includes(seat) ? " (you)" : ""}${view.to_move === seat ? " — to move" : ""}` },
+      title(seatName(seats, seat))));
     // Supply.
     g.append(s("text", { x: 22, y: sy + 48, class: "small", text: `Supply (${sv.supply_total}/${components.supply_limit || 10})` }));
     Object.entries(sv.supply).forEach(([c, n], i) => {

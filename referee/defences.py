@@ -1,0 +1,103 @@
+"""Browser defences and forwarded headers, set up once where the app is made (CONTRACT section 11).
+
+* :func:`security_headers` — an ``after_request`` hook: every answer of the app (pages, JSON, static
+  files, errors) carries the Content-Security-Policy, ``X-Content-Type-Options: nosniff``,
+  ``Referrer-Policy`` and ``X-Frame-Options``. The CSP allows scripts, styles, images and fetches from
+  the referee's own origin only, no plugins, no ``<base>``, no framing (a framed game page was one click
+  away from signing a victim's acceptance) and no form posts elsewhere. Pages therefore keep no inline
+  ``<script>`` or ``style=`` attributes; JavaScript styles elements through the CSSOM (``el.style``),
+  which a CSP allows.
+* :class:`ForwardedHeaders` — WSGI middleware: ``SCRIPT_NAME`` (the prefix of every link the pages
+  build) is the path of ``REFEREE_PUBLIC_URL``, whatever the request or the server said, and
+  ``X-Forwarded-For``/``-Proto`` are applied (werkzeug's ``ProxyFix``) only for a peer listed in
+  ``REFEREE_TRUSTED_PROXIES`` (none by default). ``X-Forwarded-Host``/``-Prefix`` are never used: absolute
+  links come from :func:`public_url`, never from ``Host``.
+
+Blueprints hold no security code; ``tests/service/test_defences.py`` walks ``app.url_map`` so that a new
+route cannot miss a header.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Flask, Response, current_app
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+CONTENT_SECURITY_POLICY = "; ".join([
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+])
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",  # frame-ancestors for browsers that predate it
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+
+
+def security_headers(response: Response) -> Response:
+    """The ``after_request`` hook: the headers of section 11 on every answer."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers[name] = value
+    return response
+
+
+def _networks(items: Iterable[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return [ipaddress.ip_network(item, strict=False) for item in items]
+
+
+class ForwardedHeaders:
+    """Sets ``SCRIPT_NAME`` from the public URL and trusts ``X-Forwarded-For``/``-Proto`` only from the
+    proxies named in the settings (one hop: the trusted proxy's own view of its client)."""
+
+    def __init__(self, app: Any, prefix: str, trusted: Iterable[str]):
+        self.app = app
+        self.prefix = prefix
+        self.trusted = _networks(trusted)
+        self.proxy_fix = ProxyFix(app, x_for=1, x_proto=1, x_host=0, x_port=0, x_prefix=0)
+
+    def _is_trusted(self, address: str | None) -> bool:
+        if not self.trusted or not address:
+            return False
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self.trusted)
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        environ["SCRIPT_NAME"] = self.prefix
+        if self._is_trusted(environ.get("REMOTE_ADDR")):
+            return self.proxy_fix(environ, start_response)
+        return self.app(environ, start_response)
+
+
+def public_prefix(public_url: str) -> str:
+    """The path part of ``REFEREE_PUBLIC_URL`` without its trailing slash ('' at the root)."""
+    return urlsplit(public_url).path.rstrip("/")
+
+
+def public_url(path: str = "/") -> str:
+    """An absolute link for mails, webhooks and the like: ``REFEREE_PUBLIC_URL`` + ``path`` (never ``Host``)."""
+    return current_app.config["REFEREE_PUBLIC_URL"].rstrip("/") + "/" + path.lstrip("/")
+
+
+def init_app(app: Flask) -> None:
+    """Register the headers hook and wrap the WSGI app in :class:`ForwardedHeaders`."""
+    app.after_request(security_headers)
+    app.wsgi_app = ForwardedHeaders(app.wsgi_app, public_prefix(app.config["REFEREE_PUBLIC_URL"]),  # type: ignore[method-assign]
+                                    app.config["REFEREE_TRUSTED_PROXIES"])
