@@ -1,6 +1,7 @@
 // The game page: board, players, acceptances, the move picker, signing and submission, live updates.
 
 import { api, ApiError } from "./api.js";
+import { expiredContext, markForfeits, renderClocks } from "./clock.js";
 import { entropy, findKey, signEnvelope } from "./keys.js";
 import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
@@ -109,6 +110,7 @@ async function renderResult() {
   try {
     const result = await api.result(gameId);
     document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, game.seats, components));
+    markForfeits(document.getElementById("result"), result.result || result, game.seats);
     section.hidden = false;
   } catch (err) {
     showError(err, "Loading the result");
@@ -118,6 +120,7 @@ async function renderResult() {
 function renderAll() {
   document.getElementById("status-line").textContent = statusText();
   renderSeats();
+  renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
   renderAccept();
   renderBoard();
   renderMovePanel();
@@ -230,9 +233,9 @@ async function submitMove(move) {
       showError({ code: verdict.error.code, rule: verdict.error.rule, message: verdict.error.message }, "Your move was rejected");
     }
   } catch (err) {
-    showError(err, err.code === "submission/stale"
+    showError(err, expiredContext(err) || (err.code === "submission/stale"
       ? "The game moved on before your move arrived; the board now shows the new position"
-      : "Your move was refused");
+      : "Your move was refused"));
   } finally {
     busy = false;
     await safeLoad(true);
