@@ -19,8 +19,8 @@ export function formatDuration(seconds) {
   const h = Math.floor((t % DAY) / HOUR);
   const m = Math.floor((t % HOUR) / 60);
   const s = t % 60;
-  if (d) return `${d} d ${h} h${m ? ` ${m} min` : ""}`;
-  if (h) return `${h} h ${m} min`;
+  if (d) return `${d} d${h ? ` ${h} h` : ""}${m ? ` ${m} min` : ""}`;
+  if (h) return `${h} h${m ? ` ${m} min` : ""}`;
   if (m) return `${m} min${s ? ` ${s} s` : ""}`;
   return `${s} s`;
 }
@@ -177,7 +177,8 @@ function showReceipt(status, gameId, answer) {
 function vacationForm(gameId, seat, clock, reload) {
   const id = `vacation-days-${seat}`;
   const maxDays = Math.floor((clock.vacation_left / DAY) * 100) / 100;
-  const form = el("form", { class: "vacation-form inline" },
+  // novalidate: the referee judges the allowance (422 vacation/exceeded) and the page shows its answer.
+  const form = el("form", { class: "vacation-form inline", novalidate: true },
     el("label", { for: id }, "Days"),
     el("input", { id, type: "number", min: "0.01", max: String(maxDays), step: "any", value: String(Math.min(1, maxDays)),
       inputmode: "decimal", class: "vacation-days" }),
@@ -239,7 +240,7 @@ export function expiredContext(err) {
   if (!err || err.code !== "time/expired") return null;
   const d = err.details || {};
   return `Your time ran out${d.deadline ? ` at ${localTime(d.deadline)}` : ""} before the move arrived` +
-    `${d.timeout !== undefined ? `; the referee logged the timeout as entry #${d.timeout}` : ""}; the page now shows what happened`;
+    `${d.timeout !== undefined ? `; the referee logged the timeout as entry #${d.timeout}` : ""}`;
 }
 
 // -- replay: clock entries and forfeits ------------------------------------------------------------
@@ -251,18 +252,18 @@ export function describeClockEntry(entry, seats, describeMove) {
     case "timeout": {
       const when = entry.deadline ? ` (deadline ${localTime(entry.deadline)})` : "";
       if (entry.action === "forfeit") {
-        return `${who} ran out of time${when}: the seat forfeits${entry.move ? `; the referee played ${describeMove(entry.move)}` : ""}`;
+        return `${who} ran out of time${when}: the seat forfeits${entry.move ? `; the referee played its default move: ${describeMove(entry.move)}` : ""}`;
       }
-      return `${who} ran out of time${when}: the referee played ${entry.move ? describeMove(entry.move) : "nothing"}`;
+      return `${who} ran out of time${when}: the referee played its default move: ${entry.move ? describeMove(entry.move) : "none"}`;
     }
     case "forfeited":
       return `${who} forfeited${entry.reason ? ` (${entry.reason === "timeout" ? "on time" : entry.reason}` +
         `${entry.timeout !== undefined ? `, timeout at entry #${entry.timeout}` : ""})` : ""}`;
     case "auto_move":
-      return `${who} has forfeited: the referee played ${describeMove(entry.move)}`;
+      return `${who} has forfeited: the referee played its default move: ${describeMove(entry.move)}`;
     case "vacation": {
       const seconds = entry.submission && entry.submission.envelope ? entry.submission.envelope.seconds : entry.seconds;
-      return `${who} took ${formatDuration(seconds ?? 0).replace(/^(\d+) d 0 h$/, (_, n) => `${n} day${n === "1" ? "" : "s"}`)} of vacation`;
+      return `${who} took ${formatDuration(seconds ?? 0).replace(/^(\d+) d$/, (_, n) => `${n} day${n === "1" ? "" : "s"}`)} of vacation`;
     }
     default:
       return null;
@@ -314,8 +315,8 @@ export function markForfeits(box, result, seats) {
     notes.push(`Forfeited: ${forfeited.map((r) => seatName(seats, r.seat)).join(", ")} — ranked below every player who did not forfeit (TC-F1).`);
   }
   if (result.ended_by) {
-    notes.push(`The game ended early [${result.ended_by.rule || ""}]: ${result.ended_by.reason || ""}` +
-      `${result.provisional ? " (provisional score of the position as it stood)" : ""}.`);
+    notes.push(`The game ended early [${result.ended_by.rule || ""}]: ${result.ended_by.reason || ""}.` +
+      `${result.provisional ? " The score is provisional." : ""}`);
   }
   if (notes.length) box.prepend(el("div", { class: "forfeit-note" }, notes.map((n) => el("p", {}, n))));
 }
