@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 import requests
@@ -35,6 +36,7 @@ PHONE = {"width": 390, "height": 844}
 def shoot(page, artifacts, name: str) -> None:
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
         page.screenshot(path=str(artifacts / f"clock-{name}-{label}.png"), full_page=True)
     page.set_viewport_size(DESKTOP)
 
@@ -50,7 +52,8 @@ def create_timed_game(base_url: str, time_control: dict, keys) -> str:
 def test_a_clock_set_in_days_and_hours_and_a_vacation_taken_in_the_page(browser, web_server, console_errors,
                                                                          artifacts):
     bea = generate_key()
-    context = browser.new_context(viewport=DESKTOP)
+    # The deadline is shown in the viewer's time zone.
+    context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="America/New_York")
     page = console_errors.watch(context.new_page())
     page.goto(f"{web_server}/play/new")
     page.locator("input[name=ruleset][value=fivetowers]").check()
@@ -102,8 +105,9 @@ def test_a_clock_set_in_days_and_hours_and_a_vacation_taken_in_the_page(browser,
     # The clock of the seat to move: its deadline (local time), the time left, highlighted under 24 h.
     clock = page.locator(f"#clocks .clock[data-seat='{to_move}']")
     assert clock.locator("time.clock-deadline").get_attribute("datetime") == deadline
-    local = page.evaluate("iso => new Date(iso).getDate()", deadline)
-    assert str(local) in clock.locator("time.clock-deadline").inner_text()
+    local = datetime.fromisoformat(deadline.replace("Z", "+00:00")).astimezone(ZoneInfo("America/New_York"))
+    shown = clock.locator("time.clock-deadline").inner_text()
+    assert local.strftime("%I:%M:%S") in shown and re.search(r"\bE[SD]T\b", shown), shown
     assert re.fullmatch(r"19 h 59 min|20 h", clock.locator(".clock-left").inner_text())
     assert "clock-low" in clock.get_attribute("class")
     assert page.locator(f"#clocks .clock[data-seat='{1 - to_move}'] .clock-left").count() == 0
