@@ -24,7 +24,7 @@ import requests
 from live_server import serving
 from test_keys_and_errors import accept_in_python, import_key
 
-from referee.signing import generate_key, public_key_b64
+from referee.signing import VACATION_CTX, generate_key, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 
@@ -141,11 +141,24 @@ def test_a_clock_set_in_days_and_hours_and_a_vacation_taken_in_the_page(browser,
     assert "vacation/exceeded" in own.locator(".vacation-status").inner_text()
     assert requests.get(f"{web_server}/games/{game}/log", timeout=10).json()["total"] == len(log)
 
+    # Bea (another browser: signed here) takes 2 seconds of vacation: the page shows it, and shows it over
+    # when it ends, though nothing is logged then (the clocks are re-read at every poll).
+    state = requests.get(f"{web_server}/games/{game}", timeout=10).json()
+    envelope = {"v": 1, "ctx": VACATION_CTX, "game": game, "seat": 1, "seq": state["seq"], "prev": state["head"],
+                "seconds": 2}
+    answer = requests.post(f"{web_server}/games/{game}/vacation", timeout=10,
+                           json={"envelope": envelope, "sig": sign(bea, envelope)})
+    assert answer.status_code == 202, answer.text
+    page.wait_for_selector("#clocks .clock[data-seat='1'] .badge-vacation", timeout=STEP_MS)
+    page.wait_for_selector("#clocks .clock[data-seat='1'] .badge-vacation", state="detached", timeout=STEP_MS)
+    assert page.locator("#clocks .clock[data-seat='1'] small").inner_text() == "Vacation left: 2 d 23 h 59 min"
+
     # The replay lists the vacation.
     page.goto(f"{web_server}/play/games/{game}/replay")
     vacation = page.locator("#clock-entries li[data-type=vacation]")
-    vacation.wait_for(timeout=STEP_MS)
-    assert vacation.inner_text() == f"#{vacations[0]['seq']} Ann took 2 days of vacation"
+    vacation.first.wait_for(timeout=STEP_MS)
+    assert vacation.all_inner_texts() == [f"#{vacations[0]['seq']} Ann took 2 days of vacation",
+                                          f"#{state['seq']} Bea took 2 s of vacation"]
     context.close()
     console_errors.assert_none()
 

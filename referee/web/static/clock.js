@@ -193,9 +193,19 @@ function vacationForm(gameId, seat, clock, reload) {
   return form;
 }
 
+/** What the clocks panel shows, except the seconds left (those are re-anchored on every poll). */
+function clocksKey(raw, mine) {
+  return JSON.stringify([raw.seq, raw.status, mine, (raw.seats || []).map((s) => {
+    const { left, ...rest } = (s && s.clock) || {};
+    return rest;
+  })]);
+}
+
 /**
  * Draw every seat's clock into `box` (the game page's #clocks) from the raw GET /games/<id>, and hide
  * `panel` when the game has no clock. `mine`: the seats this browser holds; `reload`: redraw the page.
+ * Called on every poll: when nothing but the seconds left changed, only the countdown is re-anchored
+ * (a half-typed number of days is kept); a vacation that ended shows up at the next poll.
  */
 export function renderClocks(panel, box, raw, mine, reload) {
   const tc = raw.time_control;
@@ -207,6 +217,20 @@ export function renderClocks(panel, box, raw, mine, reload) {
     return;
   }
   const started = performance.now();
+  const key = clocksKey(raw, mine);
+  if (box.dataset.key === key) {
+    seats.forEach((seat, i) => {
+      const node = box.querySelector(`.clock[data-seat='${i}'] .clock-left[data-ends]`);
+      const left = seat && seat.clock ? seat.clock.left : null;
+      // `left` is whole seconds: re-anchor only when the countdown is off by more than that.
+      if (node && typeof left === "number" && Math.abs(Number(node.dataset.ends) - (started + left * 1000)) > 1500) {
+        node.dataset.ends = String(started + left * 1000);
+      }
+    });
+    tick();
+    return;
+  }
+  box.dataset.key = key;
   const active = raw.status === "active";
   box.replaceChildren(el("p", { class: "hint tc-summary" }, describeTimeControl(tc)),
     el("ul", { class: "clocks" }, seats.map((seat, i) => {

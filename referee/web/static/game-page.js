@@ -120,7 +120,6 @@ async function renderResult() {
 function renderAll() {
   document.getElementById("status-line").textContent = statusText();
   renderSeats();
-  renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
   renderAccept();
   renderBoard();
   renderMovePanel();
@@ -169,6 +168,7 @@ async function load() {
     components = rs.components || rs;
     document.getElementById("ruleset-name").textContent = `· ${rs.title || game.ruleset}${game.version ? ` (version ${game.version})` : ""}`;
   }
+  renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
   if (!changed) return;
   if (game.status === "waiting") await loadAccepted();
   await refreshLegal();
