@@ -49,13 +49,9 @@ def create_timed_game(base_url: str, time_control: dict, keys) -> str:
     return created.json()["game"]
 
 
-def test_a_clock_set_in_days_and_hours_and_a_vacation_taken_in_the_page(browser, web_server, console_errors,
-                                                                         artifacts):
-    bea = generate_key()
-    # The deadline is shown in the viewer's time zone.
-    context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="America/New_York")
-    page = console_errors.watch(context.new_page())
-    page.goto(f"{web_server}/play/new")
+def fill_players(page, base_url: str, bea) -> None:
+    """The new-game form with Ann (a key generated in this browser) and Bea (``bea``'s public key)."""
+    page.goto(f"{base_url}/play/new")
     page.locator("input[name=ruleset][value=fivetowers]").check()
     seats = page.locator("#seats li")
     seats.nth(1).wait_for()
@@ -64,6 +60,15 @@ def test_a_clock_set_in_days_and_hours_and_a_vacation_taken_in_the_page(browser,
     page.wait_for_function("document.querySelector('#seats li .seat-key').value.length === 43")
     seats.nth(1).locator(".seat-name").fill("Bea")
     seats.nth(1).locator(".seat-key").fill(public_key_b64(bea))
+
+
+def test_a_clock_set_in_days_and_hours_and_a_vacation_taken_in_the_page(browser, web_server, console_errors,
+                                                                         artifacts):
+    bea = generate_key()
+    # The deadline is shown in the viewer's time zone.
+    context = browser.new_context(viewport=DESKTOP, locale="en-US", timezone_id="America/New_York")
+    page = console_errors.watch(context.new_page())
+    fill_players(page, web_server, bea)
     # The time control has its own fieldset, not a JSON field among the engine's options.
     assert page.locator("[data-option=time_control]").count() == 0
     assert page.locator("#tc-per-move-days").is_hidden()
@@ -159,6 +164,40 @@ def test_a_clock_set_in_days_and_hours_and_a_vacation_taken_in_the_page(browser,
     vacation.first.wait_for(timeout=STEP_MS)
     assert vacation.all_inner_texts() == [f"#{vacations[0]['seq']} Ann took 2 days of vacation",
                                           f"#{state['seq']} Bea took 2 s of vacation"]
+    context.close()
+    console_errors.assert_none()
+
+
+def test_a_time_bank_from_the_form_and_each_seat_s_bank_on_the_game_page(browser, web_server, console_errors):
+    bea = generate_key()
+    context = browser.new_context(viewport=DESKTOP)
+    page = console_errors.watch(context.new_page())
+    fill_players(page, web_server, bea)
+    page.get_by_label("Time bank").check()
+    page.locator("#tc-initial-days").fill("1.5")
+    page.locator("#tc-increment-days").fill("0")
+    page.locator("#tc-increment-hours").fill("6")
+    page.locator("#tc-max-days").fill("2")
+    page.locator("#tc-vacation-days").fill("0")
+    page.get_by_label("When time runs out").select_option("forfeit")
+    assert page.locator("#tc-max-auto").is_disabled()  # only with default moves
+    page.get_by_role("button", name="Create the game").click()
+    page.wait_for_url(re.compile(r"/play/games/[^/]+$"), timeout=STEP_MS)
+    game = page.url.rsplit("/", 1)[1]
+    state = requests.get(f"{web_server}/games/{game}", timeout=10).json()
+    assert state["time_control"] == {"kind": "bank", "initial": 129600, "increment": 21600, "max": 172800,
+                                     "vacation": 0, "on_timeout": "forfeit", "max_auto_moves": 3,
+                                     "reminders": [86400, 3600]}
+    page.locator("#accept-buttons button").first.click(timeout=STEP_MS)
+    page.wait_for_function("document.querySelector('#accept-panel').hidden", timeout=STEP_MS)
+    accept_in_python(web_server, game, 1, bea)
+    page.wait_for_selector("#game[data-status=active] #clocks .clock-bank", timeout=STEP_MS)
+    state = requests.get(f"{web_server}/games/{game}", timeout=10).json()
+    waiting = 1 - state["to_move"]
+    assert page.locator(f"#clocks .clock[data-seat='{waiting}'] .clock-bank").inner_text() == "1 d 12 h"
+    assert page.locator(f"#clocks .clock[data-seat='{state['to_move']}'] .clock-left").count() == 1
+    assert "bank: 1 d 12 h to start, + 6 h per move, at most 2 d" in page.locator("#clocks .tc-summary").inner_text()
+    assert page.locator("#clocks .vacation-form").count() == 0  # no vacation in this game
     context.close()
     console_errors.assert_none()
 
