@@ -179,7 +179,7 @@ function vacationForm(gameId, seat, clock, reload) {
   const maxDays = Math.floor((clock.vacation_left / DAY) * 100) / 100;
   // novalidate: the referee judges the allowance (422 vacation/exceeded) and the page shows its answer.
   const form = el("form", { class: "vacation-form inline", novalidate: true },
-    el("label", { for: id }, "Days"),
+    el("label", { for: id }, "Vacation days"),
     el("input", { id, type: "number", min: "0.01", max: String(maxDays), step: "any", value: String(Math.min(1, maxDays)),
       inputmode: "decimal", class: "vacation-days" }),
     el("button", { type: "submit" }, "Take vacation"),
