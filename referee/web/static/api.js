@@ -54,5 +54,6 @@ export const api = {
   result: (id) => request("GET", `/games/${encodeURIComponent(id)}/result`),
   create: (body) => request("POST", "/games", body),
   accept: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/accept`, submission),
+  vacation: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/vacation`, submission),
   move: (id, submission, wait = 5) => request("POST", `/games/${encodeURIComponent(id)}/moves?wait=${wait}`, submission),
 };

@@ -1,6 +1,7 @@
 // The game page: board, players, acceptances, the move picker, signing and submission, live updates.
 
 import { api, ApiError } from "./api.js";
+import { expiredContext, markForfeits, renderClocks } from "./clock.js";
 import { entropy, findKey, signEnvelope } from "./keys.js";
 import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
@@ -110,6 +111,7 @@ async function renderResult() {
   try {
     const result = await api.result(gameId);
     document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, game.seats, components));
+    markForfeits(document.getElementById("result"), result.result || result, game.seats);
     section.hidden = false;
   } catch (err) {
     showError(err, "Loading the result");
@@ -168,6 +170,7 @@ async function load() {
     components = rs.components || rs;
     document.getElementById("ruleset-name").textContent = `· ${rs.title || game.ruleset}${game.version ? ` (version ${game.version})` : ""}`;
   }
+  renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
   if (!changed) return;
   if (game.status === "waiting") await loadAccepted();
   await refreshLegal();
@@ -234,9 +237,9 @@ async function submitMove(move) {
         { reveal: true });
     }
   } catch (err) {
-    showError(err, err.code === "submission/stale"
+    showError(err, expiredContext(err) || (err.code === "submission/stale"
       ? "The game moved on before your move arrived; the board now shows the new position"
-      : "Your move was refused", { reveal: true });
+      : "Your move was refused"), { reveal: true });
   } finally {
     busy = false;
     await safeLoad(true);

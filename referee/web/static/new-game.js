@@ -1,4 +1,5 @@
 import { api } from "./api.js";
+import { initTimeControlForm, readTimeControl } from "./clock.js";
 import { entropy, generateKey, listKeys, signEnvelope } from "./keys.js";
 import { clearErrors, el, showError } from "./ui.js";
 
@@ -66,8 +67,9 @@ function numberOrNull(x) {
   return typeof x === "number" ? x : null;
 }
 
-// Options of recorded games (a given deck order) only; this form creates seeded games.
-const RECORDED_ONLY = new Set(["reshuffles"]);
+// Options of recorded games (a given deck order) only; this form creates seeded games. The time control
+// has its own fieldset (clock.js).
+const RECORDED_ONLY = new Set(["reshuffles", "time_control"]);
 
 function optionControl(name, spec) {
   // Options are described by the ruleset (GET /rulesets/<name>): a default and, where known, the
@@ -175,6 +177,8 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
   let options;
   try {
     options = readOptions();
+    const timeControl = readTimeControl();
+    if (timeControl) options.time_control = timeControl;
   } catch (err) {
     showError(err, "Options");
     return;
@@ -198,4 +202,5 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
   }
 });
 
+initTimeControlForm();
 init();

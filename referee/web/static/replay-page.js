@@ -2,6 +2,7 @@
 // verdict and the board after it; at the end the score breakdown, the tie-break chain and a chart.
 
 import { api } from "./api.js";
+import { allLogEntries, describeClockEntry, markForfeits, renderClockEntries } from "./clock.js";
 import { describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
 import { el, showError } from "./ui.js";
 
@@ -49,8 +50,12 @@ function describeEntry(entry) {
     case "revealed":
       return `Server seed revealed (${entry.reason || "finished"}): ${String(entry.server_seed || "").slice(0, 16)}…`;
     default:
-      return `${entry.type}`;
+      return describeClockEntry(entry, seats, moveText) || `${entry.type}`;
   }
+}
+
+function moveText(move) {
+  return mod ? mod.describeMove(move, components) : JSON.stringify(move);
 }
 
 async function stepAt(n) {
@@ -108,6 +113,7 @@ async function showResult() {
   try {
     const [result, replay] = await Promise.all([api.result(gameId), api.replay(gameId)]);
     document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, seats, components));
+    markForfeits(document.getElementById("result"), result.result || result, seats);
     const steps = normSteps(replay);
     document.getElementById("chart-h").textContent = game.ruleset === "towerup" ? "Locomotive tracks over the game" : "Tower points over the game";
     document.getElementById("chart").replaceChildren(mod.chart(steps, seats));
@@ -150,6 +156,8 @@ async function init() {
   root.dataset.total = String(total);
   const start = /^#\d+$/.test(location.hash) ? Number(location.hash.slice(1)) : 0;
   await show(start);
+  allLogEntries(gameId).then((entries) => renderClockEntries(document.getElementById("clock-entries"), entries, seats, moveText, show))
+    .catch((err) => showError(err, "Loading the log"));
   await showResult();
   root.dataset.ready = "true";
 }
