@@ -67,11 +67,11 @@ def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(args, env=env, start_new_session=True)
 
 
-def _worker_args(index: int) -> Any:
+def _worker_args(index: int | str, notify: str = "no") -> Any:
     def make(restarts: int) -> list[str]:
         # a fresh name on each restart: RQ keeps a killed worker's name registered until its TTL runs out
         name = f"referee-{os.getpid()}-{index}" + (f"-r{restarts}" if restarts else "")
-        return [sys.executable, "-m", "referee.cli", "worker", "--name", name]
+        return [sys.executable, "-m", "referee.cli", "worker", "--name", name, "--notify", notify]
 
     return make
 
@@ -117,7 +117,9 @@ def _wait_http(url: str, timeout: float = 20.0) -> bool:
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--web-workers", default=2, show_default=True, type=int, help="gunicorn worker processes")
 @click.option("--rq-workers", default=1, show_default=True, type=int, help="replay worker processes")
-def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
+@click.option("--mail-gateway", "mail_port", type=int, default=None, metavar="PORT",
+              help="also run the play-by-email SMTP gateway on this port (e.g. 2525)")
+def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: int | None) -> None:
     """Run everything: Redis (embedded unless REDIS_URL is set), replay workers and the web server.
 
     Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
@@ -174,6 +176,15 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int) -> None:
     try:
         for i in range(rq_workers):
             served.append(supervisor.start(f"replay worker {i}", _worker_args(i)))
+        # deliveries (webhooks, mail) in a worker of their own: a slow endpoint never delays a replay
+        served.append(supervisor.start("notify worker", _worker_args("notify", notify="only")))
+        if mail_port is not None:
+            gateway = [sys.executable, "-m", "referee.cli", "mail-gateway", "--host", host, "--port", str(mail_port)]
+            served.append(supervisor.start("mail gateway", lambda _restarts: gateway))
+            click.echo(f"mail gateway on smtp://{host}:{mail_port}")
+        from .notify.mail import mailer_from_config  # noqa: PLC0415
+
+        click.echo(mailer_from_config(config).describe())
         web_args = _web_args(host, port, web_workers)
         served.append(supervisor.start("web server", lambda _restarts: web_args))
         if _wait_http(url):
