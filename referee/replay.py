@@ -38,7 +38,8 @@ from .timecontrol.spec import time_control_of
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
 
 #: Entries the referee writes on its own (no seat signs them): a verifier fails a log where one is rejected.
-REFEREE_ENTRIES = frozenset({"started", "revealed", "timeout", "forfeited", "auto_move"})
+REFEREE_ENTRIES = frozenset({"started", "revealed", "timeout", "forfeited", "auto_move", "adjudicated"})
+ADJUDICATE_CTX = "referee/adjudicate"
 
 
 class LogError(ValueError):
@@ -125,6 +126,8 @@ class LogReplayer:
     head: str = GENESIS
     #: the seats' clocks (CONTRACT section 8), folded from the entries' ``at``; set by ``created``
     clocks: Clocks | None = None
+    #: the game's adjudication (CONTRACT section 10): ``{method, reason, ranks, position}``, once adjudicated
+    adjudication: dict[str, Any] | None = None
     #: the signature check passed to :func:`check_submission` (the verifier memoises it: one check per signature)
     verifier: Callable[[str, Any, str], bool] = verify
 
@@ -346,6 +349,53 @@ class LogReplayer:
         self._next_decision(entry, seat)
         return Verdict(entry["seq"], "auto_move", "applied", seat)
 
+    # -- adjudication (CONTRACT section 10; docs/tournaments.md) ------------------------------------
+    def adjudicator_keys(self) -> list[str]:
+        """Who may decide an ``organiser`` adjudication: the game's ``adjudicator`` (a tournament's
+        organiser, written by the referee when it made the game) or the game's own organiser."""
+        created = self.created or {}
+        return [key for key in (created.get("adjudicator"), created.get("organiser")) if isinstance(key, str)]
+
+    def _on_adjudicated(self, entry: dict[str, Any]) -> Verdict:
+        """The game ends by adjudication: ``provisional`` scores the position as it stands (the engine's
+        ``provisional_result()``); ``organiser`` takes the ranks of the adjudicator's signed decision."""
+        game = self.game
+        if self.status != ACTIVE or game is None:
+            return _reject(entry, "game/not_active", f"the game is {self.status}: nothing to adjudicate")
+        method, reason = entry.get("method"), entry.get("reason")
+        if not isinstance(reason, str) or not reason:
+            return _reject(entry, "adjudication/reason", "an adjudication gives its reason")
+        players = len(self.keys)
+        if method == "provisional":
+            ranks = [seat["rank"] for seat in game.provisional_result()["seats"]]
+            if entry.get("ranks") not in (None, ranks):
+                return _reject(entry, "adjudication/ranks", f"the provisional result ranks the seats {ranks}")
+        elif method == "organiser":
+            ranks = entry.get("ranks")
+            if (not isinstance(ranks, list) or len(ranks) != players
+                    or any(isinstance(r, bool) or not isinstance(r, int) for r in ranks)
+                    or sorted(ranks) != [1 + sum(1 for o in ranks if o < r) for r in sorted(ranks)]):
+                return _reject(entry, "adjudication/ranks", f"ranks must be competition ranks of the {players} seats")
+            decision = entry.get("decision")
+            envelope = decision.get("envelope") if isinstance(decision, dict) else None
+            if (not isinstance(envelope, dict) or envelope.get("ctx") != ADJUDICATE_CTX
+                    or envelope.get("game") != (self.created or {}).get("game") or envelope.get("ranks") != ranks
+                    or envelope.get("reason") != reason):
+                return _reject(entry, "adjudication/decision", "the decision must be a signed referee/adjudicate "
+                               "envelope naming this game, these ranks and this reason")
+            sig = decision.get("sig")
+            signers = self.adjudicator_keys()
+            if not isinstance(sig, str) or not any(self.verifier(key, envelope, sig) for key in signers):
+                return _reject(entry, "adjudication/bad_signature", "the decision is not signed by this game's "
+                               "adjudicator or organiser")
+        else:
+            return _reject(entry, "adjudication/method", "method is 'provisional' or 'organiser'")
+        self.adjudication = {"method": method, "reason": reason, "ranks": ranks, "position": entry["seq"]}
+        self.status = FINISHED
+        if self.clocks is not None:
+            self.clocks.begin(None, self.clocks.since or 0, entry["seq"])
+        return Verdict(entry["seq"], "adjudicated", "ok")
+
     def _on_vacation(self, entry: dict[str, Any]) -> Verdict:
         assert self.created is not None
         clocks = self.clocks
@@ -396,6 +446,8 @@ class LogReplayer:
         if self.status != FINISHED or game is None:
             return None
         base = game.result() if game.is_over() else game.provisional_result()
+        if self.adjudication is not None:
+            base = adjudicated_result(base, self.adjudication)
         if "time_control" not in (self.created or {}):
             return base  # a game logged before clocks existed: its result is the engine's, as it was signed
         forfeited_at = self.clocks.forfeited_at if self.clocks is not None else [None] * len(self.keys)
@@ -403,6 +455,15 @@ class LogReplayer:
 
 
 entry_time = format_ms  # a time (ms) in the log's ``at`` format
+
+
+def adjudicated_result(provisional: dict[str, Any], adjudication: dict[str, Any]) -> dict[str, Any]:
+    """The result of an adjudicated game: the position's score breakdown (``provisional_result()``), the
+    ranks of the adjudication, and what decided them."""
+    seats = [{**seat, "rank": adjudication["ranks"][seat["seat"]]} for seat in provisional.get("seats", [])]
+    return {**provisional, "seats": seats, "winners": [s["seat"] for s in seats if s["rank"] == 1],
+            "adjudicated": {"method": adjudication["method"], "reason": adjudication["reason"],
+                            "position": adjudication["position"]}}
 
 
 def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:

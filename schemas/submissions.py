@@ -48,6 +48,27 @@ class VacationEnvelopeSchema(_EnvelopeBase):
                          metadata={"description": "vacation from now, in seconds (pages and the CLI say days)"})
 
 
+class AdjudicateEnvelopeSchema(Schema):
+    v = strict_int(required=True, validate=validate.Equal(1, error="must be 1"))
+    ctx = fields.String(required=True, validate=validate.Equal("referee/adjudicate",
+                                                              error="must be 'referee/adjudicate'"))
+    game = fields.String(required=True, validate=GAME_ID)
+    method = fields.String(validate=validate.OneOf(["provisional", "organiser"]),
+                           metadata={"description": "organiser (the default) or provisional"})
+    ranks = fields.List(strict_int(validate=validate.Range(min=1, max=16)), validate=validate.Length(max=16),
+                        metadata={"description": "method organiser: each seat's rank (competition ranks)"})
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+    tournament = fields.String(validate=validate.Length(max=80))
+    seq = strict_int(validate=validate.Range(min=0, max=2**53 - 1))
+    prev = fields.String(validate=HEX64)
+    at = fields.String(validate=validate.Length(max=64))
+
+
+class AdjudicateSchema(Schema):
+    envelope = fields.Nested(AdjudicateEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "the game's adjudicator or organiser"})
+
+
 class VacationSubmissionSchema(Schema):
     envelope = fields.Nested(VacationEnvelopeSchema, required=True)
     sig = sig_field(required=True)
@@ -105,3 +126,4 @@ class ReceiptSchema(Schema):
     receipt_sig = fields.String(metadata={"description": "the referee's Ed25519 signature over the RFC 8785 bytes "
                                                          "of receipt (key: GET /referee-key)"})
     clocks = fields.List(fields.Nested(ClockSchema), metadata={"description": "per seat, games with a clock"})
+    result = fields.Dict(metadata={"description": "POST /adjudicate: the adjudicated game's result"})

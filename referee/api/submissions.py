@@ -10,6 +10,7 @@ from schemas.common import ErrorSchema
 from schemas.submissions import (
     AbortSubmissionSchema,
     AcceptSubmissionSchema,
+    AdjudicateSchema,
     MoveSubmissionSchema,
     ReceiptSchema,
     VacationSubmissionSchema,
@@ -66,6 +67,18 @@ class Vacation(MethodView):
         """A seat's signed vacation (``seconds`` from now): its clock stops for that long, within the game's
         vacation allowance (CONTRACT section 8)."""
         return service().vacation(game_id, submission)
+
+
+@blp.route("/<game_id>/adjudicate")
+class Adjudicate(MethodView):
+    @blp.arguments(AdjudicateSchema())
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, body: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """End a running game by adjudication, signed (ctx ``referee/adjudicate``) by the game's adjudicator
+        (a tournament's organiser) or organiser: ``method: provisional`` scores the position as it stands,
+        ``method: organiser`` (the default) takes the ``ranks`` of the signed decision."""
+        return service().adjudicate_signed(game_id, body)
 
 
 @blp.route("/<game_id>/abort")

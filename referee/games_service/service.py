@@ -282,8 +282,14 @@ class GameService:
                                     "seq": tip.seq, "head": tip.head})
 
     # -- create ---------------------------------------------------------------------------------------
-    def create_game(self, spec: dict[str, Any], organiser: dict[str, str] | None = None) -> dict[str, Any]:
-        """Create a game from a validated spec (``ruleset``, ``seats``, ``options``, ``deck``?, ``nonce``?)."""
+    def create_game(self, spec: dict[str, Any], organiser: dict[str, str] | None = None, *,
+                    tournament: str | None = None, adjudicator: str | None = None,
+                    game_id: str | None = None) -> dict[str, Any]:
+        """Create a game from a validated spec (``ruleset``, ``seats``, ``options``, ``deck``?, ``nonce``?).
+
+        The tournament service (not the HTTP API) also passes the ``tournament`` the game belongs to, its
+        ``adjudicator`` (the tournament's organiser key, who may decide an adjudication) and the game id
+        its pairing named; all three are written into ``created``."""
         options = spec.get("options") or {}
         try:  # a 400 answers before any signature is looked at (CONTRACT section 6)
             time_control = resolve_time_control(options.get("time_control"))
@@ -313,7 +319,7 @@ class GameService:
             raise invalid([{"path": "$.seats", "problem": f"{rules.name} is for {rules.min_players} to "
                                                           f"{rules.max_players} players, not {players}"}])
         deck = spec.get("deck")
-        game_id = signed_game_id(organiser["sig"]) if organiser else new_game_id()
+        game_id = game_id or (signed_game_id(organiser["sig"]) if organiser else new_game_id())
         try:  # the engine is the judge of options and decks
             if deck is not None:
                 rules.new_game(players, engine_options(options), deck=list(deck), seed=recorded_game_seed(game_id))
@@ -341,6 +347,10 @@ class GameService:
             payload["organiser_sig"] = organiser["sig"]
         if spec.get("nonce") is not None:
             payload["nonce"] = spec["nonce"]
+        if tournament is not None:
+            payload["tournament"] = tournament
+        if adjudicator is not None:
+            payload["adjudicator"] = adjudicator
         entry = make_entry("created", 0, "0" * 64, **payload)
         try:
             first = self.store.create(game_id, entry, secret)
@@ -467,6 +477,56 @@ class GameService:
         self.cache.put(game_id, trial)
         self._notify(game_id, [first])
         return self._receipt(game_id, first, trial)
+
+    def adjudicate(self, game_id: str, method: str, reason: str, ranks: list[int] | None = None,
+                   decision: dict[str, Any] | None = None) -> dict[str, Any]:
+        """End a running game by adjudication (CONTRACT section 10): ``provisional`` (the engine's
+        ``provisional_result()`` of the position) or ``organiser`` (the ranks of the adjudicator's signed
+        ``referee/adjudicate`` decision). Appended at the log's end like every referee entry; the fold
+        checks it (409 when the game is not running, 403 for a decision not signed by the adjudicator)."""
+        for _attempt in range(5):
+            replayer = self.fold(game_id)
+            payload: dict[str, Any] = {"method": method, "reason": reason}
+            if method == "organiser":
+                payload.update(ranks=ranks, decision=decision)
+            entry = make_entry("adjudicated", replayer.seq, replayer.head, **payload)
+            trial = clone_replayer(replayer)
+            verdict = trial.feed(entry)
+            if verdict.status == "rejected":
+                error = verdict.error or {}
+                status = {"game/not_active": 409, "adjudication/bad_signature": 403}.get(error.get("code"), 400)
+                raise ServiceError(status, error.get("code", "adjudication/invalid"), error.get("message", ""))
+            try:
+                first = self.store.append(game_id, entry, replayer.head)
+            except StaleAppend:
+                continue  # a move landed first: adjudicate the position after it
+            except StoreUnavailable as exc:
+                raise _unavailable(exc) from exc
+            more = append_system_entries(self.store, game_id, trial, trial.server_seed)
+            self.cache.put(game_id, trial)
+            self._set_timer(game_id, trial)
+            self._notify(game_id, [first, *more])
+            return {**self._receipt(game_id, first, trial), "result": trial.result()}
+        raise ServiceError(409, "submission/stale", "the game kept moving; try the adjudication again")
+
+    def adjudicate_signed(self, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /games/{id}/adjudicate``: the adjudicator's (or organiser's) signed decision."""
+        envelope, sig = body["envelope"], body["sig"]
+        if envelope["game"] != game_id:
+            raise ServiceError(403, "submission/wrong_game",
+                               f"the envelope is bound to game {envelope['game']!r}, not {game_id!r}")
+        replayer = self.fold(game_id)
+        signers = replayer.adjudicator_keys()
+        if not signers:
+            raise ServiceError(403, "adjudication/no_adjudicator", "this game has no organiser or adjudicator")
+        if not any(verify(key, envelope, sig) for key in signers):
+            raise ServiceError(401, "adjudication/bad_signature",
+                               "the decision is not signed by this game's adjudicator or organiser")
+        if envelope.get("method", "organiser") == "organiser":
+            if envelope.get("ranks") is None:
+                raise invalid([{"path": "$.envelope.ranks", "problem": "an organiser's decision gives the ranks"}])
+            return self.adjudicate(game_id, "organiser", envelope["reason"], envelope["ranks"], body)
+        return self.adjudicate(game_id, "provisional", envelope["reason"])
 
     def wait_for_verdict(self, game_id: str, position: int, timeout: float) -> dict[str, Any] | None:
         """The worker's verdict on ``position`` once its projection covers it, or ``None`` after ``timeout``."""

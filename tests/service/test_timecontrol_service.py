@@ -53,7 +53,7 @@ def test_TC_C1_the_resolved_time_control_is_in_created_and_each_seat_shows_its_c
 def test_TC_C1_a_bad_time_control_is_a_400_naming_the_member_and_writes_nothing(http, store):
     before = store.list_games()
     status, body = http.post("/games", {"ruleset": "fivetowers", "seats": [
-        {"name": "a", "key": public_key_b64(k)} for k in (_key(1), _key(2))],
+        {"name": name, "key": public_key_b64(k)} for name, k in (("a", _key(1)), ("b", _key(2)))],
         "options": {"time_control": {"kind": "per_move", "per_move": 60, "speed": "fast"}}})
     assert status == 400 and body["error"]["code"] == "game/bad_time_control"
     assert body["error"]["details"]["problems"][0]["path"] == "$.options.time_control.speed"
@@ -241,3 +241,35 @@ def _ms(text):
 
     return parse_ms(text.replace("Z", ".000Z") if "." not in text else text)
 
+
+
+def test_an_organiser_adjudicates_a_running_game_over_http(http, store):
+    from referee.signing import generate_key, sign
+
+    organiser = generate_key()
+    keys = [_key(21), _key(22)]
+    spec = {"ruleset": "fivetowers", "seats": [{"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(keys)]}
+    status, created = http.post("/games", {**spec, "organiser": {
+        "key": public_key_b64(organiser), "sig": sign(organiser, {"v": 1, "ctx": "referee/create", **spec})}})
+    assert status == 201, created
+    from svc_helpers import PlayedGame
+
+    game = PlayedGame(created["game"], "fivetowers", keys)
+    accept_all(http, game)
+    submit_first_legal(http, game)
+
+    def adjudicate(key, **fields):
+        envelope = {"v": 1, "ctx": "referee/adjudicate", "game": game.game_id, **fields}
+        return http.post(f"/games/{game.game_id}/adjudicate", {"envelope": envelope, "sig": sign(key, envelope)})
+
+    status, body = adjudicate(keys[0], ranks=[1, 2], reason="I win")  # a player is no adjudicator
+    assert status == 401 and body["error"]["code"] == "adjudication/bad_signature"
+    status, body = adjudicate(organiser, ranks=[2, 1], reason="seat 1 was ahead when the club closed")
+    assert status == 202, body
+    assert [s["rank"] for s in body["result"]["seats"]] == [2, 1]
+    entries = store.read_log(game.game_id)
+    assert [e["type"] for e in entries][-2:] == ["adjudicated", "revealed"]
+    status, result = http.get(f"/games/{game.game_id}/result")
+    assert status == 200 and result["result"]["adjudicated"]["method"] == "organiser"
+    status, body = adjudicate(organiser, method="provisional", reason="again")
+    assert status == 409 and body["error"]["code"] == "game/not_active"
