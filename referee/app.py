@@ -11,7 +11,7 @@
 * ``app.extensions["referee.service"]`` — the :class:`~referee.games_service.GameService`;
 * ``app.extensions["referee.queue"]`` — the RQ queue of replay jobs (with ``REFEREE_DISPATCH=rq``), on the
   work Redis (``REFEREE_WORK_REDIS_URL``, default ``REDIS_URL``);
-* the API blueprints (``referee.api``).
+* the API blueprints (``referee.api``), behind the body-size layer (``referee.api.body.BodyLimit``).
 
 Gunicorn: ``gunicorn 'referee.app:create_app()'``.
 """
@@ -65,6 +65,16 @@ def init_key(app: Flask) -> None:
     app.extensions["referee.key"] = read_or_create_key_file(app.config["REFEREE_KEY_FILE"])
 
 
+def init_body_limit(app: Flask) -> None:
+    """Body sizes, enforced in one WSGI layer in front of Flask (``referee.api.body.BodyLimit``):
+    ``REFEREE_MAX_BODY``, and ``REFEREE_MAX_BUNDLE`` for ``POST /verify``."""
+    from .api.body import BodyLimit  # noqa: PLC0415
+
+    config = app.config
+    app.wsgi_app = BodyLimit(app.wsgi_app, config["REFEREE_MAX_BODY"],  # type: ignore[method-assign]
+                             {"/verify": config["REFEREE_MAX_BUNDLE"]})
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The referee's Flask app; ``config`` overrides the environment (tests pass a dict)."""
     from . import api  # noqa: PLC0415 - keep the import of `referee.app` light
@@ -74,9 +84,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(settings)
     for name, value in (config or {}).items():  # extra Flask settings (TESTING, WEB_POLL_MS, …)
         app.config.setdefault(name, value)
-    app.config["MAX_CONTENT_LENGTH"] = settings["REFEREE_MAX_BODY"]
     app.json.sort_keys = False
     init_key(app)
     init_store(app)
     api.init_app(app)
+    init_body_limit(app)
     return app

@@ -18,7 +18,6 @@ from typing import Any
 
 from flask import current_app, request
 from flask.views import MethodView
-from werkzeug.exceptions import RequestEntityTooLarge
 
 from schemas.common import ErrorSchema
 
@@ -29,9 +28,8 @@ from ..signing import public_key_b64
 from ..store import GameNotFound
 from ..store.keys import valid_game_id
 from ..verify import BUNDLE_FORMAT, verify_bundle
+from .body import json_body
 from .parsing import ApiBlueprint
-
-DEFAULT_MAX_BUNDLE = 4 * 1024 * 1024
 
 blp = ApiBlueprint("verification", __name__, description="Verification bundles, the referee's key, and the verifier")
 
@@ -39,16 +37,6 @@ _REPORT_DOC = {
     "description": "The verification report: ok, status (verified, failed, incomplete, version_mismatch), "
                    "first_failure {check, position, reason}, and every check {name, status, ok, position, reason}.",
 }
-
-
-def max_bundle() -> int:
-    """``REFEREE_MAX_BUNDLE`` (checked positive by ``referee.config``), or 4 MiB in an app built without it."""
-    return int(current_app.config.get("REFEREE_MAX_BUNDLE") or DEFAULT_MAX_BUNDLE)
-
-
-def _too_large(limit: int) -> ServiceError:
-    return ServiceError(413, "request/too_large", f"the bundle is larger than the limit of {limit} bytes",
-                        details={"limit": limit})
 
 
 def referee_public_key() -> str:
@@ -106,18 +94,7 @@ class Verify(MethodView):
     def post(self) -> dict[str, Any]:
         """Verify a bundle: signatures, hash chain, seed commitment, replay with the pinned engine, result.
         200 with the report, ``ok: false`` when a check fails."""
-        limit = max_bundle()
-        if request.content_length is not None and request.content_length > limit:
-            raise _too_large(limit)
-        # One byte over the limit is let through so that a streamed (chunked) body that is too large is seen as
-        # such: Werkzeug cuts such a stream at the limit without an error.
-        request.max_content_length = limit + 1
-        try:
-            data = request.get_data(cache=False)
-        except RequestEntityTooLarge as exc:
-            raise _too_large(limit) from exc
-        if len(data) > limit:
-            raise _too_large(limit)
+        data = json_body()  # its size is checked before the app runs (referee.api.body.BodyLimit)
         if not data.strip():
             raise invalid([{"path": "$", "problem": "the body is empty; POST a bundle"}])
         try:

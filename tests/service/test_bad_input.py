@@ -154,7 +154,7 @@ def test_illegal_move_names_its_rule(http, active, unchanged):
 
 @pytest.mark.parametrize(("raw", "path", "problem"), [
     (b'{"envelope": {"v": 1,', "$", "not valid JSON"),
-    (b"\xff\xfe not utf-8", "$", "not valid JSON"),
+    (b"\xff\xfe not utf-8", "$", "the body is not UTF-8"),
     (b"", "$", "empty"),
     (b'{"envelope": {"v": 1.0}, "sig": "x"}', "$.envelope.v", "floats are not allowed"),
     (b'{"envelope": {}, "sig": "a", "sig": "b"}', "$", "duplicate key 'sig'"),
