@@ -11,7 +11,9 @@
 * ``app.extensions["referee.service"]`` — the :class:`~referee.games_service.GameService`;
 * ``app.extensions["referee.queue"]`` — the RQ queue of replay jobs (with ``REFEREE_DISPATCH=rq``), on the
   work Redis (``REFEREE_WORK_REDIS_URL``, default ``REDIS_URL``);
-* the API blueprints (``referee.api``), behind the body-size layer (``referee.api.body.BodyLimit``).
+* the API blueprints (``referee.api``), behind the body-size layer (``referee.api.body.BodyLimit``);
+* ``app.extensions["referee.limiter"]`` — the rate limits (``referee.api.limits``, Flask-Limiter on the
+  work Redis), each named by a ``REFEREE_RATE_*`` setting.
 
 Gunicorn: ``gunicorn 'referee.app:create_app()'``.
 """
@@ -65,6 +67,14 @@ def init_key(app: Flask) -> None:
     app.extensions["referee.key"] = read_or_create_key_file(app.config["REFEREE_KEY_FILE"])
 
 
+def init_limits(app: Flask) -> None:
+    """The rate limits (Flask-Limiter, counting in the work Redis): one ``Limiter`` per app, applied to every
+    view marked ``@rate_limited("REFEREE_RATE_…")`` (``referee.api.limits``); call after the blueprints."""
+    from .api import limits  # noqa: PLC0415
+
+    limits.init_app(app)
+
+
 def init_body_limit(app: Flask) -> None:
     """Body sizes, enforced in one WSGI layer in front of Flask (``referee.api.body.BodyLimit``):
     ``REFEREE_MAX_BODY``, and ``REFEREE_MAX_BUNDLE`` for ``POST /verify``."""
@@ -88,5 +98,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     init_key(app)
     init_store(app)
     api.init_app(app)
+    init_limits(app)
     init_body_limit(app)
     return app

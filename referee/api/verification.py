@@ -5,7 +5,9 @@
 * ``GET /games/{id}/export`` — the signed bundle of a game (``referee.bundle``): final once the seed is
   revealed (or a recorded game is over), otherwise interim (``"interim": true``, no seed, ``result`` null).
 * ``POST /verify`` — the same verifier as ``referee verify`` (``referee.verify.verify_bundle``). The body
-  is the bundle, at most ``REFEREE_MAX_BUNDLE`` bytes (default 4 MiB; else 413). A body that is not a
+  is the bundle, at most ``REFEREE_MAX_BUNDLE`` bytes (default 1 MiB; else 413), as
+  ``Content-Type: application/json`` (else 415); at most ``REFEREE_RATE_VERIFY`` per client address
+  (default 10 per minute; else 429 with ``Retry-After``). A body that is not a
   strict-JSON object with ``"format": "referee-bundle/1"`` is 400. Anything that is a bundle gets **200**
   with the report, whether it verifies or not: the request succeeded, ``ok``/``status`` carry the
   verdict (``?referee_key=<base64url>`` additionally requires that signer). The report adds
@@ -29,6 +31,7 @@ from ..store import GameNotFound
 from ..store.keys import valid_game_id
 from ..verify import BUNDLE_FORMAT, verify_bundle
 from .body import json_body
+from .limits import rate_limited
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("verification", __name__, description="Verification bundles, the referee's key, and the verifier")
@@ -91,6 +94,9 @@ class Verify(MethodView):
     @blp.response(200, description=_REPORT_DOC["description"])
     @blp.alt_response(400, schema=ErrorSchema, description="not a JSON bundle")
     @blp.alt_response(413, schema=ErrorSchema, description="larger than REFEREE_MAX_BUNDLE")
+    @blp.alt_response(415, schema=ErrorSchema, description="not Content-Type: application/json")
+    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_VERIFY; see Retry-After")
+    @rate_limited("REFEREE_RATE_VERIFY")
     def post(self) -> dict[str, Any]:
         """Verify a bundle: signatures, hash chain, seed commitment, replay with the pinned engine, result.
         200 with the report, ``ok: false`` when a check fails."""
