@@ -21,7 +21,7 @@ from .parsing import ApiBlueprint
 blp = ApiBlueprint("submissions", __name__, url_prefix="/games",
                    description="Signed acceptances, moves and aborts; a 2xx means durably in the log")
 
-_ERRORS = (400, 401, 403, 404, 409, 413, 503)
+_ERRORS = (400, 401, 403, 404, 409, 413, 415, 503)
 
 
 def _document_errors(func: Any, codes: tuple[int, ...] = _ERRORS) -> Any:
