@@ -89,9 +89,11 @@ def _at(delta: timedelta) -> str:
 
 
 @pytest.mark.parametrize("at", ["yesterday", "2026-11-21", "2026-11-21T10:00:00", "2026-11-21T10:00:00+01:00",
-                                "2026-02-30T10:00:00Z", "2026-11-21 10:00:00Z", _at(timedelta(minutes=6)),
+                                "2026-02-30T10:00:00Z", "2026-11-21 10:00:00Z", timedelta(minutes=6),
                                 "9999-12-31T23:59:59Z"])
 def test_envelope_at_must_be_rfc3339_utc_and_not_in_the_future(http, store, active, at):
+    """(A ``timedelta`` is from now, when the test runs.)"""
+    at = _at(at) if isinstance(at, timedelta) else at
     game, legal = active
     seat = legal["to_move"]
     envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], {"type": "bid", "amount": 1}, at=at)
@@ -102,9 +104,11 @@ def test_envelope_at_must_be_rfc3339_utc_and_not_in_the_future(http, store, acti
     assert store.read_log(game.game_id) == before
 
 
-@pytest.mark.parametrize("at", [_at(timedelta(hours=-30)), _at(timedelta(minutes=4)), "2020-01-01T00:00:00Z",
+@pytest.mark.parametrize("at", [timedelta(hours=-30), timedelta(minutes=4), "2020-01-01T00:00:00Z",
                                 "2026-11-21T10:00:00+00:00", "2026-11-21T10:00:00.123456789Z"])
 def test_an_earlier_at_or_one_within_the_skew_is_taken(http, active, at):
+    """(A ``timedelta`` is from now, when the test runs.)"""
+    at = _at(at) if isinstance(at, timedelta) else at
     game, legal = active
     seat = legal["to_move"]
     envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], {"type": "bid", "amount": 1}, at=at)
