@@ -11,7 +11,9 @@
 * ``app.extensions["referee.service"]`` — the :class:`~referee.games_service.GameService`;
 * ``app.extensions["referee.queue"]`` — the RQ queue of replay jobs (with ``REFEREE_DISPATCH=rq``), on the
   work Redis (``REFEREE_WORK_REDIS_URL``, default ``REDIS_URL``);
-* the API blueprints (``referee.api``);
+* the API blueprints (``referee.api``), behind the body-size layer (``referee.api.body.BodyLimit``);
+* ``app.extensions["referee.limiter"]`` — the rate limits (``referee.api.limits``, Flask-Limiter on the
+  work Redis), each named by a ``REFEREE_RATE_*`` setting.
 * the browser defences and forwarded-header policy (``referee.defences``: headers on every answer).
 
 Gunicorn: ``gunicorn 'referee.app:create_app()'``.
@@ -73,6 +75,24 @@ def init_key(app: Flask) -> None:
     app.extensions["referee.key"] = read_or_create_key_file(app.config["REFEREE_KEY_FILE"])
 
 
+def init_limits(app: Flask) -> None:
+    """The rate limits (Flask-Limiter, counting in the work Redis): one ``Limiter`` per app, applied to every
+    view marked ``@rate_limited("REFEREE_RATE_…")`` (``referee.api.limits``); call after the blueprints."""
+    from .api import limits  # noqa: PLC0415
+
+    limits.init_app(app)
+
+
+def init_body_limit(app: Flask) -> None:
+    """Body sizes, enforced in one WSGI layer in front of Flask (``referee.api.body.BodyLimit``):
+    ``REFEREE_MAX_BODY``, and ``REFEREE_MAX_BUNDLE`` for ``POST /verify``."""
+    from .api.body import BodyLimit  # noqa: PLC0415
+
+    config = app.config
+    app.wsgi_app = BodyLimit(app.wsgi_app, config["REFEREE_MAX_BODY"],  # type: ignore[method-assign]
+                             {"/verify": config["REFEREE_MAX_BUNDLE"]})
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The referee's Flask app; ``config`` overrides the environment (tests pass a dict)."""
     from . import api, defences  # noqa: PLC0415 - keep the import of `referee.app` light
@@ -82,10 +102,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(settings)
     for name, value in (config or {}).items():  # extra Flask settings (TESTING, WEB_POLL_MS, …)
         app.config.setdefault(name, value)
-    app.config["MAX_CONTENT_LENGTH"] = settings["REFEREE_MAX_BODY"]
     app.json.sort_keys = False
     init_key(app)
     init_store(app)
     api.init_app(app)
     defences.init_app(app)  # security headers on every answer, forwarded headers (issue 17)
+    init_limits(app)
+    init_body_limit(app)
     return app

@@ -17,7 +17,10 @@ name                        default                     meaning
 ``REFEREE_ORGANISER_KEYS``  (empty)                     comma-separated base64url public keys that
                                                         may create games; empty: anyone may
 ``REFEREE_MAX_BODY``        ``65536``                   largest request body in bytes (else 413)
-``REFEREE_MAX_BUNDLE``      ``4194304``                 largest bundle ``POST /verify`` takes (else 413)
+``REFEREE_MAX_BUNDLE``      ``1048576``                 largest bundle ``POST /verify`` takes (else 413):
+                                                        ~10x the longest golden game's bundle
+``REFEREE_RATE_VERIFY``     ``10 per minute``           ``POST /verify`` per client address (else 429);
+                                                        Flask-Limiter notation, counted in the work Redis
 ``REFEREE_QUEUE``           ``referee``                 name of the RQ queue of replay jobs
 ``REFEREE_DISPATCH``        ``rq`` (redis), ``inline``   how appends reach the projector: ``rq`` jobs,
                             (memory)                    ``inline`` in the request, or ``none``
@@ -66,7 +69,9 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_KEY_FILE": None,  # None: <REFEREE_VAR>/referee-key
     "REFEREE_ORGANISER_KEYS": "",
     "REFEREE_MAX_BODY": 64 * 1024,
-    "REFEREE_MAX_BUNDLE": 4 * 1024 * 1024,
+    "REFEREE_MAX_BUNDLE": 1024 * 1024,  # the longest golden game's bundle is ~106 KB (docs/service.md)
+    # Rate limits: every REFEREE_RATE_* setting is a Flask-Limiter rate string (referee.api.limits).
+    "REFEREE_RATE_VERIFY": "10 per minute",
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
     "REFEREE_MAX_WAIT": 30.0,
@@ -160,6 +165,9 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
         if config[name] <= 0:
             raise ConfigError(f"{name} must be positive")
     _check_defences(config)
+    for name in DEFAULTS:
+        if name.startswith("REFEREE_RATE_"):
+            config[name] = rate(name, config[name])
     return config
 
 
@@ -214,3 +222,15 @@ def _check_defences(config: dict[str, Any]) -> None:
         password = read_password_file(config["REFEREE_REDIS_PASSWORD_FILE"])
         for name in ("REDIS_URL", "REFEREE_WORK_REDIS_URL"):
             config[name] = with_password(config[name], password)
+
+
+def rate(name: str, value: Any) -> str:
+    """A rate limit setting: a Flask-Limiter rate string such as ``10 per minute`` or ``3/second;100/hour``."""
+    from limits import parse_many  # noqa: PLC0415 - only when the settings are loaded
+
+    try:
+        if not isinstance(value, str) or not parse_many(value):
+            raise ValueError(value)
+    except ValueError as exc:
+        raise ConfigError(f"{name}={value!r} is not a rate like '10 per minute' or '3/second;100/hour'") from exc
+    return value

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from referee import clock
 from referee.signing import b64url_decode, load_public_key
 
 HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be 64 lowercase hex characters (a SHA-256)")
@@ -43,6 +46,32 @@ def _b64url_of(length: int, what: str) -> Callable[[str], None]:
 
 signature = _b64url_of(64, "an Ed25519 signature")
 entropy = _b64url_of(32, "entropy")
+
+
+#: How far a signer's clock (``envelope.at``) may be ahead of the server's: 5 minutes. An earlier ``at``
+#: is fine whatever its age (a move mailed hours ago is good when its ``seq`` and ``prev`` are).
+AT_MAX_SKEW = timedelta(minutes=5)
+_RFC3339_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|\+00:00)$")
+
+
+def signer_time(value: str) -> None:
+    """An RFC 3339 time in UTC (``2026-11-21T10:00:00Z``, fractions allowed) not later than the server's
+    clock plus :data:`AT_MAX_SKEW`."""
+    if not _RFC3339_UTC.match(value):
+        raise ValidationError("must be an RFC 3339 time in UTC, like 2026-11-21T10:00:00Z")
+    whole, _, rest = value.upper().partition(".")
+    try:
+        when = datetime.strptime(whole.removesuffix("Z").removesuffix("+00:00"), "%Y-%m-%dT%H:%M:%S")
+    except ValueError as exc:
+        raise ValidationError(f"must be an RFC 3339 time in UTC: {exc}") from exc
+    fraction = rest.removesuffix("Z").removesuffix("+00:00")
+    when = when.replace(tzinfo=UTC) + timedelta(seconds=float(f"0.{fraction or 0}"))
+    now = clock.now()
+    server = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    if when > server + AT_MAX_SKEW:
+        ahead = (when - server).total_seconds()
+        raise ValidationError(f"is {ahead:.0f} s ahead of the server's clock ({now}); "
+                              f"at most {AT_MAX_SKEW.total_seconds():.0f} s are allowed")
 
 
 def key_field(**kwargs: Any) -> fields.String:

@@ -104,20 +104,41 @@ class LegalMovesSchema(Schema):
     moves = fields.List(fields.Dict(), required=True)
 
 
+#: Largest position or offset a query takes: log positions and seqs are integers up to 2**53 - 1 (CONTRACT
+#: section 3), and so is every paging parameter; beyond, 400 (it used to reach Redis and answer 503).
+MAX_POSITION = 2**53 - 1
+#: Largest page of ``GET /games/{id}/log`` (entries).
+LOG_MAX_PAGE = 1000
+#: Largest page of ``GET /games`` (each game's summary is read from its projection).
+GAMES_MAX_PAGE = 100
+#: Largest page of ``GET /games/{id}/replay`` (steps).
+REPLAY_MAX_PAGE = 100000
+
+
+def _position(description: str, **kwargs) -> fields.Integer:
+    return fields.Integer(validate=validate.Range(min=0, max=MAX_POSITION), metadata={"description": description},
+                          **kwargs)
+
+
+def _page_limit(maximum: int, **kwargs) -> fields.Integer:
+    return fields.Integer(validate=validate.Range(min=1, max=maximum),
+                          metadata={"description": f"page size, at most {maximum}"}, **kwargs)
+
+
 class PageQuerySchema(Schema):
-    start = fields.Integer(data_key="from", load_default=0, validate=validate.Range(min=0))
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    start = _position("position of the first entry", data_key="from", load_default=0)
+    limit = _page_limit(LOG_MAX_PAGE, load_default=100)
 
 
 class ListQuerySchema(Schema):
-    offset = fields.Integer(load_default=0, validate=validate.Range(min=0))
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    offset = _position("games to skip, newest first", load_default=0)
+    limit = _page_limit(GAMES_MAX_PAGE, load_default=GAMES_MAX_PAGE)
 
 
 class ReplayQuerySchema(Schema):
-    start = fields.Integer(data_key="from", load_default=0, validate=validate.Range(min=0))
-    limit = fields.Integer(validate=validate.Range(min=1, max=100000))
-    at = fields.Integer(validate=validate.Range(min=0), metadata={"description": "one step: the entry at this seq"})
+    start = _position("position of the first step", data_key="from", load_default=0)
+    limit = _page_limit(REPLAY_MAX_PAGE)
+    at = _position("one step: the entry at this seq")
 
 
 class LogPageSchema(Schema):

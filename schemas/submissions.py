@@ -9,7 +9,7 @@ from marshmallow import Schema, fields, validate
 
 from referee.signing import ACCEPT_CTX, MOVE_CTX, RECEIPT_CTX, VACATION_CTX
 
-from .common import GAME_ID, HEX64, VerdictSchema, entropy, sig_field, strict_int
+from .common import GAME_ID, HEX64, VerdictSchema, entropy, sig_field, signer_time, strict_int
 
 ABORT_CTX = "referee/abort"
 
@@ -20,7 +20,9 @@ class _EnvelopeBase(Schema):
     seq = strict_int(required=True, validate=validate.Range(min=0, max=2**53 - 1),
                      metadata={"description": "length of the log the signer saw"})
     prev = fields.String(required=True, validate=HEX64, metadata={"description": "hash of the last log entry"})
-    at = fields.String(validate=validate.Length(max=64), metadata={"description": "signer's clock (informative)"})
+    at = fields.String(validate=[validate.Length(max=64), signer_time], metadata={
+        "description": "signer's clock: RFC 3339 UTC (e.g. 2026-11-21T10:00:00Z), not later than the server's "
+                       "clock plus 5 minutes; any earlier time is fine", "format": "date-time"})
 
 
 class MoveEnvelopeSchema(_EnvelopeBase):

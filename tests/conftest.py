@@ -12,6 +12,16 @@ from hypothesis import HealthCheck, settings
 
 from referee.embedded_redis import EmbeddedRedis
 
+
+def pytest_ignore_collect(collection_path, config):
+    """Never collect a ``conftest.py`` as a module of doctests (``--doctest-modules``): pytest would import
+    each one under the same name ``conftest`` and refuse the second ("import file mismatch"), so that
+    ``pytest tests/service tests/web`` failed. They are still loaded as conftests; they hold no doctests."""
+    if collection_path.name == "conftest.py":
+        return True
+    return None
+
+
 settings.register_profile("default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

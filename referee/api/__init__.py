@@ -42,7 +42,7 @@ def register_error_handlers(app: Flask) -> None:
     def http_error(error: HTTPException) -> tuple[dict, int]:
         status = error.code or 500
         if status == 413:
-            limit = app.config.get("MAX_CONTENT_LENGTH")
+            limit = app.config.get("REFEREE_MAX_BODY")  # normally answered before Flask: referee.api.body
             return _error(413, "request/too_large", f"the body is larger than the limit of {limit} bytes",
                           {"limit": limit})
         original = getattr(error, "original_exception", None)

@@ -49,6 +49,7 @@ class Games(MethodView):
     @blp.alt_response(403, schema=ErrorSchema)
     @blp.alt_response(409, schema=ErrorSchema)
     @blp.alt_response(413, schema=ErrorSchema)
+    @blp.alt_response(415, schema=ErrorSchema)
     @blp.alt_response(503, schema=ErrorSchema)
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Create a game: seeded (commit-reveal; seats then accept) or recorded (with a deck; starts at once).

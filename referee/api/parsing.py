@@ -1,6 +1,6 @@
-"""Request bodies: strict JSON in (``referee.canonical.parse_strict``), marshmallow validation, and every
-problem listed in one 400. Bodies over ``REFEREE_MAX_BODY`` are refused with 413 by Werkzeug before
-they are read (``MAX_CONTENT_LENGTH``)."""
+"""Request bodies: ``Content-Type: application/json`` in UTF-8 (else 415/400, ``referee.api.body.json_body``),
+strict JSON (``referee.canonical.parse_strict``), marshmallow validation, and every problem listed in one
+400. Bodies over ``REFEREE_MAX_BODY`` never get here: ``referee.api.body.BodyLimit`` answers 413."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from schemas.common import problems_from_messages
 
 from ..canonical import StrictJSONError, parse_strict
 from ..games_service.errors import ServiceError, invalid
+from .body import json_body
 
 _LOCATION_PREFIX = {"json": "$", "query": "query", "querystring": "query", "view_args": "path", "path": "path"}
 
@@ -26,7 +27,7 @@ class StrictParser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400
 
     def _raw_load_json(self, req: flask.Request) -> Any:
-        data = req.get_data(cache=True)
+        data = json_body()
         if not data.strip():
             raise invalid([{"path": "$", "problem": "the body is empty; send a JSON object"}])
         try:

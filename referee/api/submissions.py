@@ -24,7 +24,7 @@ blp = ApiBlueprint("submissions", __name__, url_prefix="/games",
                    description="Signed acceptances, moves, vacations and aborts; a 2xx means durably in the log "
                                "and carries the referee's signed receipt")
 
-_ERRORS = (400, 401, 403, 404, 409, 413, 503)
+_ERRORS = (400, 401, 403, 404, 409, 413, 415, 503)
 
 
 def _document_errors(func: Any, codes: tuple[int, ...] = _ERRORS) -> Any:

@@ -5,7 +5,9 @@
 * ``GET /games/{id}/export`` — the signed bundle of a game (``referee.bundle``): final once the seed is
   revealed (or a recorded game is over), otherwise interim (``"interim": true``, no seed, ``result`` null).
 * ``POST /verify`` — the same verifier as ``referee verify`` (``referee.verify.verify_bundle``). The body
-  is the bundle, at most ``REFEREE_MAX_BUNDLE`` bytes (default 4 MiB; else 413). A body that is not a
+  is the bundle, at most ``REFEREE_MAX_BUNDLE`` bytes (default 1 MiB; else 413), as
+  ``Content-Type: application/json`` (else 415); at most ``REFEREE_RATE_VERIFY`` per client address
+  (default 10 per minute; else 429 with ``Retry-After``). A body that is not a
   strict-JSON object with ``"format": "referee-bundle/1"`` is 400. Anything that is a bundle gets **200**
   with the report, whether it verifies or not: the request succeeded, ``ok``/``status`` carry the
   verdict (``?referee_key=<base64url>`` additionally requires that signer). The report adds
@@ -18,7 +20,6 @@ from typing import Any
 
 from flask import current_app, request
 from flask.views import MethodView
-from werkzeug.exceptions import RequestEntityTooLarge
 
 from schemas.common import ErrorSchema
 
@@ -29,9 +30,9 @@ from ..signing import public_key_b64
 from ..store import GameNotFound
 from ..store.keys import valid_game_id
 from ..verify import BUNDLE_FORMAT, verify_bundle
+from .body import json_body
+from .limits import rate_limited
 from .parsing import ApiBlueprint
-
-DEFAULT_MAX_BUNDLE = 4 * 1024 * 1024
 
 blp = ApiBlueprint("verification", __name__, description="Verification bundles, the referee's key, and the verifier")
 
@@ -39,16 +40,6 @@ _REPORT_DOC = {
     "description": "The verification report: ok, status (verified, failed, incomplete, version_mismatch), "
                    "first_failure {check, position, reason}, and every check {name, status, ok, position, reason}.",
 }
-
-
-def max_bundle() -> int:
-    """``REFEREE_MAX_BUNDLE`` (checked positive by ``referee.config``), or 4 MiB in an app built without it."""
-    return int(current_app.config.get("REFEREE_MAX_BUNDLE") or DEFAULT_MAX_BUNDLE)
-
-
-def _too_large(limit: int) -> ServiceError:
-    return ServiceError(413, "request/too_large", f"the bundle is larger than the limit of {limit} bytes",
-                        details={"limit": limit})
 
 
 def referee_public_key() -> str:
@@ -103,21 +94,13 @@ class Verify(MethodView):
     @blp.response(200, description=_REPORT_DOC["description"])
     @blp.alt_response(400, schema=ErrorSchema, description="not a JSON bundle")
     @blp.alt_response(413, schema=ErrorSchema, description="larger than REFEREE_MAX_BUNDLE")
+    @blp.alt_response(415, schema=ErrorSchema, description="not Content-Type: application/json")
+    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_VERIFY; see Retry-After")
+    @rate_limited("REFEREE_RATE_VERIFY")
     def post(self) -> dict[str, Any]:
         """Verify a bundle: signatures, hash chain, seed commitment, replay with the pinned engine, result.
         200 with the report, ``ok: false`` when a check fails."""
-        limit = max_bundle()
-        if request.content_length is not None and request.content_length > limit:
-            raise _too_large(limit)
-        # One byte over the limit is let through so that a streamed (chunked) body that is too large is seen as
-        # such: Werkzeug cuts such a stream at the limit without an error.
-        request.max_content_length = limit + 1
-        try:
-            data = request.get_data(cache=False)
-        except RequestEntityTooLarge as exc:
-            raise _too_large(limit) from exc
-        if len(data) > limit:
-            raise _too_large(limit)
+        data = json_body()  # its size is checked before the app runs (referee.api.body.BodyLimit)
         if not data.strip():
             raise invalid([{"path": "$", "problem": "the body is empty; POST a bundle"}])
         try:

@@ -170,8 +170,13 @@ class GameService:
         return error
 
     def _stale(self, game_id: str, tip: Tip, signature: str | None, envelope: dict[str, Any]) -> ServiceError:
-        return self._conflict(game_id, tip, signature, ServiceError(409, "submission/stale",
-                            f"the envelope is for seq {envelope.get('seq')} but the log is at seq {tip.seq}",
+        """409 ``submission/stale``; the message names the stale field and the log's seq and head (as details)."""
+        now = f"the log is at seq {tip.seq} with head {tip.head}"
+        if envelope.get("seq") != tip.seq:
+            message = f"stale seq: the envelope is for seq {envelope.get('seq')}, but {now}"
+        else:
+            message = f"stale prev: the envelope's prev {envelope.get('prev')} is not the log's head; {now}"
+        return self._conflict(game_id, tip, signature, ServiceError(409, "submission/stale", message,
                             details={"seq": tip.seq, "head": tip.head}))
 
     def _authenticate(self, game_id: str, replayer: LogReplayer, submission: dict[str, Any]) -> int:

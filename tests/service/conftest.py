@@ -6,15 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 import uuid
-from pathlib import Path
 
 import pytest
 import redis as redis_lib
 from rq.serializers import JSONSerializer
 from rq.worker import SimpleWorker
-from svc_helpers import Http
+from svc_helpers import REPO, Http
 
 from referee.app import create_app
 from workers import jobs
@@ -71,9 +69,6 @@ def run_worker(app, redis_url):
     connection.close()
 
 
-REPO = str(Path(__file__).resolve().parents[2])
-
-
 @pytest.fixture
 def spawn_worker(app, redis_url, tmp_path):
     """``spawn_worker(args=None, env=None)``: a real worker subprocess (default ``referee worker`` on the
@@ -100,14 +95,3 @@ def spawn_worker(app, redis_url, tmp_path):
                 process.kill()
                 process.wait()
         out.close()
-
-
-def wait_until(predicate, timeout: float = 30.0, every: float = 0.05):
-    """Poll ``predicate`` until it returns something truthy (returned) or fail after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"condition not met within {timeout}s")

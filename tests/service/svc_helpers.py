@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -13,6 +15,19 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from referee.games import ruleset
 from referee.games.randomness import derive_game_seed, recorded_game_seed
 from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, sign
+
+REPO = str(Path(__file__).resolve().parents[2])
+
+
+def wait_until(predicate, timeout: float = 30.0, every: float = 0.05):
+    """Poll ``predicate`` until it returns something truthy (returned) or fail after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"condition not met within {timeout}s")
 
 
 class Http:

@@ -113,10 +113,16 @@ def test_stale_seq_and_prev(http, store, active, unchanged):
         status, body = post_move(http, game.game_id, signed(game.keys[seat], old))
     assert status == 409 and body["error"]["code"] == "submission/stale"
     assert body["error"]["details"] == {"seq": legal["seq"], "head": legal["head"]}
+    assert body["error"]["message"] == (f"stale seq: the envelope is for seq {legal['seq'] - 1}, but the log is at "
+                                        f"seq {legal['seq']} with head {legal['head']}")
     wrong_prev = {**envelope, "prev": "ab" * 32}
     with unchanged(game.game_id):
         status, body = post_move(http, game.game_id, signed(game.keys[seat], wrong_prev))
     assert status == 409 and body["error"]["code"] == "submission/stale"
+    # seq matches: the message says prev is stale (not "for seq 12 but the log is at seq 12") and agrees with details
+    assert body["error"]["details"] == {"seq": legal["seq"], "head": legal["head"]}
+    assert body["error"]["message"] == (f"stale prev: the envelope's prev {'ab' * 32} is not the log's head; "
+                                        f"the log is at seq {legal['seq']} with head {legal['head']}")
 
 
 def test_the_same_submission_twice_is_logged_once(http, store, active):
@@ -148,7 +154,7 @@ def test_illegal_move_names_its_rule(http, active, unchanged):
 
 @pytest.mark.parametrize(("raw", "path", "problem"), [
     (b'{"envelope": {"v": 1,', "$", "not valid JSON"),
-    (b"\xff\xfe not utf-8", "$", "not valid JSON"),
+    (b"\xff\xfe not utf-8", "$", "the body is not UTF-8"),
     (b"", "$", "empty"),
     (b'{"envelope": {"v": 1.0}, "sig": "x"}', "$.envelope.v", "floats are not allowed"),
     (b'{"envelope": {}, "sig": "a", "sig": "b"}', "$", "duplicate key 'sig'"),

@@ -15,8 +15,8 @@ import time
 import pytest
 import requests
 from click.testing import CliRunner
-from conftest import REPO, wait_until
 from live_server import serving
+from svc_helpers import REPO, wait_until
 
 from referee.cli import main as cli
 from referee.embedded_redis import free_port

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import signal
 
-from conftest import wait_until
-from svc_helpers import accept_all, create_game
+from svc_helpers import accept_all, create_game, wait_until
 
 from referee.bundle import build_bundle
 from referee.timecontrol import parse_ms

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import wait_until
-from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed
+from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 
 from referee.cli import main as cli
 from referee.games_service import fold, projection_of

@@ -1,0 +1,92 @@
+"""Rate limits (CONTRACT section 11): Flask-Limiter, one ``Limiter`` per app, counting in the work Redis.
+
+To limit a route, name a setting:
+
+1. add the setting to ``referee.config.DEFAULTS`` with a name starting ``REFEREE_RATE_`` and a default in
+   Flask-Limiter's notation (``"10 per minute"``, ``"3/second;100/hour"``); ``load_config`` refuses a value
+   it cannot parse, and ``docs/service.md`` lists it;
+2. decorate the view (a function, or a ``MethodView`` method such as ``post``) with
+   ``@rate_limited("REFEREE_RATE_…")`` — outermost, so that the limit is checked before the body is
+   parsed. ``key=`` picks what is counted (default: the client's address; e.g. a public key for the
+   per-key limits).
+
+:func:`init_app` (called once by ``referee.app.create_app``) builds the app's ``Limiter`` on
+``REFEREE_WORK_REDIS_URL`` (``memory://`` with ``REFEREE_STORE=memory``), applies every marked limit to
+the app's view functions, and answers a breach with **429**, ``Retry-After`` (seconds) and
+``{"error": {"code": "rate/limited", "message", "details": {"limit", "retry_after"}}}``.
+
+The client address is the socket's peer (``request.remote_addr``): forwarded headers are not trusted.
+When the work Redis cannot be reached the limits are not enforced (logged), rather than refusing
+requests that do not need Redis: ``POST /verify`` works without it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask, current_app
+from flask_limiter import Limiter, RateLimitExceeded
+from flask_limiter.util import get_remote_address
+
+_MARK = "_referee_rate_limits"
+KEY_PREFIX = "referee:rate"
+
+
+def rate_limited(setting: str, key: Callable[[], str] | None = None) -> Callable[[Any], Any]:
+    """Mark a view as limited by the rate in ``app.config[setting]``, counted per ``key()`` (default: the
+    client's address). The limit is applied by :func:`init_app`."""
+    if not setting.startswith("REFEREE_RATE_"):
+        raise ValueError(f"a rate setting's name starts with REFEREE_RATE_, not {setting!r}")
+
+    def mark(view: Any) -> Any:
+        setattr(view, _MARK, [*getattr(view, _MARK, []), (setting, key)])
+        return view
+
+    return mark
+
+
+def _marked(view_func: Any) -> list[tuple[str | None, str, Callable[[], str] | None]]:
+    """``(method or None for all, setting, key)`` of every limit marked on a view function or its class."""
+    found = [(None, setting, key) for setting, key in getattr(view_func, _MARK, [])]
+    view_class = getattr(view_func, "view_class", None)
+    for method in sorted(getattr(view_class, "methods", None) or []):
+        handler = getattr(view_class, method.lower(), None)
+        found += [(method, setting, key) for setting, key in getattr(handler, _MARK, [])]
+    return found
+
+
+def _rate(setting: str) -> Callable[[], str]:
+    return lambda: current_app.config[setting]
+
+
+def init_app(app: Flask) -> Limiter:
+    """The app's ``Limiter`` (``app.extensions["referee.limiter"]``), with every marked limit applied."""
+    config = app.config
+    storage = "memory://" if config["REFEREE_STORE"] == "memory" else config["REFEREE_WORK_REDIS_URL"]
+    limiter = Limiter(get_remote_address, app=app, storage_uri=storage, key_prefix=KEY_PREFIX,
+                      strategy="fixed-window", swallow_errors=True, headers_enabled=False)
+    for endpoint, view_func in list(app.view_functions.items()):
+        marks = _marked(view_func)
+        wrapped = view_func
+        for method, setting, key in marks:
+            wrapped = limiter.limit(_rate(setting), key_func=key, methods=[method] if method else None,
+                                    scope=setting, error_message=lambda setting=setting: setting)(wrapped)
+        if marks:
+            app.view_functions[endpoint] = wrapped
+    app.extensions["referee.limiter"] = limiter
+
+    @app.errorhandler(RateLimitExceeded)
+    def rate_limited_error(error: RateLimitExceeded) -> tuple[dict[str, Any], int, dict[str, str]]:
+        current = limiter.current_limit
+        reset_at = current.reset_at if current is not None else time.time() + 1
+        retry_after = max(1, math.ceil(reset_at - time.time()))
+        limit = str(error.limit.limit)
+        return ({"error": {"code": "rate/limited",
+                           "message": f"too many requests: at most {limit} from one client; retry in {retry_after} s",
+                           "details": {"limit": limit, "setting": error.description, "retry_after": retry_after}}},
+                429, {"Retry-After": str(retry_after)})
+
+    return limiter

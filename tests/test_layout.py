@@ -1,0 +1,74 @@
+"""The suite's layout: every top-level subset of it collects on its own and together with the others.
+
+Test folders have no ``__init__.py``, so pytest imports every test and helper module under its bare file
+name: two files with one name, or a test importing from ``conftest`` (which names whichever conftest was
+loaded last), break any run that takes both folders (issue 14: ``pytest tests/service tests/web``).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+SKIP = {"bench"}  # run by hand, ignored by the suite (pyproject's addopts)
+
+
+def _modules() -> list[Path]:
+    return [path for path in TESTS.rglob("*.py")
+            if not set(path.relative_to(TESTS).parts[:-1]) & SKIP and "__pycache__" not in path.parts]
+
+
+def _subsets() -> list[str]:
+    folders = sorted(p for p in TESTS.iterdir() if p.is_dir() and p.name not in SKIP and any(p.rglob("test_*.py")))
+    return [str(p.relative_to(REPO)) for p in folders]
+
+
+def test_no_two_test_modules_share_a_name():
+    names = collections.defaultdict(list)
+    for path in _modules():
+        if path.name not in {"conftest.py", "__init__.py"}:
+            names[path.stem].append(str(path.relative_to(TESTS)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
+
+
+def test_no_test_imports_from_a_conftest():
+    offenders = [str(path.relative_to(TESTS)) for path in _modules()
+                 if re.search(r"^\s*(from conftest import|import conftest\b)", path.read_text(), re.MULTILINE)]
+    assert offenders == [], "move shared helpers into a helper module (e.g. tests/service/svc_helpers.py)"
+
+
+# One fresh interpreter imports the heavy libraries once, then forks a child per run that collects with
+# pytest.main: each child starts with no test module or conftest imported, as a run of its own would.
+_COLLECT = """
+import importlib, importlib.metadata, json, os, sys
+import pytest, _pytest.doctest, flask, flask_smorest, hypothesis, redis, rq, referee.app, workers.jobs
+plugins = [entry.value.split(":")[0] for entry in importlib.metadata.entry_points(group="pytest11")]
+for name in ("playwright.sync_api", *plugins):
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass
+for run in json.loads(sys.argv[1]):
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(int(pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *run])))
+    print("exit", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), " ".join(run), flush=True)
+"""
+
+
+def test_every_subset_collects_alone_and_with_the_others():
+    subsets = _subsets()
+    assert {"tests/service", "tests/web", "tests/verification"} <= set(subsets)
+    runs = [[subset] for subset in subsets] + [subsets]  # alone, then all in one run
+    out = subprocess.run([sys.executable, "-c", _COLLECT, json.dumps(runs)], cwd=REPO, capture_output=True,
+                         text=True, timeout=300, check=False).stdout
+    exits = re.findall(r"^exit (-?\d+) (.*)$", out, re.MULTILINE)
+    assert [run for _, run in exits] == [" ".join(run) for run in runs], out[-3000:]
+    assert [run for code, run in exits if code != "0"] == [], out[-3000:]
