@@ -21,6 +21,10 @@ name                        default                     meaning
                                                         ~10x the longest golden game's bundle
 ``REFEREE_RATE_VERIFY``     ``10 per minute``           ``POST /verify`` per client address (else 429);
                                                         Flask-Limiter notation, counted in the work Redis
+``REFEREE_RATE_CREATE``     ``30 per minute;``          ``POST /games`` per client address: a burst of
+                            ``120 per hour``            30, 120 an hour (no person or club meets it)
+``REFEREE_RATE_CONTACTS``   ``30 per minute;``          ``/contacts`` writes per client address
+                            ``120 per hour``
 ``REFEREE_QUEUE``           ``referee``                 name of the RQ queue of replay jobs
 ``REFEREE_DISPATCH``        ``rq`` (redis), ``inline``   how appends reach the projector: ``rq`` jobs,
                             (memory)                    ``inline`` in the request, or ``none``
@@ -72,6 +76,8 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_MAX_BUNDLE": 1024 * 1024,  # the longest golden game's bundle is ~106 KB (docs/service.md)
     # Rate limits: every REFEREE_RATE_* setting is a Flask-Limiter rate string (referee.api.limits).
     "REFEREE_RATE_VERIFY": "10 per minute",
+    "REFEREE_RATE_CREATE": "30 per minute;120 per hour",
+    "REFEREE_RATE_CONTACTS": "30 per minute;120 per hour",
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
     "REFEREE_MAX_WAIT": 30.0,

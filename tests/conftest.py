@@ -26,6 +26,11 @@ settings.register_profile("default", max_examples=60, deadline=None, suppress_he
 settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
+# The suite creates far more games per minute from 127.0.0.1 than any person or club: it runs with room to
+# spare; the tests of the limits set their own (tests/service/test_rate_limits.py).
+os.environ.setdefault("REFEREE_RATE_CREATE", "100000 per minute")
+os.environ.setdefault("REFEREE_RATE_CONTACTS", "100000 per minute")
+
 
 @pytest.fixture(scope="session")
 def redis_server():

@@ -26,6 +26,7 @@ from schemas.contacts import (
     SignedQuerySchema,
 )
 
+from .limits import rate_limited
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("contacts", __name__, url_prefix="/contacts",
@@ -58,6 +59,7 @@ class Contacts(MethodView):
         """The contacts of a key (signed query: ctx ``referee/contacts``)."""
         return {"contacts": contacts().list(_query_submission(query, CTX_LIST))}
 
+    @rate_limited("REFEREE_RATE_CONTACTS")
     @blp.arguments(ContactRequestSchema())
     @blp.response(201, ContactSchema)
     @_errors
@@ -69,6 +71,7 @@ class Contacts(MethodView):
 
 @blp.route("/<contact_id>")
 class Contact(MethodView):
+    @rate_limited("REFEREE_RATE_CONTACTS")
     @blp.arguments(ContactRequestSchema())
     @blp.response(200, ContactSchema)
     @_errors
@@ -87,6 +90,7 @@ class Contact(MethodView):
 
 @blp.route("/<contact_id>/confirm")
 class Confirm(MethodView):
+    @rate_limited("REFEREE_RATE_CONTACTS")  # also keeps anyone from guessing codes
     @blp.arguments(ConfirmRequestSchema())
     @blp.response(200, ContactSchema)
     @_errors
@@ -114,6 +118,7 @@ class Deliveries(MethodView):
 
 @blp.route("/<contact_id>/resend")
 class Resend(MethodView):
+    @rate_limited("REFEREE_RATE_CONTACTS")
     @blp.arguments(ContactRefRequestSchema())
     @blp.response(202, ContactDoneSchema)
     @_errors

@@ -23,6 +23,7 @@ from schemas.games import (
     ResultSchema,
 )
 
+from .limits import rate_limited
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("games", __name__, url_prefix="/games", description="Games and their logs, replays and results")
@@ -42,8 +43,10 @@ class Games(MethodView):
         following = query["offset"] + len(games) if len(games) == query["limit"] else None
         return {"games": games, "offset": query["offset"], "next": following}
 
+    @rate_limited("REFEREE_RATE_CREATE")
     @blp.arguments(CreateGameSchema())
     @blp.response(201, CreatedSchema)
+    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_CREATE; see Retry-After")
     @blp.alt_response(400, schema=ErrorSchema)
     @blp.alt_response(401, schema=ErrorSchema)
     @blp.alt_response(403, schema=ErrorSchema)
