@@ -50,7 +50,7 @@ def test_the_confirmation_link_confirms_only_by_its_button(browser, web_server, 
     assert listed[0]["email_status"] == "pending"
     page.fill("#code", code)
     page.click("button[type=submit]")
-    page.wait_for_function("document.getElementById('confirm-status').textContent.startsWith('Confirmed')")
+    page.wait_for_function("() => document.getElementById('confirm-status').textContent.startsWith('Confirmed')")
     listed = requests.get(f"{web_server}/contacts", params=_query(key), timeout=10).json()["contacts"]
     assert listed[0]["email_status"] == "confirmed"
     context.close()

@@ -57,7 +57,7 @@ def fill_players(page, base_url: str, bea) -> None:
     seats.nth(1).wait_for()
     seats.nth(0).locator(".seat-name").fill("Ann")
     seats.nth(0).get_by_role("button", name=re.compile("Generate a key")).click()
-    page.wait_for_function("document.querySelector('#seats li .seat-key').value.length === 43")
+    page.wait_for_function("() => document.querySelector('#seats li .seat-key').value.length === 43")
     seats.nth(1).locator(".seat-name").fill("Bea")
     seats.nth(1).locator(".seat-key").fill(public_key_b64(bea))
 
@@ -98,7 +98,7 @@ def test_a_clock_set_in_days_and_hours_and_a_vacation_taken_in_the_page(browser,
                                      "on_timeout": "auto_move", "max_auto_moves": 2, "reminders": [86400, 3600]}
 
     page.locator("#accept-buttons button").first.click(timeout=STEP_MS)
-    page.wait_for_function("document.querySelector('#game').dataset.status === 'waiting'"
+    page.wait_for_function("() => document.querySelector('#game').dataset.status === 'waiting'"
                            " && document.querySelector('#accept-panel').hidden", timeout=STEP_MS)
     accept_in_python(web_server, game, 1, bea)
     page.wait_for_selector("#game[data-status=active]", timeout=STEP_MS)
@@ -189,7 +189,7 @@ def test_a_time_bank_from_the_form_and_each_seat_s_bank_on_the_game_page(browser
                                      "vacation": 0, "on_timeout": "forfeit", "max_auto_moves": 3,
                                      "reminders": [86400, 3600]}
     page.locator("#accept-buttons button").first.click(timeout=STEP_MS)
-    page.wait_for_function("document.querySelector('#accept-panel').hidden", timeout=STEP_MS)
+    page.wait_for_function("() => document.querySelector('#accept-panel').hidden", timeout=STEP_MS)
     accept_in_python(web_server, game, 1, bea)
     page.wait_for_selector("#game[data-status=active] #clocks .clock-bank", timeout=STEP_MS)
     state = requests.get(f"{web_server}/games/{game}", timeout=10).json()
