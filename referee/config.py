@@ -21,6 +21,9 @@ name                        default                     meaning
                                                         ~10x the longest golden game's bundle
 ``REFEREE_RATE_VERIFY``     ``10 per minute``           ``POST /verify`` per client address (else 429);
                                                         Flask-Limiter notation, counted in the work Redis
+``REFEREE_REDIS_MAXMEMORY`` ``1gb``                     memory limit of each Redis ``referee serve``
+                                                        embeds (``noeviction``: a full log Redis
+                                                        refuses writes, 503, and loses nothing)
 ``REFEREE_RATE_CREATE``     ``30 per minute;``          ``POST /games`` per client address: a burst of
                             ``120 per hour``            30, 120 an hour (no person or club meets it)
 ``REFEREE_RATE_CONTACTS``   ``30 per minute;``          ``/contacts`` writes per client address
@@ -77,6 +80,7 @@ DEFAULTS: dict[str, Any] = {
     # Rate limits: every REFEREE_RATE_* setting is a Flask-Limiter rate string (referee.api.limits).
     "REFEREE_RATE_VERIFY": "10 per minute",
     "REFEREE_RATE_CREATE": "30 per minute;120 per hour",
+    "REFEREE_REDIS_MAXMEMORY": "1gb",
     "REFEREE_RATE_CONTACTS": "30 per minute;120 per hour",
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
