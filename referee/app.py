@@ -68,7 +68,8 @@ def init_store(app: Flask) -> None:
             store.redis, enqueue_jobs(store.work, config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
             allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
     app.extensions["referee.service"] = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"],
-                                                    config["REFEREE_MAX_WAIT"], app.extensions.get("referee.key"))
+                                                    config["REFEREE_MAX_WAIT"], app.extensions.get("referee.key"),
+                                                    accept_within=config["REFEREE_ACCEPT_WITHIN"] or None)
 
 
 def init_key(app: Flask) -> None:

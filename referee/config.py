@@ -24,6 +24,9 @@ name                        default                     meaning
 ``REFEREE_REDIS_MAXMEMORY`` ``1gb``                     memory limit of each Redis ``referee serve``
                                                         embeds (``noeviction``: a full log Redis
                                                         refuses writes, 503, and loses nothing)
+``REFEREE_ACCEPT_WITHIN``   ``604800`` (7 days)         seconds a new seeded game waits for every
+                                                        seat's acceptance; then the referee logs
+                                                        ``expired`` and it leaves the lobby (0: never)
 ``REFEREE_RATE_CREATE``     ``30 per minute;``          ``POST /games`` per client address: a burst of
                             ``120 per hour``            30, 120 an hour (no person or club meets it)
 ``REFEREE_RATE_CONTACTS``   ``30 per minute;``          ``/contacts`` writes per client address
@@ -81,6 +84,7 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_RATE_VERIFY": "10 per minute",
     "REFEREE_RATE_CREATE": "30 per minute;120 per hour",
     "REFEREE_REDIS_MAXMEMORY": "1gb",
+    "REFEREE_ACCEPT_WITHIN": 604800.0,
     "REFEREE_RATE_CONTACTS": "30 per minute;120 per hour",
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
@@ -106,7 +110,8 @@ DEFAULTS.update({
 # ------------------------------------------------------------------------------------------------------
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER"}
-_FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
+_FLOATS = {"REFEREE_ACCEPT_WITHIN",
+           "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
            "REFEREE_WEBHOOK_TIMEOUT"}
 _BOOLS = {"REFEREE_BENCH_NOOP", "REFEREE_WEBHOOK_PRIVATE"}
 
