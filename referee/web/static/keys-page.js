@@ -10,6 +10,7 @@ function fileName(entry, suffix = "") {
 }
 
 function render() {
+  document.dispatchEvent(new Event("referee:keys-changed")); // the Notifications section lists the keys too
   const body = document.getElementById("keys-body");
   const keys = listKeys();
   if (!keys.length) {
