@@ -18,10 +18,11 @@ the RQ queue and the projections. Phases (``--phases``, comma-separated; all by 
             replay worker's share (projection, verdicts, its events stream on the work Redis; the outbox
             events and their ids on the log Redis) is measured on a sample of games caught up by the real
             ``Projector.catch_up`` and divided by the sample's size.
-``pass``    ``--due`` games (default min(N, 5000)) whose deadline has passed, among the N pending timers:
+``pass``    ``--due`` games (default min(N, 2000)) whose deadline has passed, among the N pending timers:
             one ``DeadlineScheduler.run_once()`` (production dispatcher: ``RQDispatch`` on the work Redis)
-            writes every timeout; timeouts per second. Then another ``--due`` games with 2 scheduler
-            processes running ``run_once()`` at once: timeouts per second, and how many games both looked at.
+            writes every timeout, with 1 thread and then with 4 (the default); timeouts per second and the
+            scheduler's CPU per timeout. Then another ``--due`` games with 2 scheduler processes running
+            ``run_once()`` at once: timeouts per second, and how many looks were wasted (both looked).
 ``lag``     ``--lag-games`` games whose deadlines are spread evenly over ``--lag-window`` seconds while a
             scheduler thread runs (``--every``, default 0.25 s as ``REFEREE_DEADLINES_EVERY``): the lag
             between each deadline and its ``timeout`` entry's ``at`` (what the log says), and between the
@@ -46,6 +47,7 @@ import json
 import multiprocessing
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -268,9 +270,10 @@ def _scheduler_process(url: str, work_url: str, go: Any, results: Any) -> None:
     store = RedisStore.from_url(url, work_url=work_url)
     scheduler = DeadlineScheduler(store, RQDispatch(replay_queue(store.work, "bench")))
     go.wait()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     done = scheduler.run_once()
-    results.put((time.perf_counter() - start, len(done), sum("timeout" in d["appended"] for d in done)))
+    results.put((time.perf_counter() - start, len(done), sum("timeout" in d["appended"] for d in done),
+                 time.process_time() - cpu))
     store.close()
 
 
@@ -292,18 +295,22 @@ def phase_pass(store: RedisStore, url: str, work_url: str, due: int, out: dict[s
     from workers.deadlines import DeadlineScheduler
     from workers.queue import RQDispatch, replay_queue
 
-    pending = store.redis.zcard(keys.TIMERS)
-    ids = make_due(url, "dueone", due)
-    scheduler = DeadlineScheduler(store, RQDispatch(replay_queue(store.work, "bench")))
-    start = time.perf_counter()
-    done = scheduler.run_once()
-    took = time.perf_counter() - start
-    fired = sum("timeout" in d["appended"] for d in done)
-    one, more = count_timeouts(store, ids)
-    res: dict[str, Any] = {"timers_in_set": pending + due, "due": due, "one_pass_s": took, "one_fired": fired,
-                           "one_per_s": fired / took, "one_logged": one, "one_doubled": more}
-    print(f"one DeadlineScheduler.run_once() over {due} due games among {pending + due} timers: {took:.1f} s, "
-          f"{fired / took:.0f} timeouts/s ({one} logged, {more} games with two)")
+    res: dict[str, Any] = {"due": due}
+    for threads in (1, 4):
+        pending = store.redis.zcard(keys.TIMERS)
+        ids = make_due(url, f"due{threads}t", due)
+        scheduler = DeadlineScheduler(store, RQDispatch(replay_queue(store.work, "bench")), threads=threads)
+        start, cpu = time.perf_counter(), time.process_time()
+        done = scheduler.run_once()
+        took, cpu = time.perf_counter() - start, time.process_time() - cpu
+        fired = sum("timeout" in d["appended"] for d in done)
+        one, more = count_timeouts(store, ids)
+        res[f"{threads}t"] = {"timers_in_set": pending + due, "s": took, "fired": fired, "per_s": fired / took,
+                              "cpu_ms_per_timeout": 1000 * cpu / max(fired, 1), "logged": one, "doubled": more,
+                              "load": os.getloadavg()[0]}
+        print(f"one DeadlineScheduler.run_once(), {threads} thread(s), over {due} due games among {pending + due} "
+              f"timers: {took:.1f} s, {fired / took:.0f} timeouts/s, {1000 * cpu / max(fired, 1):.1f} ms CPU of "
+              f"the scheduler per timeout ({one} logged, {more} games with two; load {os.getloadavg()[0]:.1f})")
 
     ids = make_due(url, "duetwo", due)
     go, results = multiprocessing.Event(), multiprocessing.Queue()
@@ -319,12 +326,13 @@ def phase_pass(store: RedisStore, url: str, work_url: str, due: int, out: dict[s
         proc.join(30)
     fired = sum(o[2] for o in outcome)
     looked = sum(o[1] for o in outcome)
+    cpu = sum(o[3] for o in outcome)
     one, more = count_timeouts(store, ids)
-    res.update({"two_s": took, "two_fired": fired, "two_per_s": fired / took, "two_looked": looked,
-                "two_logged": one, "two_doubled": more})
-    print(f"two scheduler processes, run_once() each, over {due} due games: {took:.1f} s, {fired / took:.0f} "
-          f"timeouts/s ({one} logged, {more} games with two; the two looked at {looked} games in all, "
-          f"{looked - due} of them twice)")
+    res["2p"] = {"s": took, "fired": fired, "per_s": fired / took, "looked": looked, "logged": one, "doubled": more,
+                 "cpu_ms_per_timeout": 1000 * cpu / max(fired, 1), "load": os.getloadavg()[0]}
+    print(f"two scheduler processes (4 threads each), run_once() each, over {due} due games: {took:.1f} s, "
+          f"{fired / took:.0f} timeouts/s, {1000 * cpu / max(fired, 1):.1f} ms CPU per timeout ({one} logged, {more} "
+          f"games with two; the two looked at {looked} games in all: {looked - due} looks were wasted)")
     out["pass"] = res
 
 
@@ -414,13 +422,14 @@ def phase_accept(url: str, work_url: str, tmp: str, seconds: float, out: dict[st
     games = {name: [LocalGame(client, rng) for _ in range(8)] for name, client in clients.items()}
     counts = {name: 0 for name in kinds}
     spent = {name: 0.0 for name in kinds}
+    cpu = {name: 0.0 for name in kinds}
     refused = {name: 0 for name in kinds}
     rounds = 6
     for round_ in range(rounds + 1):  # round 0 warms up both
         for name in kinds if round_ % 2 else reversed(list(kinds)):
             client, pool = clients[name], games[name]
             stop = time.perf_counter() + (0.5 if round_ == 0 else seconds / rounds)
-            start, i, done = time.perf_counter(), 0, 0
+            start, started_cpu, i, done = time.perf_counter(), time.process_time(), 0, 0
             while time.perf_counter() < stop:
                 game = pool[i % len(pool)]
                 i += 1
@@ -436,17 +445,28 @@ def phase_accept(url: str, work_url: str, tmp: str, seconds: float, out: dict[st
             if round_:
                 counts[name] += done
                 spent[name] += time.perf_counter() - start
+                cpu[name] += time.process_time() - started_cpu
     rates = {name: counts[name] / spent[name] for name in kinds}
-    res = {"rates": rates, "counts": counts, "refused": refused, "ratio_on_off": rates["per_move"] / rates["none"]}
+    cpu_ms = {name: 1000 * cpu[name] / max(counts[name], 1) for name in kinds}
+    res = {"rates": rates, "counts": counts, "refused": refused, "ratio_on_off": rates["per_move"] / rates["none"],
+           "cpu_ms_per_move": cpu_ms, "cpu_ratio_on_off": cpu_ms["per_move"] / cpu_ms["none"]}
     out["accept"] = res
-    app.extensions["referee.store"].close()
+    store = app.extensions["referee.store"]
+    longest = max((g for pool in games.values() for g in pool), key=lambda g: g.seq)
+    log_bytes = int(store.redis.memory_usage(keys.game_keys(longest.game_id).log, samples=0) or 0)
+    moves = [e for e in store.read_log(longest.game_id) if e["type"] == "move"]
+    res["longest_log"] = {"entries": longest.seq, "memory_usage": log_bytes,
+                          "move_json_bytes": statistics.fmean(len(stored_json(e)) for e in moves) if moves else 0}
+    store.close()
     print(f"accept path (Flask test client, 1 thread, RQ dispatch), {rounds} alternating rounds, "
           f"{seconds:.0f} s per kind:")
     print(f"  clock off ({{kind: none}}):     {rates['none']:7.1f} moves/s ({counts['none']} accepted, "
-          f"{refused['none']} refused)")
+          f"{refused['none']} refused), {cpu_ms['none']:.2f} ms CPU per move in this process")
     print(f"  clock on (per_move 1 day):    {rates['per_move']:7.1f} moves/s ({counts['per_move']} accepted, "
-          f"{refused['per_move']} refused)")
-    print(f"  ratio on/off: {res['ratio_on_off']:.2f}")
+          f"{refused['per_move']} refused), {cpu_ms['per_move']:.2f} ms CPU per move")
+    print(f"  ratio on/off: {res['ratio_on_off']:.2f} in moves/s; CPU per move on/off {res['cpu_ratio_on_off']:.2f}")
+    print(f"  the longest log played: {longest.seq} entries, MEMORY USAGE {log_bytes} B; a move entry is "
+          f"{res['longest_log']['move_json_bytes']:.0f} B of JSON")
 
 
 # -- phase: RQ's scheduler -------------------------------------------------------------------------------
@@ -524,8 +544,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=100_000, help="active games with pending deadlines")
     parser.add_argument("--quick", action="store_true", help="smoke run: 5000 games, smaller phases")
-    parser.add_argument("--due", type=int, default=None, help="due games per scheduler pass (min(N, 5000))")
-    parser.add_argument("--lag-games", type=int, default=None, help="deadlines spread over the window (3000)")
+    parser.add_argument("--due", type=int, default=None, help="due games per scheduler pass (min(N, 2000))")
+    parser.add_argument("--lag-games", type=int, default=None, help="deadlines spread over the window (2000)")
     parser.add_argument("--lag-window", type=float, default=None, help="seconds (30)")
     parser.add_argument("--every", type=float, default=0.25, help="scheduler poll (REFEREE_DEADLINES_EVERY)")
     parser.add_argument("--accept-seconds", type=float, default=None, help="seconds of moves per kind (12)")
@@ -536,8 +556,8 @@ def main() -> None:
     if args.quick:
         args.games = 5000 if args.games == 100_000 else args.games
     n = args.games
-    due = args.due or min(n, 1000 if args.quick else 5000)
-    lag_games = args.lag_games or (300 if args.quick else 3000)
+    due = args.due or min(n, 500 if args.quick else 2000)
+    lag_games = args.lag_games or (300 if args.quick else 2000)
     lag_window = args.lag_window or (10.0 if args.quick else 30.0)
     accept_seconds = args.accept_seconds or (3.0 if args.quick else 12.0)
     rq_jobs = args.rq_jobs or min(n, 20000)
@@ -553,7 +573,7 @@ def main() -> None:
             print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; Redis {version}: "
                   f"logs and timers on {log.url} (AOF, appendfsync always), queue and projections on {work.url}")
             if "memory" in phases:
-                phase_memory(store, log.url, n, min(n, 2000), out)
+                phase_memory(store, log.url, n, min(n, 1000), out)
             if "pass" in phases:
                 phase_pass(store, log.url, work.url, due, out)
             if "lag" in phases:
