@@ -74,10 +74,11 @@ def _start_children(*, host: str, port: int, web_workers: int, rq_workers: int,
         children.append(_spawn([sys.executable, "-m", "referee.cli", "_werkzeug", "--host", host,
                                 "--port", str(port)], env))
     else:
-        children.append(_spawn([sys.executable, "-m", "gunicorn", "--workers", str(web_workers),
-                                "--worker-class", "gthread", "--threads", "8",
+        # the worker model (gevent) lives in referee/gunicorn_conf.py, shared with the Procfile
+        children.append(_spawn([sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf",
+                                "--workers", str(web_workers),
                                 "--bind", f"{host}:{port}", "--log-level", "warning",
-                                "--graceful-timeout", "10", "referee.app:create_app()"], env))
+                                "referee.app:create_app()"], env))
     return children
 
 

@@ -28,6 +28,10 @@ name                        default                     meaning
 ``REFEREE_DEADLINES_EVERY`` ``0.25``                    seconds between the deadline scheduler's
                                                         passes in each ``referee worker`` (0: off)
 ``REFEREE_BENCH_NOOP``      ``0``                       ``1`` adds the hidden ``POST /_bench/noop``
+``REFEREE_SSE_HEARTBEAT``   ``15``                      seconds between heartbeat comments of an
+                                                        event stream (``GET /games/{id}/events``)
+``REFEREE_SSE_LIFETIME``    ``300``                     seconds an event stream stays open; the
+                                                        client then reconnects with Last-Event-ID
 =========================== =========================== ==========================================
 """
 
@@ -53,10 +57,13 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_RECONCILE_EVERY": 5.0,
     "REFEREE_DEADLINES_EVERY": 0.25,
     "REFEREE_BENCH_NOOP": False,
+    "REFEREE_SSE_HEARTBEAT": 15.0,
+    "REFEREE_SSE_LIFETIME": 300.0,
 }
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE"}
-_FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY"}
+_FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
+           "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME"}
 _BOOLS = {"REFEREE_BENCH_NOOP"}
 
 

@@ -37,6 +37,7 @@ class MemoryStore(LogStore):
         self._games: dict[str, _Game] = {}
         self._lock = threading.RLock()
         self._projected = threading.Condition(self._lock)
+        self._appended = threading.Condition(self._lock)
         self._order = 0
         self._timers: dict[str, int] = {}
         self._outbox: list[dict[str, Any]] = []
@@ -70,6 +71,7 @@ class MemoryStore(LogStore):
                 raise StaleAppend(length, game.head)
             game.log.append(canonical_bytes(entry))
             game.head = entry["hash"]
+            self._appended.notify_all()
             if signature:
                 game.sigs[signature] = length
             pending_set = game.pending is None
@@ -89,6 +91,17 @@ class MemoryStore(LogStore):
             game = self._game(game_id)
             rows, tip = game.log[max(start, 0):], Tip(len(game.log), game.head)
         return [json.loads(row) for row in rows], tip
+
+    def follow_log(self, game_id: str, after: int, timeout: float, limit: int = 100) -> list[tuple[int, bytes]]:
+        """As :meth:`RedisStore.follow_log`: entries after position ``after``, waiting up to ``timeout`` s."""
+        def rows() -> list[tuple[int, bytes]]:
+            game = self._games.get(game_id)
+            log = game.log if game is not None else []
+            start = max(after + 1, 0)
+            return list(enumerate(log[start:start + limit], start))
+
+        with self._appended:
+            return self._appended.wait_for(rows, timeout=max(0.0, timeout)) or []
 
     def tip(self, game_id: str) -> Tip:
         with self._lock:

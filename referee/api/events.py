@@ -1,0 +1,103 @@
+"""``GET /games/{id}/events``: the game's log as Server-Sent Events (CONTRACT section 9).
+
+One event per new log entry: ``id:`` its log position, ``data:`` the entry as stored (JSON, with its
+``hash``). Without ``Last-Event-ID`` the stream starts at the end of the log; ``Last-Event-ID: n`` (or
+``?last_event_id=n``, for clients that cannot set headers) resumes with the entry after position ``n``.
+
+The stream opens with a block of ``retry:`` (the reconnection delay, ms) and ``id:`` (the position it
+resumes after) and no ``data``: browsers dispatch no event for it but remember the id, so an
+``EventSource`` that reconnects before any entry arrived still resumes at the right place. It is fed by
+``XREAD BLOCK`` on the game's log stream (``RedisStore.follow_log``; no polling), sends a heartbeat
+comment after ``REFEREE_SSE_HEARTBEAT`` seconds without entries so that proxies keep it open, and ends
+after ``REFEREE_SSE_LIFETIME`` seconds: the client reconnects with ``Last-Event-ID`` and misses nothing,
+and a restart or deploy never strands a client on an old process.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+from redis.exceptions import RedisError
+
+from referee.games_service.errors import ServiceError, invalid
+from referee.store import GameNotFound
+from referee.store.keys import valid_game_id
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("events", __name__)
+
+#: what a Last-Event-ID may be: a log position (non-negative integer)
+_POSITION = re.compile(r"^[0-9]{1,15}$")
+#: the reconnection delay proposed to clients (``retry:``), in ms
+RETRY_MS = 1000
+
+
+def _not_found(game_id: str) -> ServiceError:
+    return ServiceError(404, "game/not_found", f"no game {game_id!r}")
+
+
+def resume_after(header: str | None, query: str | None) -> int | None:
+    """The position given by ``Last-Event-ID`` (header first, then ``?last_event_id=``); ``None`` when
+    neither is there; 400 when it is not a log position.
+
+    >>> resume_after("7", None), resume_after(None, "3"), resume_after(None, None)
+    (7, 3, None)
+    """
+    for path, value in (("$header.Last-Event-ID", header), ("$query.last_event_id", query)):
+        if value is None or value == "":
+            continue
+        if not _POSITION.match(value.strip()):
+            raise invalid([{"path": path, "problem": "must be a log position (an integer ≥ 0)"}])
+        return int(value.strip())
+    return None
+
+
+def sse_stream(follow: Callable[[int, float], list[tuple[int, bytes]]], after: int, heartbeat: float,
+               lifetime: float, clock: Callable[[], float] = time.monotonic) -> Iterator[bytes]:
+    """The text of an event stream resuming after position ``after``: ``follow(after, timeout)`` returns
+    the entries after ``after`` (waiting at most ``timeout`` seconds)."""
+    yield f"retry: {RETRY_MS}\nid: {after}\n\n".encode()
+    end = clock() + lifetime
+    while True:
+        left = end - clock()
+        if left <= 0:
+            return
+        try:
+            rows = follow(after, min(heartbeat, left))
+        except RedisError as exc:  # the client reconnects with its Last-Event-ID
+            log.warning("event stream ended: %s", exc)
+            return
+        if not rows:
+            yield b": heartbeat\n\n"
+            continue
+        chunk = []
+        for position, raw in rows:
+            chunk.append(b"id: %d\ndata: %s\n\n" % (position, raw))
+            after = position
+        yield b"".join(chunk)
+
+
+@bp.get("/games/<game_id>/events")
+def game_events(game_id: str) -> Response:
+    """Server-Sent Events of ``game_id``'s log (see the module's docstring)."""
+    after = resume_after(request.headers.get("Last-Event-ID"), request.args.get("last_event_id"))
+    if not valid_game_id(game_id):
+        raise _not_found(game_id)
+    store: Any = current_app.extensions["referee.store"]
+    try:
+        tip = store.tip(game_id)
+    except GameNotFound as exc:
+        raise _not_found(game_id) from exc
+    if after is None:
+        after = tip.seq - 1
+    config = current_app.config
+    stream = sse_stream(lambda position, timeout: store.follow_log(game_id, position, timeout), after,
+                        float(config["REFEREE_SSE_HEARTBEAT"]), float(config["REFEREE_SSE_LIFETIME"]))
+    return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
