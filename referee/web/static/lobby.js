@@ -1,6 +1,7 @@
 import { api } from "./api.js";
 import { el, showError } from "./ui.js";
 import { findKey } from "./keys.js";
+import { renderMyGames } from "./my-games.js";
 
 const WEB = document.body.dataset.web || "/play/";
 
@@ -28,6 +29,7 @@ async function load() {
   try {
     const data = await api.games();
     const games = Array.isArray(data) ? data : data.games || [];
+    renderMyGames(games, WEB); // this browser's games first, those waiting for me on top; count in the title
     if (!games.length) {
       body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, "No games yet.")));
     } else {
@@ -53,5 +55,6 @@ async function load() {
 }
 
 load();
-// The lobby follows the games too (status and whose turn change as people play).
+// The lobby follows the games by polling every 10 s (the game and replay pages follow their game over
+// Server-Sent Events; a lobby stream would need a server-wide stream of changes: not built).
 setInterval(load, 10000);
