@@ -169,8 +169,8 @@ def _open_raw(port: int, request: bytes) -> socket.socket:
 
 
 def test_the_deployment_holds_hundreds_of_streams_and_slow_clients(gunicorn_server):
-    """300 open event streams (more than 2 workers × 8 threads could ever hold) and 100 clients trickling
-    a POST body: ``/health`` and a signed move still answer, and every stream gets the move."""
+    """300 open event streams (more than 2 workers × 8 threads could ever hold) and 200 clients trickling
+    a POST body (and 50 their headers): ``/health`` and a signed move still answer, and every stream gets the move."""
     port = int(gunicorn_server.rsplit(":", 1)[1])
     http = Http(requests.Session(), gunicorn_server)
     game = create_game(http, "towerup", 2)
@@ -179,7 +179,8 @@ def test_the_deployment_holds_hundreds_of_streams_and_slow_clients(gunicorn_serv
     streams = [_open_raw(port, f"GET /games/{game.game_id}/events HTTP/1.1\r\nHost: x\r\n"
                                f"Accept: text/event-stream\r\n\r\n".encode()) for _ in range(300)]
     slow = [_open_raw(port, b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                            b"Content-Length: 1000\r\n\r\n{") for _ in range(100)]
+                            b"Content-Length: 1000\r\n\r\n{") for _ in range(200)]
+    slow += [_open_raw(port, b"GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: a") for _ in range(50)]  # slow headers
     try:
         received = {s: b"" for s in streams}
         selector = selectors.DefaultSelector()
