@@ -11,10 +11,16 @@ resumes after) and no ``data``: browsers dispatch no event for it but remember t
 comment after ``REFEREE_SSE_HEARTBEAT`` seconds without entries so that proxies keep it open, and ends
 after ``REFEREE_SSE_LIFETIME`` seconds: the client reconnects with ``Last-Event-ID`` and misses nothing,
 and a restart or deploy never strands a client on an old process.
+
+``GET /games/events?games=a,b,…`` (at most ``MAX_GAMES``) is the lobby's stream: one ``XREAD BLOCK`` over
+those games' logs, and for each new entry an event ``data: {"game", "position", "type"}`` (no ``id``:
+it starts at the end of every log; a lobby reloads when it (re)connects). Unknown games are skipped
+(404 when none exists).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
@@ -36,6 +42,8 @@ bp = Blueprint("events", __name__)
 _POSITION = re.compile(r"^[0-9]{1,15}$")
 #: the reconnection delay proposed to clients (``retry:``), in ms
 RETRY_MS = 1000
+#: the most games one lobby stream follows
+MAX_GAMES = 100
 
 
 def _not_found(game_id: str) -> ServiceError:
@@ -99,5 +107,55 @@ def game_events(game_id: str) -> Response:
     config = current_app.config
     stream = sse_stream(lambda position, timeout: store.follow_log(game_id, position, timeout), after,
                         float(config["REFEREE_SSE_HEARTBEAT"]), float(config["REFEREE_SSE_LIFETIME"]))
+    return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def notice_stream(follow: Callable[[dict[str, int], float], list[tuple[str, int, bytes]]], afters: dict[str, int],
+                  heartbeat: float, lifetime: float, clock: Callable[[], float] = time.monotonic) -> Iterator[bytes]:
+    """The lobby's stream: ``{"game", "position", "type"}`` for each new entry of the games in ``afters``."""
+    afters = dict(afters)
+    yield f"retry: {RETRY_MS}\n\n".encode()
+    end = clock() + lifetime
+    while afters:
+        left = end - clock()
+        if left <= 0:
+            return
+        try:
+            rows = follow(afters, min(heartbeat, left))
+        except RedisError as exc:
+            log.warning("lobby stream ended: %s", exc)
+            return
+        if not rows:
+            yield b": heartbeat\n\n"
+            continue
+        chunk = []
+        for game, position, raw in rows:
+            notice = {"game": game, "position": position, "type": json.loads(raw).get("type")}
+            chunk.append(b"data: %s\n\n" % json.dumps(notice, separators=(",", ":")).encode())
+            afters[game] = max(afters[game], position)
+        yield b"".join(chunk)
+
+
+@bp.get("/games/events")
+def lobby_events() -> Response:
+    """Notices of new entries in several games (``?games=a,b,…``), for the lobby's "My games"."""
+    raw = request.args.get("games", "")
+    games = list(dict.fromkeys(g for g in raw.split(",") if g))
+    problems = []
+    if not games:
+        problems.append({"path": "$query.games", "problem": "give one or more game ids, comma-separated"})
+    elif len(games) > MAX_GAMES:
+        problems.append({"path": "$query.games", "problem": f"at most {MAX_GAMES} games"})
+    problems += [{"path": "$query.games", "problem": f"{g!r} is not a game id"} for g in games if not valid_game_id(g)]
+    if problems:
+        raise invalid(problems)
+    store: Any = current_app.extensions["referee.store"]
+    afters = {game: length - 1 for game, length in store.log_lengths(games).items()}
+    if not afters:
+        raise ServiceError(404, "game/not_found", "none of these games exists")
+    config = current_app.config
+    stream = notice_stream(store.follow_logs, afters,
+                           float(config["REFEREE_SSE_HEARTBEAT"]), float(config["REFEREE_SSE_LIFETIME"]))
     return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -94,14 +94,25 @@ class MemoryStore(LogStore):
 
     def follow_log(self, game_id: str, after: int, timeout: float, limit: int = 100) -> list[tuple[int, bytes]]:
         """As :meth:`RedisStore.follow_log`: entries after position ``after``, waiting up to ``timeout`` s."""
-        def rows() -> list[tuple[int, bytes]]:
-            game = self._games.get(game_id)
-            log = game.log if game is not None else []
-            start = max(after + 1, 0)
-            return list(enumerate(log[start:start + limit], start))
+        return [(position, raw) for _game, position, raw in self.follow_logs({game_id: after}, timeout, limit)]
+
+    def follow_logs(self, afters: dict[str, int], timeout: float, limit: int = 100) -> list[tuple[str, int, bytes]]:
+        """As :meth:`RedisStore.follow_logs`."""
+        def rows() -> list[tuple[str, int, bytes]]:
+            out = []
+            for game_id, after in afters.items():
+                game = self._games.get(game_id)
+                log = game.log if game is not None else []
+                start = max(after + 1, 0)
+                out += [(game_id, position, raw) for position, raw in enumerate(log[start:start + limit], start)]
+            return out
 
         with self._appended:
             return self._appended.wait_for(rows, timeout=max(0.0, timeout)) or []
+
+    def log_lengths(self, games: list[str]) -> dict[str, int]:
+        with self._lock:
+            return {game: len(self._games[game].log) for game in games if game in self._games}
 
     def tip(self, game_id: str) -> Tip:
         with self._lock:

@@ -48,6 +48,8 @@ def stored_json(entry: dict[str, Any]) -> bytes:
 
 #: the most connections one process opens for event streams (``follow_log``), each blocked in XREAD
 FOLLOWERS_MAX = 20_000
+#: the longest one XREAD BLOCK of ``follow_log`` waits (s); an event stream's heartbeat comes at least this often
+FOLLOW_BLOCK_MAX = 60.0
 
 
 class RedisStore(LogStore):
@@ -134,22 +136,36 @@ class RedisStore(LogStore):
         The blocking read uses a client of its own whose socket timeout outlasts the block (the
         store's main client times out after 10 s); under gevent each waiting stream holds one
         connection of that client's pool while it blocks."""
+        return [(position, raw) for _game, position, raw in self.follow_logs({game_id: after}, timeout, limit)]
+
+    def follow_logs(self, afters: dict[str, int], timeout: float, limit: int = 100) -> list[tuple[str, int, bytes]]:
+        """:meth:`follow_log` over several games at once (one ``XREAD BLOCK`` on their logs):
+        ``(game, position, stored JSON)`` of the entries after ``afters[game]``."""
         if self._follower is None:
             pool = self.redis.connection_pool
-            kwargs = {**pool.connection_kwargs, "socket_timeout": max(timeout, 1.0) + 10.0}
+            # the socket timeout outlasts the longest block (FOLLOW_BLOCK_MAX)
+            kwargs = {**pool.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0}
             # one connection per open stream: bounded by the web server's connections, not by redis-py's
             # default pool size (100)
             self._follower = redis.Redis(connection_pool=redis.ConnectionPool(
                 connection_class=pool.connection_class, max_connections=FOLLOWERS_MAX, **kwargs))
-        block_ms = max(1, int(timeout * 1000))
-        reply = self._follower.xread({keys.game_keys(game_id).log: keys.stream_id(after)}, count=limit,
-                                     block=block_ms)
-        out: list[tuple[int, bytes]] = []
-        for _stream, rows in reply or []:
+        block_ms = max(1, int(min(timeout, FOLLOW_BLOCK_MAX) * 1000))
+        streams = {keys.game_keys(game).log: keys.stream_id(after) for game, after in afters.items()}
+        reply = self._follower.xread(streams, count=limit, block=block_ms)
+        out: list[tuple[str, int, bytes]] = []
+        for stream, rows in reply or []:
+            game = keys.game_id_of_log_key(stream)
             for stream_id_, fields in rows:
                 raw = fields.get(b"e", fields.get("e"))
-                out.append((keys.position_of(stream_id_), raw if isinstance(raw, bytes) else str(raw).encode()))
+                out.append((game, keys.position_of(stream_id_), raw if isinstance(raw, bytes) else str(raw).encode()))
         return out
+
+    def log_lengths(self, games: list[str]) -> dict[str, int]:
+        """The log length of each game that exists (one pipeline)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game in games:
+            pipe.xlen(keys.game_keys(game).log)
+        return {game: int(n) for game, n in zip(games, pipe.execute(), strict=True) if n}
 
     def tip(self, game_id: str) -> Tip:
         k = keys.game_keys(game_id)

@@ -121,6 +121,28 @@ def test_memory_store_streams_too(tmp_path):
         stream.close()
 
 
+def test_the_lobby_stream_notices_new_entries_of_the_games_it_follows(server):
+    http = Http(requests.Session(), server)
+    one, two, other = (create_game(http, "fivetowers", 2) for _ in range(3))
+    stream = SSEClient(server, f"/games/events?games={one.game_id},{two.game_id},g_unknown")
+    try:
+        assert stream.status == 200
+        assert stream.next_block().retry
+        accept_all(http, other)  # not followed: nothing arrives for it
+        accept_all(http, two)
+        notices = [stream.next_event().entry() for _ in range(3)]
+        assert notices == [{"game": two.game_id, "position": p, "type": t}
+                           for p, t in ((1, "accepted"), (2, "accepted"), (3, "started"))]
+    finally:
+        stream.close()
+    for query, status in (("", 400), ("?games=a:b", 400), ("?games=g_nothing", 404),
+                          ("?games=" + ",".join(f"g_{i}" for i in range(101)), 400)):
+        stream = SSEClient(server, f"/games/events{query}")
+        assert stream.status == status, query
+        assert stream.body_json()["error"]["code"] == ("request/invalid" if status == 400 else "game/not_found")
+        stream.close()
+
+
 # -- the deployment's worker model ------------------------------------------------------------------
 
 def _free_port() -> int:

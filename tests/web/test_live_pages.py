@@ -129,6 +129,15 @@ def test_the_lobby_shows_my_games_first_waiting_for_me_on_top_and_counts_them(br
         count = int(page.get_attribute("#my-games", "data-waiting"))
         assert count >= 1
         assert page.title().startswith(f"({count}) ")
+        # the other player moves in the game where I was not on turn: the lobby hears it over its stream
+        page.wait_for_selector("#my-games[data-live=sse]", timeout=STEP_MS)
+        legal = requests.get(f"{live_server}/games/{mine_not_waiting}/legal-moves", timeout=10).json()
+        envelope = {"v": 1, "ctx": MOVE_CTX, "game": mine_not_waiting, "seat": 0, "seq": legal["seq"],
+                    "prev": legal["head"], "move": legal["moves"][0]}
+        _post(f"{live_server}/games/{mine_not_waiting}/moves", {"envelope": envelope, "sig": sign(other, envelope)})
+        page.wait_for_selector(f"#my-games[data-waiting='{count + 1}']", timeout=STEP_MS)
+        assert page.title().startswith(f"({count + 1}) ")
+        assert int(page.get_attribute("#my-games", "data-live-events")) >= 1
     finally:
         context.close()
     console_errors.assert_none()

@@ -79,3 +79,35 @@ export function renderMyGames(games, web) {
     })));
   return rows;
 }
+
+const ROOT = (document.body && document.body.dataset.api) || "";
+let source = null;
+let followed = "";
+let pending = null;
+
+/**
+ * Follow my running games over one event stream (GET /games/events?games=…): `reload()` on each new
+ * entry in any of them (bursts coalesced), so "waiting for me" and the title change as soon as the
+ * opponent moves. The lobby's 10 s poll stays as the fallback (and covers every other game).
+ */
+export function followMyGames(rows, reload) {
+  const ids = rows.filter((r) => r.game.status === "active" || r.game.status === "waiting")
+    .map((r) => r.game.game).slice(0, 100).sort().join(",");
+  const section = document.getElementById("my-games");
+  if (ids === followed) return;
+  followed = ids;
+  if (source) source.close();
+  source = null;
+  if (!ids || typeof EventSource === "undefined") {
+    if (section) section.dataset.live = "poll";
+    return;
+  }
+  source = new EventSource(`${ROOT}/games/events?games=${encodeURIComponent(ids)}`);
+  source.addEventListener("open", () => { if (section) section.dataset.live = "sse"; });
+  source.addEventListener("error", () => { if (section) section.dataset.live = "poll"; });
+  source.addEventListener("message", () => {
+    if (section) section.dataset.liveEvents = String(Number(section.dataset.liveEvents || 0) + 1);
+    clearTimeout(pending);
+    pending = setTimeout(reload, 200);
+  });
+}
