@@ -104,6 +104,9 @@ def game_events(game_id: str) -> Response:
         raise _not_found(game_id) from exc
     if after is None:
         after = tip.seq - 1
+    elif after >= tip.seq:  # never given by this log: the stream would wait for positions that came before
+        raise invalid([{"path": "$header.Last-Event-ID", "problem": f"beyond the log (its last position is "
+                                                                    f"{tip.seq - 1})"}])
     config = current_app.config
     stream = sse_stream(lambda position, timeout: store.follow_log(game_id, position, timeout), after,
                         float(config["REFEREE_SSE_HEARTBEAT"]), float(config["REFEREE_SSE_LIFETIME"]))

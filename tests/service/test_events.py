@@ -87,7 +87,7 @@ def test_unknown_game_is_404_and_a_bad_last_event_id_400(server):
         stream.close()
     http = Http(requests.Session(), server)
     game = create_game(http, "towerup", 2)
-    for headers, path in (({"Last-Event-ID": "x"}, ""), ({}, "?last_event_id=-1")):
+    for headers, path in (({"Last-Event-ID": "x"}, ""), ({}, "?last_event_id=-1"), ({"Last-Event-ID": "1"}, "")):
         stream = SSEClient(server, f"/games/{game.game_id}/events{path}", headers=headers)
         assert stream.status == 400
         assert stream.body_json()["error"]["code"] == "request/invalid"
