@@ -238,3 +238,25 @@ def test_the_deployment_holds_hundreds_of_streams_and_slow_clients(gunicorn_serv
     finally:
         for s in streams + slow:
             s.close()
+
+
+def test_the_stream_text_resumes_after_n_sends_heartbeats_and_ends():
+    """The pure core of the endpoint: ``sse_stream`` over a log in a list, with a clock of its own."""
+    from referee.api.events import sse_stream
+
+    log = [b'{"n":0}', b'{"n":1}', b'{"n":2}']
+    now = [0.0]
+    asked = []
+
+    def follow(after: int, timeout: float) -> list[tuple[int, bytes]]:
+        asked.append((after, timeout))
+        rows = list(enumerate(log))[after + 1:]
+        if not rows:
+            now[0] += timeout  # waited the whole block: nothing came
+        return rows
+
+    text = b"".join(sse_stream(follow, 0, heartbeat=15, lifetime=40, clock=lambda: now[0])).decode()
+    assert text == ("retry: 1000\nid: 0\n\n"
+                    'id: 1\ndata: {"n":1}\n\nid: 2\ndata: {"n":2}\n\n'
+                    ": heartbeat\n\n: heartbeat\n\n: heartbeat\n\n")
+    assert asked == [(0, 15), (2, 15), (2, 15), (2, 10)]  # the last block only until the lifetime ends
