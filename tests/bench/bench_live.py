@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "service"))
 
-from bench_service import Client, LocalGame, _submit_client, closed_loop, wait_http  # noqa: E402
+from bench_service import Client, CpuMeter, LocalGame, _submit_client, closed_loop, wait_http  # noqa: E402
 from sse_helpers import SSEClient  # noqa: E402
 
 from referee.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
@@ -228,10 +228,14 @@ def main() -> None:
                   f"p90 {1000 * pct(shown, 90):.0f} ms, max {1000 * max(shown or [0]):.0f} ms over {len(shown)} moves "
                   f"({n} sent at {args.rate:.0f}/s, {refused} refused; goal p90 <= 300 ms)")
 
+            meter = CpuMeter({"web": [children[0].pid], "replay workers": [c.pid for c in children[1:]],
+                              "log Redis": [redis.process.pid], "work Redis": [work.process.pid],
+                              "holder": [hold.pid]})
             outcome = closed_loop(_submit_client, port, 4, args.duration, [lambda i: 3000 + i, lambda i: 6])
             accepted = sum(count for count, _ in outcome)
             print(f"accept path with all open: {accepted / args.duration:.1f} submissions/s ({accepted} in "
                   f"{args.duration:.0f} s, {sum(f for _, f in outcome)} refused or failed)")
+            print(meter.report(accepted, "accepted submission"))
             health, _ = api_latency(port, LocalGame(client, rng), client)
             print(f"/health after:           p50 {1000 * pct(health, 50):.1f} ms, max {1000 * max(health):.1f} ms")
 
