@@ -44,6 +44,9 @@ _POSITION = re.compile(r"^[0-9]{1,15}$")
 RETRY_MS = 1000
 #: the most games one lobby stream follows
 MAX_GAMES = 100
+#: what ends a stream early (the client reconnects): Redis went away, or the store's connections were
+#: closed under a blocked read at shutdown (redis-py then raises ValueError/OSError on the closed socket)
+_ENDED_BY = (RedisError, OSError, ValueError)
 
 
 def _not_found(game_id: str) -> ServiceError:
@@ -78,7 +81,7 @@ def sse_stream(follow: Callable[[int, float], list[tuple[int, bytes]]], after: i
             return
         try:
             rows = follow(after, min(heartbeat, left))
-        except RedisError as exc:  # the client reconnects with its Last-Event-ID
+        except _ENDED_BY as exc:  # the client reconnects with its Last-Event-ID
             log.warning("event stream ended: %s", exc)
             return
         if not rows:
@@ -126,7 +129,7 @@ def notice_stream(follow: Callable[[dict[str, int], float], list[tuple[str, int,
             return
         try:
             rows = follow(afters, min(heartbeat, left))
-        except RedisError as exc:
+        except _ENDED_BY as exc:
             log.warning("lobby stream ended: %s", exc)
             return
         if not rows:

@@ -107,7 +107,8 @@ def test_a_move_in_one_browser_shows_on_the_other_over_the_event_stream(browser,
     console_errors.assert_none()
 
 
-def test_the_lobby_shows_my_games_first_waiting_for_me_on_top_and_counts_them(browser, live_server, console_errors):
+def test_the_lobby_shows_my_games_first_waiting_for_me_on_top_and_counts_them(browser, live_server, console_errors,
+                                                                             artifacts):
     me, other, third = generate_key(), generate_key(), generate_key()
     clock = {"kind": "per_move", "per_move": 3600}
     waiting_for_me = _started_game(live_server, [me, other], time_control=clock)
@@ -138,6 +139,7 @@ def test_the_lobby_shows_my_games_first_waiting_for_me_on_top_and_counts_them(br
         page.wait_for_selector(f"#my-games[data-waiting='{count + 1}']", timeout=STEP_MS)
         assert page.title().startswith(f"({count + 1}) ")
         assert int(page.get_attribute("#my-games", "data-live-events")) >= 1
+        page.screenshot(path=str(artifacts / "lobby-my-games.png"), full_page=True)
     finally:
         context.close()
     console_errors.assert_none()
