@@ -30,7 +30,7 @@ name                        default                     meaning
 ``REFEREE_BENCH_NOOP``      ``0``                       ``1`` adds the hidden ``POST /_bench/noop``
 ``REFEREE_SSE_HEARTBEAT``   ``15``                      seconds between heartbeat comments of an
                                                         event stream (``GET /games/{id}/events``)
-``REFEREE_SSE_LIFETIME``    ``300``                     seconds an event stream stays open; the
+``REFEREE_SSE_LIFETIME``    ``300``                     seconds an event stream stays open (at most); the
                                                         client then reconnects with Last-Event-ID
 =========================== =========================== ==========================================
 """

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -44,6 +45,12 @@ _POSITION = re.compile(r"^[0-9]{1,15}$")
 RETRY_MS = 1000
 #: the most games one lobby stream follows
 MAX_GAMES = 100
+def _lifetime(config: Any) -> float:
+    """``REFEREE_SSE_LIFETIME`` minus up to a quarter at random: streams opened together (after a deploy)
+    do not all end, and reconnect, at the same moment."""
+    return float(config["REFEREE_SSE_LIFETIME"]) * (1 - 0.25 * random.random())
+
+
 #: what ends a stream early (the client reconnects): Redis went away, or the store's connections were
 #: closed under a blocked read at shutdown (redis-py then raises ValueError/OSError on the closed socket)
 _ENDED_BY = (RedisError, OSError, ValueError)
@@ -112,7 +119,7 @@ def game_events(game_id: str) -> Response:
                                                                     f"{tip.seq - 1})"}])
     config = current_app.config
     stream = sse_stream(lambda position, timeout: store.follow_log(game_id, position, timeout), after,
-                        float(config["REFEREE_SSE_HEARTBEAT"]), float(config["REFEREE_SSE_LIFETIME"]))
+                        float(config["REFEREE_SSE_HEARTBEAT"]), _lifetime(config))
     return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
@@ -162,6 +169,6 @@ def lobby_events() -> Response:
         raise ServiceError(404, "game/not_found", "none of these games exists")
     config = current_app.config
     stream = notice_stream(store.follow_logs, afters,
-                           float(config["REFEREE_SSE_HEARTBEAT"]), float(config["REFEREE_SSE_LIFETIME"]))
+                           float(config["REFEREE_SSE_HEARTBEAT"]), _lifetime(config))
     return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
