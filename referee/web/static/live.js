@@ -29,6 +29,8 @@ export function followGame(gameId, { root, refresh, pollMs = 1500 }) {
     try {
       const changed = await refresh();
       if (changed !== false) root.dataset.liveLast = via;
+    } catch {
+      // a failed update changes nothing on the page; the next event or poll tries again
     } finally {
       running = false;
       if (again && !stopped) {
