@@ -281,6 +281,6 @@ document.getElementById("manual-submit").addEventListener("click", () => {
 
 let live = null;
 safeLoad().then(() => {
-  live = followGame(gameId, { root, refresh, pollMs });
+  live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq) });
 });
 window.addEventListener("beforeunload", () => live && live.stop());

@@ -153,7 +153,7 @@ async function init() {
   await show(start);
   await showResult();
   root.dataset.ready = "true";
-  if (game.status === "waiting" || game.status === "active") followGame(gameId, { root, refresh: followLive, pollMs: 5000 });
+  if (game.status === "waiting" || game.status === "active") followGame(gameId, { root, refresh: followLive, pollMs: 5000, seqOf: () => total });
 }
 
 // A live game grows: new entries extend the slider, and a viewer at the last entry moves on with them.
