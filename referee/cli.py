@@ -81,9 +81,9 @@ def _web_args(host: str, port: int, web_workers: int) -> list[str]:
         import gunicorn  # noqa: F401, PLC0415 - only to know whether it is there
     except ImportError:
         return [sys.executable, "-m", "referee.cli", "_werkzeug", "--host", host, "--port", str(port)]
+    # the worker model (gevent) lives in referee/gunicorn_conf.py, shared with the Procfile
     return [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", str(web_workers),
-            "--worker-class", "gthread", "--threads", "8", "--bind", f"{host}:{port}", "--log-level", "warning",
-            "--graceful-timeout", "10", "referee.app:create_app()"]
+            "--bind", f"{host}:{port}", "--log-level", "warning", "referee.app:create_app()"]
 
 
 def _wait_redis(url: str, process: subprocess.Popen[bytes], timeout: float = 20.0) -> bool:

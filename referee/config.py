@@ -59,6 +59,10 @@ name                        default                     meaning
 ``REFEREE_WEBHOOK_DISABLE_AFTER`` ``20``                failed attempts in a row that disable a webhook
 ``REFEREE_WEBHOOK_PRIVATE`` ``1``                       ``0`` refuses webhook URLs on private,
                                                         loopback or link-local addresses
+``REFEREE_SSE_HEARTBEAT``   ``15``                      seconds between heartbeat comments of an
+                                                        event stream (``GET /games/{id}/events``)
+``REFEREE_SSE_LIFETIME``    ``300``                     seconds an event stream stays open (at most); the
+                                                        client then reconnects with Last-Event-ID
 =========================== =========================== ==========================================
 """
 
@@ -99,6 +103,8 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_WEBHOOK_PRIVATE": True,
     "REFEREE_WEBHOOK_TIMEOUT": 5.0,
     "REFEREE_WEBHOOK_DISABLE_AFTER": 20,
+    "REFEREE_SSE_HEARTBEAT": 15.0,
+    "REFEREE_SSE_LIFETIME": 300.0,
 }
 
 # -- facing the open internet (issue 17): public URL, trusted proxies, the Redis password -------------
@@ -112,7 +118,7 @@ DEFAULTS.update({
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER"}
 _FLOATS = {"REFEREE_ACCEPT_WITHIN",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
-           "REFEREE_WEBHOOK_TIMEOUT"}
+           "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME"}
 _BOOLS = {"REFEREE_BENCH_NOOP", "REFEREE_WEBHOOK_PRIVATE"}
 
 
