@@ -91,7 +91,7 @@ def init_body_limit(app: Flask) -> None:
 
     config = app.config
     app.wsgi_app = BodyLimit(app.wsgi_app, config["REFEREE_MAX_BODY"],  # type: ignore[method-assign]
-                             {"/verify": config["REFEREE_MAX_BUNDLE"]})
+                             {"/verify": config["REFEREE_MAX_BUNDLE"]}, timeout=config["REFEREE_BODY_TIMEOUT"] or None)
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:

@@ -59,6 +59,8 @@ name                        default                     meaning
 ``REFEREE_WEBHOOK_DISABLE_AFTER`` ``20``                failed attempts in a row that disable a webhook
 ``REFEREE_WEBHOOK_PRIVATE`` ``1``                       ``0`` refuses webhook URLs on private,
                                                         loopback or link-local addresses
+``REFEREE_BODY_TIMEOUT``    ``20``                      seconds a request body has to arrive (else 408;
+                                                        a client trickling its body is cut off)
 ``REFEREE_SSE_HEARTBEAT``   ``15``                      seconds between heartbeat comments of an
                                                         event stream (``GET /games/{id}/events``)
 ``REFEREE_SSE_LIFETIME``    ``300``                     seconds an event stream stays open (at most); the
@@ -104,6 +106,7 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_WEBHOOK_TIMEOUT": 5.0,
     "REFEREE_WEBHOOK_DISABLE_AFTER": 20,
     "REFEREE_SSE_HEARTBEAT": 15.0,
+    "REFEREE_BODY_TIMEOUT": 20.0,
     "REFEREE_SSE_LIFETIME": 300.0,
 }
 
@@ -118,7 +121,8 @@ DEFAULTS.update({
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER"}
 _FLOATS = {"REFEREE_ACCEPT_WITHIN",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
-           "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME"}
+           "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",
+           "REFEREE_BODY_TIMEOUT"}
 _BOOLS = {"REFEREE_BENCH_NOOP", "REFEREE_WEBHOOK_PRIVATE"}
 
 
