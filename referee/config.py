@@ -31,6 +31,10 @@ name                        default                     meaning
                             ``120 per hour``            30, 120 an hour (no person or club meets it)
 ``REFEREE_RATE_CONTACTS``   ``30 per minute;``          ``/contacts`` writes per client address
                             ``120 per hour``
+``REFEREE_RATE_CREATE_PER_KEY`` ``30 per minute;``      the same per signing key: the organiser's key
+                            ``120 per hour``            of a signed creation (unsigned: per address)
+``REFEREE_RATE_CONTACTS_PER_KEY`` ``30 per minute;``    contact registrations per key
+                            ``120 per hour``
 ``REFEREE_QUEUE``           ``referee``                 name of the RQ queue of replay jobs
 ``REFEREE_DISPATCH``        ``rq`` (redis), ``inline``   how appends reach the projector: ``rq`` jobs,
                             (memory)                    ``inline`` in the request, or ``none``
@@ -92,6 +96,8 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_REDIS_MAXMEMORY": "1gb",
     "REFEREE_ACCEPT_WITHIN": 604800.0,
     "REFEREE_RATE_CONTACTS": "30 per minute;120 per hour",
+    "REFEREE_RATE_CREATE_PER_KEY": "30 per minute;120 per hour",
+    "REFEREE_RATE_CONTACTS_PER_KEY": "30 per minute;120 per hour",
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
     "REFEREE_MAX_WAIT": 30.0,
