@@ -112,6 +112,7 @@ class ClockSchema(Schema):
     vacation_left = fields.Integer(allow_none=True, metadata={"description": "seconds of vacation the seat may "
                                                                              "still take"})
     on_vacation = fields.Boolean()
+    vacation_until = fields.String(allow_none=True, metadata={"description": "when the vacation under way ends"})
     forfeited = fields.Boolean()
 
 

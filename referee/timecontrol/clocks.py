@@ -148,6 +148,14 @@ class Clocks:
     def on_vacation(self, seat: int, now: int) -> bool:
         return any(a <= now < b for a, b in self.vacations[seat])
 
+    def vacation_until(self, seat: int, now: int) -> int | None:
+        """When the seat's vacation under way at ``now`` ends (ms; back-to-back vacations count as one)."""
+        end = None
+        for a, b in self.vacations[seat]:
+            if a <= now < b or (end is not None and a <= end < b):
+                end = b
+        return end
+
     # -- reads ----------------------------------------------------------------------------------------
     def reminder_times(self) -> list[tuple[int, int]]:
         """``(seconds before, when)`` of the reminders of the current decision, earliest first."""
@@ -158,7 +166,7 @@ class Clocks:
         return sorted((item for item in out if item[1] > self.since), key=lambda item: item[1])
 
     def view(self, now: int | None = None) -> list[dict[str, Any]]:
-        """Per seat ``{deadline, left, bank, vacation_left, on_vacation, forfeited}``; seconds, times as
+        """Per seat ``{deadline, left, bank, vacation_left, on_vacation, vacation_until, forfeited}``; seconds; times
         ``at`` strings. ``left`` (seconds of the allowance not yet used at ``now``) only for the seat to move
         and only when ``now`` is given; ``bank`` only for kind ``bank``."""
         out = []
@@ -167,7 +175,11 @@ class Clocks:
             clock: dict[str, Any] = {"deadline": None, "left": None, "bank": None,
                                      "vacation_left": self.vacation_left[seat] // 1000 if self.running else None,
                                      "on_vacation": now is not None and self.on_vacation(seat, now),
+                                     "vacation_until": None,
                                      "forfeited": self.forfeited(seat)}
+            if clock["on_vacation"] and now is not None:
+                until = self.vacation_until(seat, now)
+                clock["vacation_until"] = format_ms(until) if until is not None else None
             if self.kind == "bank":
                 clock["bank"] = self.bank[seat] // 1000
             if seat == self.seat and deadline is not None and self.since is not None and self.allowance is not None:

@@ -45,7 +45,7 @@ def test_TC_C1_the_resolved_time_control_is_in_created_and_each_seat_shows_its_c
     to_move = state["to_move"]
     clock = state["seats"][to_move]["clock"]
     assert clock == {"deadline": "2026-11-21T11:00:00.000Z", "left": 2400, "bank": None, "vacation_left": 604800,
-                     "on_vacation": False, "forfeited": False}
+                     "on_vacation": False, "vacation_until": None, "forfeited": False}
     assert state["seats"][1 - to_move]["clock"]["deadline"] is None
     assert state["time_control"]["kind"] == "per_move"
 
@@ -129,6 +129,7 @@ def test_TC_V1_vacation_stops_the_clock_within_the_allowance(http, store):
         _s, state = http.get(f"/games/{game.game_id}")
     clock = state["seats"][seat]["clock"]
     assert clock["deadline"] == "2026-11-21T12:00:00.000Z" and clock["on_vacation"] and clock["left"] == 3000
+    assert clock["vacation_until"] == "2026-11-21T11:10:00.000Z"
     assert clock["vacation_left"] == 3600
     length = len(store.read_log(game.game_id))
     status, body = vacation(3601, "2026-11-21T10:41:00Z")

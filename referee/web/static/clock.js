@@ -257,6 +257,19 @@ export function renderClocks(panel, box, raw, mine, reload) {
     })));
   tick();
   if (!ticker) ticker = setInterval(tick, 1000);
+  scheduleVacationEnd(seats, reload);
+}
+
+let vacationTimer = null;
+
+/** A vacation that ends logs nothing (no event on the live stream): redraw the page when it ends. */
+function scheduleVacationEnd(seats, reload) {
+  const ends = seats.map((s) => s && s.clock && s.clock.vacation_until).filter(Boolean).map((t) => Date.parse(t));
+  if (vacationTimer) clearTimeout(vacationTimer);
+  vacationTimer = null;
+  if (!ends.length) return;
+  const wait = Math.max(250, Math.min(...ends) - Date.now() + 500);
+  vacationTimer = setTimeout(() => { vacationTimer = null; reload(); }, Math.min(wait, 2147483000));
 }
 
 /** The context line of a refused move when the seat's time had run out (409 time/expired), else null. */

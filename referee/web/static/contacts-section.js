@@ -44,8 +44,8 @@ async function refresh() {
 async function remove(id) {
   try {
     await api.removeContact(id, await signed("referee/contact-delete", { contact: id }));
-    status.textContent = "Removed.";
     await refresh();
+    status.textContent = "Removed.";
   } catch (err) {
     showError(err, "Could not remove the contact");
   }
