@@ -94,6 +94,8 @@ class AbortSubmissionSchema(Schema):
 class WaitQuerySchema(Schema):
     wait = fields.Float(validate=validate.Range(min=0, max=3600),
                         metadata={"description": "seconds to wait for the worker's verdict (capped by the server)"})
+    legal = fields.Boolean(load_default=False, metadata={
+        "description": "also answer with the legal moves of the seat now to move (one request per move)"})
 
 
 class SignedReceiptSchema(Schema):
@@ -130,3 +132,5 @@ class ReceiptSchema(Schema):
                                                          "of receipt (key: GET /referee-key)"})
     clocks = fields.List(fields.Nested(ClockSchema), metadata={"description": "per seat, games with a clock"})
     result = fields.Dict(metadata={"description": "POST /adjudicate: the adjudicated game's result"})
+    legal_moves = fields.List(fields.Dict(), metadata={"description": "with ?legal=1: the legal moves of the "
+                                                                      "seat now to move (to_move), at seq/head"})

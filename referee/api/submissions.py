@@ -53,7 +53,7 @@ class Moves(MethodView):
     @_document_errors
     def post(self, query: dict[str, Any], submission: dict[str, Any], game_id: str) -> tuple[dict[str, Any], int]:
         """A seat's signed move: 202 with its log position; with ``?wait=<s>``, 200 and the worker's verdict."""
-        status, receipt = service().submit_move(game_id, submission, query.get("wait"))
+        status, receipt = service().submit_move(game_id, submission, query.get("wait"), legal=query["legal"])
         return receipt, status
 
 

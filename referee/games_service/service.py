@@ -400,10 +400,11 @@ class GameService:
         advanced, appended = self._append_submission(game_id, replayer, entry, submission)
         return self._receipt(game_id, appended[0], advanced, entry)
 
-    def submit_move(self, game_id: str, submission: dict[str, Any], wait: float | None = None
-                    ) -> tuple[int, dict[str, Any]]:
+    def submit_move(self, game_id: str, submission: dict[str, Any], wait: float | None = None, *,
+                    legal: bool = False) -> tuple[int, dict[str, Any]]:
         """A seat's signed move: ``(202, receipt)``, or ``(200, receipt with verdict)`` when ``wait`` is given
-        and the worker's verdict arrives in time."""
+        and the worker's verdict arrives in time. With ``legal`` the answer also holds the legal moves of
+        the seat now to move, from the fold that checked this move: a client needs no second request."""
         replayer = self.fold_for(game_id, submission["envelope"])
         seat = self._authenticate(game_id, replayer, submission)
         envelope = submission["envelope"]
@@ -422,6 +423,9 @@ class GameService:
         entry = make_entry("move", tip.seq, tip.head, at=at, seat=seat, submission=submission)
         advanced, appended = self._append_submission(game_id, replayer, entry, submission)
         receipt = self._receipt(game_id, appended[0], advanced, entry)
+        if legal:
+            game = advanced.game
+            receipt["legal_moves"] = game.legal_moves() if game is not None and advanced.status == ACTIVE else []
         if wait:
             verdict = self.wait_for_verdict(game_id, appended[0].position, min(wait, self.max_wait))
             if verdict is not None:

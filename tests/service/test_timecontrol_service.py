@@ -274,3 +274,4 @@ def test_an_organiser_adjudicates_a_running_game_over_http(http, store):
     assert status == 200 and result["result"]["adjudicated"]["method"] == "organiser"
     status, body = adjudicate(organiser, method="provisional", reason="again")
     assert status == 409 and body["error"]["code"] == "game/not_active"
+
