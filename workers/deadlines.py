@@ -40,6 +40,9 @@ from referee.store.base import LogStore
 
 log = logging.getLogger(__name__)
 
+#: how long a claimed timer is left to its scheduler before another may take it (a scheduler that died)
+LEASE_MS = 30_000
+
 
 class DeadlineScheduler:
     """Handles due timers: :meth:`run_once` for one pass, :meth:`start`/:meth:`stop` for a thread."""
@@ -67,7 +70,8 @@ class DeadlineScheduler:
         done = []
         while True:
             moment = now if now is not None else now_ms()
-            due = [game_id for game_id, _when in self.store.due_timers(moment, self.batch)]
+            # claimed, not only read: concurrent schedulers (one per worker) split the due games
+            due = [game_id for game_id, _when in self.store.claim_timers(moment, self.batch, LEASE_MS)]
             if len(due) > 1 and self.threads > 1:
                 with ThreadPoolExecutor(max_workers=min(self.threads, len(due)),
                                         thread_name_prefix="referee-deadlines") as pool:

@@ -155,6 +155,11 @@ class LogStore(ABC):
         """``(game, when)`` of the timers due at ``now_ms``, earliest first."""
 
     @abstractmethod
+    def claim_timers(self, now_ms: int, limit: int = 100, lease_ms: int = 30_000) -> list[tuple[str, int]]:
+        """Atomically take the timers due at ``now_ms`` (earliest first): each is moved to ``now_ms +
+        lease_ms``, so that concurrent schedulers split the due games instead of all looking at each."""
+
+    @abstractmethod
     def emit_events(self, events: list[dict[str, Any]]) -> int:
         """Append each event (a dict with a stable ``id``) to the outbox unless its id was emitted before;
         returns how many were new."""

@@ -228,6 +228,13 @@ class MemoryStore(LogStore):
             due = sorted((when, game) for game, when in self._timers.items() if when <= now_ms_)
             return [(game, when) for when, game in due[:limit]]
 
+    def claim_timers(self, now_ms_: int, limit: int = 100, lease_ms: int = 30_000) -> list[tuple[str, int]]:
+        with self._lock:
+            due = self.due_timers(now_ms_, limit)
+            for game, _when in due:
+                self._timers[game] = now_ms_ + lease_ms
+            return due
+
     def emit_events(self, events: list[dict[str, Any]]) -> int:
         added = 0
         with self._lock:

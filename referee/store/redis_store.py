@@ -64,6 +64,7 @@ class RedisStore(LogStore):
         self._release_pending = connection.register_script(scripts.RELEASE_PENDING)
         self._write_projection = self.work.register_script(scripts.WRITE_PROJECTION)
         self._emit_event = connection.register_script(scripts.EMIT_EVENT)
+        self._claim_timers = connection.register_script(scripts.CLAIM_TIMERS)
         self._follower: redis.Redis | None = None
 
     @classmethod
@@ -291,6 +292,10 @@ class RedisStore(LogStore):
     def due_timers(self, now_ms_: int, limit: int = 100) -> list[tuple[str, int]]:
         rows = self.redis.zrangebyscore(keys.TIMERS, "-inf", now_ms_, start=0, num=limit, withscores=True)
         return [(_text(game), int(score)) for game, score in rows]
+
+    def claim_timers(self, now_ms_: int, limit: int = 100, lease_ms: int = 30_000) -> list[tuple[str, int]]:
+        rows = self._claim_timers(keys=[keys.TIMERS], args=[now_ms_, limit, now_ms_ + lease_ms])
+        return [(_text(rows[i]), int(float(rows[i + 1]))) for i in range(0, len(rows), 2)]
 
     def emit_events(self, events: list[dict[str, Any]]) -> int:
         added = 0

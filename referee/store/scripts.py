@@ -59,6 +59,15 @@ EMIT_EVENT — put an event into the outbox once (by its stable id)
     ARGV[3]  approximate cap on the stream's length
     returns  1: added | 0: this id was added before; nothing written
 
+CLAIM_TIMERS — take the due timers for one scheduler: each is pushed to now + lease, so that another
+scheduler does not look at the same game meanwhile (the look sets the game's real next timer; a scheduler
+that dies leaves the lease to run out, and the game comes due again)
+    KEYS[1]  referee:timers
+    ARGV[1]  now in ms
+    ARGV[2]  at most this many
+    ARGV[3]  now + lease in ms
+    returns  {game, score, game, score, …} earliest first
+
 WRITE_PROJECTION — store what a replay job folded, if nobody stored more meanwhile
     KEYS[1]  game:{id}:proj      hash of projection fields (all strings; JSON where structured)
     KEYS[2]  game:{id}:verdicts  list of JSON verdicts, one per folded entry
@@ -139,6 +148,14 @@ if redis.call('SET', KEYS[2], '1', 'NX', 'EX', tonumber(ARGV[2])) then
   return 1
 end
 return 0
+"""
+
+CLAIM_TIMERS = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
+for i = 1, #due, 2 do
+  redis.call('ZADD', KEYS[1], ARGV[3], due[i])
+end
+return due
 """
 
 WRITE_PROJECTION = """

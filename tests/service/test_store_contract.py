@@ -266,3 +266,12 @@ def test_outbox_takes_each_event_id_once(store):
     assert store.emit_events([first, {**first, "seat": 0}]) == 0  # a retry (or a re-fold) adds nothing
     assert [e["id"] for e in store.read_outbox()] == ["g_x:3:turn", "g_x:4:timeout"]
     assert store.read_outbox()[0] == first
+
+
+def test_claimed_timers_are_leased_to_one_scheduler(store):
+    for n, game in enumerate(("g_a", "g_b", "g_c")):
+        store.set_timer(game, 1_000 + n)
+    assert store.claim_timers(5_000, limit=2, lease_ms=10_000) == [("g_a", 1_000), ("g_b", 1_001)]
+    assert store.claim_timers(5_000) == [("g_c", 1_002)]  # a second scheduler gets what is left
+    assert store.claim_timers(5_000) == []
+    assert store.claim_timers(15_000) == [("g_a", 15_000), ("g_b", 15_000)]  # the first one's lease ran out
