@@ -309,7 +309,7 @@ class GameService:
             if not verify(organiser_key, {"v": 1, "ctx": CREATE_CTX, **spec}, organiser["sig"]):
                 raise ServiceError(401, "organiser/bad_signature",
                                    "the organiser signature is not over {v: 1, ctx: 'referee/create', ...this body}")
-        elif self.organiser_keys:
+        elif self.organiser_keys and tournament is None:  # a tournament's games are the referee's own
             raise ServiceError(401, "organiser/required",
                                "only organisers may create games here: sign the request (field 'organiser')")
         try:
