@@ -144,8 +144,8 @@ class TournamentService:
             raise _not_found(tournament_id) from exc
         except LogError as exc:
             raise ServiceError(500, "log/corrupt", str(exc)) from exc
-        self._keep(tournament_id, cached)
-        return copy.deepcopy(cached)
+        self._keep(tournament_id, cached)  # keeps its own copy: ``cached`` is the caller's
+        return cached
 
     def _keep(self, tournament_id: str, replayer: TournamentReplayer) -> None:
         with self._lock:

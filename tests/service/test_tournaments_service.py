@@ -238,3 +238,18 @@ def test_bad_tournament_bodies_are_400_and_the_rate_limit_429(make_app):
     assert [limited.post("/tournaments", good)[0] for _ in range(2)] == [201, 201]
     status, error = limited.post("/tournaments", good)
     assert status == 429 and error["error"]["code"] == "rate/limited"
+
+
+def test_tournament_round_events_name_each_players_game_and_render_as_mail():
+    from referee.notify.events import tournament_round_events
+    from referee.notify.render import render_event
+
+    entry = {"seq": 7, "round": 2, "tables": [{"game": "t_x-r2-t1", "players": ["ka", "kb"]}], "byes": ["kc"]}
+    events = tournament_round_events("t_x", entry)
+    assert [(e["key"], e["game"], e["seat"], e["bye"]) for e in events] == [
+        ("ka", "t_x-r2-t1", 0, False), ("kb", "t_x-r2-t1", 1, False), ("kc", None, None, True)]
+    assert len({e["id"] for e in events}) == 3 and events == tournament_round_events("t_x", entry)  # stable ids
+    subject, text, _html = render_event(events[1], base_url="https://ref.example")
+    assert "t_x-r2-t1" in subject and "referee accept t_x-r2-t1" in text and "/tournaments/t_x" in text
+    subject, text, _html = render_event(events[2], base_url="https://ref.example")
+    assert "bye" in subject
