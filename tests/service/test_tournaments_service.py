@@ -253,3 +253,21 @@ def test_tournament_round_events_name_each_players_game_and_render_as_mail():
     assert "t_x-r2-t1" in subject and "referee accept t_x-r2-t1" in text and "/tournaments/t_x" in text
     subject, text, _html = render_event(events[2], base_url="https://ref.example")
     assert "bye" in subject
+
+
+def test_a_real_worker_process_closes_a_round_at_its_deadline(http, spawn_worker):
+    from svc_helpers import play_random, wait_until
+
+    players = Players(2)
+    tid = create(http, players.body(format={"kind": "series", "rounds": 1}, round_deadline=1))
+    join_all(http, tid, players)
+    table = tournament_state(http, tid)["rounds"][0]["tables"][0]
+    game = start_game(http, table, players, random.Random(4))
+    play_random(http, game, random.Random(4), max_moves=3)
+    spawn_worker()  # `referee worker`: its deadline scheduler holds the tournament's timer
+    state = wait_until(lambda: (s := tournament_state(http, tid))["status"] == "finished" and s, timeout=30)
+    result = state["rounds"][0]["tables"][0]["result"]
+    assert result["method"] == "provisional"
+    entries = http.get(f"/tournaments/{tid}/log?limit=1000")[1]["entries"]
+    assert [e["reason"] for e in entries if e["type"] == "round_closed"] == ["deadline"]
+    assert entries[-1]["type"] == "revealed"
