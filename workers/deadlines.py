@@ -33,6 +33,7 @@ from typing import Any
 
 from referee.clock import now_ms
 from referee.games_service.entries import append_system_entries, due_system_entry
+from referee.games_service.errors import ServiceError
 from referee.games_service.folds import ReplayerCache, clone_replayer
 from referee.games_service.service import Dispatcher, NoDispatch
 from referee.notify.events import due_reminders, entry_events, next_alarm
@@ -116,10 +117,16 @@ class DeadlineScheduler:
             return {"tournament": tournament_id, "appended": [], "dropped": True}
         try:
             return self.tournaments.on_deadline(tournament_id, now)
+        except ServiceError as exc:
+            if exc.status == 404:
+                log.warning("dropping the timer of tournament %s: %s", tournament_id, exc.message)
+                self.store.set_timer(member, None)
+                return {"tournament": tournament_id, "appended": [], "dropped": True}
+            log.warning("round deadline of tournament %s failed: %s; again in a minute", tournament_id, exc)
         except Exception:  # one tournament must not stop the pass; look again in a minute
             log.exception("round deadline of tournament %s failed", tournament_id)
-            self.store.set_timer(member, now + 60_000)
-            return {"tournament": tournament_id, "appended": [], "failed": True}
+        self.store.set_timer(member, now + 60_000)
+        return {"tournament": tournament_id, "appended": [], "failed": True}
 
     def _notify(self, game_id: str, appended: list[Any]) -> None:
         for item in appended:

@@ -271,3 +271,11 @@ def test_a_real_worker_process_closes_a_round_at_its_deadline(http, spawn_worker
     entries = http.get(f"/tournaments/{tid}/log?limit=1000")[1]["entries"]
     assert [e["reason"] for e in entries if e["type"] == "round_closed"] == ["deadline"]
     assert entries[-1]["type"] == "revealed"
+
+
+def test_the_timer_of_an_unknown_tournament_is_dropped(app, store):
+    member = TOURNAMENT_TIMER.format(tournament="t_gone")
+    store.set_timer(member, 1)
+    scheduler = DeadlineScheduler(store, tournaments=app.extensions["referee.tournaments"])
+    assert scheduler.run_once() == [{"tournament": "t_gone", "appended": [], "dropped": True}]
+    assert store.due_timers(2**62) == []
