@@ -487,11 +487,18 @@ class TournamentService:
         return {"tournament": tournament_id, "adjudicated": adjudicated, "appended": written}
 
     def game_over(self, game_id: str, tournament_id: str) -> list[str]:
-        """Hook of the replay worker: a game of ``tournament_id`` has finished."""
+        """Hook of the replay worker: a game of ``tournament_id`` has finished. If the tournament cannot be
+        advanced now (the store is away), its timer is set a minute ahead: the deadline scheduler's look
+        (:meth:`on_deadline`) advances it then."""
         try:
             return self.advance(tournament_id)
-        except ServiceError as exc:
-            log.warning("tournament %s after game %s: %s", tournament_id, game_id, exc)
+        except Exception as exc:
+            log.warning("tournament %s after game %s: %s; the deadline scheduler tries again in a minute",
+                        tournament_id, game_id, exc)
+            try:
+                self.store.set_timer(TOURNAMENT_TIMER.format(tournament=tournament_id), now_ms() + 60_000)
+            except Exception:
+                log.exception("could not set the timer of tournament %s", tournament_id)
             return []
 
     # -- reads ------------------------------------------------------------------------------------------
