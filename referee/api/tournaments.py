@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app
+from flask import Response, current_app
 from flask.views import MethodView
 
 from referee.tournaments.service import TournamentService
@@ -100,6 +100,15 @@ class Adjudicate(MethodView):
         """The organiser's signed decision (ranks and reason) on a game of the open round, in a tournament that
         adjudicates by the organiser: written into the game's log and the tournament's."""
         return service().adjudicate_signed(tournament_id, body)
+
+
+@blp.route("/<tournament_id>/standings.csv")
+class StandingsCsv(MethodView):
+    @blp.alt_response(404, schema=ErrorSchema)
+    def get(self, tournament_id: str) -> Response:
+        """The standings as CSV (``text/csv``): rank, name, key, points and every tie-break value."""
+        return Response(service().standings_csv(tournament_id), mimetype="text/csv",
+                        headers={"Content-Disposition": f'attachment; filename="{tournament_id}-standings.csv"'})
 
 
 @blp.route("/<tournament_id>/log")

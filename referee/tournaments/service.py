@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import base64
 import copy
+import csv
 import hashlib
+import io
 import logging
 import os
 import threading
@@ -102,6 +104,11 @@ def _not_found(tournament_id: str) -> ServiceError:
 
 def _unavailable(exc: Exception) -> ServiceError:
     return ServiceError(503, "log/unavailable", f"the log could not be written durably: {exc}")
+
+
+def _cell(text: str) -> str:
+    """A name as a CSV cell that a spreadsheet will not run as a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
 def _game_revealed(game: Any) -> bool:
@@ -520,6 +527,18 @@ class TournamentService:
                    players=[{"name": p["name"], "key": p["key"], "joined": p["key"] in joined,
                              "withdrawn": p["key"] in replayer.withdrawn} for p in created.get("players", [])])
         return out
+
+    def standings_csv(self, tournament_id: str) -> str:
+        """The standings as CSV: ``rank,name,key,points`` and one column per tie-break, in chain order."""
+        state = self.fold(tournament_id)
+        chain = (state.created or {}).get("tie_breaks", [])
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["rank", "name", "key", "points", *chain])
+        for row in state.standings():
+            values = ["" if row["tie_breaks"].get(t) is None else row["tie_breaks"][t] for t in chain]
+            writer.writerow([row["rank"], _cell(row["name"]), row["key"], row["points"], *values])
+        return out.getvalue()
 
     def log_page(self, tournament_id: str, start: int = 0, limit: int = 100) -> dict[str, Any]:
         if not valid_game_id(tournament_id):

@@ -279,3 +279,16 @@ def test_the_timer_of_an_unknown_tournament_is_dropped(app, store):
     scheduler = DeadlineScheduler(store, tournaments=app.extensions["referee.tournaments"])
     assert scheduler.run_once() == [{"tournament": "t_gone", "appended": [], "dropped": True}]
     assert store.due_timers(2**62) == []
+
+
+def test_the_standings_as_csv(http):
+    players = Players(3)
+    body = players.body(format={"kind": "series", "rounds": 1})
+    body["players"][2]["name"] = "=HYPERLINK(1)"
+    tid = create(http, body)
+    response = http.client.get(f"/tournaments/{tid}/standings.csv")
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    lines = response.get_data(as_text=True).splitlines()
+    assert lines[0] == "rank,name,key,points,opponents_points,head_to_head,wins,game_score,average_rank,lot"
+    assert len(lines) == 4 and any(line.split(",")[1] == "'=HYPERLINK(1)" for line in lines[1:])
+    assert http.client.get("/tournaments/t_none/standings.csv").status_code == 404
