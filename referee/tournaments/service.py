@@ -368,12 +368,11 @@ class TournamentService:
             return None
         rnd = replayer.open_round()
         if replayer.status == ACTIVE and rnd is not None:
-            for table in rnd.tables:
-                if table["game"] in rnd.results:
-                    continue
-                result = self._game_result(tournament_id, replayer, table)
-                if result is not None:
-                    return result
+            results = [self._game_result(tournament_id, replayer, table) for table in rnd.tables
+                       if table["game"] not in rnd.results]
+            results = [r for r in results if r is not None]
+            if results:  # an organiser's decision is bound to this very position: it goes first
+                return next((r for r in results if "decision" in r), results[0])
         due = replayer.due()
         if due is None:
             return None

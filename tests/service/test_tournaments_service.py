@@ -292,3 +292,32 @@ def test_the_standings_as_csv(http):
     assert lines[0] == "rank,name,key,points,opponents_points,head_to_head,wins,game_score,average_rank,lot"
     assert len(lines) == 4 and any(line.split(",")[1] == "'=HYPERLINK(1)" for line in lines[1:])
     assert http.client.get("/tournaments/t_none/standings.csv").status_code == 404
+
+
+def test_an_organisers_decision_is_written_before_other_results_that_wait(make_app):
+    """Game A ended (not yet recorded: no worker ran) when the organiser decides game B for the log's current
+    position: B's decision goes in first, bound as signed, then A's result."""
+    from svc_helpers import Http, play_random
+
+    organiser = generate_key()
+    http = Http(make_app().test_client())
+    players = Players(4)
+    body = players.body(format={"kind": "swiss", "rounds": 1, "table_sizes": [2]}, adjudication="organiser")
+    body["organiser"] = {"key": public_key_b64(organiser),
+                         "sig": sign(organiser, {"v": 1, "ctx": "referee/tournament", **body})}
+    tid = create(http, body)
+    join_all(http, tid, players)
+    first, second = tournament_state(http, tid)["rounds"][0]["tables"]
+    rng = random.Random(8)
+    play_random(http, start_game(http, first, players, rng), rng)
+    start_game(http, second, players, rng)
+    state = tournament_state(http, tid)
+    assert state["rounds"][0]["tables"][0]["result"] is None  # game A's end is not in the tournament yet
+    envelope = {"v": 1, "ctx": "referee/adjudicate", "tournament": tid, "game": second["game"], "ranks": [1, 1],
+                "reason": "agreed draw", "seq": state["seq"], "prev": state["head"]}
+    status, answer = http.post(f"/tournaments/{tid}/adjudicate", signed(organiser, envelope))
+    assert status == 202, answer
+    entries = http.get(f"/tournaments/{tid}/log?limit=1000")[1]["entries"]
+    results = [(e["type"], e["game"]) for e in entries if e["type"] in ("game_finished", "adjudicated")]
+    assert results == [("adjudicated", second["game"]), ("game_finished", first["game"])]
+    assert tournament_state(http, tid)["status"] == "finished"
