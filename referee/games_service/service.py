@@ -458,6 +458,9 @@ class GameService:
             raise ServiceError(401, "submission/bad_signature", f"an abort must be signed by {who} of this game")
         if created.get("mode") != "seeded":
             raise ServiceError(409, "game/recorded", "a recorded game has no seed to reveal; it cannot be aborted")
+        if created.get("tournament"):  # its round could never close; the tournament decides at its deadline
+            raise ServiceError(409, "game/in_tournament", f"a game of tournament {created['tournament']} ends by play, "
+                               "timeout or adjudication, not by an abort")
         if replayer.status in (FINISHED, ABORTED):
             raise ServiceError(409, "game/over", f"the game is already {replayer.status}")
         tip = Tip(replayer.seq, replayer.head)

@@ -321,3 +321,15 @@ def test_an_organisers_decision_is_written_before_other_results_that_wait(make_a
     results = [(e["type"], e["game"]) for e in entries if e["type"] in ("game_finished", "adjudicated")]
     assert results == [("adjudicated", second["game"]), ("game_finished", first["game"])]
     assert tournament_state(http, tid)["status"] == "finished"
+
+
+def test_a_seat_cannot_abort_a_tournament_game(http):
+    players = Players(2)
+    tid = create(http, players.body(format={"kind": "series", "rounds": 1}))
+    join_all(http, tid, players)
+    table = tournament_state(http, tid)["rounds"][0]["tables"][0]
+    status, game = http.get(f"/games/{table['game']}")
+    envelope = {"v": 1, "ctx": "referee/abort", "game": table["game"], "seq": game["seq"], "prev": game["head"]}
+    status, error = http.post(f"/games/{table['game']}/abort", signed(players.key_of[table["players"][0]], envelope))
+    assert status == 409 and error["error"]["code"] == "game/in_tournament"
+    assert http.get(f"/games/{table['game']}")[1]["seq"] == game["seq"]
