@@ -155,6 +155,8 @@ def register(main: click.Group) -> None:
             return
         click.echo(render_state(state))
 
+    tournament.add_command(show, name="status")  # the name for it
+
     @tournament.command("export")
     @click.argument("tournament_id", metavar="TOURNAMENT")
     @click.option("--out", type=click.Path(dir_okay=False), help="write the certificate here (default: stdout)")

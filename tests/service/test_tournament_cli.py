@@ -52,3 +52,33 @@ def test_create_join_show_withdraw_from_a_terminal(server, tmp_path):
     assert [p["withdrawn"] for p in json.loads(out)["players"]] == [False, False, True]
     code, out = run("tournament", "export", tid, "--server", server)
     assert code != 0 and "tournament/not_revealed" in out
+
+
+def test_an_organisers_tournament_decided_and_verified_from_a_terminal(server, tmp_path):
+    public = {}
+    for name in ("org", "ada", "bo"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        public[name] = out.strip()
+    code, out = run("tournament", "create", "fivetowers", "--player", f"ada={public['ada']}", "--player",
+                    f"bo={public['bo']}", "--format", "series", "--rounds", "1", "--adjudication", "organiser",
+                    "--organiser-key", str(tmp_path / "org.key"), "--server", server)
+    assert code == 0, out
+    tid = json.loads(out)["tournament"]
+    for name in ("ada", "bo"):
+        assert run("tournament", "join", tid, "--key", str(tmp_path / f"{name}.key"), "--server", server)[0] == 0
+    game = f"{tid}-r1-t1"
+    for name in ("ada", "bo"):
+        code, out = run("accept", game, "--key", str(tmp_path / f"{name}.key"), "--server", server)
+        assert code == 0, out
+    code, out = run("tournament", "adjudicate", tid, game, "--ranks", "2,1", "--reason", "bo was ahead",
+                    "--key", str(tmp_path / "ada.key"), "--server", server)
+    assert code != 0 and "adjudication/bad_signature" in out
+    code, out = run("tournament", "adjudicate", tid, game, "--ranks", "2,1", "--reason", "bo was ahead",
+                    "--key", str(tmp_path / "org.key"), "--server", server)
+    assert code == 0, out
+    code, out = run("tournament", "status", tid, "--server", server)
+    assert code == 0 and "finished" in out and "[organiser]" in out, out
+    code, out = run("tournament", "export", tid, "--out", str(tmp_path / "cert.json"), "--server", server)
+    assert code == 0, out
+    code, out = run("verify-tournament", str(tmp_path / "cert.json"))
+    assert code == 0 and "VERIFIED" in out, out
