@@ -333,3 +333,27 @@ def test_a_seat_cannot_abort_a_tournament_game(http):
     status, error = http.post(f"/games/{table['game']}/abort", signed(players.key_of[table["players"][0]], envelope))
     assert status == 409 and error["error"]["code"] == "game/in_tournament"
     assert http.get(f"/games/{table['game']}")[1]["seq"] == game["seq"]
+
+
+def test_a_tournament_runs_inline_on_the_memory_store(tmp_path):
+    """``REFEREE_STORE=memory`` (one process, ``inline`` dispatch): the projector's hook advances the
+    tournament within the request that ends a game."""
+    from svc_helpers import Http, play_random
+
+    from referee.app import create_app
+
+    app = create_app({"REFEREE_STORE": "memory", "REFEREE_VAR": str(tmp_path / "var"), "TESTING": True})
+    http = Http(app.test_client())
+    players = Players(3)
+    tid = create(http, players.body(format={"kind": "round_robin", "table_sizes": [2], "rounds": 2}))
+    join_all(http, tid, players)
+    rng = random.Random(2)
+    for round_no in (1, 2):
+        state = tournament_state(http, tid)
+        assert len(state["rounds"]) == round_no and len(state["rounds"][-1]["byes"]) == 1
+        for table in state["rounds"][-1]["tables"]:
+            play_random(http, start_game(http, table, players, rng), rng)
+    state = tournament_state(http, tid)
+    assert state["status"] == "finished" and state["revealed"]
+    status, certificate = http.get(f"/tournaments/{tid}/export")
+    assert status == 200 and verify_certificate(certificate).ok
