@@ -357,3 +357,44 @@ def test_a_tournament_runs_inline_on_the_memory_store(tmp_path):
     assert state["status"] == "finished" and state["revealed"]
     status, certificate = http.get(f"/tournaments/{tid}/export")
     assert status == 200 and verify_certificate(certificate).ok
+
+
+def test_concurrent_advances_write_each_owed_entry_once(app, http, store):
+    """Four services (as in four processes) race to write what the last join made due: one ``paired``, its
+    games created once, every entry valid."""
+    import threading
+
+    from tournament_helpers import join_envelope
+
+    from referee.games_service import GameService
+    from referee.games_service.entries import make_entry
+    from referee.tournaments.log import replay_tournament
+    from referee.tournaments.service import TournamentService
+
+    players = Players(4)
+    tid = create(http, players.body(format={"kind": "swiss", "rounds": 1, "table_sizes": [2]}))
+    for key in players.keys[:3]:
+        assert join(http, tid, key)[0] == 202
+    envelope = join_envelope(http, tid, players.keys[3])  # the last join, written behind the services' backs
+    entry = make_entry("joined", envelope["seq"], envelope["prev"], key=envelope["key"],
+                       submission=signed(players.keys[3], envelope))
+    store.append_tournament(tid, entry, envelope["prev"])
+    services = [TournamentService(store, GameService(store)) for _ in range(4)]
+    barrier = threading.Barrier(len(services))
+    written: list[list[str]] = []
+
+    def race(service: TournamentService) -> None:
+        barrier.wait()
+        written.append(service.advance(tid))
+
+    threads = [threading.Thread(target=race, args=(s,)) for s in services]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(t for w in written for t in w) == ["paired"]
+    entries, _tip = store.read_tournament(tid)
+    replayer = replay_tournament(entries, store.tournament_secret(tid))
+    assert all(v.status == "ok" for v in replayer.verdicts)
+    for table in replayer.rounds[0].tables:
+        assert store.read_log(table["game"], 0, 1)[0]["seats"][0]["key"] == table["players"][0]
