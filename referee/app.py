@@ -71,7 +71,7 @@ def init_store(app: Flask) -> None:
             store.redis, enqueue_jobs(store.work, config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
             allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
     games = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"], config["REFEREE_MAX_WAIT"],
-                        app.extensions.get("referee.key"))
+                        app.extensions.get("referee.key"), accept_within=config["REFEREE_ACCEPT_WITHIN"] or None)
     app.extensions["referee.service"] = games
     tournaments = TournamentService(store, games, config["REFEREE_ORGANISER_KEYS"])
     app.extensions["referee.tournaments"] = tournaments
@@ -98,7 +98,7 @@ def init_body_limit(app: Flask) -> None:
 
     config = app.config
     app.wsgi_app = BodyLimit(app.wsgi_app, config["REFEREE_MAX_BODY"],  # type: ignore[method-assign]
-                             {"/verify": config["REFEREE_MAX_BUNDLE"]})
+                             {"/verify": config["REFEREE_MAX_BUNDLE"]}, timeout=config["REFEREE_BODY_TIMEOUT"] or None)
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:

@@ -30,17 +30,24 @@ class _Float(float):
     """Marker for a parsed float, so that every offending field can be listed, not only the first."""
 
 
-class _Duplicate:
-    def __init__(self, key: str):
-        self.key = key
+class _WithDuplicates(dict):  # type: ignore[type-arg]
+    """An object that had duplicate keys: they are kept out of band (in ``duplicates``), never as a key,
+    so no key a client sends can pose as the marker."""
+
+    duplicates: list[str]
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    duplicates = []
     for key, value in pairs:
         if key in out:
-            out.setdefault("\x00duplicates", []).append(key)
+            duplicates.append(key)
         out[key] = value
+    if duplicates:
+        marked = _WithDuplicates(out)
+        marked.duplicates = duplicates
+        return marked
     return out
 
 
@@ -77,7 +84,7 @@ def _check(value: Any, path: str, problems: list[dict[str, str]], depth: int = 0
         problems.append({"path": path, "problem": f"nested deeper than {MAX_DEPTH} levels"})
         return
     if isinstance(value, dict):
-        for key in value.pop("\x00duplicates", []):
+        for key in getattr(value, "duplicates", ()):
             problems.append({"path": path, "problem": f"duplicate key {key!r}"})
         for key, item in value.items():
             _check(item, f"{path}.{key}", problems, depth + 1)

@@ -81,9 +81,9 @@ def _web_args(host: str, port: int, web_workers: int) -> list[str]:
         import gunicorn  # noqa: F401, PLC0415 - only to know whether it is there
     except ImportError:
         return [sys.executable, "-m", "referee.cli", "_werkzeug", "--host", host, "--port", str(port)]
+    # the worker model (gevent) lives in referee/gunicorn_conf.py, shared with the Procfile
     return [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", str(web_workers),
-            "--worker-class", "gthread", "--threads", "8", "--bind", f"{host}:{port}", "--log-level", "warning",
-            "--graceful-timeout", "10", "referee.app:create_app()"]
+            "--bind", f"{host}:{port}", "--log-level", "warning", "referee.app:create_app()"]
 
 
 def _wait_redis(url: str, process: subprocess.Popen[bytes], timeout: float = 20.0) -> bool:
@@ -141,7 +141,8 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
         directory = var / name
         port = free_port()
         args = [sys.executable, "-m", "referee.cli", "_redis", "--dir", str(directory), "--port", str(port),
-                "--password-file", str(password_file), "--durable" if durable else "--no-durable"]
+                "--password-file", str(password_file), "--durable" if durable else "--no-durable",
+                "--maxmemory", config["REFEREE_REDIS_MAXMEMORY"]]
         child = supervisor.start(f"embedded Redis ({name})", lambda _restarts: args, restart=False)
         redis_children.append(child)
         public = f"redis://127.0.0.1:{port}/0"
@@ -222,7 +223,8 @@ def _without_password(url: str) -> str:
 @click.option("--port", required=True, type=int)
 @click.option("--password-file", required=True, help="the password (created 0600 if missing)")
 @click.option("--durable/--no-durable", default=True)
-def embedded_redis(directory: str, port: int, password_file: str, durable: bool) -> None:
+@click.option("--maxmemory", help="redis.conf maxmemory (noeviction: a full Redis refuses writes)")
+def embedded_redis(directory: str, port: int, password_file: str, durable: bool, maxmemory: str | None) -> None:
     """Run an embedded Redis until SIGTERM/SIGINT (``serve`` runs it in a session of its own)."""
     from .embedded_redis import EmbeddedRedis  # noqa: PLC0415
 
@@ -234,7 +236,8 @@ def embedded_redis(directory: str, port: int, password_file: str, durable: bool)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    server = EmbeddedRedis(directory=directory, durable=durable, port=port, password_file=password_file).start()
+    server = EmbeddedRedis(directory=directory, durable=durable, port=port, password_file=password_file,
+                           maxmemory=maxmemory).start()
     try:
         while not stopping and server.process is not None and server.process.poll() is None:
             time.sleep(0.2)

@@ -21,9 +21,19 @@ name                        default                     meaning
                                                         ~10x the longest golden game's bundle
 ``REFEREE_RATE_VERIFY``     ``10 per minute``           ``POST /verify`` per client address (else 429);
                                                         Flask-Limiter notation, counted in the work Redis
+``REFEREE_REDIS_MAXMEMORY`` ``1gb``                     memory limit of each Redis ``referee serve``
+                                                        embeds (``noeviction``: a full log Redis
+                                                        refuses writes, 503, and loses nothing)
+``REFEREE_ACCEPT_WITHIN``   ``604800`` (7 days)         seconds a new seeded game waits for every
+                                                        seat's acceptance; then the referee logs
+                                                        ``expired`` and it leaves the lobby (0: never)
 ``REFEREE_RATE_CREATE``     ``30 per minute;``          ``POST /games`` per client address: a burst of
                             ``120 per hour``            30, 120 an hour (no person or club meets it)
 ``REFEREE_RATE_CONTACTS``   ``30 per minute;``          ``/contacts`` writes per client address
+                            ``120 per hour``
+``REFEREE_RATE_CREATE_PER_KEY`` ``30 per minute;``      the same per signing key: the organiser's key
+                            ``120 per hour``            of a signed creation (unsigned: per address)
+``REFEREE_RATE_CONTACTS_PER_KEY`` ``30 per minute;``    contact registrations per key
                             ``120 per hour``
 ``REFEREE_RATE_TOURNAMENTS`` ``10 per minute;``         ``POST /tournaments`` per client address
                             ``60 per hour``
@@ -55,6 +65,12 @@ name                        default                     meaning
 ``REFEREE_WEBHOOK_DISABLE_AFTER`` ``20``                failed attempts in a row that disable a webhook
 ``REFEREE_WEBHOOK_PRIVATE`` ``1``                       ``0`` refuses webhook URLs on private,
                                                         loopback or link-local addresses
+``REFEREE_BODY_TIMEOUT``    ``20``                      seconds a request body has to arrive (else 408;
+                                                        a client trickling its body is cut off)
+``REFEREE_SSE_HEARTBEAT``   ``15``                      seconds between heartbeat comments of an
+                                                        event stream (``GET /games/{id}/events``)
+``REFEREE_SSE_LIFETIME``    ``300``                     seconds an event stream stays open (at most); the
+                                                        client then reconnects with Last-Event-ID
 =========================== =========================== ==========================================
 """
 
@@ -79,7 +95,11 @@ DEFAULTS: dict[str, Any] = {
     # Rate limits: every REFEREE_RATE_* setting is a Flask-Limiter rate string (referee.api.limits).
     "REFEREE_RATE_VERIFY": "10 per minute",
     "REFEREE_RATE_CREATE": "30 per minute;120 per hour",
+    "REFEREE_REDIS_MAXMEMORY": "1gb",
+    "REFEREE_ACCEPT_WITHIN": 604800.0,
     "REFEREE_RATE_CONTACTS": "30 per minute;120 per hour",
+    "REFEREE_RATE_CREATE_PER_KEY": "30 per minute;120 per hour",
+    "REFEREE_RATE_CONTACTS_PER_KEY": "30 per minute;120 per hour",
     "REFEREE_RATE_TOURNAMENTS": "10 per minute;60 per hour",
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
@@ -94,6 +114,9 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_WEBHOOK_PRIVATE": True,
     "REFEREE_WEBHOOK_TIMEOUT": 5.0,
     "REFEREE_WEBHOOK_DISABLE_AFTER": 20,
+    "REFEREE_SSE_HEARTBEAT": 15.0,
+    "REFEREE_BODY_TIMEOUT": 20.0,
+    "REFEREE_SSE_LIFETIME": 300.0,
 }
 
 # -- facing the open internet (issue 17): public URL, trusted proxies, the Redis password -------------
@@ -105,8 +128,10 @@ DEFAULTS.update({
 # ------------------------------------------------------------------------------------------------------
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER"}
-_FLOATS = {"REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
-           "REFEREE_WEBHOOK_TIMEOUT"}
+_FLOATS = {"REFEREE_ACCEPT_WITHIN",
+           "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
+           "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",
+           "REFEREE_BODY_TIMEOUT"}
 _BOOLS = {"REFEREE_BENCH_NOOP", "REFEREE_WEBHOOK_PRIVATE"}
 
 

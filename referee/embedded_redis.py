@@ -94,13 +94,15 @@ class EmbeddedRedis:
     """
 
     def __init__(self, directory: str | Path | None = None, durable: bool = True, port: int | None = None,
-                 password_file: str | Path | None = None):
+                 password_file: str | Path | None = None, maxmemory: str | None = None):
         self._own_dir = directory is None
         self.directory = Path(directory or tempfile.mkdtemp(prefix="referee-redis-"))
         self.durable = durable
         self.port = port or free_port()
         self.password = read_or_create_password(password_file) if password_file else secrets.token_urlsafe(32)
         self.process: subprocess.Popen[bytes] | None = None
+        #: the memory limit; at it, writes are refused (``noeviction``) and never is an entry evicted
+        self.maxmemory = maxmemory
 
     @property
     def public_url(self) -> str:
@@ -113,7 +115,9 @@ class EmbeddedRedis:
     def _write_config(self) -> Path:
         settings = {"port": str(self.port), "bind": "127.0.0.1", "dir": str(self.directory), "save": '""',
                     "daemonize": "no", "protected-mode": "yes", "loglevel": "warning",
-                    "requirepass": _config_value(self.password)}
+                    "requirepass": _config_value(self.password), "maxmemory-policy": "noeviction"}
+        if self.maxmemory:
+            settings["maxmemory"] = self.maxmemory
         if self.durable:
             settings.update(appendonly="yes", appendfsync="always")
         else:

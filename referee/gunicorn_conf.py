@@ -1,6 +1,18 @@
-"""gunicorn settings of ``referee serve`` and the ``Procfile`` (``gunicorn -c python:referee.gunicorn_conf``).
+"""gunicorn settings of ``referee serve`` and the ``Procfile`` (``gunicorn -c python:referee.gunicorn_conf
+'referee.app:create_app()'``): the worker model, and which forwarded headers are believed.
 
-Forwarded headers: gunicorn by default believes ``X-Forwarded-Proto`` and header-borne ``SCRIPT_NAME``
+**gevent workers** (``docs/service.md``, "Worker model"): each connection is a greenlet, not a thread,
+so an open event stream (``GET /games/{id}/events``, waiting in ``XREAD BLOCK``) or a client trickling
+its request costs some memory and one socket, never one of a fixed number of threads. gunicorn's gevent
+worker monkey-patches the standard library before it loads the app, so redis-py's sockets, RQ and the
+locks of the app's caches yield to the hub instead of blocking it.
+
+Settings (environment): ``WEB_CONCURRENCY`` worker processes (default 2: one per core of the small
+machines the referee runs on), ``REFEREE_WORKER_CONNECTIONS`` open connections per worker (default
+2000), ``REFEREE_WORKER_CLASS`` to force another class (``gthread`` is the fallback when gevent is
+not installed). Command-line options (``--workers``, ``--bind``) override this file.
+
+**Forwarded headers**: gunicorn by default believes ``X-Forwarded-Proto`` and header-borne ``SCRIPT_NAME``
 from 127.0.0.1, so any local process could make the pages' links point at another host
 (``SCRIPT_NAME: //evil.example``). Here only the proxies named in ``REFEREE_TRUSTED_PROXIES`` (none by
 default) are trusted, and a header with an underscore from anyone else is dropped (the request is still
@@ -9,9 +21,28 @@ answered). The app applies the same setting itself (``referee/defences.py``).
 
 from __future__ import annotations
 
+import importlib.util
+import os
+
 from referee.config import load_config
 
 _config = load_config()
+_default_class = "gevent" if importlib.util.find_spec("gevent") is not None else "gthread"
+
+worker_class = os.environ.get("REFEREE_WORKER_CLASS", _default_class)
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+#: open connections per gevent worker: 1,000 event streams + slow clients + the API, with room to spare
+worker_connections = int(os.environ.get("REFEREE_WORKER_CONNECTIONS", "2000"))
+#: gthread fallback only (gevent ignores it)
+threads = 8
+#: gevent workers read the request line and headers under this timeout (gunicorn's keep-alive timer),
+#: so a client trickling its headers is cut after 5 s
+keepalive = 5
+#: a worker that misses heartbeats this long is restarted; event streams do not block the heartbeat
+timeout = 30
+#: on restart, open event streams get this long before they are cut (clients reconnect with Last-Event-ID)
+graceful_timeout = 10
+backlog = 2048
 
 forwarded_allow_ips = ",".join(_config["REFEREE_TRUSTED_PROXIES"])  # "" is: nobody
 header_map = "drop"

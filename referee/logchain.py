@@ -18,7 +18,13 @@ Entry payloads (``v`` 1):
 * ``accepted``: ``seat``, ``submission`` (the signed acceptance exactly as received).
 * ``started``: nothing more (the game seed stays secret until ``revealed``).
 * ``move``: ``seat``, ``submission`` (the signed move exactly as received).
-* ``revealed``: ``server_seed`` (hex), ``reason`` ("finished" or "aborted").
+* ``revealed``: ``server_seed`` (hex), ``reason`` ("finished", "aborted" or "expired").
+* time control (``docs/timecontrol.md``): ``vacation`` (``seat``, ``submission``), ``timeout`` (``seat``,
+  ``deadline``, ``action``, ``move``), ``forfeited`` (``seat``, ``reason``, ``timeout``), ``auto_move``
+  (``seat``, ``move``).
+* ``adjudicated``: ``method`` ("provisional" or "organiser"), ``reason``, and for an organiser's decision
+  ``ranks`` and the signed ``decision`` (``docs/tournaments.md``).
+* ``expired``: a seeded game not accepted by every seat by ``created.accept_by``.
 """
 
 from __future__ import annotations

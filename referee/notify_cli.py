@@ -54,6 +54,24 @@ def register(main: click.Group) -> None:
             fields["email"] = email
         call("POST", f"{server}/contacts", signed(key, "referee/contact", **fields))
 
+    @contact.command("change")
+    @click.argument("contact_id", metavar="CONTACT")
+    @key_option
+    @click.option("--webhook", help="the webhook URL (a new URL gets a new secret, shown once)")
+    @click.option("--email", help="the address (a new one is confirmed first)")
+    @click.option("--events", default="turn,reminder,timeout,finished", show_default=True)
+    @server_option
+    def change(*, contact_id: str, key_file: str, webhook: str | None, email: str | None, events: str,
+               server: str) -> None:
+        """Change a contact: its webhook, address and events (what is not given is removed)."""
+        fields: dict[str, Any] = {"contact": contact_id,
+                                  "events": [e.strip() for e in events.split(",") if e.strip()]}
+        if webhook:
+            fields["webhook"] = webhook
+        if email:
+            fields["email"] = email
+        call("PUT", f"{server}/contacts/{contact_id}", signed(_key(key_file), "referee/contact", **fields))
+
     @contact.command("list")
     @key_option
     @server_option

@@ -36,9 +36,10 @@ from .timecontrol.forfeits import rank_forfeits
 from .timecontrol.spec import time_control_of
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
+EXPIRED = "expired"  # never accepted by every seat in time (``created.accept_by``)
 
 #: Entries the referee writes on its own (no seat signs them): a verifier fails a log where one is rejected.
-REFEREE_ENTRIES = frozenset({"started", "revealed", "timeout", "forfeited", "auto_move", "adjudicated"})
+REFEREE_ENTRIES = frozenset({"started", "revealed", "timeout", "forfeited", "auto_move", "adjudicated", "expired"})
 ADJUDICATE_CTX = "referee/adjudicate"
 
 
@@ -190,6 +191,14 @@ class LogReplayer:
             entropy = b""
         if len(entropy) != 32:
             return _reject(entry, "accept/bad_entropy", "entropy must be 32 bytes of base64url")
+        accept_by = self.accept_by_ms()
+        if accept_by is not None:
+            try:
+                late = parse_ms(entry.get("at")) > accept_by
+            except ValueError:
+                late = True
+            if late:
+                return _reject(entry, "game/expired", f"the game had to be accepted by {entry_time(accept_by)}")
         self.entropies[seat] = entropy
         return Verdict(entry["seq"], "accepted", "ok", seat)
 
@@ -348,6 +357,30 @@ class LogReplayer:
         game.play(seat, move)
         self._next_decision(entry, seat)
         return Verdict(entry["seq"], "auto_move", "applied", seat)
+
+    # -- expiry of a game never accepted (issue 17) ----------------------------------------------------
+    def accept_by_ms(self) -> int | None:
+        """When a waiting game expires unless every seat has accepted (ms), or None."""
+        accept_by = (self.created or {}).get("accept_by")
+        if self.status != WAITING or accept_by is None:
+            return None
+        try:
+            return parse_ms(accept_by)
+        except ValueError:
+            return None
+
+    def _on_expired(self, entry: dict[str, Any]) -> Verdict:
+        deadline = self.accept_by_ms()
+        if deadline is None:
+            return _reject(entry, "game/not_waiting", "only a waiting game with an acceptance deadline expires")
+        try:
+            at = parse_ms(entry.get("at"))
+        except ValueError as exc:
+            return _reject(entry, "log/bad_time", str(exc))
+        if at < deadline:
+            return _reject(entry, "expired/early", f"the game may be accepted until {entry_time(deadline)}")
+        self.status = EXPIRED
+        return Verdict(entry["seq"], "expired", "ok")
 
     # -- adjudication (CONTRACT section 10; docs/tournaments.md) ------------------------------------
     def adjudicator_keys(self) -> list[str]:

@@ -55,7 +55,7 @@ from typing import Any
 from .canonical import canonical_bytes
 from .games import ruleset as load_ruleset
 from .logchain import GENESIS, first_broken_link
-from .replay import ABORTED, FINISHED, REFEREE_ENTRIES, LogError, LogReplayer, check_submission
+from .replay import ABORTED, EXPIRED, FINISHED, REFEREE_ENTRIES, LogError, LogReplayer, check_submission
 from .signing import ACCEPT_CTX, BUNDLE_CTX, MOVE_CTX, VACATION_CTX, b64url_decode, load_public_key, verify
 
 BUNDLE_FORMAT = "referee-bundle/1"
@@ -591,7 +591,7 @@ def _check_replay(ctx: _Context) -> Check:
                          details={**details, "not_applied": unknown, "started_at": started})
         return Check("replay", FAILED, "a seeded game cannot be replayed without its revealed server seed" + note,
                      started, details)
-    if not ctx.interim and replayer.status not in (FINISHED, ABORTED):
+    if not ctx.interim and replayer.status not in (FINISHED, ABORTED, EXPIRED):
         return Check("replay", FAILED, f"the bundle is final but the replayed game is {replayer.status} "
                      f"after the last entry (seat to move: {replayer.to_move()}){note}", len(log) - 1, details)
     summary = f"{applied} moves applied, {len(rejected)} rejected; game {replayer.status}"

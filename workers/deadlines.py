@@ -3,8 +3,9 @@
 Every game with a running clock has one timer in a sorted set on the log's Redis (``referee:timers``,
 scored by the next time something is due for it: a reminder or the deadline). The web process sets it
 after each append, the replay worker after each catch-up, and this scheduler after each look. The
-scheduler polls the set (``ZRANGEBYSCORE … -inf now``, earliest first, every ``every`` seconds), and for
-each due game:
+scheduler polls the set (``ZRANGEBYSCORE … -inf now``, earliest first, every ``every`` seconds, ``batch``
+games at a time, looked at by up to ``threads`` threads at once), and for each due game, at the server
+time of that look:
 
 1. folds the game's log (the same :class:`~referee.replay.LogReplayer` as everyone else);
 2. puts the reminders whose time has come into the outbox (stable ids: a second scheduler, or a second
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from referee.clock import now_ms
@@ -49,8 +51,9 @@ class DeadlineScheduler:
     """Handles due timers: :meth:`run_once` for one pass, :meth:`start`/:meth:`stop` for a thread."""
 
     def __init__(self, store: LogStore, dispatcher: Dispatcher | None = None, every: float = 0.25,
-                 batch: int = 200, tournaments: Any = None):
+                 batch: int = 200, threads: int = 4, *, tournaments: Any = None):
         self.store = store
+        self.threads = threads
         #: the :class:`~referee.tournaments.service.TournamentService` that handles round deadlines (the
         #: ``tournament:<id>`` members of the timers); without one those timers are dropped
         self.tournaments = tournaments
@@ -64,22 +67,35 @@ class DeadlineScheduler:
     # -- one pass -----------------------------------------------------------------------------------
     def run_once(self, now: int | None = None) -> list[dict[str, Any]]:
         """Handle every timer due at ``now`` (server time when None), earliest first; returns what was done
-        per game: ``{"game", "appended": [types], "reminders": n}``."""
+        per game: ``{"game", "appended": [types], "reminders": n}``.
+
+        The games of a batch are handled by up to ``threads`` threads at once: a look is mostly waiting for
+        the durable Redis (each write is fsync'd before it is acknowledged, and Redis fsyncs once for all
+        the writes it has in hand), so one thread per game in turn leaves it idle. Each game is looked at
+        the server time of that look (``now`` when given), so a timeout's ``at`` is when it is written."""
         done = []
         while True:
             moment = now if now is not None else now_ms()
-            due = self.store.due_timers(moment, self.batch)
-            for game_id, _when in due:
-                if game_id.startswith(TOURNAMENT_TIMER_PREFIX):
-                    done.append(self.handle_tournament(game_id, moment))
-                    continue
-                try:
-                    done.append(self.handle(game_id, moment))
-                except (GameNotFound, LogError) as exc:
-                    log.warning("dropping the timer of %s: %s", game_id, exc)
-                    self.store.set_timer(game_id, None)
+            due = [game_id for game_id, _when in self.store.due_timers(moment, self.batch)]
+            if len(due) > 1 and self.threads > 1:
+                with ThreadPoolExecutor(max_workers=min(self.threads, len(due)),
+                                        thread_name_prefix="referee-deadlines") as pool:
+                    looks = list(pool.map(lambda game_id: self._look(game_id, now), due))
+            else:
+                looks = [self._look(game_id, now) for game_id in due]
+            done += [look for look in looks if look is not None]
             if len(due) < self.batch or self._stop.is_set():
                 return done
+
+    def _look(self, game_id: str, now: int | None) -> dict[str, Any] | None:
+        if game_id.startswith(TOURNAMENT_TIMER_PREFIX):
+            return self.handle_tournament(game_id, now if now is not None else now_ms())
+        try:
+            return self.handle(game_id, now if now is not None else now_ms())
+        except (GameNotFound, LogError) as exc:
+            log.warning("dropping the timer of %s: %s", game_id, exc)
+            self.store.set_timer(game_id, None)
+            return None
 
     def handle(self, game_id: str, now: int) -> dict[str, Any]:
         """Look at one game at ``now``: reminders, the timeout if its deadline has passed, the next timer."""

@@ -72,7 +72,7 @@ class RefereeApi(Api):
 
 def init_app(app: Flask) -> Api:
     """Register the API's blueprints, docs and error handlers on ``app``."""
-    from . import contacts, docs, games, health, rulesets, submissions, tournaments  # noqa: PLC0415 - after config
+    from . import contacts, docs, events, games, health, rulesets, submissions, tournaments  # noqa: PLC0415
 
     app.config.setdefault("API_TITLE", "referee")
     app.config.setdefault("API_VERSION", "1")
@@ -94,6 +94,7 @@ def init_app(app: Flask) -> Api:
     if web is not None:
         app.register_blueprint(web)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(events.bp)  # a stream, not JSON: a plain blueprint (documented in docs/service.md)
     if app.config.get("REFEREE_BENCH_NOOP"):
         from . import bench  # noqa: PLC0415 - only for benchmarks
 

@@ -15,6 +15,11 @@ A 413 leaves the rest of the body unread on the connection, so it closes the con
 ``force_close()`` on the gunicorn response whose ``start_response`` the app got; Werkzeug's server honours
 the header itself. A keep-alive client's next request then goes on a new connection instead of failing.
 
+A body that does not arrive within ``REFEREE_BODY_TIMEOUT`` seconds (a client trickling it byte by byte)
+is answered **408** and the connection closed. Under gevent (the deployment's worker model) the read is
+interrupted by a ``gevent.Timeout``; elsewhere the deadline is checked between reads (the server's own
+socket timeout bounds a single read).
+
 Limits: ``REFEREE_MAX_BODY`` for every route, except the routes named in ``limits`` (``POST /verify`` takes
 ``REFEREE_MAX_BUNDLE``).
 
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -37,14 +43,38 @@ from ..games_service.errors import ServiceError, invalid
 _READ = 64 * 1024
 
 
-def _read(stream: Any, size: int) -> bytes:
-    """Up to ``size`` bytes of ``stream`` (fewer only at its end)."""
+class BodyTimeout(Exception):
+    """The body did not arrive in time."""
+
+
+def _gevent_timeout() -> Any:
+    """``gevent.Timeout`` when this process runs under gevent's patched sockets, else None."""
+    try:
+        from gevent import Timeout, monkey  # noqa: PLC0415 - only under gevent
+    except ImportError:
+        return None
+    return Timeout if monkey.is_module_patched("socket") else None
+
+
+def _read(stream: Any, size: int, timeout: float | None = None) -> bytes:
+    """Up to ``size`` bytes of ``stream`` (fewer only at its end); ``BodyTimeout`` after ``timeout`` s."""
     out = bytearray()
-    while len(out) < size:
-        chunk = stream.read(min(_READ, size - len(out)))
-        if not chunk:
-            break
-        out += chunk
+    deadline = time.monotonic() + timeout if timeout else None
+    gevent_timeout = _gevent_timeout() if timeout else None
+    guard = gevent_timeout(timeout, BodyTimeout) if gevent_timeout is not None else None
+    if guard is not None:
+        guard.start()
+    try:
+        while len(out) < size:
+            if deadline is not None and time.monotonic() > deadline:
+                raise BodyTimeout
+            chunk = stream.read(min(_READ, size - len(out)))
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        if guard is not None:
+            guard.cancel()
     return bytes(out)
 
 
@@ -58,8 +88,9 @@ def _close_connection(start_response: Callable[..., Any]) -> None:
 class BodyLimit:
     """WSGI middleware: every request body within its route's limit, read whole before the app runs."""
 
-    def __init__(self, app: Callable[..., Iterable[bytes]], limit: int, limits: Mapping[str, int] | None = None):
-        self.app, self.limit, self.limits = app, limit, dict(limits or {})
+    def __init__(self, app: Callable[..., Iterable[bytes]], limit: int, limits: Mapping[str, int] | None = None,
+                 timeout: float | None = None):
+        self.app, self.limit, self.limits, self.timeout = app, limit, dict(limits or {}), timeout
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         limit = self.limits.get(environ.get("PATH_INFO") or "/", self.limit)
@@ -67,28 +98,38 @@ class BodyLimit:
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         if length is not None and length > limit:
             return self._too_large(limit, start_response)
-        if chunked and length is None:
-            data = _read(environ["wsgi.input"], limit + 1)
-            if len(data) > limit:
-                return self._too_large(limit, start_response)
-            environ.pop("HTTP_TRANSFER_ENCODING", None)
-            environ.pop("wsgi.input_terminated", None)
-        elif length:
-            data = _read(environ["wsgi.input"], length)
-        else:
-            return self.app(environ, start_response)
+        try:
+            if chunked and length is None:
+                data = _read(environ["wsgi.input"], limit + 1, self.timeout)
+                if len(data) > limit:
+                    return self._too_large(limit, start_response)
+                environ.pop("HTTP_TRANSFER_ENCODING", None)
+                environ.pop("wsgi.input_terminated", None)
+            elif length:
+                data = _read(environ["wsgi.input"], length, self.timeout)
+            else:
+                return self.app(environ, start_response)
+        except BodyTimeout:
+            return self._refuse(408, "request/timeout", f"the body did not arrive within {self.timeout:g} s",
+                                {"timeout": self.timeout}, start_response)
         environ["wsgi.input"] = io.BytesIO(data)
         environ["CONTENT_LENGTH"] = str(len(data))
         return self.app(environ, start_response)
 
+    @classmethod
+    def _too_large(cls, limit: int, start_response: Callable[..., Any]) -> list[bytes]:
+        return cls._refuse(413, "request/too_large", f"the body is larger than the limit of {limit} bytes",
+                           {"limit": limit}, start_response)
+
     @staticmethod
-    def _too_large(limit: int, start_response: Callable[..., Any]) -> list[bytes]:
-        body = json.dumps({"error": {"code": "request/too_large",
-                                     "message": f"the body is larger than the limit of {limit} bytes",
-                                     "details": {"limit": limit}}}).encode()
+    def _refuse(status: int, code: str, message: str, details: dict[str, Any],
+                start_response: Callable[..., Any]) -> list[bytes]:
+        """An error before the app runs; the rest of the body is unread, so the connection is closed."""
+        body = json.dumps({"error": {"code": code, "message": message, "details": details}}).encode()
         _close_connection(start_response)
-        start_response("413 Content Too Large", [("Content-Type", "application/json"),
-                                                 ("Content-Length", str(len(body))), ("Connection", "close")])
+        reason = {413: "Content Too Large", 408: "Request Timeout"}[status]
+        start_response(f"{status} {reason}", [("Content-Type", "application/json"),
+                                              ("Content-Length", str(len(body))), ("Connection", "close")])
         return [body]
 
 

@@ -26,7 +26,7 @@ from schemas.contacts import (
     SignedQuerySchema,
 )
 
-from .limits import rate_limited
+from .limits import rate_limited, signing_key
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("contacts", __name__, url_prefix="/contacts",
@@ -60,6 +60,7 @@ class Contacts(MethodView):
         return {"contacts": contacts().list(_query_submission(query, CTX_LIST))}
 
     @rate_limited("REFEREE_RATE_CONTACTS")
+    @rate_limited("REFEREE_RATE_CONTACTS_PER_KEY", key=signing_key)
     @blp.arguments(ContactRequestSchema())
     @blp.response(201, ContactSchema)
     @_errors

@@ -23,7 +23,7 @@ from schemas.games import (
     ResultSchema,
 )
 
-from .limits import rate_limited
+from .limits import rate_limited, signing_key
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("games", __name__, url_prefix="/games", description="Games and their logs, replays and results")
@@ -44,6 +44,7 @@ class Games(MethodView):
         return {"games": games, "offset": query["offset"], "next": following}
 
     @rate_limited("REFEREE_RATE_CREATE")
+    @rate_limited("REFEREE_RATE_CREATE_PER_KEY", key=signing_key)
     @blp.arguments(CreateGameSchema())
     @blp.response(201, CreatedSchema)
     @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_CREATE; see Retry-After")

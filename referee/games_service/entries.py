@@ -16,7 +16,7 @@ from typing import Any
 
 from ..clock import now
 from ..logchain import ENTRY_VERSION, seal
-from ..replay import ACTIVE, FINISHED, WAITING, LogReplayer, Verdict
+from ..replay import ACTIVE, EXPIRED, FINISHED, WAITING, LogReplayer, Verdict
 from ..store.base import Appended, LogStore
 from ..store.errors import StaleAppend
 from ..timecontrol import format_ms
@@ -49,6 +49,13 @@ def due_system_entry(replayer: LogReplayer, secret: bytes | None, now: int | Non
     if replayer.status == WAITING:
         if mode == "recorded" or (mode == "seeded" and len(replayer.entropies) == len(replayer.keys)):
             return {"type": "started"}
+        accept_by = replayer.accept_by_ms()
+        if now is not None and accept_by is not None and accept_by <= now:
+            return {"type": "expired"}
+        return None
+    if replayer.status == EXPIRED and mode == "seeded" and secret is not None:
+        if not any(v.type == "revealed" and v.status == "ok" for v in replayer.verdicts):
+            return {"type": "revealed", "server_seed": secret.hex(), "reason": "expired"}
         return None
     if replayer.status == FINISHED and mode == "seeded" and secret is not None:
         revealed = any(v.type == "revealed" and v.status == "ok" for v in reversed(replayer.verdicts))

@@ -57,6 +57,7 @@ STATUS_BY_CODE = {
     "game/not_accepted": 409,
     "accept/duplicate": 409,
     "time/expired": 409,
+    "game/expired": 409,
     "time/forfeited": 403,
     "time/no_clock": 409,
     "vacation/exceeded": 422,

@@ -24,7 +24,7 @@ from ..clock import now_ms
 from ..games import ruleset
 from ..games.randomness import recorded_game_seed
 from ..notify.events import next_alarm
-from ..replay import ABORTED, ACTIVE, FINISHED, WAITING, LogError, LogReplayer
+from ..replay import ABORTED, ACTIVE, EXPIRED, FINISHED, WAITING, LogError, LogReplayer
 from ..signing import ACCEPT_CTX, MOVE_CTX, RECEIPT_CTX, VACATION_CTX, sign, verify
 from ..store import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
 from ..store.base import Appended, LogStore, Tip
@@ -89,8 +89,11 @@ class GameService:
     """Creates games, takes signed acceptances and moves, and answers reads; one per app."""
 
     def __init__(self, store: LogStore, dispatcher: Dispatcher | None = None, organiser_keys: list[str] | None = None,
-                 max_wait: float = 30.0, referee_key: Ed25519PrivateKey | None = None):
+                 max_wait: float = 30.0, referee_key: Ed25519PrivateKey | None = None, *,
+                 accept_within: float | None = None):
         self.store = store
+        #: seconds a seeded game may wait for its acceptances before it expires (None: never)
+        self.accept_within = accept_within
         #: signs receipts (CONTRACT section 8); a fresh key when none is given (tools and tests)
         self.referee_key = referee_key or Ed25519PrivateKey.generate()
         self.dispatcher: Dispatcher = dispatcher or NoDispatch()
@@ -350,6 +353,8 @@ class GameService:
             payload.update(mode="seeded", commitment=hashlib.sha256(secret).hexdigest())
         if organiser:
             payload["organiser_sig"] = organiser["sig"]
+        if deck is None and self.accept_within and tournament is None:  # a tournament's round deadline decides
+            payload["accept_by"] = format_ms(now_ms() + int(self.accept_within * 1000))
         if spec.get("nonce") is not None:
             payload["nonce"] = spec["nonce"]
         if tournament is not None:
@@ -368,7 +373,8 @@ class GameService:
         replayer.feed(entry)
         more = append_system_entries(self.store, game_id, replayer, secret)
         self.cache.put(game_id, replayer)
-        if replayer.clocks is not None and replayer.clocks.running and replayer.status == ACTIVE:
+        if replayer.accept_by_ms() is not None or (
+                replayer.clocks is not None and replayer.clocks.running and replayer.status == ACTIVE):
             self._set_timer(game_id, replayer)
         self._notify(game_id, [first, *more])
         return {"game": game_id, "ruleset": payload["ruleset"], "mode": payload["mode"],
@@ -589,6 +595,8 @@ class GameService:
                 projection = self.store.read_projection(game_id) or projection_of(self.fold(game_id))
             except ServiceError:
                 continue
+            if projection.get("status") == EXPIRED:
+                continue  # a game never accepted in time leaves the lobby
             summary = self._describe(game_id, created, projection)
             summary.pop("options")
             out.append(summary)

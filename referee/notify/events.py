@@ -107,8 +107,11 @@ def due_reminders(replayer: LogReplayer, now: int) -> list[dict[str, Any]]:
 
 
 def next_alarm(replayer: LogReplayer, now: int) -> int | None:
-    """When the deadline scheduler must next look at this game (ms): its next reminder after ``now``, or
-    its deadline; None when no clock runs."""
+    """When the deadline scheduler must next look at this game (ms): a waiting game's acceptance deadline,
+    else its next reminder after ``now``, or its deadline; None when nothing is due."""
+    accept_by = replayer.accept_by_ms()
+    if accept_by is not None:
+        return accept_by  # a waiting game: it expires then unless every seat has accepted
     deadline = replayer.deadline_ms()
     if deadline is None or replayer.clocks is None:
         return None

@@ -37,6 +37,7 @@ class MemoryStore(LogStore):
         self._games: dict[str, _Game] = {}
         self._lock = threading.RLock()
         self._projected = threading.Condition(self._lock)
+        self._appended = threading.Condition(self._lock)
         self._order = 0
         self._timers: dict[str, int] = {}
         self._outbox: list[dict[str, Any]] = []
@@ -71,6 +72,7 @@ class MemoryStore(LogStore):
                 raise StaleAppend(length, game.head)
             game.log.append(canonical_bytes(entry))
             game.head = entry["hash"]
+            self._appended.notify_all()
             if signature:
                 game.sigs[signature] = length
             pending_set = game.pending is None
@@ -90,6 +92,28 @@ class MemoryStore(LogStore):
             game = self._game(game_id)
             rows, tip = game.log[max(start, 0):], Tip(len(game.log), game.head)
         return [json.loads(row) for row in rows], tip
+
+    def follow_log(self, game_id: str, after: int, timeout: float, limit: int = 100) -> list[tuple[int, bytes]]:
+        """As :meth:`RedisStore.follow_log`: entries after position ``after``, waiting up to ``timeout`` s."""
+        return [(position, raw) for _game, position, raw in self.follow_logs({game_id: after}, timeout, limit)]
+
+    def follow_logs(self, afters: dict[str, int], timeout: float, limit: int = 100) -> list[tuple[str, int, bytes]]:
+        """As :meth:`RedisStore.follow_logs`."""
+        def rows() -> list[tuple[str, int, bytes]]:
+            out = []
+            for game_id, after in afters.items():
+                game = self._games.get(game_id)
+                log = game.log if game is not None else []
+                start = max(after + 1, 0)
+                out += [(game_id, position, raw) for position, raw in enumerate(log[start:start + limit], start)]
+            return out
+
+        with self._appended:
+            return self._appended.wait_for(rows, timeout=max(0.0, timeout)) or []
+
+    def log_lengths(self, games: list[str]) -> dict[str, int]:
+        with self._lock:
+            return {game: len(self._games[game].log) for game in games if game in self._games}
 
     def tip(self, game_id: str) -> Tip:
         with self._lock:

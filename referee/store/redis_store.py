@@ -46,6 +46,12 @@ def stored_json(entry: dict[str, Any]) -> bytes:
     return json.dumps(entry, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode("utf-8")
 
 
+#: the most connections one process opens for event streams (``follow_log``), each blocked in XREAD
+FOLLOWERS_MAX = 20_000
+#: the longest one XREAD BLOCK of ``follow_log`` waits (s); an event stream's heartbeat comes at least this often
+FOLLOW_BLOCK_MAX = 60.0
+
+
 class RedisStore(LogStore):
     """A :class:`LogStore` on a redis-py client (``decode_responses`` off, as RQ needs)."""
 
@@ -58,12 +64,16 @@ class RedisStore(LogStore):
         self._release_pending = connection.register_script(scripts.RELEASE_PENDING)
         self._write_projection = self.work.register_script(scripts.WRITE_PROJECTION)
         self._emit_event = connection.register_script(scripts.EMIT_EVENT)
+        self._follower: redis.Redis | None = None
 
     @classmethod
     def from_url(cls, url: str, work_url: str | None = None, **kwargs: Any) -> RedisStore:
         kwargs.setdefault("socket_timeout", 10)
         kwargs.setdefault("socket_connect_timeout", 5)
         kwargs.setdefault("health_check_interval", 30)
+        # gevent workers serve many requests at once (``?wait`` blocks in XREAD): redis-py's default pool of
+        # 100 connections would refuse the 101st with "Too many connections"
+        kwargs.setdefault("max_connections", 1000)
         connection = redis.Redis.from_url(url, **kwargs)
         work = redis.Redis.from_url(work_url, **kwargs) if work_url and work_url != url else None
         return cls(connection, work)
@@ -117,6 +127,45 @@ class RedisStore(LogStore):
         if not length:
             raise GameNotFound(game_id)
         return [json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
+
+    def follow_log(self, game_id: str, after: int, timeout: float, limit: int = 100) -> list[tuple[int, bytes]]:
+        """The stored entries after position ``after`` as ``(position, stored JSON)``, waiting up to
+        ``timeout`` seconds for the first one with ``XREAD BLOCK`` on the game's log (no polling): what
+        ``GET /games/{id}/events`` streams. ``[]`` when nothing came in time.
+
+        The blocking read uses a client of its own whose socket timeout outlasts the block (the
+        store's main client times out after 10 s); under gevent each waiting stream holds one
+        connection of that client's pool while it blocks."""
+        return [(position, raw) for _game, position, raw in self.follow_logs({game_id: after}, timeout, limit)]
+
+    def follow_logs(self, afters: dict[str, int], timeout: float, limit: int = 100) -> list[tuple[str, int, bytes]]:
+        """:meth:`follow_log` over several games at once (one ``XREAD BLOCK`` on their logs):
+        ``(game, position, stored JSON)`` of the entries after ``afters[game]``."""
+        if self._follower is None:
+            pool = self.redis.connection_pool
+            # the socket timeout outlasts the longest block (FOLLOW_BLOCK_MAX)
+            kwargs = {**pool.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0}
+            # one connection per open stream: bounded by the web server's connections, not by redis-py's
+            # default pool size (100)
+            self._follower = redis.Redis(connection_pool=redis.ConnectionPool(
+                connection_class=pool.connection_class, max_connections=FOLLOWERS_MAX, **kwargs))
+        block_ms = max(1, int(min(timeout, FOLLOW_BLOCK_MAX) * 1000))
+        streams = {keys.game_keys(game).log: keys.stream_id(after) for game, after in afters.items()}
+        reply = self._follower.xread(streams, count=limit, block=block_ms)
+        out: list[tuple[str, int, bytes]] = []
+        for stream, rows in reply or []:
+            game = keys.game_id_of_log_key(stream)
+            for stream_id_, fields in rows:
+                raw = fields.get(b"e", fields.get("e"))
+                out.append((game, keys.position_of(stream_id_), raw if isinstance(raw, bytes) else str(raw).encode()))
+        return out
+
+    def log_lengths(self, games: list[str]) -> dict[str, int]:
+        """The log length of each game that exists (one pipeline)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game in games:
+            pipe.xlen(keys.game_keys(game).log)
+        return {game: int(n) for game, n in zip(games, pipe.execute(), strict=True) if n}
 
     def tip(self, game_id: str) -> Tip:
         k = keys.game_keys(game_id)
@@ -318,6 +367,9 @@ class RedisStore(LogStore):
         return {_text(name): _text(value) for name, value in conf.items() if _text(name) in wanted}
 
     def close(self) -> None:
+        if self._follower is not None:
+            self._follower.close()
+            self._follower.connection_pool.disconnect()
         self.redis.close()
         if self.work is not self.redis:
             self.work.close()

@@ -101,14 +101,16 @@ def request(method: str, path: str, body: bytes = b"", *, content_type: str | No
 
 
 @contextlib.contextmanager
-def gunicorn(env: dict[str, Any], log: Path) -> Iterator[int]:
-    """A real gunicorn (gthread, as the Procfile and ``referee serve`` run it) serving ``create_app()``
-    with settings ``env``; yields its port."""
+def gunicorn(env: dict[str, Any], log: Path, worker_args: list[str] | None = None) -> Iterator[int]:
+    """A real gunicorn serving ``create_app()`` with settings ``env``; yields its port. ``worker_args``: the
+    worker model (default one gthread worker; ``["--config", "python:referee.gunicorn_conf", "--workers",
+    "1"]`` is the deployment's gevent model)."""
     port = free_port()
     environment = {**os.environ, "PYTHONPATH": str(REPO), **{k: str(v) for k, v in env.items()}}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--workers", "1", "--worker-class", "gthread", "--threads", "4",
+            [sys.executable, "-m", "gunicorn",
+             *(worker_args or ["--workers", "1", "--worker-class", "gthread", "--threads", "4"]),
              "--bind", f"127.0.0.1:{port}", "referee.app:create_app()"],
             cwd=REPO, env=environment, stdout=out, stderr=subprocess.STDOUT)
         try:

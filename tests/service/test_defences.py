@@ -57,7 +57,7 @@ def test_every_route_of_the_url_map_answers_with_the_security_headers(app):
 @pytest.mark.parametrize("method, path, status", [
     ("GET", "/no/such/route", 404),
     ("DELETE", "/games", 405),
-    ("POST", "/games", 400),  # empty body
+    ("POST", "/games", 415),  # empty body
     ("GET", "/play/static/style.css", 200),
     ("GET", "/docs/static/docs.css", 200),
     ("GET", "/play/games/..%2f..%2fetc/replay", 404),

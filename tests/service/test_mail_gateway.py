@@ -53,7 +53,8 @@ def gateway(make_app, monkeypatch, redis_url, tmp_path):
 
 
 def send(port: int, text: str, *, sender: str = "alice@example.org", subject: str = "my move",
-         html: str | None = None, attachment: str | None = None, message_id: str | None = None) -> str:
+         html: str | None = None, attachment: str | None = None, message_id: str | None = None,
+         filename: str = "move.txt", subtype: str = "plain") -> str:
     message = EmailMessage()
     message["From"], message["To"], message["Subject"] = sender, "play@referee.example", subject
     message["Message-ID"] = message_id or f"<{uuid.uuid4().hex}@client.example>"
@@ -62,7 +63,8 @@ def send(port: int, text: str, *, sender: str = "alice@example.org", subject: st
     else:
         message.set_content(text)
     if attachment is not None:
-        message.add_attachment(attachment.encode(), maintype="text", subtype="plain", filename="move.txt")
+        maintype = "application" if subtype == "json" else "text"
+        message.add_attachment(attachment.encode(), maintype=maintype, subtype=subtype, filename=filename)
     with smtplib.SMTP("127.0.0.1", port, timeout=10) as smtp:
         smtp.send_message(message)
     return message["Message-ID"]
@@ -100,7 +102,8 @@ def test_a_whole_five_towers_game_is_played_by_mail_only(gateway):
     assert state["status"] == "finished" and moves == len(game.moves)
 
 
-@pytest.mark.parametrize("mangling", ["quoted_reply", "crlf_rewrapped", "html_only", "attachment", "forwarded"])
+@pytest.mark.parametrize("mangling", ["quoted_reply", "crlf_rewrapped", "html_only", "attachment", "json_attachment",
+                                      "forwarded"])
 def test_what_mail_clients_do_to_a_block_does_not_stop_it(gateway, mangling):
     app, port, sink, run = gateway
     http = Http(app.test_client())
@@ -118,6 +121,8 @@ def test_what_mail_clients_do_to_a_block_does_not_stop_it(gateway, mangling):
         send(port, "", html="<html><body><p>My move:</p><p>" + "<br>".join(block.splitlines()) + "</p></body></html>")
     elif mangling == "attachment":
         send(port, "My move is attached.", attachment=block)
+    elif mangling == "json_attachment":
+        send(port, "My move is attached.", attachment=block, filename="move.json", subtype="json")
     else:
         send(port, "---------- Forwarded message ----------\nFrom: bob\n\n" + block)
     run()

@@ -50,3 +50,16 @@ def test_contact_writes_are_limited(make_app):
                     "at": now()}
         statuses.append(client.post("/contacts", json={"envelope": envelope, "sig": sign(key, envelope)}).status_code)
     assert statuses == [201, 201, 201, 429]
+
+
+def test_one_key_is_limited_whatever_address_it_comes_from(make_app):
+    app = make_app(REFEREE_RATE_CONTACTS_PER_KEY="2 per minute")
+    client, key = app.test_client(), generate_key()
+    statuses = []
+    for n in range(3):
+        envelope = {"v": 1, "ctx": "referee/contact", "key": public_key_b64(key),
+                    "webhook": f"http://127.0.0.1:9/h{n}", "at": now()}
+        answer = client.post("/contacts", json={"envelope": envelope, "sig": sign(key, envelope)},
+                             environ_base={"REMOTE_ADDR": f"192.0.2.{n + 1}"})
+        statuses.append(answer.status_code)
+    assert statuses == [201, 201, 429]

@@ -17,6 +17,7 @@ import pytest
 import redis
 import requests
 
+from referee.config import with_password
 from referee.embedded_redis import free_port
 from referee.supervise import Backoff, Supervisor
 
@@ -65,6 +66,7 @@ class Serve:
 
     def __init__(self, tmp_path):
         self.port = free_port()
+        self.cwd = tmp_path
         self.log_path = tmp_path / "serve.log"
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REFEREE_WORK_REDIS_URL")}
         env.update(PYTHONPATH=REPO, REFEREE_VAR=str(tmp_path / "var"))
@@ -127,6 +129,8 @@ def test_a_killed_worker_and_web_server_are_restarted_and_ctrl_c_leaves_nothing_
     assert serve.api_answers() and serve.process.poll() is None
     # the new worker is live: it registers with the queue's Redis under a fresh name
     work_url = re.findall(r"embedded Redis on (redis://\S+) \(queue", serve.log)[0]
+    password_file = re.findall(r"password in (\S+)", serve.log)[0]  # serve prints URLs without the password
+    work_url = with_password(work_url, (serve.cwd / password_file).read_text().strip())
     names = until(lambda: {n.decode() for n in redis.Redis.from_url(work_url).smembers("rq:workers")
                            if n.decode().endswith("-0-r1")}, timeout=10)
     assert names

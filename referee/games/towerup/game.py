@@ -593,7 +593,7 @@ class TowerUpGame(Game):
             self.height[site] = 1
             self.box[c] -= 1
         self.start_pending = tuple(pending)
-        self.actions += 1
+        self.actions += len(parsed)  # the shorthand is the single placements in a row: one action each
         if not pending:
             self.phase = PLAY
             self.seat = 0  # TU-G2

@@ -55,5 +55,8 @@ export const api = {
   create: (body) => request("POST", "/games", body),
   accept: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/accept`, submission),
   vacation: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/vacation`, submission),
+  contacts: (query) => request("GET", `/contacts?${new URLSearchParams(query)}`),
+  addContact: (body) => request("POST", "/contacts", body),
+  removeContact: (id, body) => request("DELETE", `/contacts/${encodeURIComponent(id)}`, body),
   move: (id, submission, wait = 5) => request("POST", `/games/${encodeURIComponent(id)}/moves?wait=${wait}`, submission),
 };

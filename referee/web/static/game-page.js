@@ -5,6 +5,7 @@ import { expiredContext, markForfeits, renderClocks } from "./clock.js";
 import { entropy, findKey, signEnvelope } from "./keys.js";
 import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
+import { followGame } from "./live.js";
 
 const root = document.getElementById("game");
 const gameId = root.dataset.game;
@@ -171,7 +172,7 @@ async function load() {
     document.getElementById("ruleset-name").textContent = `· ${rs.title || game.ruleset}${game.version ? ` (version ${game.version})` : ""}`;
   }
   renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
-  if (!changed) return;
+  if (!changed) return false;
   if (game.status === "waiting") await loadAccepted();
   await refreshLegal();
   shownSeq = game.seq;
@@ -184,6 +185,7 @@ async function load() {
     showError({ code: v.error.code, rule: v.error.rule, message: v.error.message }, `Your move #${v.seq} was rejected`,
       { reveal: true });
   }
+  return true;
 }
 
 async function submit(envelope) {
@@ -256,17 +258,16 @@ async function safeLoad(force = false) {
   }
 }
 
-let polling = null;
-async function poll() {
-  if (!busy) {
-    try {
-      await load();
-    } catch (err) {
-      // A failed poll is shown once; the next poll tries again.
-      if (!document.querySelector(`.error[data-code="${err.code}"]`)) showError(err, "Updating the game");
-    }
+// Called by live.js on each new log entry (Server-Sent Events), or every pollMs when the stream is down.
+async function refresh() {
+  if (busy) return false;
+  try {
+    return await load();
+  } catch (err) {
+    // A failed update is shown once; the next one tries again.
+    if (!document.querySelector(`.error[data-code="${err.code}"]`)) showError(err, "Updating the game");
+    return false;
   }
-  polling = setTimeout(poll, pollMs);
 }
 
 document.getElementById("submit-move").addEventListener("click", () => {
@@ -285,7 +286,8 @@ document.getElementById("manual-submit").addEventListener("click", () => {
   submitMove(move);
 });
 
+let live = null;
 safeLoad().then(() => {
-  polling = setTimeout(poll, pollMs);
+  live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq) });
 });
-window.addEventListener("beforeunload", () => clearTimeout(polling));
+window.addEventListener("beforeunload", () => live && live.stop());

@@ -10,6 +10,7 @@ function fileName(entry, suffix = "") {
 }
 
 function render() {
+  document.dispatchEvent(new Event("referee:keys-changed")); // the Notifications section lists the keys too
   const body = document.getElementById("keys-body");
   const keys = listKeys();
   if (!keys.length) {
@@ -68,7 +69,7 @@ async function gamesOf(publicKey) {
   try {
     let offset = 0;
     for (let page = 0; page < 50 && offset !== null && offset !== undefined; page += 1) {
-      const data = await api.games(offset, 1000);
+      const data = await api.games(offset, 100); // the largest page GET /games gives
       const games = Array.isArray(data) ? data : data.games || [];
       for (const g of games) {
         if ((g.seats || []).some((s) => s.key === publicKey)) found.push(g);

@@ -1,6 +1,7 @@
 import { api } from "./api.js";
 import { el, showError } from "./ui.js";
 import { findKey } from "./keys.js";
+import { followMyGames, renderMyGames } from "./my-games.js";
 
 const WEB = document.body.dataset.web || "/play/";
 
@@ -28,6 +29,8 @@ async function load() {
   try {
     const data = await api.games();
     const games = Array.isArray(data) ? data : data.games || [];
+    // this browser's games first, those waiting for me on top; count in the title; followed live
+    followMyGames(renderMyGames(games, WEB), load);
     if (!games.length) {
       body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, "No games yet.")));
     } else {
@@ -54,5 +57,6 @@ async function load() {
 }
 
 load();
-// The lobby follows the games too (status and whose turn change as people play).
+// The lobby polls every 10 s; this browser's running games are also followed over one event stream
+// (my-games.js), so a move in one of them shows at once.
 setInterval(load, 10000);

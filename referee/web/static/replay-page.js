@@ -5,6 +5,7 @@ import { api } from "./api.js";
 import { allLogEntries, describeClockEntry, markForfeits, renderClockEntries } from "./clock.js";
 import { describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
 import { el, showError } from "./ui.js";
+import { followGame } from "./live.js";
 
 const root = document.getElementById("replay");
 const gameId = root.dataset.game;
@@ -160,6 +161,23 @@ async function init() {
     .catch((err) => showError(err, "Loading the log"));
   await showResult();
   root.dataset.ready = "true";
+  if (game.status === "waiting" || game.status === "active") followGame(gameId, { root, refresh: followLive, pollMs: 5000, seqOf: () => total });
+}
+
+// A live game grows: new entries extend the slider, and a viewer at the last entry moves on with them.
+async function followLive() {
+  const fresh = normGame(await api.game(gameId));
+  if (fresh.seq === total && fresh.status === game.status) return false;
+  const atEnd = current >= total - 1;
+  for (const n of [...cache.keys()]) if (n >= total - 1) cache.delete(n); // its verdict may have come since
+  game = fresh;
+  total = fresh.seq;
+  slider.max = String(Math.max(0, total - 1));
+  root.dataset.total = String(total);
+  document.getElementById("ruleset-name").textContent = document.getElementById("ruleset-name").textContent.replace(/ · \w+$/, ` · ${game.status}`);
+  await show(atEnd ? total - 1 : current);
+  await showResult();
+  return true;
 }
 
 init();

@@ -1,0 +1,174 @@
+"""``GET /games/{id}/events``: the game's log as Server-Sent Events (CONTRACT section 9).
+
+One event per new log entry: ``id:`` its log position, ``data:`` the entry as stored (JSON, with its
+``hash``). Without ``Last-Event-ID`` the stream starts at the end of the log; ``Last-Event-ID: n`` (or
+``?last_event_id=n``, for clients that cannot set headers) resumes with the entry after position ``n``.
+
+The stream opens with a block of ``retry:`` (the reconnection delay, ms) and ``id:`` (the position it
+resumes after) and no ``data``: browsers dispatch no event for it but remember the id, so an
+``EventSource`` that reconnects before any entry arrived still resumes at the right place. It is fed by
+``XREAD BLOCK`` on the game's log stream (``RedisStore.follow_log``; no polling), sends a heartbeat
+comment after ``REFEREE_SSE_HEARTBEAT`` seconds without entries so that proxies keep it open, and ends
+after ``REFEREE_SSE_LIFETIME`` seconds: the client reconnects with ``Last-Event-ID`` and misses nothing,
+and a restart or deploy never strands a client on an old process.
+
+``GET /games/events?games=a,b,…`` (at most ``MAX_GAMES``) is the lobby's stream: one ``XREAD BLOCK`` over
+those games' logs, and for each new entry an event ``data: {"game", "position", "type"}`` (no ``id``:
+it starts at the end of every log; a lobby reloads when it (re)connects). Unknown games are skipped
+(404 when none exists).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+from redis.exceptions import RedisError
+
+from referee.games_service.errors import ServiceError, invalid
+from referee.store import GameNotFound
+from referee.store.keys import valid_game_id
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("events", __name__)
+
+#: what a Last-Event-ID may be: a log position (non-negative integer)
+_POSITION = re.compile(r"^[0-9]{1,15}$")
+#: the reconnection delay proposed to clients (``retry:``), in ms
+RETRY_MS = 1000
+#: the most games one lobby stream follows
+MAX_GAMES = 100
+def _lifetime(config: Any) -> float:
+    """``REFEREE_SSE_LIFETIME`` minus up to a quarter at random: streams opened together (after a deploy)
+    do not all end, and reconnect, at the same moment."""
+    return float(config["REFEREE_SSE_LIFETIME"]) * (1 - 0.25 * random.random())
+
+
+#: what ends a stream early (the client reconnects): Redis went away, or the store's connections were
+#: closed under a blocked read at shutdown (redis-py then raises ValueError/OSError on the closed socket)
+_ENDED_BY = (RedisError, OSError, ValueError)
+
+
+def _not_found(game_id: str) -> ServiceError:
+    return ServiceError(404, "game/not_found", f"no game {game_id!r}")
+
+
+def resume_after(header: str | None, query: str | None) -> int | None:
+    """The position given by ``Last-Event-ID`` (header first, then ``?last_event_id=``); ``None`` when
+    neither is there; 400 when it is not a log position.
+
+    >>> resume_after("7", None), resume_after(None, "3"), resume_after(None, None)
+    (7, 3, None)
+    """
+    for path, value in (("$header.Last-Event-ID", header), ("$query.last_event_id", query)):
+        if value is None or value == "":
+            continue
+        if not _POSITION.match(value.strip()):
+            raise invalid([{"path": path, "problem": "must be a log position (an integer ≥ 0)"}])
+        return int(value.strip())
+    return None
+
+
+def sse_stream(follow: Callable[[int, float], list[tuple[int, bytes]]], after: int, heartbeat: float,
+               lifetime: float, clock: Callable[[], float] = time.monotonic) -> Iterator[bytes]:
+    """The text of an event stream resuming after position ``after``: ``follow(after, timeout)`` returns
+    the entries after ``after`` (waiting at most ``timeout`` seconds)."""
+    yield f"retry: {RETRY_MS}\nid: {after}\n\n".encode()
+    end = clock() + lifetime
+    while True:
+        left = end - clock()
+        if left <= 0:
+            return
+        try:
+            rows = follow(after, min(heartbeat, left))
+        except _ENDED_BY as exc:  # the client reconnects with its Last-Event-ID
+            log.warning("event stream ended: %s", exc)
+            return
+        if not rows:
+            yield b": heartbeat\n\n"
+            continue
+        chunk = []
+        for position, raw in rows:
+            chunk.append(b"id: %d\ndata: %s\n\n" % (position, raw))
+            after = position
+        yield b"".join(chunk)
+
+
+@bp.get("/games/<game_id>/events")
+def game_events(game_id: str) -> Response:
+    """Server-Sent Events of ``game_id``'s log (see the module's docstring)."""
+    after = resume_after(request.headers.get("Last-Event-ID"), request.args.get("last_event_id"))
+    if not valid_game_id(game_id):
+        raise _not_found(game_id)
+    store: Any = current_app.extensions["referee.store"]
+    try:
+        tip = store.tip(game_id)
+    except GameNotFound as exc:
+        raise _not_found(game_id) from exc
+    if after is None:
+        after = tip.seq - 1
+    elif after >= tip.seq:  # never given by this log: the stream would wait for positions that came before
+        raise invalid([{"path": "$header.Last-Event-ID", "problem": f"beyond the log (its last position is "
+                                                                    f"{tip.seq - 1})"}])
+    config = current_app.config
+    stream = sse_stream(lambda position, timeout: store.follow_log(game_id, position, timeout), after,
+                        float(config["REFEREE_SSE_HEARTBEAT"]), _lifetime(config))
+    return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def notice_stream(follow: Callable[[dict[str, int], float], list[tuple[str, int, bytes]]], afters: dict[str, int],
+                  heartbeat: float, lifetime: float, clock: Callable[[], float] = time.monotonic) -> Iterator[bytes]:
+    """The lobby's stream: ``{"game", "position", "type"}`` for each new entry of the games in ``afters``."""
+    afters = dict(afters)
+    yield f"retry: {RETRY_MS}\n\n".encode()
+    end = clock() + lifetime
+    while afters:
+        left = end - clock()
+        if left <= 0:
+            return
+        try:
+            rows = follow(afters, min(heartbeat, left))
+        except _ENDED_BY as exc:
+            log.warning("lobby stream ended: %s", exc)
+            return
+        if not rows:
+            yield b": heartbeat\n\n"
+            continue
+        chunk = []
+        for game, position, raw in rows:
+            notice = {"game": game, "position": position, "type": json.loads(raw).get("type")}
+            chunk.append(b"data: %s\n\n" % json.dumps(notice, separators=(",", ":")).encode())
+            afters[game] = max(afters[game], position)
+        yield b"".join(chunk)
+
+
+@bp.get("/games/events")
+def lobby_events() -> Response:
+    """Notices of new entries in several games (``?games=a,b,…``), for the lobby's "My games"."""
+    raw = request.args.get("games", "")
+    games = list(dict.fromkeys(g for g in raw.split(",") if g))
+    problems = []
+    if not games:
+        problems.append({"path": "$query.games", "problem": "give one or more game ids, comma-separated"})
+    elif len(games) > MAX_GAMES:
+        problems.append({"path": "$query.games", "problem": f"at most {MAX_GAMES} games"})
+    problems += [{"path": "$query.games", "problem": f"{g!r} is not a game id"} for g in games if not valid_game_id(g)]
+    if problems:
+        raise invalid(problems)
+    store: Any = current_app.extensions["referee.store"]
+    afters = {game: length - 1 for game, length in store.log_lengths(games).items()}
+    if not afters:
+        raise ServiceError(404, "game/not_found", "none of these games exists")
+    config = current_app.config
+    stream = notice_stream(store.follow_logs, afters,
+                           float(config["REFEREE_SSE_HEARTBEAT"]), _lifetime(config))
+    return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

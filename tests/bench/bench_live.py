@@ -1,0 +1,265 @@
+"""Benchmark of the live pages and of the web worker model, run by hand; prints figures, asserts nothing.
+
+    .venv/bin/python tests/bench/bench_live.py [--streams 1000] [--slow 200] [--games 50] [--rate 10]
+        [--duration 15] [--worker-class gevent|gthread]
+
+The layout of ``referee serve``: an embedded durable Redis for the logs, an embedded one for the queue and
+projections, gunicorn started with ``--config python:referee.gunicorn_conf --workers 2`` (the worker
+model: gevent unless ``--worker-class`` overrides it through ``REFEREE_WORKER_CLASS``), 2 replay workers.
+A holder process opens ``--streams`` event streams (``GET /games/{id}/events``) spread over ``--games``
+games and ``--slow`` clients trickling a POST body at one byte a second, and keeps them open. Then:
+
+1. ``/health`` and a signed move (``POST …/moves``, 202): latency of each, one at a time, 20 times;
+2. move → opponent's page: ``--rate`` moves a second (open loop) into the games; for every game an
+   "opponent's page" (one more event stream, as the page's EventSource) waits for the move's event and
+   then fetches ``GET /games/{id}`` as the page does; p50/p90 from sending the move to the page holding
+   the new ``seq`` (goal ≤ 0.3 s at p90), and the delivery of the same events to the holder's streams;
+3. the accept path's rate (signed legal moves, closed loop, 4 client processes, ``--duration`` s) with
+   all those connections open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import multiprocessing
+import os
+import random
+import selectors
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests" / "bench"))
+sys.path.insert(0, str(REPO / "tests" / "service"))
+
+from bench_service import Client, CpuMeter, LocalGame, _submit_client, closed_loop, wait_http  # noqa: E402
+from sse_helpers import SSEClient  # noqa: E402
+
+from referee.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p / 100 * len(values)))]
+
+
+def holder(port: int, games: list[str], counts: tuple[int, int], events: tuple[Any, Any, Any]) -> None:
+    """Open the streams and the slow clients (``counts``), keep them open until ``stop``; report what arrived."""
+    streams, slow = counts
+    ready, stop, results = events
+    selector = selectors.DefaultSelector()
+    socks: dict[socket.socket, str] = {}
+    for i in range(streams):
+        game = games[i % len(games)]
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        s.sendall(f"GET /games/{game}/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+        s.setblocking(False)
+        selector.register(s, selectors.EVENT_READ)
+        socks[s] = game
+    trickling = []
+    for _ in range(slow):
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        s.sendall(b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 100000\r\n\r\n{")
+        trickling.append(s)
+    buffers = {s: b"" for s in socks}
+    opened: set[socket.socket] = set()
+    arrivals: list[tuple[str, int, float]] = []
+    last_trickle = time.monotonic()
+    signalled = False
+    while not stop.is_set():
+        for key, _ in selector.select(timeout=0.2):
+            try:
+                chunk = key.fileobj.recv(65536)
+            except (BlockingIOError, ConnectionError):
+                continue
+            now = time.time()
+            data = buffers[key.fileobj] + chunk
+            if key.fileobj not in opened and b"\r\n\r\n" in data and data.startswith(b"HTTP/1.1 200"):
+                opened.add(key.fileobj)
+            # events: "id: N\ndata: …\n\n" (chunk framing never splits one, each is one chunk)
+            while b"\ndata: " in data:
+                head, _, rest = data.partition(b"\ndata: ")
+                position = int(head.rsplit(b"id: ", 1)[1])
+                arrivals.append((socks[key.fileobj], position, now))
+                data = rest.partition(b"\n\n")[2]
+            buffers[key.fileobj] = data[-200:]
+        if not signalled and len(opened) == len(socks):
+            ready.set()
+            signalled = True
+        if time.monotonic() - last_trickle >= 1.0:
+            last_trickle = time.monotonic()
+            for s in trickling:
+                try:
+                    s.sendall(b" ")
+                except OSError:
+                    pass
+    results.put({"opened": len(opened), "arrivals": arrivals,
+                 "slow_open": sum(1 for s in trickling if s.fileno() >= 0)})
+    for s in list(socks) + trickling:
+        s.close()
+
+
+def api_latency(port: int, game: LocalGame, client: Client) -> tuple[list[float], list[float]]:
+    health, moves = [], []
+    for _ in range(20):
+        start = time.perf_counter()
+        client.request("GET", "/health")
+        health.append(time.perf_counter() - start)
+        seat, move, submission = game.next_submission()
+        start = time.perf_counter()
+        status, receipt = client.request("POST", f"/games/{game.game_id}/moves", submission)
+        moves.append(time.perf_counter() - start)
+        assert status == 202, receipt
+        game.applied(seat, move, receipt)
+        time.sleep(0.05)
+    return health, moves
+
+
+def opponent_page(port: int, game: LocalGame, sent: dict[int, float], shown: list[float],
+                  stop: threading.Event) -> None:
+    """An opponent's open page: an event stream, then ``GET /games/{id}`` for each event, as live.js does."""
+    stream = SSEClient(f"http://127.0.0.1:{port}", f"/games/{game.game_id}/events", timeout=60)
+    page = Client(port)
+    while not stop.is_set():
+        try:
+            event = stream.next_event(timeout=2)
+        except TimeoutError:
+            continue
+        except (OSError, ValueError, http.client.HTTPException):  # the server went away at the end
+            break
+        if event is None:
+            break
+        status, state = page.request("GET", f"/games/{game.game_id}")
+        t = time.time()
+        if status == 200 and int(event.id) in sent and state["seq"] > int(event.id):
+            shown.append(t - sent[int(event.id)])
+    stream.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--slow", type=int, default=200)
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--rate", type=float, default=10.0, help="moves per second in the latency phase")
+    parser.add_argument("--duration", type=float, default=15.0)
+    parser.add_argument("--worker-class", default=None, help="REFEREE_WORKER_CLASS for gunicorn (default: gevent)")
+    args = parser.parse_args()
+
+    children: list[subprocess.Popen[bytes]] = []
+    with tempfile.TemporaryDirectory(prefix="referee-bench-live-") as tmp:
+        redis = EmbeddedRedis(directory=Path(tmp) / "redis", durable=True).start()
+        work = EmbeddedRedis(directory=Path(tmp) / "redis-work", durable=False).start()
+        port = free_port()
+        env = {**os.environ, "REDIS_URL": redis.url, "REFEREE_WORK_REDIS_URL": work.url,
+               "REFEREE_VAR": str(Path(tmp) / "var"), "REFEREE_QUEUE": "bench", "PYTHONPATH": str(REPO)}
+        if args.worker_class:
+            env["REFEREE_WORKER_CLASS"] = args.worker_class
+        log = open(Path(tmp) / "processes.log", "wb")
+        stop = multiprocessing.Event()
+        try:
+            children.append(subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", "2",
+                 "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "referee.app:create_app()"],
+                env=env, cwd=REPO, stdout=log, stderr=log))
+            for i in range(2):
+                children.append(subprocess.Popen(
+                    [sys.executable, "-m", "referee.cli", "worker", "--queue", "bench", "--name", f"bench-{i}"],
+                    env=env, cwd=REPO, stdout=log, stderr=log))
+            wait_http(port)
+            client = Client(port)
+            rng = random.Random(7)
+            games = [LocalGame(client, rng) for _ in range(args.games)]
+            print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; gunicorn 2 workers, "
+                  f"class {args.worker_class or 'gevent (referee/gunicorn_conf.py)'}; {args.streams} streams over "
+                  f"{args.games} games, {args.slow} slow clients")
+            ready, results = multiprocessing.Event(), multiprocessing.Queue()
+            hold = multiprocessing.Process(target=holder, args=(port, [g.game_id for g in games],
+                                                               (args.streams, args.slow), (ready, stop, results)))
+            start = time.monotonic()
+            hold.start()
+            if not ready.wait(120):
+                print("not every stream opened within 120 s")
+            print(f"streams open after {time.monotonic() - start:.1f} s")
+
+            health, moves = api_latency(port, LocalGame(client, rng), client)
+            print(f"/health with all open:   p50 {1000 * pct(health, 50):.1f} ms, max {1000 * max(health):.1f} ms")
+            print(f"signed move (202):       p50 {1000 * pct(moves, 50):.1f} ms, max {1000 * max(moves):.1f} ms")
+
+            sent: dict[str, dict[int, float]] = {g.game_id: {} for g in games}
+            shown: list[float] = []
+            page_stop = threading.Event()
+            pages = [threading.Thread(target=opponent_page, args=(port, g, sent[g.game_id], shown, page_stop),
+                                      daemon=True) for g in games]
+            for page in pages:
+                page.start()
+            time.sleep(1.0)
+            movers = {g.game_id: Client(port) for g in games}
+            deadline, n, refused = time.monotonic() + args.duration, 0, 0
+            while time.monotonic() < deadline:
+                game = games[n % len(games)]
+                n += 1
+                if game.over():
+                    continue
+                seat, move, submission = game.next_submission()
+                t0 = time.time()
+                sent[game.game_id][game.seq] = t0  # before the POST: its event may arrive before the answer
+                status, receipt = movers[game.game_id].request("POST", f"/games/{game.game_id}/moves", submission)
+                if status != 202:
+                    refused += 1
+                    continue
+                game.applied(seat, move, receipt)
+                time.sleep(max(0.0, 1.0 / args.rate - (time.time() - t0)))
+            time.sleep(2.0)
+            page_stop.set()
+            print(f"move -> opponent's page (stream + GET): p50 {1000 * pct(shown, 50):.0f} ms, "
+                  f"p90 {1000 * pct(shown, 90):.0f} ms, max {1000 * max(shown or [0]):.0f} ms over {len(shown)} moves "
+                  f"({n} sent at {args.rate:.0f}/s, {refused} refused; goal p90 <= 300 ms)")
+
+            meter = CpuMeter({"web": [children[0].pid], "replay workers": [c.pid for c in children[1:]],
+                              "log Redis": [redis.process.pid], "work Redis": [work.process.pid],
+                              "holder": [hold.pid]})
+            outcome = closed_loop(_submit_client, port, 4, args.duration, [lambda i: 3000 + i, lambda i: 6])
+            accepted = sum(count for count, _ in outcome)
+            print(f"accept path with all open: {accepted / args.duration:.1f} submissions/s ({accepted} in "
+                  f"{args.duration:.0f} s, {sum(f for _, f in outcome)} refused or failed)")
+            print(meter.report(accepted, "accepted submission"))
+            health, _ = api_latency(port, LocalGame(client, rng), client)
+            print(f"/health after:           p50 {1000 * pct(health, 50):.1f} ms, max {1000 * max(health):.1f} ms")
+
+            stop.set()
+            report = results.get(timeout=60)
+            hold.join(30)
+            arrivals = report["arrivals"]
+            delivery = [t - sent[game][pos] for game, pos, t in arrivals if pos in sent.get(game, {})]
+            print(f"holder: {report['opened']} of {args.streams} streams open; {len(arrivals)} events received; "
+                  f"move -> event on the holder's streams: p50 {1000 * pct(delivery, 50):.0f} ms, "
+                  f"p90 {1000 * pct(delivery, 90):.0f} ms, max {1000 * max(delivery or [0]):.0f} ms")
+            print(f"statistics: {len(delivery)} deliveries, mean {1000 * statistics.fmean(delivery or [0]):.0f} ms")
+        finally:
+            stop.set()
+            for child in children:
+                child.send_signal(2)
+            for child in children:
+                try:
+                    child.wait(15)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+            redis.stop()
+            work.stop()
+
+
+if __name__ == "__main__":
+    main()
