@@ -51,7 +51,8 @@ def test_a_swiss_tournament_played_through_http_certifies_and_verifies_offline(h
     for table in first["tables"]:
         status, game = http.get(f"/games/{table['game']}")
         assert status == 200 and [s["key"] for s in game["seats"]] == table["players"]
-        assert store.read_log(table["game"], 0, 1)[0]["tournament"] == tid
+        created = store.read_log(table["game"], 0, 1)[0]
+        assert created["tournament"] == tid and "accept_by" not in created  # the round deadline decides
     round_events = [e for e in store.read_outbox() if e["type"] == "tournament_round"]
     assert sorted(e["key"] for e in round_events) == sorted(players.public)
     assert all(e["game"] in {t["game"] for t in first["tables"]} and e["link"].endswith(e["game"])
