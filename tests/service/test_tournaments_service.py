@@ -399,3 +399,18 @@ def test_concurrent_advances_write_each_owed_entry_once(app, http, store):
     assert all(v.status == "ok" for v in replayer.verdicts)
     for table in replayer.rounds[0].tables:
         assert store.read_log(table["game"], 0, 1)[0]["seats"][0]["key"] == table["players"][0]
+
+
+def test_the_organiser_may_withdraw_a_player(http):
+    organiser = generate_key()
+    players = Players(3)
+    body = players.body(format={"kind": "swiss", "rounds": 2, "table_sizes": [2]})
+    body["organiser"] = {"key": public_key_b64(organiser),
+                         "sig": sign(organiser, {"v": 1, "ctx": "referee/tournament", **body})}
+    tid = create(http, body)
+    join_all(http, tid, players)
+    status, error = withdraw(http, tid, players.keys[1], signer=players.keys[2])  # another player may not
+    assert status == 401 and error["error"]["code"] == "submission/bad_signature"
+    status, receipt = withdraw(http, tid, players.keys[1], signer=organiser)
+    assert status == 202, receipt
+    assert [p["withdrawn"] for p in tournament_state(http, tid)["players"]] == [False, True, False]
