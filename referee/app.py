@@ -9,6 +9,7 @@
 * ``app.extensions["referee.key"]`` — the referee's own Ed25519 private key, from ``REFEREE_KEY_FILE``
   (created on first start);
 * ``app.extensions["referee.service"]`` — the :class:`~referee.games_service.GameService`;
+* ``app.extensions["referee.tournaments"]`` — the :class:`~referee.tournaments.service.TournamentService`;
 * ``app.extensions["referee.queue"]`` — the RQ queue of replay jobs (with ``REFEREE_DISPATCH=rq``), on the
   work Redis (``REFEREE_WORK_REDIS_URL``, default ``REDIS_URL``);
 * the API blueprints (``referee.api``), behind the body-size layer (``referee.api.body.BodyLimit``);
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 def init_store(app: Flask) -> None:
     from .games_service import GameService, InlineDispatch, NoDispatch  # noqa: PLC0415
     from .store import MemoryStore, RedisStore  # noqa: PLC0415
+    from .tournaments.service import TournamentService  # noqa: PLC0415
 
     config = app.config
     if config["REFEREE_STORE"] == "memory":
@@ -57,7 +59,8 @@ def init_store(app: Flask) -> None:
     elif dispatch == "inline":
         from workers.projector import Projector  # noqa: PLC0415
 
-        dispatcher = InlineDispatch(Projector(store).catch_up)
+        projector = Projector(store)
+        dispatcher = InlineDispatch(projector.catch_up)
     else:
         dispatcher = NoDispatch()
     if config["REFEREE_STORE"] == "redis":
@@ -67,9 +70,13 @@ def init_store(app: Flask) -> None:
         app.extensions["referee.contacts"] = ContactService(
             store.redis, enqueue_jobs(store.work, config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
             allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
-    app.extensions["referee.service"] = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"],
-                                                    config["REFEREE_MAX_WAIT"], app.extensions.get("referee.key"),
-                                                    accept_within=config["REFEREE_ACCEPT_WITHIN"] or None)
+    games = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"], config["REFEREE_MAX_WAIT"],
+                        app.extensions.get("referee.key"), accept_within=config["REFEREE_ACCEPT_WITHIN"] or None)
+    app.extensions["referee.service"] = games
+    tournaments = TournamentService(store, games, config["REFEREE_ORGANISER_KEYS"])
+    app.extensions["referee.tournaments"] = tournaments
+    if dispatch == "inline":
+        projector.on_finished = tournaments.game_over  # a tournament game's end advances its tournament
 
 
 def init_key(app: Flask) -> None:

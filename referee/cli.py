@@ -585,10 +585,11 @@ _add_verifier_commands()
 def _add_clock_commands() -> None:
     """``vacation`` and ``verify-receipt`` (``referee/clock_cli.py``, time control); ``contact`` and
     ``mail-gateway`` (``referee/notify_cli.py``, notifications)."""
-    from . import clock_cli, notify_cli  # noqa: PLC0415
+    from . import clock_cli, notify_cli, tournament_cli  # noqa: PLC0415
 
     clock_cli.register(main)
     notify_cli.register(main)
+    tournament_cli.register(main)  # `referee tournament …` (issue 12)
     from .tournaments.cli import verify_tournament_command  # noqa: PLC0415 - issue 12's offline verifier
 
     main.add_command(verify_tournament_command)

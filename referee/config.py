@@ -35,6 +35,8 @@ name                        default                     meaning
                             ``120 per hour``            of a signed creation (unsigned: per address)
 ``REFEREE_RATE_CONTACTS_PER_KEY`` ``30 per minute;``    contact registrations per key
                             ``120 per hour``
+``REFEREE_RATE_TOURNAMENTS`` ``10 per minute;``         ``POST /tournaments`` per client address
+                            ``60 per hour``
 ``REFEREE_QUEUE``           ``referee``                 name of the RQ queue of replay jobs
 ``REFEREE_DISPATCH``        ``rq`` (redis), ``inline``   how appends reach the projector: ``rq`` jobs,
                             (memory)                    ``inline`` in the request, or ``none``
@@ -98,6 +100,7 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_RATE_CONTACTS": "30 per minute;120 per hour",
     "REFEREE_RATE_CREATE_PER_KEY": "30 per minute;120 per hour",
     "REFEREE_RATE_CONTACTS_PER_KEY": "30 per minute;120 per hour",
+    "REFEREE_RATE_TOURNAMENTS": "10 per minute;60 per hour",
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
     "REFEREE_MAX_WAIT": 30.0,

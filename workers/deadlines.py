@@ -16,6 +16,10 @@ time of that look:
    never both land at one position; a refused append means the log moved on: it folds again;
 4. sets the game's next timer and queues the replay job for what it appended.
 
+Round deadlines of tournaments ride on the same set: the member ``tournament:<id>`` is due at the open
+round's deadline, and :meth:`DeadlineScheduler.handle_tournament` hands it to the tournament service
+(``TournamentService.on_deadline``: adjudicate the round's unfinished games, close the round).
+
 Nothing here decides a result: the timeout is checked by every fold (it must be at or after the
 deadline the fold computes, for the seat and with the default move the fold computes). After a restart
 the timers are still there (the log's Redis is durable), so every deadline that passed while the
@@ -31,12 +35,14 @@ from typing import Any
 
 from referee.clock import now_ms
 from referee.games_service.entries import append_system_entries, due_system_entry
+from referee.games_service.errors import ServiceError
 from referee.games_service.folds import ReplayerCache, clone_replayer
 from referee.games_service.service import Dispatcher, NoDispatch
 from referee.notify.events import due_reminders, entry_events, next_alarm
 from referee.replay import LogError
 from referee.store import GameNotFound, StoreUnavailable
 from referee.store.base import LogStore
+from referee.store.keys import TOURNAMENT_TIMER_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +54,12 @@ class DeadlineScheduler:
     """Handles due timers: :meth:`run_once` for one pass, :meth:`start`/:meth:`stop` for a thread."""
 
     def __init__(self, store: LogStore, dispatcher: Dispatcher | None = None, every: float = 0.25,
-                 batch: int = 200, threads: int = 4):
+                 batch: int = 200, threads: int = 4, *, tournaments: Any = None):
         self.store = store
         self.threads = threads
+        #: the :class:`~referee.tournaments.service.TournamentService` that handles round deadlines (the
+        #: ``tournament:<id>`` members of the timers); without one those timers are dropped
+        self.tournaments = tournaments
         self.dispatcher: Dispatcher = dispatcher or NoDispatch()
         self.every = every
         self.batch = batch
@@ -83,6 +92,8 @@ class DeadlineScheduler:
                 return done
 
     def _look(self, game_id: str, now: int | None) -> dict[str, Any] | None:
+        if game_id.startswith(TOURNAMENT_TIMER_PREFIX):
+            return self.handle_tournament(game_id, now if now is not None else now_ms())
         try:
             return self.handle(game_id, now if now is not None else now_ms())
         except (GameNotFound, LogError) as exc:
@@ -116,6 +127,26 @@ class DeadlineScheduler:
         if appended_types:
             log.info("%s: appended %s", game_id, ", ".join(appended_types))
         return {"game": game_id, "appended": appended_types, "reminders": reminders}
+
+    def handle_tournament(self, member: str, now: int) -> dict[str, Any]:
+        """A tournament's round deadline: its service adjudicates the round's unfinished games and closes the
+        round (``TournamentService.on_deadline``), and sets the tournament's next timer."""
+        tournament_id = member[len(TOURNAMENT_TIMER_PREFIX):]
+        if self.tournaments is None:
+            self.store.set_timer(member, None)
+            return {"tournament": tournament_id, "appended": [], "dropped": True}
+        try:
+            return self.tournaments.on_deadline(tournament_id, now)
+        except ServiceError as exc:
+            if exc.status == 404:
+                log.warning("dropping the timer of tournament %s: %s", tournament_id, exc.message)
+                self.store.set_timer(member, None)
+                return {"tournament": tournament_id, "appended": [], "dropped": True}
+            log.warning("round deadline of tournament %s failed: %s; again in a minute", tournament_id, exc)
+        except Exception:  # one tournament must not stop the pass; look again in a minute
+            log.exception("round deadline of tournament %s failed", tournament_id)
+        self.store.set_timer(member, now + 60_000)
+        return {"tournament": tournament_id, "appended": [], "failed": True}
 
     def _notify(self, game_id: str, appended: list[Any]) -> None:
         for item in appended:

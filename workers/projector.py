@@ -9,9 +9,11 @@ point leaves the stored projection as it was; the next job, or the reconciler, s
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from referee.clock import now_ms
@@ -19,8 +21,10 @@ from referee.games_service.entries import append_system_entries
 from referee.games_service.folds import fold
 from referee.games_service.projection import projection_of
 from referee.notify.events import entry_events, next_alarm
-from referee.replay import LogReplayer
+from referee.replay import FINISHED, LogReplayer
 from referee.store.base import LogStore
+
+log = logging.getLogger(__name__)
 
 #: Test-only hook: seconds to sleep after each entry a job folds, so that a test can SIGKILL a worker
 #: in the middle of a job. Never set it in production.
@@ -31,8 +35,13 @@ class Projector:
     """Keeps the folds of recently replayed games in memory (a worker that does not fork per job, like
     RQ's ``SimpleWorker``, then folds only new entries), and writes projections."""
 
-    def __init__(self, store: LogStore, cache_size: int = 512, entry_delay: float | None = None):
+    def __init__(self, store: LogStore, cache_size: int = 512, entry_delay: float | None = None,
+                 on_finished: Callable[[str, str], Any] | None = None):
         self.store = store
+        #: ``on_finished(game, tournament)``: called after a catch-up that leaves a tournament's game finished
+        #: (its log final), so the tournament writes the result and what follows (``TournamentService.game_over``;
+        #: idempotent, so a second call for the same game writes nothing)
+        self.on_finished = on_finished
         self.cache_size = cache_size
         self._cache: OrderedDict[str, LogReplayer] = OrderedDict()
         self.entry_delay = float(os.environ.get(DELAY_ENV) or 0) if entry_delay is None else entry_delay
@@ -71,7 +80,19 @@ class Projector:
             summary = self._catch_up_once(game_id)
             passes += 1
             if not release or self.store.release_pending(game_id, summary["seq"]) or time.monotonic() > deadline:
+                self._tournament_hook(game_id)
                 return {**summary, "passes": passes}
+
+    def _tournament_hook(self, game_id: str) -> None:
+        replayer = self._cache.get(game_id)
+        if self.on_finished is None or replayer is None or replayer.status != FINISHED:
+            return
+        tournament = (replayer.created or {}).get("tournament")
+        if tournament:
+            try:
+                self.on_finished(game_id, tournament)
+            except Exception:  # the game is projected; the next look (deadline, another game) advances it
+                log.exception("could not advance tournament %s after game %s", tournament, game_id)
 
     def _catch_up_once(self, game_id: str) -> dict[str, Any]:
         # Fast path: this process folded the game last time and assumes the stored projection is still where

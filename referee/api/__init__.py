@@ -72,7 +72,7 @@ class RefereeApi(Api):
 
 def init_app(app: Flask) -> Api:
     """Register the API's blueprints, docs and error handlers on ``app``."""
-    from . import contacts, docs, events, games, health, rulesets, submissions  # noqa: PLC0415 - after config is set
+    from . import contacts, docs, events, games, health, rulesets, submissions, tournaments  # noqa: PLC0415
 
     app.config.setdefault("API_TITLE", "referee")
     app.config.setdefault("API_VERSION", "1")
@@ -82,6 +82,8 @@ def init_app(app: Flask) -> Api:
     api = RefereeApi(app)
     for module in (rulesets, games, submissions, contacts, health):
         api.register_blueprint(module.blp)
+    api.register_blueprint(tournaments.blp)
+    api.register_blueprint(tournaments.ratings_blp)
     verification = _optional_blueprint("referee.api.verification", "blp")
     if verification is not None:
         if hasattr(verification, "ARGUMENTS_PARSER"):

@@ -312,7 +312,7 @@ class GameService:
             if not verify(organiser_key, {"v": 1, "ctx": CREATE_CTX, **spec}, organiser["sig"]):
                 raise ServiceError(401, "organiser/bad_signature",
                                    "the organiser signature is not over {v: 1, ctx: 'referee/create', ...this body}")
-        elif self.organiser_keys:
+        elif self.organiser_keys and tournament is None:  # a tournament's games are the referee's own
             raise ServiceError(401, "organiser/required",
                                "only organisers may create games here: sign the request (field 'organiser')")
         try:
@@ -353,7 +353,7 @@ class GameService:
             payload.update(mode="seeded", commitment=hashlib.sha256(secret).hexdigest())
         if organiser:
             payload["organiser_sig"] = organiser["sig"]
-        if deck is None and self.accept_within:
+        if deck is None and self.accept_within and tournament is None:  # a tournament's round deadline decides
             payload["accept_by"] = format_ms(now_ms() + int(self.accept_within * 1000))
         if spec.get("nonce") is not None:
             payload["nonce"] = spec["nonce"]
@@ -468,6 +468,9 @@ class GameService:
             raise ServiceError(401, "submission/bad_signature", f"an abort must be signed by {who} of this game")
         if created.get("mode") != "seeded":
             raise ServiceError(409, "game/recorded", "a recorded game has no seed to reveal; it cannot be aborted")
+        if created.get("tournament"):  # its round could never close; the tournament decides at its deadline
+            raise ServiceError(409, "game/in_tournament", f"a game of tournament {created['tournament']} ends by play, "
+                               "timeout or adjudication, not by an abort")
         if replayer.status in (FINISHED, ABORTED):
             raise ServiceError(409, "game/over", f"the game is already {replayer.status}")
         tip = Tip(replayer.seq, replayer.head)

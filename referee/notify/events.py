@@ -13,6 +13,11 @@ reminder   ``<game>:<position>:reminder:<s>`` ``seat``, ``key``, ``deadline``, `
                                               ``<position>`` is the entry that began the decision
 timeout    ``<game>:<position>:timeout``      ``seat``, ``key``, ``deadline``, ``action``
 finished   ``<game>:<position>:finished``     ``ranks`` [{seat, key, rank, forfeited}]
+tournament ``<tournament>:<position>:round:<k>`` one per player of a ``paired`` entry of a tournament's
+_round                                        log (k: the player's index in the round): ``tournament``,
+                                              ``round``, ``key``, ``seat`` (null: a bye), ``players``
+                                              (keys in seat order), ``bye``, ``tournament_link``;
+                                              ``game``/``link`` are the player's game (null on a bye)
 ========== ================================== ==================================================
 
 ``<position>`` is the log position of the entry the event follows from; ``link`` is the game page's path.
@@ -34,6 +39,28 @@ def _base(replayer: LogReplayer, position: int, kind: str, suffix: str = "") -> 
     game = replayer.created["game"]
     return {"id": f"{game}:{position}:{kind}{suffix}", "type": kind, "game": game, "seq": replayer.seq,
             "link": game_link(game)}
+
+
+def tournament_link(tournament_id: str) -> str:
+    return f"/tournaments/{tournament_id}"
+
+
+def tournament_round_events(tournament_id: str, entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``tournament_round`` events of a tournament's ``paired`` entry: one per player, with the player's
+    game (seat, players, link) or the bye."""
+    position = entry["seq"]
+    base = {"type": "tournament_round", "tournament": tournament_id, "round": entry["round"], "seq": position + 1,
+            "tournament_link": tournament_link(tournament_id)}
+    out: list[dict[str, Any]] = []
+    for table in entry.get("tables", []):
+        for seat, key in enumerate(table["players"]):
+            out.append({"id": f"{tournament_id}:{position}:round:{len(out)}", **base, "key": key,
+                        "game": table["game"], "seat": seat, "players": list(table["players"]), "bye": False,
+                        "link": game_link(table["game"])})
+    for key in entry.get("byes", []):
+        out.append({"id": f"{tournament_id}:{position}:round:{len(out)}", **base, "key": key, "game": None,
+                    "seat": None, "players": [], "bye": True, "link": tournament_link(tournament_id)})
+    return out
 
 
 def entry_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict, was: str) -> list[dict[str, Any]]:

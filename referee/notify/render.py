@@ -60,6 +60,19 @@ def render_event(event: dict[str, Any], *, base_url: str, game: dict[str, Any] |
             lines.append(f"  {row.get('rank')}. {_seat_name(game, row.get('seat'))}{note}")
         lines += ["", f"Result and replay: {link}/replay", "Anyone can re-check the game offline: "
                   f"{base_url.rstrip('/')}/games/{game_id}/export, then referee verify."]
+    elif kind == "tournament_round":
+        tournament = event.get("tournament", "")
+        where = base_url.rstrip("/") + event.get("tournament_link", f"/tournaments/{tournament}")
+        if event.get("bye"):
+            subject = f"Round {event.get('round')} of tournament {tournament}: you have a bye"
+            lines = [f"Round {event.get('round')} of tournament {tournament} is paired; you have a bye this round.",
+                     "", f"Standings: {where}"]
+        else:
+            subject = f"Round {event.get('round')} of tournament {tournament}: your game {game_id}"
+            lines = [f"Round {event.get('round')} of tournament {tournament} is paired: you play game {game_id} in "
+                     f"seat {event.get('seat')}.", "Accept it with 32 bytes of your own entropy to start it:", "",
+                     f"    referee accept {game_id} --key <your key file>", "", f"Open the game: {link}",
+                     f"Standings: {where}"]
     else:
         subject = f"{name} {game_id}: {kind}"
         lines = [f"Event {kind} in {name} game {game_id}.", "", f"Open the game: {link}"]

@@ -168,6 +168,30 @@ class LogStore(ABC):
     def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
         """The outbox's events, oldest first (at most ``count``)."""
 
+    # -- tournaments (CONTRACT section 10): one log each, the same entry format and atomic append ----
+    # Unknown tournaments raise ``GameNotFound``, an existing one ``GameExists`` (the same errors as games).
+    @abstractmethod
+    def create_tournament(self, tournament_id: str, entry: dict[str, Any], secret: bytes) -> Appended:
+        """Start a tournament's log with its ``created`` entry and keep its secret seed; lists it."""
+
+    @abstractmethod
+    def append_tournament(self, tournament_id: str, entry: dict[str, Any], prev: str,
+                          signature: str | None = None) -> Appended:
+        """Append at exactly ``entry["seq"]`` after ``prev`` (``StaleAppend``/``DuplicateSubmission`` as
+        :meth:`append`)."""
+
+    @abstractmethod
+    def read_tournament(self, tournament_id: str, start: int = 0) -> tuple[list[dict[str, Any]], Tip]:
+        """The entries from ``start`` and the tip they end at (a consistent snapshot)."""
+
+    @abstractmethod
+    def tournament_secret(self, tournament_id: str) -> bytes | None:
+        """The tournament's secret server seed."""
+
+    @abstractmethod
+    def list_tournaments(self) -> list[str]:
+        """Tournament ids, oldest first."""
+
     def ping(self) -> bool:
         return True
 

@@ -21,8 +21,16 @@ key                             type        content
 ``game:{<id>}:events``          stream      one event per stored projection (field ``seq``), capped at
                                             about 32: what ``?wait`` blocks on (``XREAD BLOCK``)
 ``referee:games``               sorted set  game ids scored by creation time (ms)
+``tournament:{<id>}:log``       stream      a tournament's log (same entry format and stream IDs as a
+                                            game's; ``docs/tournaments.md``), appended by APPEND_ENTRY
+``tournament:{<id>}:head``      string      hex hash of its last entry
+``tournament:{<id>}:secret``    string      hex server seed; never in the log until ``revealed``
+``tournament:{<id>}:sigs``      hash        signature → log position (a join or withdrawal posted twice)
+``tournament:{<id>}:pending``   string      raised by APPEND_ENTRY like a game's (no job reads it)
+``referee:tournaments``         sorted set  tournament ids scored by creation time (ms)
 ``referee:timers``              sorted set  game ids scored by the next time (ms) the deadline
-                                            scheduler must look at them: a deadline or a reminder
+                                            scheduler must look at them: a deadline or a reminder;
+                                            and ``tournament:<id>`` members for round deadlines
 ``{outbox}:stream``             stream      outgoing events (turn, reminder, timeout, started,
                                             finished), field ``e`` = JSON; capped at about 100,000
 ``{outbox}:seen:<event id>``    string      an event already in the outbox (expires after 14 days)
@@ -57,6 +65,15 @@ GAME_PROJECTION = "game:{{{game}}}:proj"
 GAME_VERDICTS = "game:{{{game}}}:verdicts"
 GAME_EVENTS = "game:{{{game}}}:events"
 GAMES_INDEX = "referee:games"
+TOURNAMENT_LOG = "tournament:{{{tournament}}}:log"
+TOURNAMENT_HEAD = "tournament:{{{tournament}}}:head"
+TOURNAMENT_SECRET = "tournament:{{{tournament}}}:secret"
+TOURNAMENT_SIGS = "tournament:{{{tournament}}}:sigs"
+TOURNAMENT_PENDING = "tournament:{{{tournament}}}:pending"
+TOURNAMENTS_INDEX = "referee:tournaments"
+#: a tournament's member of ``referee:timers`` (a game id never holds ``:``, so the two never clash)
+TOURNAMENT_TIMER = "tournament:{tournament}"
+TOURNAMENT_TIMER_PREFIX = "tournament:"
 TIMERS = "referee:timers"
 OUTBOX = "{outbox}:stream"
 OUTBOX_SEEN = "{{outbox}}:seen:{event}"
@@ -117,3 +134,19 @@ def game_keys(game_id: str) -> GameKeys:
         raise ValueError(f"not a valid game id: {game_id!r}")
     return GameKeys(*(template.format(game=game_id) for template in (
         GAME_LOG, GAME_HEAD, GAME_SECRET, GAME_SIGS, GAME_PENDING, GAME_PROJECTION, GAME_VERDICTS, GAME_EVENTS)))
+
+
+class TournamentKeys(NamedTuple):
+    log: str
+    head: str
+    secret: str
+    sigs: str
+    pending: str
+
+
+def tournament_keys(tournament_id: str) -> TournamentKeys:
+    """Every key of a tournament (its own hash tag); the id follows the game id rules."""
+    if not valid_game_id(tournament_id):
+        raise ValueError(f"not a valid tournament id: {tournament_id!r}")
+    return TournamentKeys(*(template.format(tournament=tournament_id) for template in (
+        TOURNAMENT_LOG, TOURNAMENT_HEAD, TOURNAMENT_SECRET, TOURNAMENT_SIGS, TOURNAMENT_PENDING)))

@@ -42,6 +42,7 @@ class MemoryStore(LogStore):
         self._timers: dict[str, int] = {}
         self._outbox: list[dict[str, Any]] = []
         self._seen: set[str] = set()
+        self._tournaments: dict[str, _Game] = {}
 
     def _game(self, game_id: str) -> _Game:
         keys.game_keys(game_id)  # same id rules as the Redis store
@@ -248,3 +249,51 @@ class MemoryStore(LogStore):
     def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
         with self._lock:
             return copy.deepcopy(self._outbox[:count])
+
+    # -- tournaments ------------------------------------------------------------------------------------
+    def _tournament(self, tournament_id: str) -> _Game:
+        keys.tournament_keys(tournament_id)
+        found = self._tournaments.get(tournament_id)
+        if found is None:
+            raise GameNotFound(tournament_id)
+        return found
+
+    def create_tournament(self, tournament_id: str, entry: dict[str, Any], secret: bytes) -> Appended:
+        keys.tournament_keys(tournament_id)
+        with self._lock:
+            if tournament_id in self._tournaments:
+                raise GameExists(tournament_id)
+            self._order += 1
+            self._tournaments[tournament_id] = _Game(log=[canonical_bytes(entry)], head=entry["hash"], secret=secret,
+                                                     created_ms=self._order)
+        return Appended(0, entry["hash"], True)
+
+    def append_tournament(self, tournament_id: str, entry: dict[str, Any], prev: str,
+                          signature: str | None = None) -> Appended:
+        with self._lock:
+            log = self._tournament(tournament_id)
+            length = len(log.log)
+            if signature and signature in log.sigs:
+                raise DuplicateSubmission(log.sigs[signature], length, log.head)
+            if entry["seq"] != length or prev != log.head:
+                raise StaleAppend(length, log.head)
+            log.log.append(canonical_bytes(entry))
+            log.head = entry["hash"]
+            if signature:
+                log.sigs[signature] = length
+            return Appended(length, entry["hash"], False)
+
+    def read_tournament(self, tournament_id: str, start: int = 0) -> tuple[list[dict[str, Any]], Tip]:
+        with self._lock:
+            log = self._tournament(tournament_id)
+            rows, tip = log.log[max(start, 0):], Tip(len(log.log), log.head)
+        return [json.loads(row) for row in rows], tip
+
+    def tournament_secret(self, tournament_id: str) -> bytes | None:
+        with self._lock:
+            found = self._tournaments.get(tournament_id)
+            return found.secret if found else None
+
+    def list_tournaments(self) -> list[str]:
+        with self._lock:
+            return sorted(self._tournaments, key=lambda t: self._tournaments[t].created_ms)

@@ -309,6 +309,53 @@ class RedisStore(LogStore):
     def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
         return [_entry(fields) for _id, fields in self.redis.xrange(keys.OUTBOX, count=count)]
 
+    # -- tournaments ------------------------------------------------------------------------------------
+    def create_tournament(self, tournament_id: str, entry: dict[str, Any], secret: bytes) -> Appended:
+        k = keys.tournament_keys(tournament_id)
+        try:
+            result = self._create(keys=[k.log, k.head, k.secret, k.pending],
+                                  args=[stored_json(entry), entry["hash"], secret.hex(), now_ms()])
+            if _text(result[0]) == "exists":
+                raise GameExists(tournament_id)
+            self.redis.zadd(keys.TOURNAMENTS_INDEX, {tournament_id: now_ms()}, nx=True)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
+        return Appended(0, entry["hash"], True)
+
+    def append_tournament(self, tournament_id: str, entry: dict[str, Any], prev: str,
+                          signature: str | None = None) -> Appended:
+        k = keys.tournament_keys(tournament_id)
+        try:
+            result = self._append(keys=[k.log, k.head, k.sigs, k.pending],
+                                  args=[entry["seq"], prev, stored_json(entry), entry["hash"], signature or "",
+                                        now_ms()])
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
+        except RedisError as exc:
+            raise StoreUnavailable(f"Redis refused the write: {exc}") from exc
+        status = _text(result[0])
+        if status == "ok":
+            return Appended(int(result[1]), entry["hash"], bool(int(result[2])))
+        if status == "stale":
+            raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
+        if status == "duplicate":
+            raise DuplicateSubmission(int(result[1]), int(result[2]), _text(result[3]) or GENESIS)
+        raise GameNotFound(tournament_id)
+
+    def read_tournament(self, tournament_id: str, start: int = 0) -> tuple[list[dict[str, Any]], Tip]:
+        k = keys.tournament_keys(tournament_id)
+        length, head, *rows = self._read_since(keys=[k.log, k.head], args=[keys.stream_id(max(start, 0))])
+        if not length:
+            raise GameNotFound(tournament_id)
+        return [json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
+
+    def tournament_secret(self, tournament_id: str) -> bytes | None:
+        raw = self.redis.get(keys.tournament_keys(tournament_id).secret)
+        return bytes.fromhex(_text(raw)) if raw else None
+
+    def list_tournaments(self) -> list[str]:
+        return [_text(t) for t in self.redis.zrange(keys.TOURNAMENTS_INDEX, 0, -1)]
+
     def ping(self) -> bool:
         try:
             return bool(self.redis.ping()) and (self.work is self.redis or bool(self.work.ping()))

@@ -98,7 +98,8 @@ class GameMaker:
         self.rng.shuffle(deck)
         seats = [{"name": f"p{i}", "key": self.rng.choice(self.keys)} for i in range(PLAYERS)]
         payload = {"game": game_id, "ruleset": {"name": self.rules.name, "version": self.rules.version},
-                   "seats": seats, "options": {"time_control": resolve(time_control)}, "organiser": None,
+                   "seats": seats, "options": {"time_control": time_control},
+                   "time_control": resolve(time_control), "organiser": None,
                    "mode": "recorded", "deck": deck}
         at = format_ms(started_ms)
         created = make_entry("created", 0, GENESIS, at=at, **payload)

@@ -275,3 +275,30 @@ def test_claimed_timers_are_leased_to_one_scheduler(store):
     assert store.claim_timers(5_000) == [("g_c", 1_002)]  # a second scheduler gets what is left
     assert store.claim_timers(5_000) == []
     assert store.claim_timers(15_000) == [("g_a", 15_000), ("g_b", 15_000)]  # the first one's lease ran out
+
+
+def test_tournament_logs_append_atomically_apart_from_games(store):
+    first = seal({"v": 1, "type": "created", "seq": 0, "at": "2026-11-21T10:00:00.000Z", "tournament": "t_one"},
+                 GENESIS)
+    store.create_tournament("t_one", first, b"\x07" * 32)
+    with pytest.raises(GameExists):
+        store.create_tournament("t_one", first, b"\x08" * 32)
+    second = entry(1, first["hash"], n=1)
+    assert store.append_tournament("t_one", second, first["hash"], signature="sig-join").position == 1
+    with pytest.raises(StaleAppend) as caught:
+        store.append_tournament("t_one", entry(1, first["hash"], n="late"), first["hash"])
+    assert (caught.value.seq, caught.value.head) == (2, second["hash"])
+    with pytest.raises(DuplicateSubmission):
+        store.append_tournament("t_one", entry(2, second["hash"]), second["hash"], signature="sig-join")
+    entries, tip = store.read_tournament("t_one")
+    assert entries == [first, second] and tip == (2, second["hash"])
+    assert store.read_tournament("t_one", 1)[0] == [second]
+    assert store.tournament_secret("t_one") == b"\x07" * 32
+    assert store.list_tournaments() == ["t_one"]
+    assert not store.exists("t_one")  # a tournament is no game
+    with pytest.raises(GameNotFound):
+        store.read_tournament("t_none")
+    with pytest.raises(GameNotFound):
+        store.append_tournament("t_none", entry(1, first["hash"]), first["hash"])
+    with pytest.raises(ValueError):
+        store.read_tournament("t_{x}")

@@ -1,0 +1,203 @@
+"""Tournaments (CONTRACT section 10): the creation request, the signed join, withdrawal and organiser
+decision, and the documents the API answers with. Every request schema rejects unknown fields: an
+envelope carries exactly what is signed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from .common import GAME_ID, HEX64, PlayerName, clashing_names, entropy, key_field, sig_field, signer_time, strict_int
+from .games import LogPageSchema, OrganiserSchema
+
+TOURNAMENT_ID = GAME_ID
+#: most players one ``POST /tournaments`` seats (the pure core allows more; the body limit applies anyway)
+MAX_PLAYERS = 1024
+
+
+class PlayerSpecSchema(Schema):
+    name = PlayerName(required=True)
+    key = key_field(required=True)
+
+
+class FormatSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(["round_robin", "swiss", "series"]))
+    rounds = strict_int(validate=validate.Range(min=1, max=1000))
+    table_sizes = fields.List(strict_int(validate=validate.Range(min=2, max=16)),
+                              validate=validate.Length(min=1, max=8))
+
+
+class CreateTournamentSchema(Schema):
+    ruleset = fields.String(required=True, validate=validate.Length(min=1, max=32))
+    options = fields.Dict(metadata={"description": "the games' options, time_control included (CONTRACT 8)"})
+    players = fields.List(fields.Nested(PlayerSpecSchema), required=True,
+                          validate=validate.Length(min=2, max=MAX_PLAYERS))
+    format = fields.Nested(FormatSchema, required=True)
+    points = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,2}$")),
+                         values=fields.List(strict_int(validate=validate.Range(min=-1000, max=1000)),
+                                            validate=validate.Length(max=16)),
+                         metadata={"description": '{"<table size>": [points for rank 1, 2, ...]}'})
+    bye_points = strict_int(validate=validate.Range(min=-1000, max=1000))
+    tie_breaks = fields.List(fields.String(validate=validate.Length(max=32)), validate=validate.Length(max=8))
+    round_deadline = strict_int(validate=validate.Range(min=1, max=365 * 86400),
+                                metadata={"description": "seconds from a round's pairing to its deadline"})
+    adjudication = fields.String(validate=validate.OneOf(["provisional", "organiser"]))
+    nonce = fields.String(validate=validate.Length(max=128))
+    organiser = fields.Nested(OrganiserSchema, metadata={
+        "description": "required when organiser keys are set; sig over {v: 1, ctx: 'referee/tournament', ...the "
+                       "body without 'organiser'}"})
+
+    @validates_schema
+    def _names_and_keys_differ(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        players = data.get("players", [])
+        clashes = clashing_names(p["name"] for p in players)
+        problems: dict[int, dict[str, list[str]]] = {i: {"name": [problem]} for i, problem in clashes.items()}
+        seen: set[str] = set()
+        for i, player in enumerate(players):
+            if player["key"] in seen:
+                problems.setdefault(i, {})["key"] = ["a key plays once in a tournament"]
+            seen.add(player["key"])
+        if problems:
+            raise ValidationError({"players": problems})
+
+
+class _TournamentEnvelope(Schema):
+    v = strict_int(required=True, validate=validate.Equal(1, error="must be 1"))
+    tournament = fields.String(required=True, validate=TOURNAMENT_ID)
+    seq = strict_int(required=True, validate=validate.Range(min=0, max=2**53 - 1),
+                     metadata={"description": "length of the tournament's log the signer saw"})
+    prev = fields.String(required=True, validate=HEX64, metadata={"description": "hash of its last entry"})
+    at = fields.String(validate=[validate.Length(max=64), signer_time])
+
+
+class JoinEnvelopeSchema(_TournamentEnvelope):
+    ctx = fields.String(required=True, validate=validate.Equal("referee/join", error="must be 'referee/join'"))
+    key = key_field(required=True)
+    entropy = fields.String(required=True, validate=[validate.Length(max=64), entropy],
+                            metadata={"description": "32 bytes of the player's own randomness, base64url"})
+
+
+class WithdrawEnvelopeSchema(_TournamentEnvelope):
+    ctx = fields.String(required=True, validate=validate.Equal("referee/withdraw", error="must be 'referee/withdraw'"))
+    key = key_field(required=True, metadata={"description": "the player who withdraws"})
+
+
+class DecisionEnvelopeSchema(_TournamentEnvelope):
+    ctx = fields.String(required=True, validate=validate.Equal("referee/adjudicate",
+                                                              error="must be 'referee/adjudicate'"))
+    game = fields.String(required=True, validate=GAME_ID)
+    ranks = fields.List(strict_int(validate=validate.Range(min=1, max=16)), required=True,
+                        validate=validate.Length(min=2, max=16))
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+
+
+class JoinSchema(Schema):
+    envelope = fields.Nested(JoinEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "by the envelope's key"})
+
+
+class WithdrawSchema(Schema):
+    envelope = fields.Nested(WithdrawEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "by the player or the organiser"})
+
+
+class DecisionSchema(Schema):
+    envelope = fields.Nested(DecisionEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "by the tournament's organiser"})
+
+
+class TournamentCreatedSchema(Schema):
+    tournament = fields.String(required=True)
+    seq = fields.Integer(required=True)
+    head = fields.String(required=True)
+    commitment = fields.String(required=True, metadata={"description": "sha256 of the secret server seed (hex)"})
+    status = fields.String(required=True)
+
+
+class TournamentReceiptSchema(Schema):
+    tournament = fields.String(required=True)
+    position = fields.Integer(required=True, metadata={"description": "where the submission went in the log"})
+    hash = fields.String(required=True)
+    seq = fields.Integer(required=True)
+    head = fields.String(required=True)
+    status = fields.String(required=True)
+
+
+class DecisionAnswerSchema(Schema):
+    tournament = fields.String(required=True)
+    game = fields.String(required=True)
+    seq = fields.Integer(required=True)
+    head = fields.String(required=True)
+    status = fields.String(required=True)
+    result = fields.Dict(allow_none=True, metadata={"description": "the game's result after the adjudication"})
+
+
+class TableSchema(Schema):
+    game = fields.String(required=True)
+    players = fields.List(fields.String(), required=True, metadata={"description": "keys in seat order"})
+    result = fields.Dict(allow_none=True, metadata={"description": "ranks, scores, head, method, seq"})
+
+
+class RoundSchema(Schema):
+    round = fields.Integer(required=True)
+    tables = fields.List(fields.Nested(TableSchema), required=True)
+    byes = fields.List(fields.String(), required=True)
+    closed = fields.Boolean(required=True)
+    paired_at = fields.String(allow_none=True)
+    deadline = fields.String(allow_none=True)
+
+
+class StandingSchema(Schema):
+    rank = fields.Integer(required=True)
+    key = fields.String(required=True)
+    name = fields.String(required=True)
+    points = fields.Raw(required=True, metadata={"description": "an integer, or 'p/q' when not whole"})
+    tie_breaks = fields.Dict(required=True, metadata={"description": "every tie-break's value, by id"})
+
+
+class TournamentPlayerSchema(Schema):
+    name = fields.String(required=True)
+    key = fields.String(required=True)
+    joined = fields.Boolean(required=True)
+    withdrawn = fields.Boolean(required=True)
+
+
+class TournamentSchema(Schema):
+    tournament = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "waiting, active, finished or aborted"})
+    seq = fields.Integer(required=True)
+    head = fields.String(required=True)
+    ruleset = fields.Dict(required=True)
+    options = fields.Dict()
+    format = fields.Dict(required=True)
+    points = fields.Dict(required=True)
+    bye_points = fields.Integer()
+    tie_breaks = fields.List(fields.String(), required=True)
+    round_deadline = fields.Integer(allow_none=True)
+    adjudication = fields.String()
+    commitment = fields.String()
+    organiser = fields.String(allow_none=True)
+    created_at = fields.String()
+    revealed = fields.Boolean()
+    players = fields.List(fields.Nested(TournamentPlayerSchema))
+    rounds = fields.List(fields.Nested(RoundSchema), required=True)
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+
+
+class TournamentLogPageSchema(LogPageSchema):
+    game = fields.String()
+    tournament = fields.String(required=True)
+
+
+class RatingSchema(Schema):
+    key = fields.String(required=True)
+    mu = fields.Float(required=True)
+    sigma = fields.Float(required=True)
+    ordinal = fields.Float(required=True)
+    games = fields.Integer(required=True)
+
+
+class RatingsSchema(Schema):
+    ruleset = fields.String(required=True)
+    ratings = fields.List(fields.Nested(RatingSchema), required=True)

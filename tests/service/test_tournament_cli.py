@@ -1,0 +1,84 @@
+"""``referee tournament create|join|withdraw|show|export`` against a live server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from live_server import serving
+
+from referee.cli import main as cli
+
+
+@pytest.fixture
+def server(app):
+    with serving(app) as url:
+        yield url
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.output
+
+
+def test_create_join_show_withdraw_from_a_terminal(server, tmp_path):
+    public = {}
+    for name in ("ada", "bo", "cy"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        assert code == 0
+        public[name] = out.strip()
+    roster = [arg for name in public for arg in ("--player", f"{name}={public[name]}")]
+    code, out = run("tournament", "create", "fivetowers", *roster,
+                    "--format", "series", "--rounds", "2", "--time-control", "per_move:3d", "--server", server)
+    assert code == 0, out
+    created = json.loads(out)
+    tid = created["tournament"]
+    assert created["status"] == "waiting"
+    for name in ("ada", "bo", "cy"):
+        code, out = run("tournament", "join", tid, "--key", str(tmp_path / f"{name}.key"), "--server", server)
+        assert code == 0, out
+    assert json.loads(out)["status"] == "active"
+    code, out = run("tournament", "join", tid, "--key", str(tmp_path / "ada.key"), "--server", server)
+    assert code != 0 and "join/duplicate" in out
+    code, out = run("tournament", "show", tid, "--server", server)
+    assert code == 0 and "Round 1:" in out and "Standings:" in out and "ada" in out, out
+    code, out = run("tournament", "show", tid, "--json", "--server", server)
+    state = json.loads(out)
+    assert state["rounds"][0]["tables"][0]["game"] == f"{tid}-r1-t1"
+    code, out = run("tournament", "withdraw", tid, "--key", str(tmp_path / "cy.key"), "--server", server)
+    assert code == 0, out
+    code, out = run("tournament", "show", tid, "--json", "--server", server)
+    assert [p["withdrawn"] for p in json.loads(out)["players"]] == [False, False, True]
+    code, out = run("tournament", "export", tid, "--server", server)
+    assert code != 0 and "tournament/not_revealed" in out
+
+
+def test_an_organisers_tournament_decided_and_verified_from_a_terminal(server, tmp_path):
+    public = {}
+    for name in ("org", "ada", "bo"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        public[name] = out.strip()
+    code, out = run("tournament", "create", "fivetowers", "--player", f"ada={public['ada']}", "--player",
+                    f"bo={public['bo']}", "--format", "series", "--rounds", "1", "--adjudication", "organiser",
+                    "--organiser-key", str(tmp_path / "org.key"), "--server", server)
+    assert code == 0, out
+    tid = json.loads(out)["tournament"]
+    for name in ("ada", "bo"):
+        assert run("tournament", "join", tid, "--key", str(tmp_path / f"{name}.key"), "--server", server)[0] == 0
+    game = f"{tid}-r1-t1"
+    for name in ("ada", "bo"):
+        code, out = run("accept", game, "--key", str(tmp_path / f"{name}.key"), "--server", server)
+        assert code == 0, out
+    code, out = run("tournament", "adjudicate", tid, game, "--ranks", "2,1", "--reason", "bo was ahead",
+                    "--key", str(tmp_path / "ada.key"), "--server", server)
+    assert code != 0 and "adjudication/bad_signature" in out
+    code, out = run("tournament", "adjudicate", tid, game, "--ranks", "2,1", "--reason", "bo was ahead",
+                    "--key", str(tmp_path / "org.key"), "--server", server)
+    assert code == 0, out
+    code, out = run("tournament", "status", tid, "--server", server)
+    assert code == 0 and "finished" in out and "[organiser]" in out, out
+    code, out = run("tournament", "export", tid, "--out", str(tmp_path / "cert.json"), "--server", server)
+    assert code == 0, out
+    code, out = run("verify-tournament", str(tmp_path / "cert.json"))
+    assert code == 0 and "VERIFIED" in out, out
