@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,19 @@ def read_or_create_key_file(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
         return load_private_key(file.read_text(encoding="ascii"))
     key = generate_key()
     file.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as out:
-        out.write(private_key_b64(key) + "\n")
+    # Written whole to a private temporary file, then linked into place: several processes starting at once
+    # (gunicorn's workers) all end up with the one key that was linked first, and none reads a half file.
+    fd, temporary = tempfile.mkstemp(prefix=".key-", dir=file.parent)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(private_key_b64(key) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(temporary, file)
+        except FileExistsError:
+            return load_private_key(file.read_text(encoding="ascii"))
+    finally:
+        os.unlink(temporary)
     return key
