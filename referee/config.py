@@ -37,6 +37,8 @@ name                        default                     meaning
                             ``120 per hour``
 ``REFEREE_RATE_TOURNAMENTS`` ``10 per minute;``         ``POST /tournaments`` per client address
                             ``60 per hour``
+``REFEREE_RATE_TOURNAMENTS_PER_KEY`` ``10 per minute;`` the same per organiser key (signed creations)
+                            ``60 per hour``
 ``REFEREE_QUEUE``           ``referee``                 name of the RQ queue of replay jobs
 ``REFEREE_DISPATCH``        ``rq`` (redis), ``inline``   how appends reach the projector: ``rq`` jobs,
                             (memory)                    ``inline`` in the request, or ``none``
@@ -101,6 +103,7 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_RATE_CREATE_PER_KEY": "30 per minute;120 per hour",
     "REFEREE_RATE_CONTACTS_PER_KEY": "30 per minute;120 per hour",
     "REFEREE_RATE_TOURNAMENTS": "10 per minute;60 per hour",
+    "REFEREE_RATE_TOURNAMENTS_PER_KEY": "10 per minute;60 per hour",
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
     "REFEREE_MAX_WAIT": 30.0,

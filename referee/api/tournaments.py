@@ -24,7 +24,7 @@ from schemas.tournaments import (
     WithdrawSchema,
 )
 
-from .limits import rate_limited
+from .limits import rate_limited, signing_key
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("tournaments", __name__, url_prefix="/tournaments",
@@ -48,6 +48,7 @@ def _document_errors(func: Any, codes: tuple[int, ...] = _ERRORS) -> Any:
 @blp.route("")
 class Tournaments(MethodView):
     @rate_limited("REFEREE_RATE_TOURNAMENTS")
+    @rate_limited("REFEREE_RATE_TOURNAMENTS_PER_KEY", key=signing_key)
     @blp.arguments(CreateTournamentSchema())
     @blp.response(201, TournamentCreatedSchema)
     @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_TOURNAMENTS; see Retry-After")
