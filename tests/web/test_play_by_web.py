@@ -67,7 +67,7 @@ def choose_and_submit(page, rng: random.Random) -> None:
     """Pick a legal move only with the page's controls: board elements that act as buttons, and the
     choice buttons of the move panel, until the move is complete; then sign and submit it."""
     submit = page.locator("#submit-move")
-    for _ in range(200):  # random clicks may also take a choice back (a selected display card): a long walk
+    for _ in range(200):  # random clicks may start a choice again (another demolition clears the cards chosen)
         if submit.is_enabled():
             break
         board = page.locator("#board [data-choice='1']")
