@@ -76,7 +76,8 @@ def webhook_latency(app: Any, moves: int, receiver: Any) -> list[float]:
     game = create_game(http, "towerup", 2, keys=keys)
     accept_all(http, game)
     rng = random.Random(7)
-    samples = []
+    samples: list[float] = []
+    refused: list[tuple[int, str]] = []
     for _ in range(moves):
         _s, legal = http.get(f"/games/{game.game_id}/legal-moves")
         if legal["to_move"] is None:
@@ -84,9 +85,10 @@ def webhook_latency(app: Any, moves: int, receiver: Any) -> list[float]:
         seat = legal["to_move"]
         envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], rng.choice(legal["moves"]))
         seen = len(receiver.received)
-        status, _answer = http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], envelope))
+        status, answer = http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], envelope))
         accepted = time.monotonic()
         if status != 202:
+            refused.append((status, (answer or {}).get("error", {}).get("code")))
             continue
         expected_id = f"{game.game_id}:{legal['seq']}:turn"
         deadline = accepted + 30
@@ -99,6 +101,8 @@ def webhook_latency(app: Any, moves: int, receiver: Any) -> list[float]:
                 assert event["id"] == expected_id
                 break
             time.sleep(0.002)
+    if refused:
+        print(f"  ({len(refused)} moves refused: {sorted(set(refused))})")
     return samples
 
 
