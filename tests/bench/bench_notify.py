@@ -75,13 +75,17 @@ def webhook_latency(app: Any, moves: int, receiver: Any) -> list[float]:
         secrets[public_key_b64(key)] = answer["secret"]
     game = create_game(http, "towerup", 2, keys=keys)
     accept_all(http, game)
+    games = 1
     rng = random.Random(7)
     samples: list[float] = []
     refused: list[tuple[int, str]] = []
     for _ in range(moves):
         _s, legal = http.get(f"/games/{game.game_id}/legal-moves")
-        if legal["to_move"] is None:
-            break
+        if legal["to_move"] is None:  # the game is over: the next one (same seats, same contacts)
+            game = create_game(http, "towerup", 2, keys=keys)
+            accept_all(http, game)
+            games += 1
+            _s, legal = http.get(f"/games/{game.game_id}/legal-moves")
         seat = legal["to_move"]
         envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], rng.choice(legal["moves"]))
         seen = len(receiver.received)
@@ -101,8 +105,7 @@ def webhook_latency(app: Any, moves: int, receiver: Any) -> list[float]:
                 assert event["id"] == expected_id
                 break
             time.sleep(0.002)
-    if refused:
-        print(f"  ({len(refused)} moves refused: {sorted(set(refused))})")
+    print(f"  ({games} game(s))" + (f"; {len(refused)} moves refused: {sorted(set(refused))}" if refused else ""))
     return samples
 
 
