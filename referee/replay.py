@@ -502,10 +502,10 @@ def adjudicated_result(provisional: dict[str, Any], adjudication: dict[str, Any]
 def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:
     """The server seed revealed in a log, if any (last ``revealed`` entry with valid hex)."""
     for entry in reversed(entries):
-        if entry.get("type") == "revealed":
+        if isinstance(entry, dict) and entry.get("type") == "revealed":
             try:
                 return bytes.fromhex(entry.get("server_seed", ""))
-            except ValueError:
+            except (ValueError, TypeError):
                 return None
     return None
 

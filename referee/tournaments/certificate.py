@@ -59,7 +59,7 @@ from ..logchain import first_broken_link
 from ..replay import LogError
 from ..signing import b64url_decode, load_public_key, public_key_b64, sign, verify
 from ..verify import FAILED, PASSED, SKIPPED, Check, differing_paths, verify_bundle
-from .log import FINISHED, TournamentReplayer, revealed_seed
+from .log import FINISHED, TournamentReplayer, replay_tournament, revealed_seed
 
 CERTIFICATE_FORMAT = "referee-tournament/1"
 CHECK_ORDER = ("format", "referee_signature", "hash_chain", "seed_commitment", "replay", "games", "merkle_root",
@@ -115,10 +115,7 @@ def build_certificate(log: list[dict[str, Any]], key: Ed25519PrivateKey) -> dict
 
 
 def _replay(log: list[dict[str, Any]]) -> TournamentReplayer:
-    replayer = TournamentReplayer(server_seed=revealed_seed(log))
-    for entry in log:
-        replayer.feed(entry)
-    return replayer
+    return replay_tournament(log)
 
 
 # -- verifying -----------------------------------------------------------------------------------

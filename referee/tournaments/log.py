@@ -51,7 +51,7 @@ from typing import Any
 
 from ..games import ruleset as load_ruleset
 from ..logchain import GENESIS
-from ..replay import LogError, Verdict
+from ..replay import LogError, Verdict, revealed_seed
 from ..signing import b64url_decode, load_public_key, verify
 from . import pairing as pr
 from .points import DEFAULT_BYE_POINTS, DEFAULT_POINTS, ranks_problem
@@ -671,16 +671,6 @@ def finished_payload(game: str, head: str, result: dict[str, Any]) -> dict[str, 
     in seat order, and ``head``, the hash of the game log's last entry."""
     seats = result["seats"]
     return {"game": game, "head": head, "ranks": [s["rank"] for s in seats], "scores": [s["total"] for s in seats]}
-
-
-def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:
-    for entry in reversed(entries):
-        if isinstance(entry, dict) and entry.get("type") == "revealed":
-            try:
-                return bytes.fromhex(entry.get("server_seed", ""))
-            except (ValueError, TypeError):
-                return None
-    return None
 
 
 def replay_tournament(entries: list[dict[str, Any]], server_seed: bytes | None = None) -> TournamentReplayer:
