@@ -92,9 +92,9 @@ def test_worker_killed_mid_job_loses_nothing(app, http, store, spawn_worker):
 
     queue = app.extensions["referee.queue"]
     assert queue.count == 1
-    slow = spawn_worker(env={DELAY_ENV: "0.05"})
+    slow = spawn_worker(env={DELAY_ENV: "0.2"})  # ~90 entries: 18 s to finish, killed long before
     wait_until(lambda: queue.count == 0, timeout=30)  # the slow worker has taken the job
-    time.sleep(0.5)  # ~10 of the ~90 entries folded (0.05 s each)
+    time.sleep(0.5)  # a few of the ~90 entries folded (0.2 s each)
     assert slow.poll() is None
     os.kill(slow.pid, signal.SIGKILL)
     slow.wait(10)
