@@ -48,8 +48,27 @@ def test_a_tournament_is_created_and_joined_in_the_browser(browser, web_server, 
         row.locator(".seat-generate").click()
         page.wait_for_function("i => document.querySelectorAll('#t-players .seat-key')[i].value.length === 43", arg=i)
     page.select_option("#t-format", "round_robin")
+    before = requests.get(f"{web_server}/tournaments", timeout=10).json()["tournaments"]
+    # refused in the page (nothing sent), then by the referee (a table of 9 at 5 Towers), each shown
+    page.fill("#t-table-sizes", "two")
+    page.click("#t-create")
+    error = page.locator("#errors .error[data-code='form/invalid']")
+    error.wait_for()
+    assert "table sizes are whole numbers" in error.inner_text()
+    error.locator(".dismiss").click()
+    page.fill("#t-table-sizes", "9")
+    console_errors.expect("status of 400")
+    page.click("#t-create")
+    refused = page.locator("#errors .error[data-code='request/invalid']")
+    refused.wait_for(timeout=STEP_MS)
+    assert "table_sizes" in refused.inner_text()
+    assert requests.get(f"{web_server}/tournaments", timeout=10).json()["tournaments"] == before
+    refused.locator(".dismiss").click()
+
     page.fill("#t-table-sizes", "2")
     page.fill("#t-deadline-days", "2")
+    page.check("input[name=tc-kind][value=per_move]")
+    page.fill("#tc-per-move-days", "1")
     page.click("#t-create")
     page.wait_for_url("**/play/tournaments/t_*", timeout=STEP_MS)
     tid = page.url.rsplit("/", 1)[-1]
@@ -69,6 +88,8 @@ def test_a_tournament_is_created_and_joined_in_the_browser(browser, web_server, 
     assert state["status"] == "active" and all(p["joined"] for p in state["players"])
     assert state["format"] == {"kind": "round_robin", "rounds": 3, "table_sizes": [2]}
     assert state["round_deadline"] == 2 * 86400
+    assert state["options"]["time_control"]["kind"] == "per_move"
+    assert state["options"]["time_control"]["per_move"] == 86400
     log = requests.get(f"{web_server}/tournaments/{tid}/log", timeout=10).json()["entries"]
     assert [e["type"] for e in log] == ["created", "joined", "joined", "joined", "paired"]
     assert all(len(e["submission"]["envelope"]["entropy"]) == 43 for e in log if e["type"] == "joined")
@@ -95,6 +116,7 @@ def test_a_tournament_is_created_and_joined_in_the_browser(browser, web_server, 
     assert page.locator("#t-certificate").count() == 0  # not revealed yet
     assert page.locator(".tie-break-chain li").evaluate_all("l => l.map(e => e.dataset.tieBreak)") == CHAIN
     summary = page.locator("#t-summary dl").inner_text()
+    assert "time per move 1 d" in summary
     assert "round robin, 3 rounds, tables of 2" in summary and "2 d" in summary and state["commitment"] in summary
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     page.screenshot(path=str(artifacts / "tournament-joined-desktop.png"), full_page=True)

@@ -38,6 +38,15 @@ function duration(seconds) {
   return [days && `${days} d`, hours && `${hours} h`, minutes && `${minutes} min`, rest && `${rest} s`].filter(Boolean).join(" ");
 }
 
+function clockText(tc) {
+  const main = tc.kind === "per_move" ? `time per move ${duration(tc.per_move)}`
+    : tc.kind === "bank" ? `time bank ${duration(tc.initial)}, + ${duration(tc.increment)} a move, at most ${duration(tc.max)}`
+      : JSON.stringify(tc);
+  const timeout = tc.on_timeout === "forfeit" ? "a timeout forfeits"
+    : tc.on_timeout ? `a timeout plays a default move (forfeit after ${tc.max_auto_moves})` : "";
+  return [main, tc.vacation ? `vacation ${duration(tc.vacation)}` : "", timeout].filter(Boolean).join("; ");
+}
+
 function nameOf(key) {
   return names.get(key) || shortKey(key);
 }
@@ -81,7 +90,8 @@ function renderSummary() {
     ["Log", [`${state.seq} entries, head `, el("code", { class: "hash" }, state.head)]],
     ["Seed commitment", el("code", { class: "hash" }, state.commitment || "")],
   ];
-  if (state.options && state.options.time_control) rows.splice(3, 0, ["Games' time control", JSON.stringify(state.options.time_control)]);
+  const tc = state.options && state.options.time_control;
+  if (tc) rows.splice(3, 0, ["Games' clock", clockText(tc)]);
   document.getElementById("t-summary").replaceChildren(el("dl", { class: "facts" },
     rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])));
 }

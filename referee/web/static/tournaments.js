@@ -3,6 +3,7 @@
 // browser can be picked or generated here.
 
 import { api } from "./api.js";
+import { initTimeControlForm, readTimeControl } from "./clock.js";
 import { entropy, generateKey, listKeys, signEnvelope } from "./keys.js";
 import { formatText } from "./tournament-model.js";
 import { clearErrors, el, showError } from "./ui.js";
@@ -142,8 +143,17 @@ function readForm() {
   const hours = numberField("t-deadline-hours", "The deadline's hours", problems);
   const seconds = Math.round(days * 86400 + hours * 3600);
   if (seconds > 365 * 86400) problems.push("the round deadline is at most 365 days");
-  if (problems.length) throw Object.assign(new Error(problems.join("; ")), { code: "form/invalid" });
+  let timeControl = null;
+  try {
+    timeControl = readTimeControl();
+  } catch (err) {
+    problems.push(...((err.details && err.details.problems) || [err.message]));
+  }
+  if (problems.length) {
+    throw Object.assign(new Error("the form is not complete"), { code: "form/invalid", details: { problems } });
+  }
   const body = { ruleset: current.name, players, format, adjudication: document.getElementById("t-adjudication").value };
+  if (timeControl) body.options = { time_control: timeControl };
   if (seconds > 0) body.round_deadline = seconds;
   return body;
 }
@@ -200,5 +210,6 @@ document.getElementById("t-remove-player").addEventListener("click", () => {
 document.getElementById("tournaments-next").addEventListener("click", loadList);
 document.getElementById("tournament-form").addEventListener("submit", submit);
 for (let i = 0; i < 4; i += 1) addPlayer();
+initTimeControlForm();
 init();
 loadList();
