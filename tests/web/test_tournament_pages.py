@@ -210,3 +210,38 @@ def test_standings_crosstable_and_path_on_a_phone(browser, web_server, console_e
     assert violations(page) == []
     context.close()
     console_errors.assert_none()
+
+
+def test_a_finished_tournament_links_its_certificate_and_rates_its_players(browser, web_server, console_errors):
+    http = Http(requests.Session(), web_server)
+    players = Players(2)
+    status, created = http.post("/tournaments", players.body(format={"kind": "round_robin", "table_sizes": [2]}))
+    assert status == 201, created
+    tid = created["tournament"]
+    join_all(http, tid, players)
+    table = tournament_state(http, tid)["rounds"][0]["tables"][0]
+    play_random(http, start_game(http, table, players, random.Random(3)), random.Random(4))
+    state = wait_until(lambda: (s := tournament_state(http, tid))["revealed"] and s, timeout=30)
+    assert state["status"] == "finished"
+
+    context, page = watched(browser, console_errors, viewport={"width": 1280, "height": 900})
+    page.goto(f"{web_server}/play/tournaments/{tid}")
+    link = page.locator("#t-certificate")
+    link.wait_for(timeout=STEP_MS)
+    assert page.locator("#t-status").inner_text() == "finished"
+    certificate = requests.get(f"{web_server}{link.get_attribute('href')}", timeout=10).json()
+    assert certificate["format"] == "referee-tournament/1" and certificate["games"][0]["id"] == table["game"]
+
+    # the leaderboard of 5 Towers on the tournaments page: both players, ordered by ordinal
+    ratings = requests.get(f"{web_server}/ratings/fivetowers", timeout=10).json()["ratings"]
+    page.goto(f"{web_server}/play/tournaments")
+    page.select_option("#ratings-ruleset", "fivetowers")
+    rows = page.locator("table.ratings[data-ruleset=fivetowers] tbody tr")
+    rows.first.wait_for(timeout=STEP_MS)
+    assert rows.evaluate_all("rs => rs.map(r => r.dataset.key)") == [r["key"] for r in ratings]
+    mine = {players.public[0], players.public[1]}
+    assert mine <= {r["key"] for r in ratings}
+    assert rows.first.locator("td").nth(2).inner_text() == f"{ratings[0]['ordinal']:.2f}"
+    assert violations(page) == []
+    context.close()
+    console_errors.assert_none()

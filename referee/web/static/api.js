@@ -60,6 +60,7 @@ export const api = {
   removeContact: (id, body) => request("DELETE", `/contacts/${encodeURIComponent(id)}`, body),
   tournaments: (offset = 0, limit = 100) => request("GET", `/tournaments?offset=${offset}&limit=${limit}`),
   tournament: (id) => request("GET", `/tournaments/${encodeURIComponent(id)}`),
+  ratings: (ruleset) => request("GET", `/ratings/${encodeURIComponent(ruleset)}`),
   createTournament: (body) => request("POST", "/tournaments", body),
   joinTournament: (id, submission) => request("POST", `/tournaments/${encodeURIComponent(id)}/join`, submission),
   withdrawTournament: (id, submission) => request("POST", `/tournaments/${encodeURIComponent(id)}/withdraw`, submission),

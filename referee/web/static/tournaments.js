@@ -6,7 +6,7 @@ import { api } from "./api.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
 import { entropy, generateKey, listKeys, signEnvelope } from "./keys.js";
 import { formatText } from "./tournament-model.js";
-import { clearErrors, el, showError } from "./ui.js";
+import { clearErrors, el, shortKey, showError } from "./ui.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const PAGE = 50;
@@ -50,6 +50,36 @@ async function loadList() {
     showError(err, "Loading the tournaments");
   } finally {
     document.getElementById("tournament-list").setAttribute("aria-busy", "false");
+  }
+}
+
+// -- ratings (GET /ratings/<ruleset>) ------------------------------------------------------------------
+
+async function loadRatings() {
+  const name = document.getElementById("ratings-ruleset").value;
+  const box = document.getElementById("ratings-body");
+  if (!name) return;
+  try {
+    const data = await api.ratings(name);
+    const mine = new Map(listKeys().map((k) => [k.public, k.name]));
+    if (!data.ratings.length) {
+      box.replaceChildren(el("p", { class: "hint" }, "No rated games yet."));
+      return;
+    }
+    box.replaceChildren(el("table", { class: "ratings stack-on-phone", dataset: { ruleset: data.ruleset } },
+      el("caption", { class: "sr-only" }, `Ratings of ${data.ruleset}`),
+      el("thead", {}, el("tr", {}, ["#", "Player key", "Ordinal (μ − 3σ)", "μ", "σ", "Games"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, data.ratings.map((r, i) => el("tr", { dataset: { key: r.key } },
+        el("td", { dataset: { label: "#" } }, String(i + 1)),
+        el("td", { dataset: { label: "Player key" } }, el("span", { class: "mono", title: r.key }, shortKey(r.key)),
+          mine.has(r.key) ? el("span", { class: "muted" }, ` (${mine.get(r.key)}, this browser)`) : null),
+        el("td", { dataset: { label: "Ordinal" } }, r.ordinal.toFixed(2)),
+        el("td", { dataset: { label: "μ" } }, r.mu.toFixed(2)),
+        el("td", { dataset: { label: "σ" } }, r.sigma.toFixed(2)),
+        el("td", { dataset: { label: "Games" } }, String(r.games)))))));
+  } catch (err) {
+    box.replaceChildren();
+    showError(err, "Loading the ratings");
   }
 }
 
@@ -199,6 +229,10 @@ async function init() {
     el("input", { type: "radio", name: "t-ruleset", value: r.name, checked: i === 0, onchange: () => chooseRuleset(r.name) }),
     ` ${r.title || r.name} `, el("small", {}, `(${r.min_players ?? "?"}–${r.max_players ?? "?"} a table)`))));
   if (rulesets.length) chooseRuleset(rulesets[0].name);
+  const select = document.getElementById("ratings-ruleset");
+  select.replaceChildren(...rulesets.map((r) => el("option", { value: r.name }, r.title || r.name)));
+  select.addEventListener("change", loadRatings);
+  loadRatings();
 }
 
 document.getElementById("t-organiser").append(...listKeys().map((k) => el("option", { value: k.public }, k.name)));
