@@ -232,6 +232,12 @@ def test_a_finished_tournament_links_its_certificate_and_rates_its_players(brows
     certificate = requests.get(f"{web_server}{link.get_attribute('href')}", timeout=10).json()
     assert certificate["format"] == "referee-tournament/1" and certificate["games"][0]["id"] == table["game"]
 
+    # the game's page links back to its tournament
+    page.goto(f"{web_server}/play/games/{table['game']}")
+    back = page.locator("#tournament-back")
+    back.wait_for(timeout=STEP_MS)
+    assert back.get_attribute("href") == f"/play/tournaments/{tid}"
+
     # the leaderboard of 5 Towers on the tournaments page: both players, ordered by ordinal
     ratings = requests.get(f"{web_server}/ratings/fivetowers", timeout=10).json()["ratings"]
     page.goto(f"{web_server}/play/tournaments")
