@@ -31,6 +31,8 @@ def test_the_list_is_newest_first_and_paged(http):
     assert [(t["tournament"], t["joined"], t["seq"]) for t in rest["tournaments"]] == [(first, 1, 2)]
     status, everything = http.get("/tournaments")
     assert status == 200 and len(everything["tournaments"]) == 3 and everything["next"] is None
+    status, far = http.get(f"/tournaments?offset={2**53 - 1}&limit=100")  # the largest offset: an empty page
+    assert status == 200 and far == {"tournaments": [], "offset": 2**53 - 1, "next": None}
 
 
 def test_a_bad_page_is_refused(http):

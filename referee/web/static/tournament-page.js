@@ -14,6 +14,8 @@ const root = document.getElementById("tournament");
 const tournamentId = root.dataset.tournament;
 // A tournament changes slowly (a finished game, a join): a few times slower than a game page polls.
 const POLL_MS = Math.max(1000, 4 * (Number(root.dataset.pollMs) || 1500));
+// A crosstable grows with the square of the players: beyond this many, the players' paths say whom each met.
+const CROSSTABLE_MAX = 64;
 let state = null;
 let names = new Map();
 let selected = null;
@@ -179,6 +181,11 @@ function renderCrosstable() {
   const order = (state.standings || []).map((r) => r.key);
   if (!(state.rounds || []).length || !order.length) {
     box.replaceChildren(el("p", { class: "hint" }, "Nobody has met yet."));
+    return;
+  }
+  if (order.length > CROSSTABLE_MAX) {
+    box.replaceChildren(el("p", { class: "hint" }, `The crosstable is drawn for up to ${CROSSTABLE_MAX} players; `
+      + `this tournament has ${order.length}: choose a player to see whom they met.`));
     return;
   }
   const meetings = crosstable(state);
