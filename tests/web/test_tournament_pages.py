@@ -127,6 +127,7 @@ def test_a_tournament_is_created_and_joined_in_the_browser(browser, web_server, 
     listed.wait_for(timeout=STEP_MS)
     assert listed.get_attribute("data-status") == "active"
     assert "round robin, 3 rounds" in listed.inner_text() and "1 of 3" in listed.inner_text()
+    page.screenshot(path=str(artifacts / "tournament-list-desktop.png"))
     assert violations(page) == []
     context.close()
     console_errors.assert_none()
