@@ -21,7 +21,8 @@ def test_game_points_match_the_referee(static_page):
     got = static_page.evaluate(
         """async (cases) => {
              const { gamePoints } = await import('./static/tournament-model.js');
-             return cases.map(([points, ranks]) => ranks.map((_, seat) => gamePoints({ [ranks.length]: points }, ranks, seat)));
+             return cases.map(([points, ranks]) =>
+               ranks.map((_, seat) => gamePoints({ [ranks.length]: points }, ranks, seat)));
            }""", CASES)
     want = [[str(to_json(p)) for p in seat_points(ranks, points)] for points, ranks in CASES]
     assert got == want
