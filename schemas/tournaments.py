@@ -9,7 +9,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .common import GAME_ID, HEX64, PlayerName, clashing_names, entropy, key_field, sig_field, signer_time, strict_int
-from .games import LogPageSchema, OrganiserSchema
+from .games import LogPageSchema, OrganiserSchema, _page_limit, _position
 
 TOURNAMENT_ID = GAME_ID
 #: most players one ``POST /tournaments`` seats (the pure core allows more; the body limit applies anyway)
@@ -183,6 +183,35 @@ class TournamentSchema(Schema):
     players = fields.List(fields.Nested(TournamentPlayerSchema))
     rounds = fields.List(fields.Nested(RoundSchema), required=True)
     standings = fields.List(fields.Nested(StandingSchema), required=True)
+
+
+#: Largest page of ``GET /tournaments`` (each tournament is folded for its summary).
+TOURNAMENTS_MAX_PAGE = 100
+
+
+class TournamentListQuerySchema(Schema):
+    offset = _position("tournaments to skip, newest first", load_default=0)
+    limit = _page_limit(TOURNAMENTS_MAX_PAGE, load_default=TOURNAMENTS_MAX_PAGE)
+
+
+class TournamentSummarySchema(Schema):
+    tournament = fields.String(required=True)
+    status = fields.String(required=True, metadata={"description": "waiting, active, finished or aborted"})
+    ruleset = fields.Dict(required=True)
+    format = fields.Dict(required=True)
+    players = fields.Integer(required=True, metadata={"description": "how many players the tournament seats"})
+    joined = fields.Integer(required=True)
+    withdrawn = fields.Integer(required=True)
+    round = fields.Integer(required=True, metadata={"description": "rounds paired so far"})
+    seq = fields.Integer(required=True)
+    head = fields.String(required=True)
+    created_at = fields.String(allow_none=True)
+
+
+class TournamentListSchema(Schema):
+    tournaments = fields.List(fields.Nested(TournamentSummarySchema), required=True)
+    offset = fields.Integer(required=True)
+    next = fields.Integer(allow_none=True)
 
 
 class TournamentLogPageSchema(LogPageSchema):

@@ -18,6 +18,8 @@ from schemas.tournaments import (
     JoinSchema,
     RatingsSchema,
     TournamentCreatedSchema,
+    TournamentListQuerySchema,
+    TournamentListSchema,
     TournamentLogPageSchema,
     TournamentReceiptSchema,
     TournamentSchema,
@@ -47,6 +49,15 @@ def _document_errors(func: Any, codes: tuple[int, ...] = _ERRORS) -> Any:
 
 @blp.route("")
 class Tournaments(MethodView):
+    @blp.arguments(TournamentListQuerySchema(), location="query")
+    @blp.response(200, TournamentListSchema)
+    @blp.alt_response(400, schema=ErrorSchema)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """Tournaments, newest first: status, ruleset, format, players (joined, withdrawn), rounds paired."""
+        found = service().list_tournaments(query["offset"], query["limit"])
+        following = query["offset"] + len(found) if len(found) == query["limit"] else None
+        return {"tournaments": found, "offset": query["offset"], "next": following}
+
     @rate_limited("REFEREE_RATE_TOURNAMENTS")
     @rate_limited("REFEREE_RATE_TOURNAMENTS_PER_KEY", key=signing_key)
     @blp.arguments(CreateTournamentSchema())

@@ -192,6 +192,11 @@ class LogStore(ABC):
     def list_tournaments(self) -> list[str]:
         """Tournament ids, oldest first."""
 
+    def newest_tournaments(self, offset: int = 0, limit: int | None = None) -> list[str]:
+        """Tournament ids, newest first, ``limit`` of them after skipping ``offset`` (``GET /tournaments``)."""
+        ordered = list(reversed(self.list_tournaments()))
+        return ordered[offset:None if limit is None else offset + limit]
+
     def ping(self) -> bool:
         return True
 

@@ -356,6 +356,10 @@ class RedisStore(LogStore):
     def list_tournaments(self) -> list[str]:
         return [_text(t) for t in self.redis.zrange(keys.TOURNAMENTS_INDEX, 0, -1)]
 
+    def newest_tournaments(self, offset: int = 0, limit: int | None = None) -> list[str]:
+        stop = -1 if limit is None else offset + limit - 1
+        return [_text(t) for t in self.redis.zrevrange(keys.TOURNAMENTS_INDEX, offset, stop)]
+
     def ping(self) -> bool:
         try:
             return bool(self.redis.ping()) and (self.work is self.redis or bool(self.work.ping()))

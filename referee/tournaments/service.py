@@ -508,6 +508,22 @@ class TournamentService:
             return []
 
     # -- reads ------------------------------------------------------------------------------------------
+    def list_tournaments(self, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """``GET /tournaments``: newest first, a summary of each (folded here, like ``state``)."""
+        out = []
+        for tournament_id in self.store.newest_tournaments(offset, limit):
+            try:
+                replayer = self.fold(tournament_id)
+            except ServiceError:
+                continue
+            created = replayer.created or {}
+            out.append({"tournament": tournament_id, "status": replayer.status, "ruleset": created.get("ruleset"),
+                        "format": created.get("format"), "players": len(created.get("players", [])),
+                        "joined": len(replayer.joins), "withdrawn": len(replayer.withdrawn),
+                        "round": len(replayer.rounds), "seq": replayer.seq, "head": replayer.head,
+                        "created_at": created.get("at")})
+        return out
+
     def state(self, tournament_id: str) -> dict[str, Any]:
         """``GET /tournaments/{id}``: the projection of the log (CONTRACT section 10), folded here."""
         replayer = self.fold(tournament_id)

@@ -14,6 +14,8 @@ Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
     /play/games/<id>            game page (board, moves, live updates)
     /play/games/<id>/replay     replay viewer
     /play/confirm/<contact>     confirm an e-mail address with its code (a button: never the GET alone)
+    /play/tournaments           the tournaments (newest first) and the new-tournament form
+    /play/tournaments/<id>      a tournament: rounds and tables, standings, crosstable, a player's path, join
 """
 
 from __future__ import annotations
@@ -76,6 +78,17 @@ def game(game_id: str) -> str:
 @bp.get("/games/<game_id>/replay")
 def replay(game_id: str) -> str:
     return render_template("web/replay.html", page="replay", game_id=_checked(game_id))
+
+
+@bp.get("/tournaments")
+def tournaments() -> str:
+    return render_template("web/tournaments.html", page="tournaments")
+
+
+@bp.get("/tournaments/<tournament_id>")
+def tournament(tournament_id: str) -> str:
+    return render_template("web/tournament.html", page="tournament", tournament_id=_checked(tournament_id),
+                           poll_ms=_poll_ms())
 
 
 _CONTACT_ID = re.compile(r"^c_[a-z2-7]{16}$")

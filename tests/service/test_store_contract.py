@@ -302,3 +302,15 @@ def test_tournament_logs_append_atomically_apart_from_games(store):
         store.append_tournament("t_none", entry(1, first["hash"]), first["hash"])
     with pytest.raises(ValueError):
         store.read_tournament("t_{x}")
+
+
+def test_tournaments_newest_first_in_pages(store):
+    for name in ("t_a", "t_b", "t_c"):
+        first = seal({"v": 1, "type": "created", "seq": 0, "at": "2026-11-21T10:00:00.000Z", "tournament": name},
+                     GENESIS)
+        store.create_tournament(name, first, b"\x07" * 32)
+    assert store.list_tournaments() == ["t_a", "t_b", "t_c"]  # oldest first (ratings fold in creation order)
+    assert store.newest_tournaments() == ["t_c", "t_b", "t_a"]
+    assert store.newest_tournaments(1, 1) == ["t_b"]
+    assert store.newest_tournaments(2, 100) == ["t_a"]
+    assert store.newest_tournaments(3, 100) == []

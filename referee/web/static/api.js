@@ -58,5 +58,11 @@ export const api = {
   contacts: (query) => request("GET", `/contacts?${new URLSearchParams(query)}`),
   addContact: (body) => request("POST", "/contacts", body),
   removeContact: (id, body) => request("DELETE", `/contacts/${encodeURIComponent(id)}`, body),
+  tournaments: (offset = 0, limit = 100) => request("GET", `/tournaments?offset=${offset}&limit=${limit}`),
+  tournament: (id) => request("GET", `/tournaments/${encodeURIComponent(id)}`),
+  ratings: (ruleset) => request("GET", `/ratings/${encodeURIComponent(ruleset)}`),
+  createTournament: (body) => request("POST", "/tournaments", body),
+  joinTournament: (id, submission) => request("POST", `/tournaments/${encodeURIComponent(id)}/join`, submission),
+  withdrawTournament: (id, submission) => request("POST", `/tournaments/${encodeURIComponent(id)}/withdraw`, submission),
   move: (id, submission, wait = 5) => request("POST", `/games/${encodeURIComponent(id)}/moves?wait=${wait}`, submission),
 };

@@ -7,6 +7,7 @@ import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from ".
 import { clearErrors, el, shortKey, showError } from "./ui.js";
 import { followGame } from "./live.js";
 
+const WEB = document.body.dataset.web || "/play/";
 const root = document.getElementById("game");
 const gameId = root.dataset.game;
 const pollMs = Number(root.dataset.pollMs) || 1500;
@@ -287,6 +288,14 @@ document.getElementById("manual-submit").addEventListener("click", () => {
 });
 
 let live = null;
+// A tournament's game names its tournament in its `created` entry: link back to the tournament's page.
+api.log(gameId, "?from=0&limit=1").then((page) => {
+  const created = (page.entries || [])[0];
+  if (!created || typeof created.tournament !== "string") return;
+  document.getElementById("tournament-link").replaceChildren(" · ", el("a", { id: "tournament-back",
+    href: `${WEB}tournaments/${encodeURIComponent(created.tournament)}` }, `Tournament ${created.tournament}`));
+}).catch(() => {}); // only a convenience: the game page works without it
+
 safeLoad().then(() => {
   live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq) });
 });

@@ -1,0 +1,349 @@
+// A tournament's page: what it is, its players (with Join / Withdraw for this browser's keys), the standings
+// with every tie-break value, a player's path, the rounds with their tables and byes, the crosstable, the
+// points and the tie-break chain. Everything comes from GET /tournaments/<id>; joins and withdrawals are
+// signed here (Ed25519 over RFC 8785, like moves) and posted to /join and /withdraw.
+
+import { api, ApiError } from "./api.js";
+import { entropy, listKeys, signEnvelope } from "./keys.js";
+import { TIE_BREAKS, crosstable, formatText, ordinal, playerPath, show, tieBreakName } from "./tournament-model.js";
+import { clearErrors, el, shortKey, showError } from "./ui.js";
+
+const WEB = document.body.dataset.web || "/play/";
+const API = document.body.dataset.api || "";
+const root = document.getElementById("tournament");
+const tournamentId = root.dataset.tournament;
+// A tournament changes slowly (a finished game, a join): a few times slower than a game page polls.
+const POLL_MS = Math.max(1000, 4 * (Number(root.dataset.pollMs) || 1500));
+// A crosstable grows with the square of the players: beyond this many, the players' paths say whom each met.
+const CROSSTABLE_MAX = 64;
+let state = null;
+let names = new Map();
+let selected = null;
+let busy = false;
+
+function nowIso() {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+function when(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return el("time", { datetime: iso, title: iso }, Number.isNaN(d.getTime()) ? iso : d.toLocaleString());
+}
+
+function duration(seconds) {
+  if (!seconds) return "none";
+  const days = Math.floor(seconds / 86400);
+  const hours = Math.floor((seconds % 86400) / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = seconds % 60;
+  return [days && `${days} d`, hours && `${hours} h`, minutes && `${minutes} min`, rest && `${rest} s`].filter(Boolean).join(" ");
+}
+
+function clockText(tc) {
+  const main = tc.kind === "per_move" ? `time per move ${duration(tc.per_move)}`
+    : tc.kind === "bank" ? `time bank ${duration(tc.initial)}, + ${duration(tc.increment)} a move, at most ${duration(tc.max)}`
+      : JSON.stringify(tc);
+  const timeout = tc.on_timeout === "forfeit" ? "a timeout forfeits"
+    : tc.on_timeout ? `a timeout plays a default move (forfeit after ${tc.max_auto_moves})` : "";
+  return [main, tc.vacation ? `vacation ${duration(tc.vacation)}` : "", timeout].filter(Boolean).join("; ");
+}
+
+function nameOf(key) {
+  return names.get(key) || shortKey(key);
+}
+
+function nameSpan(key) {
+  return el("span", { class: "name", title: nameOf(key) }, nameOf(key));
+}
+
+/** A name that opens the player's path. */
+function playerButton(key) {
+  return el("button", { type: "button", class: "link player-link", dataset: { key }, title: `${nameOf(key)}: path`,
+    "aria-label": `Show the path of ${nameOf(key)}`, onclick: () => choosePlayer(key, true) }, nameSpan(key));
+}
+
+function gameLink(game) {
+  return el("a", { class: "mono", href: `${WEB}games/${encodeURIComponent(game)}` }, game);
+}
+
+function resultText(table) {
+  const result = table.result;
+  if (!result) return "playing";
+  const order = table.players.map((k, i) => i).sort((a, b) => result.ranks[a] - result.ranks[b]);
+  const parts = order.map((i) => `${ordinal(result.ranks[i])} ${nameOf(table.players[i])}` +
+    (result.scores && result.scores[i] !== null && result.scores[i] !== undefined ? ` (${result.scores[i]})` : ""));
+  return parts.join(", ") + (result.method && result.method !== "played" ? ` — adjudicated (${result.method})` : "");
+}
+
+// -- sections ----------------------------------------------------------------------------------------
+
+function renderSummary() {
+  const status = document.getElementById("t-status");
+  status.textContent = state.status;
+  status.className = `status status-${state.status}`;
+  const rows = [
+    ["Ruleset", `${state.ruleset ? state.ruleset.name : "?"}${state.ruleset && state.ruleset.version ? ` (engine ${state.ruleset.version})` : ""}`],
+    ["Format", formatText(state.format)],
+    ["Round deadline", duration(state.round_deadline)],
+    ["Adjudication at a deadline", state.adjudication === "organiser" ? "the organiser's signed decision" : "the engine's provisional result"],
+    ["Organiser", state.organiser ? el("span", { class: "mono", title: state.organiser }, shortKey(state.organiser)) : "none"],
+    ["Created", when(state.created_at)],
+    ["Log", [`${state.seq} entries, head `, el("code", { class: "hash" }, state.head)]],
+    ["Seed commitment", el("code", { class: "hash" }, state.commitment || "")],
+  ];
+  const tc = state.options && state.options.time_control;
+  if (tc) rows.splice(3, 0, ["Games' clock", clockText(tc)]);
+  document.getElementById("t-summary").replaceChildren(el("dl", { class: "facts" },
+    rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])));
+}
+
+function renderPlayers() {
+  const mine = new Map(listKeys().map((k) => [k.public, k]));
+  const list = document.getElementById("t-player-list");
+  list.replaceChildren(...(state.players || []).map((p) => el("li", { dataset: { key: p.key, joined: String(p.joined) } },
+    playerButton(p.key), " ", el("span", { class: "mono muted", title: p.key }, shortKey(p.key)), " ",
+    p.withdrawn ? el("span", { class: "badge badge-forfeited" }, "withdrawn")
+      : el("span", { class: p.joined ? "joined" : "muted" }, p.joined ? "joined" : "not joined yet"),
+    mine.has(p.key) ? el("span", { class: "muted" }, " (this browser)") : null)));
+  const actions = [];
+  for (const p of state.players || []) {
+    const key = mine.get(p.key);
+    if (!key) continue;
+    if (state.status === "waiting" && !p.joined) {
+      actions.push(el("button", { type: "button", class: "primary join", dataset: { key: p.key }, disabled: busy,
+        onclick: () => sendJoin(key) }, `Join as ${p.name}`));
+    } else if (state.status === "active" && p.joined && !p.withdrawn) {
+      actions.push(el("button", { type: "button", class: "withdraw", dataset: { key: p.key }, disabled: busy,
+        onclick: () => sendWithdraw(key, p.name) }, `Withdraw ${p.name}`));
+    }
+  }
+  const waiting = (state.players || []).filter((p) => !p.joined).length;
+  const note = state.status === "waiting"
+    ? el("p", { class: "hint" }, `${waiting} of ${(state.players || []).length} players still to join; round 1 is paired when everybody has joined.`)
+    : null;
+  document.getElementById("t-join").replaceChildren(...[note, actions.length ? el("p", { class: "inline" }, actions) : null].filter(Boolean));
+}
+
+function renderStandings() {
+  const chain = state.tie_breaks || [];
+  const box = document.getElementById("t-standings");
+  if (!(state.standings || []).length) {
+    box.replaceChildren(el("p", { class: "hint" }, "No standings yet."));
+    return;
+  }
+  box.replaceChildren(el("table", { class: "standings stack-on-phone" },
+    el("caption", { class: "sr-only" }, "Standings: rank, name, points and every tie-break value"),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Rank"), el("th", { scope: "col" }, "Player"),
+      el("th", { scope: "col" }, "Points"),
+      chain.map((id) => el("th", { scope: "col", title: (TIE_BREAKS[id] || [])[1] || id, dataset: { tieBreak: id } }, tieBreakName(id))))),
+    el("tbody", {}, state.standings.map((row) => el("tr", { dataset: { key: row.key, rank: String(row.rank) },
+      class: selected === row.key ? "selected" : null },
+    el("td", { class: "rank", dataset: { label: "Rank" } }, String(row.rank)),
+    el("td", { dataset: { label: "Player" } }, playerButton(row.key)),
+    el("td", { class: "points", dataset: { label: "Points" } }, show(row.points)),
+    chain.map((id) => el("td", { dataset: { label: tieBreakName(id), tieBreak: id } }, show(row.tie_breaks[id]))))))));
+  const links = [el("a", { href: `${API}/tournaments/${encodeURIComponent(tournamentId)}/standings.csv`, download: "" }, "Standings as CSV"),
+    " · ", el("a", { href: `${API}/tournaments/${encodeURIComponent(tournamentId)}/log` }, "the log (JSON)")];
+  if (state.revealed) {
+    links.push(" · ", el("a", { id: "t-certificate", href: `${API}/tournaments/${encodeURIComponent(tournamentId)}/export` },
+      "the certificate"), el("span", { class: "hint" }, " (check it offline with referee verify-tournament)"));
+  } else {
+    links.push(el("span", { class: "hint" }, " · the certificate comes when the tournament is finished and its seed revealed"));
+  }
+  document.getElementById("t-downloads").replaceChildren(...links);
+}
+
+function renderRounds() {
+  const box = document.getElementById("t-rounds");
+  if (!(state.rounds || []).length) {
+    box.replaceChildren(el("p", { class: "hint" }, "No round paired yet."));
+    return;
+  }
+  box.replaceChildren(...[...state.rounds].reverse().map((rnd) => el("section", { class: "round", dataset: { round: String(rnd.round) } },
+    el("h3", {}, `Round ${rnd.round} `, el("small", { class: rnd.closed ? "muted" : "status-active" }, rnd.closed ? "closed" : "open"),
+      rnd.deadline && !rnd.closed ? el("small", { class: "muted" }, " · deadline ", when(rnd.deadline)) : null),
+    el("table", { class: "round-tables stack-on-phone" },
+      el("caption", { class: "sr-only" }, `Tables of round ${rnd.round}`),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Table"), el("th", { scope: "col" }, "Game"),
+        el("th", { scope: "col" }, "Players in seat order"), el("th", { scope: "col" }, "Result"))),
+      el("tbody", {}, rnd.tables.map((table, i) => el("tr", { dataset: { game: table.game } },
+        el("td", { dataset: { label: "Table" } }, String(i + 1)),
+        el("td", { dataset: { label: "Game" } }, gameLink(table.game)),
+        el("td", { class: "players", dataset: { label: "Players" } }, table.players.map((k, s) => [s ? ", " : "", playerButton(k)]).flat()),
+        el("td", { class: table.result ? "result" : "result muted", dataset: { label: "Result" } }, resultText(table)))))),
+    (rnd.byes || []).length ? el("p", { class: "byes" }, `Bye (${show(state.bye_points)} points): `,
+      rnd.byes.map((k, i) => [i ? ", " : "", playerButton(k)]).flat()) : null)));
+}
+
+function renderCrosstable() {
+  const box = document.getElementById("t-crosstable");
+  const order = (state.standings || []).map((r) => r.key);
+  if (!(state.rounds || []).length || !order.length) {
+    box.replaceChildren(el("p", { class: "hint" }, "Nobody has met yet."));
+    return;
+  }
+  if (order.length > CROSSTABLE_MAX) {
+    box.replaceChildren(el("p", { class: "hint" }, `The crosstable is drawn for up to ${CROSSTABLE_MAX} players; `
+      + `this tournament has ${order.length}: choose a player to see whom they met.`));
+    return;
+  }
+  const meetings = crosstable(state);
+  box.replaceChildren(el("div", { class: "scroll-x" }, el("table", { class: "crosstable stack-on-phone" },
+    el("caption", { class: "sr-only" }, "Crosstable: who met whom, with the result"),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Player"),
+      order.map((k, i) => el("th", { scope: "col", title: nameOf(k) }, `${i + 1}`)))),
+    el("tbody", {}, order.map((a, i) => el("tr", { dataset: { key: a } },
+      el("th", { scope: "row" }, `${i + 1}. `, playerButton(a)),
+      order.map((b) => {
+        if (a === b) return el("td", { class: "self", "aria-hidden": "true" }, "×");
+        const met = (meetings[a] || {})[b] || [];
+        if (!met.length) return el("td", { class: "unmet" });
+        return el("td", { dataset: { label: `vs ${nameOf(b)}`, opponent: b }, title: `${nameOf(a)} vs ${nameOf(b)}` },
+          met.map((m, j) => [j ? " " : "", el("a", { href: `${WEB}games/${encodeURIComponent(m.game)}`, class: "meeting",
+            title: `round ${m.round}: ${m.game}` }, `r${m.round}${m.mark}`)]).flat());
+      })))))));
+}
+
+function renderPath() {
+  const section = document.getElementById("t-path");
+  if (!selected || !names.has(selected)) {
+    section.hidden = true;
+    return;
+  }
+  section.hidden = false;
+  section.dataset.key = selected;
+  const row = (state.standings || []).find((r) => r.key === selected);
+  const path = playerPath(state, selected);
+  document.getElementById("t-path-title").textContent = `${nameOf(selected)}'s path`;
+  const body = document.getElementById("t-path-body");
+  body.replaceChildren(
+    row ? el("p", {}, `Rank ${row.rank}, ${show(row.points)} points`) : null,
+    path.length ? el("table", { class: "path stack-on-phone" },
+      el("caption", { class: "sr-only" }, `The games of ${nameOf(selected)}, round by round`),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Round"), el("th", { scope: "col" }, "Game"),
+        el("th", { scope: "col" }, "Table"), el("th", { scope: "col" }, "Rank"), el("th", { scope: "col" }, "Points"))),
+      el("tbody", {}, path.map((step) => (step.bye
+        ? el("tr", { dataset: { round: String(step.round) } }, el("td", { dataset: { label: "Round" } }, String(step.round)),
+          el("td", { dataset: { label: "Game" } }, "bye"), el("td", { dataset: { label: "Table" } }, "—"),
+          el("td", { dataset: { label: "Rank" } }, "—"), el("td", { dataset: { label: "Points" } }, step.points))
+        : el("tr", { dataset: { round: String(step.round), game: step.game } },
+          el("td", { dataset: { label: "Round" } }, String(step.round)),
+          el("td", { dataset: { label: "Game" } }, gameLink(step.game)),
+          el("td", { dataset: { label: "Table" } }, step.players.map((k, s) => [s ? ", " : "",
+            k === selected ? el("strong", {}, nameSpan(k)) : nameSpan(k)]).flat()),
+          el("td", { dataset: { label: "Rank" } }, step.result ? `${ordinal(step.result.ranks[step.seat])} of ${step.players.length}` : "playing"),
+          el("td", { dataset: { label: "Points" } }, step.points ?? "—")))))) : el("p", { class: "hint" }, "No games yet."),
+    el("p", {}, el("button", { type: "button", onclick: () => choosePlayer(null, false) }, "Close the path")));
+}
+
+function render() {
+  names = new Map((state.players || []).map((p) => [p.key, p.name]));
+  document.title = `Tournament ${tournamentId} · the referee`;
+  root.dataset.seq = String(state.seq);
+  root.dataset.status = state.status;
+  renderSummary();
+  renderPlayers();
+  renderStandings();
+  renderPath();
+  renderRounds();
+  renderCrosstable();
+  renderRules();
+}
+
+function renderRules() {
+  const points = state.points || {};
+  const sizes = Object.keys(points).map(Number).sort((a, b) => b - a);
+  const most = Math.max(0, ...sizes);
+  const ranks = Array.from({ length: most }, (_, i) => i + 1);
+  document.getElementById("t-rules").replaceChildren(
+    el("table", { class: "points-table" },
+      el("caption", {}, "Points by rank at each table size"),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Table of"), ranks.map((r) => el("th", { scope: "col" }, ordinal(r))))),
+      el("tbody", {}, sizes.map((n) => el("tr", { dataset: { size: String(n) } }, el("th", { scope: "row" }, String(n)),
+        ranks.map((r) => el("td", {}, r <= n ? show(points[String(n)][r - 1]) : "")))))),
+    el("p", {}, `A bye: ${show(state.bye_points)} points. A rank shared by several seats gives each the mean of the places they share.`),
+    el("p", {}, "Ties are broken in this order:"),
+    el("ol", { class: "tie-break-chain" }, (state.tie_breaks || []).map((id) => el("li", { dataset: { tieBreak: id } },
+      el("strong", {}, tieBreakName(id)), ` — ${(TIE_BREAKS[id] || [null, id])[1]} (${(TIE_BREAKS[id] || [null, null, "?"])[2]} is better)`))));
+}
+
+function choosePlayer(key, scroll) {
+  selected = key;
+  history.replaceState(null, "", key ? `#player=${encodeURIComponent(key)}` : window.location.pathname);
+  renderStandings();
+  renderPath();
+  if (scroll && key) document.getElementById("t-path").scrollIntoView({ block: "start" });
+}
+
+// -- signed submissions -------------------------------------------------------------------------------
+
+async function signed(keyEntry, envelope) {
+  return { envelope, sig: await signEnvelope(keyEntry, envelope) };
+}
+
+/** Post a submission signed for the log's current position; a 409 stale (the log moved on) is signed once
+ * more for the new position: a join or a withdrawal means the same at any position. */
+async function post(keyEntry, make, send) {
+  let fresh = await api.tournament(tournamentId);
+  try {
+    return await send(tournamentId, await signed(keyEntry, make(fresh)));
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== "submission/stale") throw err;
+    fresh = await api.tournament(tournamentId);
+    return send(tournamentId, await signed(keyEntry, make(fresh)));
+  }
+}
+
+async function act(what, fn) {
+  clearErrors();
+  busy = true;
+  renderPlayers();
+  try {
+    await fn();
+  } catch (err) {
+    showError(err, what, { reveal: true });
+  } finally {
+    busy = false;
+    await load(true);
+  }
+}
+
+function sendJoin(keyEntry) {
+  return act("The join was refused", () => post(keyEntry, (s) => ({ v: 1, ctx: "referee/join", tournament: tournamentId,
+    key: keyEntry.public, seq: s.seq, prev: s.head, entropy: entropy(), at: nowIso() }), api.joinTournament));
+}
+
+function sendWithdraw(keyEntry, name) {
+  if (!window.confirm(`Withdraw ${name} from this tournament? ${name} will be paired no more.`)) return null;
+  return act("The withdrawal was refused", () => post(keyEntry, (s) => ({ v: 1, ctx: "referee/withdraw",
+    tournament: tournamentId, key: keyEntry.public, seq: s.seq, prev: s.head, at: nowIso() }), api.withdrawTournament));
+}
+
+// -- loading -------------------------------------------------------------------------------------------
+
+async function load(force = false) {
+  try {
+    const fresh = await api.tournament(tournamentId);
+    if (force || !state || fresh.seq !== state.seq || fresh.status !== state.status) {
+      state = fresh;
+      render();
+    }
+  } catch (err) {
+    if (!state) {
+      document.getElementById("t-summary").replaceChildren(el("p", {}, "Could not load the tournament."));
+      showError(err, "Loading the tournament");
+    }
+  } finally {
+    root.setAttribute("aria-busy", "false");
+  }
+}
+
+const fromHash = /^#player=(.+)$/.exec(window.location.hash);
+if (fromHash) selected = decodeURIComponent(fromHash[1]);
+load().then(() => {
+  if (selected && names.has(selected)) document.getElementById("t-path").scrollIntoView({ block: "start" });
+});
+setInterval(() => {
+  if (!busy) load();
+}, POLL_MS);

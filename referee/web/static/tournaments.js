@@ -1,0 +1,249 @@
+// The tournaments page: every tournament (GET /tournaments, newest first, paged) and the new-tournament form
+// (POST /tournaments). Players are given with names and public keys, as on the new-game page; a key of this
+// browser can be picked or generated here.
+
+import { api } from "./api.js";
+import { initTimeControlForm, readTimeControl } from "./clock.js";
+import { entropy, generateKey, listKeys, signEnvelope } from "./keys.js";
+import { formatText } from "./tournament-model.js";
+import { clearErrors, el, shortKey, showError } from "./ui.js";
+
+const WEB = document.body.dataset.web || "/play/";
+const PAGE = 50;
+const playersList = document.getElementById("t-players");
+const template = document.getElementById("t-player-template");
+let rulesets = [];
+let current = null;
+let offset = 0;
+
+function when(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+async function loadList() {
+  const body = document.getElementById("tournaments-body");
+  try {
+    const data = await api.tournaments(offset, PAGE);
+    const rows = data.tournaments || [];
+    if (!rows.length && offset === 0) {
+      body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, "No tournaments yet.")));
+    } else {
+      const made = rows.map((t) => el("tr", { dataset: { tournament: t.tournament, status: t.status } },
+        el("td", { class: "game-id" }, el("a", { class: "mono", href: `${WEB}tournaments/${encodeURIComponent(t.tournament)}` }, t.tournament)),
+        el("td", { dataset: { label: "Ruleset" } }, (t.ruleset && t.ruleset.name) || "?"),
+        el("td", { dataset: { label: "Format" } }, formatText(t.format)),
+        el("td", { dataset: { label: "Players" } }, t.status === "waiting" ? `${t.players} (${t.joined} joined)`
+          : `${t.players}${t.withdrawn ? ` (${t.withdrawn} withdrawn)` : ""}`),
+        el("td", { class: `status-${t.status}`, dataset: { label: "Status" } }, t.status),
+        el("td", { dataset: { label: "Round" } }, t.round ? `${t.round} of ${t.format ? t.format.rounds : "?"}` : "—"),
+        el("td", { dataset: { label: "Created" } }, el("time", { datetime: t.created_at || "" }, when(t.created_at)))));
+      if (offset === 0) body.replaceChildren(...made);
+      else body.append(...made);
+    }
+    const more = document.getElementById("tournaments-more");
+    more.hidden = data.next === null || data.next === undefined;
+    offset = data.next ?? offset;
+  } catch (err) {
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, "Could not load the tournaments.")));
+    showError(err, "Loading the tournaments");
+  } finally {
+    document.getElementById("tournament-list").setAttribute("aria-busy", "false");
+  }
+}
+
+// -- ratings (GET /ratings/<ruleset>) ------------------------------------------------------------------
+
+async function loadRatings() {
+  const name = document.getElementById("ratings-ruleset").value;
+  const box = document.getElementById("ratings-body");
+  if (!name) return;
+  try {
+    const data = await api.ratings(name);
+    const mine = new Map(listKeys().map((k) => [k.public, k.name]));
+    if (!data.ratings.length) {
+      box.replaceChildren(el("p", { class: "hint" }, "No rated games yet."));
+      return;
+    }
+    box.replaceChildren(el("table", { class: "ratings stack-on-phone", dataset: { ruleset: data.ruleset } },
+      el("caption", { class: "sr-only" }, `Ratings of ${data.ruleset}`),
+      el("thead", {}, el("tr", {}, ["#", "Player key", "Ordinal (μ − 3σ)", "μ", "σ", "Games"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, data.ratings.map((r, i) => el("tr", { dataset: { key: r.key } },
+        el("td", { dataset: { label: "#" } }, String(i + 1)),
+        el("td", { dataset: { label: "Player key" } }, el("span", { class: "mono", title: r.key }, shortKey(r.key)),
+          mine.has(r.key) ? el("span", { class: "muted" }, ` (${mine.get(r.key)}, this browser)`) : null),
+        el("td", { dataset: { label: "Ordinal" } }, r.ordinal.toFixed(2)),
+        el("td", { dataset: { label: "μ" } }, r.mu.toFixed(2)),
+        el("td", { dataset: { label: "σ" } }, r.sigma.toFixed(2)),
+        el("td", { dataset: { label: "Games" } }, String(r.games)))))));
+  } catch (err) {
+    box.replaceChildren();
+    showError(err, "Loading the ratings");
+  }
+}
+
+// -- the form ----------------------------------------------------------------------------------------
+
+function fillMine(select) {
+  const chosen = select.value;
+  select.replaceChildren(el("option", { value: "" }, "—"),
+    ...listKeys().map((k) => el("option", { value: k.public }, k.name)));
+  select.value = chosen;
+}
+
+function renumber() {
+  [...playersList.children].forEach((li, i) => {
+    li.querySelector(".seat-name").setAttribute("aria-label", `Name of player ${i + 1}`);
+    li.querySelector(".seat-key").setAttribute("aria-label", `Public key of player ${i + 1}`);
+    li.querySelector(".seat-generate").setAttribute("aria-label", `Generate a key in this browser for player ${i + 1}`);
+    li.querySelector(".seat-mine").setAttribute("aria-label", `Use a key of this browser for player ${i + 1}`);
+    li.dataset.player = String(i);
+  });
+  const n = playersList.children.length;
+  document.getElementById("t-remove-player").disabled = n <= 2;
+  document.getElementById("t-player-count").textContent = `${n} players`;
+}
+
+function addPlayer() {
+  const li = template.content.firstElementChild.cloneNode(true);
+  const name = li.querySelector(".seat-name");
+  const key = li.querySelector(".seat-key");
+  const mine = li.querySelector(".seat-mine");
+  fillMine(mine);
+  name.value = `Player ${playersList.children.length + 1}`;
+  li.querySelector(".seat-generate").addEventListener("click", async () => {
+    clearErrors();
+    try {
+      const entry = await generateKey(name.value.trim() || "player");
+      key.value = entry.public;
+      document.querySelectorAll(".seat-mine").forEach(fillMine);
+      mine.value = entry.public;
+    } catch (err) {
+      showError(err, "Could not generate a key");
+    }
+  });
+  mine.addEventListener("change", () => {
+    if (!mine.value) return;
+    key.value = mine.value;
+    const entry = listKeys().find((k) => k.public === mine.value);
+    if (entry && /^Player \d+$/.test(name.value)) name.value = entry.name;
+  });
+  playersList.append(li);
+  renumber();
+}
+
+function chooseRuleset(name) {
+  current = rulesets.find((r) => r.name === name) || null;
+  const sizes = document.getElementById("t-table-sizes");
+  if (current) sizes.placeholder = `default, e.g. ${Math.min(4, current.max_players || 4)} (${current.min_players}–${current.max_players} a table)`;
+}
+
+function numberField(id, label, problems, { integer = false } = {}) {
+  const text = document.getElementById(id).value.trim();
+  if (text === "") return 0;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+    problems.push(`${label} must be a ${integer ? "whole " : ""}number of 0 or more`);
+    return 0;
+  }
+  return value;
+}
+
+/** The POST /tournaments body the form describes; problems found in the page are thrown as form/invalid. */
+function readForm() {
+  const problems = [];
+  if (!current) problems.push("choose a ruleset");
+  const players = [...playersList.children].map((li, i) => {
+    const p = { name: li.querySelector(".seat-name").value.trim().normalize("NFC"), key: li.querySelector(".seat-key").value.trim() };
+    if (!p.name) problems.push(`player ${i + 1} has no name`);
+    if (!p.key) problems.push(`player ${i + 1} has no public key`);
+    return p;
+  });
+  const format = { kind: document.getElementById("t-format").value };
+  const rounds = numberField("t-rounds", "Rounds", problems, { integer: true });
+  if (rounds) format.rounds = rounds;
+  const sizesText = document.getElementById("t-table-sizes").value.trim();
+  if (sizesText) {
+    const sizes = sizesText.split(/[\s,;/]+/).filter(Boolean).map(Number);
+    if (sizes.some((n) => !Number.isInteger(n) || n < 2)) problems.push("table sizes are whole numbers of 2 or more, e.g. 4 or 4, 3");
+    else format.table_sizes = sizes;
+  }
+  const days = numberField("t-deadline-days", "The deadline's days", problems);
+  const hours = numberField("t-deadline-hours", "The deadline's hours", problems);
+  const seconds = Math.round(days * 86400 + hours * 3600);
+  if (seconds > 365 * 86400) problems.push("the round deadline is at most 365 days");
+  let timeControl = null;
+  try {
+    timeControl = readTimeControl();
+  } catch (err) {
+    problems.push(...((err.details && err.details.problems) || [err.message]));
+  }
+  if (problems.length) {
+    throw Object.assign(new Error("the form is not complete"), { code: "form/invalid", details: { problems } });
+  }
+  const body = { ruleset: current.name, players, format, adjudication: document.getElementById("t-adjudication").value };
+  if (timeControl) body.options = { time_control: timeControl };
+  if (seconds > 0) body.round_deadline = seconds;
+  return body;
+}
+
+async function submit(event) {
+  event.preventDefault();
+  clearErrors();
+  const status = document.getElementById("t-create-status");
+  let body;
+  try {
+    body = readForm();
+  } catch (err) {
+    showError(err, "The tournament cannot be created yet", { reveal: true });
+    return;
+  }
+  status.textContent = "Creating…";
+  try {
+    const organiser = listKeys().find((k) => k.public === document.getElementById("t-organiser").value);
+    if (organiser) {
+      // The organiser signs {v: 1, ctx: "referee/tournament", ...body}; the nonce keeps two equal requests apart.
+      body.nonce = entropy();
+      body.organiser = { key: organiser.public, sig: await signEnvelope(organiser, { v: 1, ctx: "referee/tournament", ...body }) };
+    }
+    const created = await api.createTournament(body);
+    status.textContent = `Created ${created.tournament}.`;
+    window.location.assign(`${WEB}tournaments/${encodeURIComponent(created.tournament)}`);
+  } catch (err) {
+    status.textContent = "";
+    showError(err, "The referee refused the tournament", { reveal: true });
+  }
+}
+
+async function init() {
+  try {
+    const data = await api.rulesets();
+    rulesets = Array.isArray(data) ? data : data.rulesets || [];
+  } catch (err) {
+    showError(err, "Loading the rulesets");
+    return;
+  }
+  const box = document.getElementById("t-ruleset-choices");
+  box.replaceChildren(...rulesets.map((r, i) => el("label", { class: "choice" },
+    el("input", { type: "radio", name: "t-ruleset", value: r.name, checked: i === 0, onchange: () => chooseRuleset(r.name) }),
+    ` ${r.title || r.name} `, el("small", {}, `(${r.min_players ?? "?"}–${r.max_players ?? "?"} a table)`))));
+  if (rulesets.length) chooseRuleset(rulesets[0].name);
+  const select = document.getElementById("ratings-ruleset");
+  select.replaceChildren(...rulesets.map((r) => el("option", { value: r.name }, r.title || r.name)));
+  select.addEventListener("change", loadRatings);
+  loadRatings();
+}
+
+document.getElementById("t-organiser").append(...listKeys().map((k) => el("option", { value: k.public }, k.name)));
+document.getElementById("t-add-player").addEventListener("click", addPlayer);
+document.getElementById("t-remove-player").addEventListener("click", () => {
+  if (playersList.children.length > 2) playersList.lastElementChild.remove();
+  renumber();
+});
+document.getElementById("tournaments-next").addEventListener("click", loadList);
+document.getElementById("tournament-form").addEventListener("submit", submit);
+for (let i = 0; i < 4; i += 1) addPlayer();
+initTimeControlForm();
+init();
+loadList();
