@@ -393,13 +393,21 @@ class LogReplayer:
         """The game ends by adjudication: ``provisional`` scores the position as it stands (the engine's
         ``provisional_result()``); ``organiser`` takes the ranks of the adjudicator's signed decision."""
         game = self.game
-        if self.status != ACTIVE or game is None:
+        unplayed = self.status == WAITING and (self.created or {}).get("mode") == "seeded"
+        if not unplayed and (self.status != ACTIVE or game is None):
             return _reject(entry, "game/not_active", f"the game is {self.status}: nothing to adjudicate")
         method, reason = entry.get("method"), entry.get("reason")
         if not isinstance(reason, str) or not reason:
             return _reject(entry, "adjudication/reason", "an adjudication gives its reason")
         players = len(self.keys)
-        if method == "provisional":
+        if method == "provisional" and unplayed:
+            # never started (a seat did not accept in time): the seats that accepted share the first rank
+            accepted = len(self.entropies)
+            ranks = [1 if seat in self.entropies else accepted + 1 for seat in range(players)]
+            if entry.get("ranks") not in (None, ranks):
+                return _reject(entry, "adjudication/ranks", f"an unplayed game ranks the seats {ranks}")
+        elif method == "provisional":
+            assert game is not None
             ranks = [seat["rank"] for seat in game.provisional_result()["seats"]]
             if entry.get("ranks") not in (None, ranks):
                 return _reject(entry, "adjudication/ranks", f"the provisional result ranks the seats {ranks}")
@@ -476,6 +484,9 @@ class LogReplayer:
         early, its ``provisional_result()``), with every seat marked ``forfeited`` and forfeited seats ranked
         below the others (TC-F1). ``None`` until the game is finished."""
         game = self.game
+        if self.status == FINISHED and game is None and self.adjudication is not None:
+            return unplayed_result(len(self.keys), self.entropies, self.adjudication,
+                                   mark_forfeits="time_control" in (self.created or {}))
         if self.status != FINISHED or game is None:
             return None
         base = game.result() if game.is_over() else game.provisional_result()
@@ -488,6 +499,17 @@ class LogReplayer:
 
 
 entry_time = format_ms  # a time (ms) in the log's ``at`` format
+
+
+def unplayed_result(players: int, accepted: dict[int, bytes], adjudication: dict[str, Any], *,
+                    mark_forfeits: bool) -> dict[str, Any]:
+    """The result of a game adjudicated before it started: no scores, the adjudication's ranks, and which
+    seats had accepted."""
+    seats = [{"seat": seat, "total": None, "rank": adjudication["ranks"][seat], "accepted": seat in accepted,
+              **({"forfeited": False} if mark_forfeits else {})} for seat in range(players)]
+    return {"unplayed": True, "seats": seats, "winners": [s["seat"] for s in seats if s["rank"] == 1],
+            "adjudicated": {"method": adjudication["method"], "reason": adjudication["reason"],
+                            "position": adjudication["position"]}}
 
 
 def adjudicated_result(provisional: dict[str, Any], adjudication: dict[str, Any]) -> dict[str, Any]:

@@ -670,7 +670,9 @@ def finished_payload(game: str, head: str, result: dict[str, Any]) -> dict[str, 
     """The ``game_finished`` payload for a game's ``result()`` (CONTRACT section 1): its ranks and totals
     in seat order, and ``head``, the hash of the game log's last entry."""
     seats = result["seats"]
-    return {"game": game, "head": head, "ranks": [s["rank"] for s in seats], "scores": [s["total"] for s in seats]}
+    scores = [s.get("total") for s in seats]
+    return {"game": game, "head": head, "ranks": [s["rank"] for s in seats],
+            "scores": None if any(score is None for score in scores) else scores}  # an unplayed game has none
 
 
 def replay_tournament(entries: list[dict[str, Any]], server_seed: bytes | None = None) -> TournamentReplayer:

@@ -475,7 +475,7 @@ class TournamentService:
                     continue
                 try:
                     game = self.games.fold(table["game"])
-                    if game.status == "active":
+                    if game.status in ("active", "waiting"):  # waiting: a seat never accepted
                         self.games.adjudicate(table["game"], "provisional",
                                               f"round {rnd.number} deadline ({deadline} s) passed")
                         adjudicated.append(table["game"])

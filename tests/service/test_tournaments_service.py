@@ -414,3 +414,39 @@ def test_the_organiser_may_withdraw_a_player(http):
     status, receipt = withdraw(http, tid, players.keys[1], signer=organiser)
     assert status == 202, receipt
     assert [p["withdrawn"] for p in tournament_state(http, tid)["players"]] == [False, True, False]
+
+
+def test_a_game_never_accepted_by_the_deadline_is_adjudicated_and_the_round_closes(app, http, store):
+    """A seat that never accepts its game must not hold the round open: at the deadline the unplayed game
+    is adjudicated (the seats that accepted share the first rank), both logs say so, and the round closes."""
+    from svc_helpers import signed as signed_submission  # noqa: F401 - the acceptance is signed in start_game
+
+    players = Players(2)
+    tid = create(http, players.body(format={"kind": "swiss", "rounds": 1, "table_sizes": [2]}, round_deadline=1))
+    join_all(http, tid, players)
+    table = tournament_state(http, tid)["rounds"][-1]["tables"][0]
+    game = table["game"]
+    first = players.key_of[table["players"][0]]
+    from referee.signing import ACCEPT_CTX, b64url_encode
+
+    _s, state = http.get(f"/games/{game}")
+    envelope = {"v": 1, "ctx": ACCEPT_CTX, "game": game, "seat": 0, "seq": state["seq"], "prev": state["head"],
+                "entropy": b64url_encode(bytes(32))}
+    assert http.post(f"/games/{game}/accept", signed(first, envelope))[0] == 202  # only seat 0 accepts
+    scheduler = DeadlineScheduler(store, RQDispatch(app.extensions["referee.queue"]),
+                                  tournaments=app.extensions["referee.tournaments"])
+    time.sleep(1.1)
+    done = [d for d in scheduler.run_once() if "tournament" in d]
+    assert done and done[0]["adjudicated"] == [game], done
+    kinds = [e["type"] for e in store.read_log(game)]
+    assert kinds == ["created", "accepted", "adjudicated", "revealed"]
+    status, result = http.get(f"/games/{game}/result")
+    assert status == 200 and result["result"]["unplayed"] is True
+    assert [(s["rank"], s["accepted"]) for s in result["result"]["seats"]] == [(1, True), (2, False)]
+    entries = http.get(f"/tournaments/{tid}/log?limit=1000")[1]["entries"]
+    assert [e["ranks"] for e in entries if e.get("game") == game and e["type"] == "adjudicated"] == [[1, 2]]
+    assert tournament_state(http, tid)["status"] == "finished"
+    status, certificate = http.get(f"/tournaments/{tid}/export")
+    assert status == 200
+    report = verify_certificate(certificate, bundles_of(http, [game]))
+    assert report.ok, report.to_dict()
