@@ -227,6 +227,19 @@ class RatingSchema(Schema):
     games = fields.Integer(required=True)
 
 
+class RatingChangeSchema(Schema):
+    key = fields.String(required=True)
+    mu = fields.List(fields.Float(), required=True, metadata={"description": "[before, after] the game"})
+    ordinal = fields.List(fields.Float(), required=True, metadata={"description": "[before, after] the game"})
+
+
 class RatingsSchema(Schema):
     ruleset = fields.String(required=True)
     ratings = fields.List(fields.Nested(RatingSchema), required=True)
+    game = fields.String(metadata={"description": "with ?game: the game whose change is given"})
+    change = fields.List(fields.Nested(RatingChangeSchema), metadata={"description": "with ?game: per seat"})
+
+
+class RatingsQuerySchema(Schema):
+    game = fields.String(validate=validate.Length(min=1, max=80),
+                         metadata={"description": "a game: also its rating change per seat"})

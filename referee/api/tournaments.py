@@ -16,6 +16,7 @@ from schemas.tournaments import (
     DecisionAnswerSchema,
     DecisionSchema,
     JoinSchema,
+    RatingsQuerySchema,
     RatingsSchema,
     TournamentCreatedSchema,
     TournamentListQuerySchema,
@@ -146,8 +147,10 @@ class Export(MethodView):
 
 @ratings_blp.route("/<ruleset_name>")
 class Ratings(MethodView):
+    @ratings_blp.arguments(RatingsQuerySchema(), location="query")
     @ratings_blp.response(200, RatingsSchema)
     @ratings_blp.alt_response(404, schema=ErrorSchema)
-    def get(self, ruleset_name: str) -> dict[str, Any]:
-        """OpenSkill (Plackett–Luce) ratings from every tournament game with a result, in log order."""
-        return service().ratings(ruleset_name)
+    def get(self, query: dict[str, Any], ruleset_name: str) -> dict[str, Any]:
+        """OpenSkill (Plackett–Luce) ratings from every tournament game with a result, in log order; with
+        ``?game=<id>``, that game's rating change per seat."""
+        return service().ratings(ruleset_name, query.get("game"))

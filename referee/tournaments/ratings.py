@@ -19,11 +19,18 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 
-def rate_games(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def rate_games(games: Iterable[dict[str, Any]], changes: dict[str, list[dict[str, Any]]] | None = None
+               ) -> list[dict[str, Any]]:
     """``[{"key", "mu", "sigma", "ordinal", "games"}]``, best ``ordinal`` first (key order on ties).
 
-    ``games``: ``{"players": [key, …] (seat order), "ranks": [rank, …]}`` in log order; a key may not
-    sit twice at one game.
+    ``games``: ``{"players": [key, …] (seat order), "ranks": [rank, …], "game"?: id}`` in log order; a key
+    may not sit twice at one game. With ``changes``, each game with an id gets its rating change there:
+    ``changes[id] = [{"key", "mu": [before, after], "ordinal": [before, after]}]`` in seat order.
+
+    >>> changes = {}
+    >>> _ = rate_games([{"game": "g1", "players": ["a", "b"], "ranks": [2, 1]}], changes)
+    >>> [(c["key"], c["ordinal"][1] > c["ordinal"][0]) for c in changes["g1"]]
+    [('a', False), ('b', True)]
     """
     model = PlackettLuce()
     ratings: dict[str, Any] = {}
@@ -34,6 +41,10 @@ def rate_games(games: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             raise ValueError("a rated game has two or more distinct players and one rank each")
         teams = [[ratings.get(key) or model.rating(name=key)] for key in players]
         rated = model.rate(teams, ranks=ranks)
+        if changes is not None and game.get("game") is not None:
+            changes[game["game"]] = [{"key": key, "mu": [before[0].mu, after[0].mu],
+                                      "ordinal": [before[0].ordinal(), after[0].ordinal()]}
+                                     for key, before, after in zip(players, teams, rated, strict=True)]
         for key, team in zip(players, rated, strict=True):
             ratings[key] = team[0]
             played[key] = played.get(key, 0) + 1

@@ -579,9 +579,10 @@ class TournamentService:
         except CertificateError as exc:
             raise ServiceError(500, "log/corrupt", str(exc)) from exc
 
-    def ratings(self, ruleset_name: str) -> dict[str, Any]:
+    def ratings(self, ruleset_name: str, game: str | None = None) -> dict[str, Any]:
         """``GET /ratings/{ruleset}``: OpenSkill over every game with a result in the ruleset's tournaments
-        (tournaments in creation order, games in log order), computed on read and cached until a log grows."""
+        (tournaments in creation order, games in log order), computed on read and cached until a log grows.
+        With ``game``, also that game's rating change per seat (``change``; 404 for a game not rated)."""
         try:
             name = ruleset(ruleset_name).name
         except KeyError as exc:
@@ -597,10 +598,18 @@ class TournamentService:
         stamp = tuple((r.created["tournament"], r.seq) for r in folds)  # type: ignore[index]
         cached = self._ratings.get(name)
         if cached is None or cached[0] != stamp:
-            games = [{"players": list(res.players), "ranks": list(res.ranks)} for r in folds for res in r.results()]
-            cached = (stamp, rate_games(games))
+            games = [{"game": res.game, "players": list(res.players), "ranks": list(res.ranks)}
+                     for r in folds for res in r.results()]
+            changes: dict[str, list[dict[str, Any]]] = {}
+            cached = (stamp, (rate_games(games, changes), changes))
             self._ratings[name] = cached
-        return {"ruleset": name, "ratings": cached[1]}
+        rows, changes = cached[1]
+        out: dict[str, Any] = {"ruleset": name, "ratings": rows}
+        if game is not None:
+            if game not in changes:
+                raise ServiceError(404, "ratings/no_such_game", f"game {game!r} has no rated result in {name}")
+            out["game"], out["change"] = game, changes[game]
+        return out
 
 
 __all__ = ["TournamentService", "new_tournament_id", "table_game_id"]

@@ -96,6 +96,17 @@ def test_a_swiss_tournament_played_through_http_certifies_and_verifies_offline(h
     assert status == 200 and sorted(r["key"] for r in ratings["ratings"]) == sorted(players.public)
     assert all(r["games"] == 2 for r in ratings["ratings"])
     assert http.get("/ratings/chess")[0] == 404
+    # the change per game, on its result: the winner's ordinal rises, the last's falls
+    rated = certificate["games"][0]["id"]
+    status, one = http.get(f"/ratings/fivetowers?game={rated}")
+    assert status == 200 and one["game"] == rated
+    _s, result = http.get(f"/games/{rated}/result")
+    ranks = {s["seat"]: s["rank"] for s in result["result"]["seats"]}
+    best, worst = min(ranks, key=ranks.get), max(ranks, key=ranks.get)
+    changes = one["change"]
+    assert changes[best]["ordinal"][1] > changes[best]["ordinal"][0]
+    assert changes[worst]["ordinal"][1] < changes[worst]["ordinal"][0]
+    assert http.get("/ratings/fivetowers?game=g_nosuchgame")[0] == 404
 
 
 def test_a_round_deadline_adjudicates_the_unfinished_game_in_both_logs(app, http, store):
