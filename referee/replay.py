@@ -339,9 +339,28 @@ class LogReplayer:
     def _on_forfeited(self, entry: dict[str, Any]) -> Verdict:
         clocks = self.clocks
         seat = entry.get("seat")
+        if entry.get("reason") == "withdrawn":
+            return self._withdrawn(entry)
         if clocks is None or not isinstance(seat, int) or seat not in clocks.unconfirmed:
             return _reject(entry, "time/no_forfeit", f"seat {seat!r} has no forfeit to record", "TC-F1")
         del clocks.unconfirmed[seat]
+        return Verdict(entry["seq"], "forfeited", "ok", seat)
+
+    def _withdrawn(self, entry: dict[str, Any]) -> Verdict:
+        """A tournament game's seat whose player withdrew from the tournament (``forfeited`` with reason
+        ``withdrawn``, written by the referee with the tournament whose log holds the signed withdrawal):
+        the seat is forfeited here (its turns are played by default moves, it ranks last, TC-F1)."""
+        clocks, seat, created = self.clocks, entry.get("seat"), self.created or {}
+        if not created.get("tournament") or entry.get("tournament") != created.get("tournament"):
+            return _reject(entry, "withdrawal/not_tournament", "only a tournament's game is forfeited by a withdrawal")
+        if self.status != ACTIVE or clocks is None or self.game is None:
+            return _reject(entry, "game/not_active", f"the game is {self.status}")
+        if not isinstance(seat, int) or not 0 <= seat < len(self.keys) or clocks.forfeited(seat):
+            return _reject(entry, "withdrawal/seat", f"seat {seat!r} cannot forfeit here")
+        clocks.forfeited_at[seat] = entry["seq"]
+        if len(self.keys) > 1 and len(clocks.standing()) < 2:  # TC-F2: the game ends as it stands
+            self.status = FINISHED
+            clocks.begin(None, clocks.since or 0, entry["seq"])
         return Verdict(entry["seq"], "forfeited", "ok", seat)
 
     def _on_auto_move(self, entry: dict[str, Any]) -> Verdict:

@@ -43,6 +43,9 @@ class CreateTournamentSchema(Schema):
     round_deadline = strict_int(validate=validate.Range(min=1, max=365 * 86400),
                                 metadata={"description": "seconds from a round's pairing to its deadline"})
     adjudication = fields.String(validate=validate.OneOf(["provisional", "organiser"]))
+    withdrawal = fields.String(validate=validate.OneOf(["default_moves", "adjudicate"]), metadata={
+        "description": "what a withdrawal does to the player's running games: default moves (the seat is "
+                       "forfeited in the game) or adjudication at once"})
     nonce = fields.String(validate=validate.Length(max=128))
     organiser = fields.Nested(OrganiserSchema, metadata={
         "description": "required when organiser keys are set; sig over {v: 1, ctx: 'referee/tournament', ...the "
@@ -176,6 +179,7 @@ class TournamentSchema(Schema):
     tie_breaks = fields.List(fields.String(), required=True)
     round_deadline = fields.Integer(allow_none=True)
     adjudication = fields.String()
+    withdrawal = fields.String()
     commitment = fields.String()
     organiser = fields.String(allow_none=True)
     created_at = fields.String()

@@ -527,6 +527,32 @@ class GameService:
             return {**self._receipt(game_id, first, trial), "result": trial.result()}
         raise ServiceError(409, "submission/stale", "the game kept moving; try the adjudication again")
 
+    def withdraw_seat(self, game_id: str, seat: int, tournament: str) -> dict[str, Any]:
+        """The seat's player withdrew from ``tournament``: the seat is forfeited in this game (``forfeited``
+        with reason ``withdrawn``); the referee plays its turns by default moves from now on, or the game ends
+        when fewer than two seats stand (TC-F1, TC-F2)."""
+        for _attempt in range(5):
+            replayer = self.fold(game_id)
+            entry = make_entry("forfeited", replayer.seq, replayer.head, seat=seat, reason="withdrawn",
+                               tournament=tournament)
+            trial = clone_replayer(replayer)
+            verdict = trial.feed(entry)
+            if verdict.status == "rejected":
+                error = verdict.error or {}
+                raise ServiceError(409, error.get("code", "withdrawal/invalid"), error.get("message", ""))
+            try:
+                first = self.store.append(game_id, entry, replayer.head)
+            except StaleAppend:
+                continue
+            except StoreUnavailable as exc:
+                raise _unavailable(exc) from exc
+            more = append_system_entries(self.store, game_id, trial, trial.server_seed)
+            self.cache.put(game_id, trial)
+            self._set_timer(game_id, trial)
+            self._notify(game_id, [first, *more])
+            return self._receipt(game_id, first, trial)
+        raise ServiceError(409, "submission/stale", "the game kept moving; try again")
+
     def adjudicate_signed(self, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /games/{id}/adjudicate``: the adjudicator's (or organiser's) signed decision."""
         envelope, sig = body["envelope"], body["sig"]

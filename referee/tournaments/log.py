@@ -66,6 +66,9 @@ ADJUDICATE_CTX = "referee/adjudicate"
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
 ADJUDICATION_METHODS = ("provisional", "organiser")
+#: what a withdrawal does to the player's running games: the referee plays their turns by default moves
+#: (the seat is forfeited in the game, ranked last), or the game is adjudicated at once (``provisional``)
+WITHDRAWAL_MODES = ("default_moves", "adjudicate")
 MAX_PLAYERS = 4096
 MAX_ROUNDS = 1000
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -199,6 +202,9 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> 
     adjudication = body.get("adjudication", "provisional")
     if adjudication not in ADJUDICATION_METHODS:
         bad("$.adjudication", f"adjudication is one of {list(ADJUDICATION_METHODS)}")
+    withdrawal = body.get("withdrawal", "default_moves")
+    if withdrawal not in WITHDRAWAL_MODES:
+        bad("$.withdrawal", f"withdrawal is one of {list(WITHDRAWAL_MODES)}")
     options = body.get("options") or {}
     if not isinstance(options, dict):
         bad("$.options", "options is an object")
@@ -214,6 +220,7 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> 
         "tie_breaks": chain,
         "round_deadline": deadline,
         "adjudication": adjudication,
+        "withdrawal": withdrawal,
     }
     if body.get("nonce") is not None:
         out["nonce"] = body["nonce"]
@@ -221,7 +228,7 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> 
 
 
 RESOLVED_FIELDS = ("ruleset", "options", "players", "format", "points", "bye_points", "tie_breaks",
-                   "round_deadline", "adjudication")
+                   "round_deadline", "adjudication", "withdrawal")
 
 
 def _created_problem(entry: dict[str, Any]) -> str | None:

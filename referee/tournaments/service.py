@@ -301,8 +301,31 @@ class TournamentService:
         if replayer.status != ACTIVE:
             raise ServiceError(409, "tournament/not_active", f"the tournament is {replayer.status}")
         entry = self._submit(tournament_id, replayer, "withdrawn", submission, key=key)
+        self._withdraw_from_games(tournament_id, key)
         self.advance(tournament_id)
         return self._receipt(tournament_id, entry)
+
+    def _withdraw_from_games(self, tournament_id: str, key: str) -> list[str]:
+        """The withdrawn player's running games of the open round, as ``created.withdrawal`` declares: the
+        seat is forfeited there (default moves), and with ``adjudicate`` the game is adjudicated at once."""
+        replayer = self.fold(tournament_id)
+        mode = (replayer.created or {}).get("withdrawal", "default_moves")
+        rnd = replayer.open_round()
+        done = []
+        for table in rnd.tables if rnd is not None else []:
+            if key not in table["players"] or table["game"] in rnd.results:
+                continue
+            game_id = table["game"]
+            try:
+                game = self.games.fold(game_id)
+                if game.status == "active":
+                    self.games.withdraw_seat(game_id, table["players"].index(key), tournament_id)
+                    done.append(game_id)
+                if mode == "adjudicate" and self.games.fold(game_id).status in ("active", "waiting"):
+                    self.games.adjudicate(game_id, "provisional", "a player withdrew from the tournament")
+            except ServiceError as exc:  # the round deadline settles it; the withdrawal stands
+                log.warning("tournament %s: withdrawal from %s: %s", tournament_id, game_id, exc)
+        return done
 
     def adjudicate_signed(self, tournament_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """The organiser's signed decision on a game of the open round (``ctx`` ``referee/adjudicate``, bound

@@ -461,3 +461,50 @@ def test_a_game_never_accepted_by_the_deadline_is_adjudicated_and_the_round_clos
     assert status == 200
     report = verify_certificate(certificate, bundles_of(http, [game]))
     assert report.ok, report.to_dict()
+
+
+def _three_at_a_table(http, withdrawal):
+    players = Players(3)
+    tid = create(http, players.body(format={"kind": "series", "rounds": 1, "table_sizes": [3]},
+                                    withdrawal=withdrawal))
+    join_all(http, tid, players)
+    table = tournament_state(http, tid)["rounds"][-1]["tables"][0]
+    rng = random.Random(4)
+    game = start_game(http, table, players, rng)
+    from svc_helpers import play_random
+
+    play_random(http, game, rng, max_moves=3)
+    quitter = table["players"][1]
+    return players, tid, table, game, quitter, rng
+
+
+def test_a_withdrawal_forfeits_the_seat_and_its_turns_are_default_moves(app, http, store, run_worker):
+    players, tid, table, game, quitter, rng = _three_at_a_table(http, "default_moves")
+    status, receipt = withdraw(http, tid, players.key_of[quitter])
+    assert status == 202, receipt
+    kinds = [e["type"] for e in store.read_log(game.game_id)]
+    assert "forfeited" in kinds and store.read_log(game.game_id)[kinds.index("forfeited")]["reason"] == "withdrawn"
+    from svc_helpers import play_random
+
+    play_random(http, game, rng)  # the others play on; the referee plays the withdrawn seat's turns
+    kinds = [e["type"] for e in store.read_log(game.game_id)]
+    assert "auto_move" in kinds and kinds[-1] == "revealed"
+    _s, result = http.get(f"/games/{game.game_id}/result")
+    seat = table["players"].index(quitter)
+    assert result["result"]["seats"][seat]["forfeited"] and result["result"]["seats"][seat]["rank"] == 3
+    run_worker()
+    assert tournament_state(http, tid)["status"] == "finished"
+
+
+def test_a_withdrawal_with_adjudication_ends_the_game_at_once(app, http, store, run_worker):
+    players, tid, table, game, quitter, _rng = _three_at_a_table(http, "adjudicate")
+    assert withdraw(http, tid, players.key_of[quitter])[0] == 202
+    kinds = [e["type"] for e in store.read_log(game.game_id)]
+    assert kinds[-2:] == ["adjudicated", "revealed"]  # (an auto move follows the forfeit if the seat was to move)
+    assert kinds.index("forfeited") > max(i for i, kind in enumerate(kinds) if kind == "move")
+    _s, result = http.get(f"/games/{game.game_id}/result")
+    seat = table["players"].index(quitter)
+    assert result["result"]["adjudicated"]["method"] == "provisional"
+    assert result["result"]["seats"][seat]["rank"] == 3 and result["result"]["seats"][seat]["forfeited"]
+    run_worker()
+    assert tournament_state(http, tid)["status"] == "finished"
