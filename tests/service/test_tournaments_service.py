@@ -508,3 +508,28 @@ def test_a_withdrawal_with_adjudication_ends_the_game_at_once(app, http, store, 
     assert result["result"]["seats"][seat]["rank"] == 3 and result["result"]["seats"][seat]["forfeited"]
     run_worker()
     assert tournament_state(http, tid)["status"] == "finished"
+
+
+def test_a_tournament_game_that_ends_by_timeout_counts_like_any_result(app, http, store, run_worker):
+    """The games take the tournament's time control: a seat that lets its clock run out forfeits (here at
+    the first timeout), the game ends, and its result goes into the tournament's standings."""
+    players = Players(2)
+    tid = create(http, players.body(format={"kind": "series", "rounds": 1, "table_sizes": [2]},
+                                    options={"time_control": {"kind": "per_move", "per_move": 1,
+                                                              "on_timeout": "forfeit", "vacation": 0}}))
+    join_all(http, tid, players)
+    table = tournament_state(http, tid)["rounds"][-1]["tables"][0]
+    start_game(http, table, players, random.Random(2))
+    time.sleep(1.1)
+    scheduler = DeadlineScheduler(store, RQDispatch(app.extensions["referee.queue"]),
+                                  tournaments=app.extensions["referee.tournaments"])
+    scheduler.run_once()
+    kinds = [e["type"] for e in store.read_log(table["game"])]
+    assert kinds[-3:] == ["timeout", "forfeited", "revealed"]
+    run_worker()
+    state = tournament_state(http, tid)
+    assert state["status"] == "finished"
+    result = state["rounds"][0]["tables"][0]["result"]
+    _s, game_result = http.get(f"/games/{table['game']}/result")
+    assert result["ranks"] == [s["rank"] for s in game_result["result"]["seats"]]
+    assert sorted(result["ranks"]) == [1, 2]
