@@ -92,9 +92,9 @@ def test_worker_killed_mid_job_loses_nothing(app, http, store, spawn_worker):
 
     queue = app.extensions["referee.queue"]
     assert queue.count == 1
-    slow = spawn_worker(env={DELAY_ENV: "0.2"})  # ~90 entries: 18 s to finish, killed long before
+    slow = spawn_worker(env={DELAY_ENV: "5"})  # 5 s an entry: it cannot finish before it is killed
     wait_until(lambda: queue.count == 0, timeout=30)  # the slow worker has taken the job
-    time.sleep(0.5)  # a few of the ~90 entries folded (0.2 s each)
+    time.sleep(0.5)  # into the job (its first entry)
     assert slow.poll() is None
     os.kill(slow.pid, signal.SIGKILL)
     slow.wait(10)
