@@ -204,7 +204,7 @@ class RedisStore(LogStore):
             # a client of its own whose socket timeout outlasts the longest block
             node = self.redis.get_default_node()
             kwargs = {**self.redis.nodes_manager.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0}
-            kwargs = {k: v for k, v in kwargs.items() if k not in {"host", "port", "connection_class"}}
+            kwargs = {k: v for k, v in kwargs.items() if k not in {"host", "port", "connection_class", "db"}}
             self._follower = cluster.RedisCluster(host=node.host, port=node.port, **kwargs)
         streams = {keys.game_keys(game).log: keys.stream_id(after) for game, after in afters.items()}
         deadline = time.monotonic() + min(timeout, FOLLOW_BLOCK_MAX)

@@ -21,7 +21,7 @@ def session_cluster() -> EmbeddedCluster:
     """The session's cluster (started on first call); skips the calling test if it cannot start."""
     if "cluster" not in _STARTED:
         try:
-            cluster = EmbeddedCluster(masters=3).start()
+            cluster = EmbeddedCluster(masters=3, durable=True).start()  # AOF on, as in production
         except Exception as exc:  # any reason the cluster cannot start skips its tests
             _STARTED["cluster"] = f"{type(exc).__name__}: {exc}"
         else:

@@ -1,0 +1,170 @@
+"""The service on a real 3-master Redis Cluster (``REDIS_URL=redis+cluster://…``, ``cluster_server``): whole
+games through the HTTP API with the logs and projections on the cluster and RQ's queue on the session's
+plain Redis (``REFEREE_WORK_REDIS_URL``); a real ``referee worker`` subprocess answering ``?wait``; the
+export verifies offline and over HTTP; event streams over one game and over several (several slots)."""
+
+from __future__ import annotations
+
+import random
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+import redis as redis_lib
+from cluster_server import cluster_url  # noqa: F401 - a fixture
+from redis.cluster import RedisCluster
+from rq.serializers import JSONSerializer
+from rq.worker import SimpleWorker
+from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
+
+from referee.app import create_app
+from referee.games_service import fold, projection_of
+from referee.logchain import first_broken_link
+from referee.store import keys
+from referee.verify import verify_bundle
+from workers import jobs
+
+
+@pytest.fixture
+def cluster_app(tmp_path, cluster_url, redis_url):  # noqa: F811 - the imported fixture
+    """An app whose logs are on the cluster and whose RQ queue is on the plain Redis."""
+    app = create_app({"REDIS_URL": cluster_url, "REFEREE_WORK_REDIS_URL": redis_url, "TESTING": True,
+                      "REFEREE_VAR": str(tmp_path / "var"), "REFEREE_QUEUE": f"cl-{uuid.uuid4().hex[:8]}"})
+    yield app
+    app.extensions["referee.store"].close()
+
+
+@pytest.fixture
+def cluster_worker(cluster_app, cluster_url, redis_url):  # noqa: F811
+    """``run()``: an in-process RQ burst worker on the plain Redis whose jobs read and write the cluster."""
+    connection = redis_lib.Redis.from_url(redis_url)
+    jobs._PROJECTORS.clear()
+    jobs.configure(cluster_url, redis_url)
+
+    def run() -> bool:
+        worker = SimpleWorker([cluster_app.extensions["referee.queue"]], connection=connection,
+                              serializer=JSONSerializer)
+        return worker.work(burst=True, logging_level="WARNING")
+
+    yield run
+    for projector in jobs._PROJECTORS.values():
+        projector.store.close()
+    jobs._PROJECTORS.clear()
+    jobs._URLS.clear()
+    connection.close()
+
+
+def test_a_whole_game_on_the_cluster_projected_exported_and_verified(cluster_app, cluster_worker, redis_url):
+    http, store = Http(cluster_app.test_client()), cluster_app.extensions["referee.store"]
+    assert isinstance(store.redis, RedisCluster) and store.work is store.redis
+    # RQ's queue is on the plain Redis, not on the cluster
+    queue = cluster_app.extensions["referee.queue"]
+    assert not isinstance(queue.connection, RedisCluster)
+    rng = random.Random("cluster")
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game, rng)
+    play_random(http, game, rng, every=lambda n: cluster_worker() if n % 25 == 24 else None)
+    cluster_worker()
+    entries = store.read_log(game.game_id)
+    assert first_broken_link(entries) is None and entries[-1]["type"] == "revealed"
+    # the worker's projection, on the cluster, equals a fresh fold of the log
+    stored = store.read_projection(game.game_id, with_verdicts=True)
+    expected = projection_of(fold(store, game.game_id))
+    assert stored["seq"] == len(entries) and stored["status"] == "finished"
+    for name in ("seq", "head", "status", "to_move", "view", "result"):
+        assert stored[name] == expected[name], name
+    # every key of the game is on one slot of the cluster; nothing of it on the queue's Redis
+    slots = {store.redis.keyslot(key) for key in keys.game_keys(game.game_id)}
+    assert len(slots) == 1
+    plain = redis_lib.Redis.from_url(redis_url)
+    assert not plain.exists(*keys.game_keys(game.game_id))
+    plain.close()
+    # export, then verify offline and over HTTP
+    status, bundle = http.get(f"/games/{game.game_id}/export")
+    assert status == 200 and bundle["interim"] is False and bundle["log"] == entries
+    assert bundle["result"] == http.get(f"/games/{game.game_id}/result")[1]["result"]
+    assert verify_bundle(bundle).ok
+    status, report = http.post("/verify", bundle)
+    assert status == 200 and report["ok"] is True and report["signed_by_this_referee"] is True
+
+
+def test_games_spread_over_the_masters(cluster_app):
+    http, store = Http(cluster_app.test_client()), cluster_app.extensions["referee.store"]
+    games = [create_game(http, "towerup", 2).game_id for _ in range(12)]
+    nodes = {store.redis.get_node_from_key(keys.game_keys(game).log).name for game in games}
+    assert len(nodes) >= 2  # 12 random ids on one master of three: about 1 in 59,000
+    assert sorted(store.list_games()) == sorted(games) and sorted(store.scan_games()) == sorted(games)
+    assert store.log_lengths(games) == dict.fromkeys(games, 1)
+    assert {game for game, *_ in store.lagging_games()} == set(games)  # nobody ran a worker
+
+
+def test_a_real_worker_process_answers_wait_on_the_cluster(cluster_app, cluster_url, redis_url,  # noqa: F811
+                                                           spawn_cluster_worker):
+    http, store = Http(cluster_app.test_client()), cluster_app.extensions["referee.store"]
+    spawn_cluster_worker([sys.executable, "-m", "referee.cli", "worker", "--url", cluster_url,
+                          "--work-url", redis_url, "--queue", cluster_app.config["REFEREE_QUEUE"]])
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    rng = random.Random(5)
+    for expected_seq in range(4, 10):
+        _status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+        seat = legal["to_move"]
+        envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], rng.choice(legal["moves"]))
+        status, receipt = http.post(f"/games/{game.game_id}/moves?wait=20", signed(game.keys[seat], envelope))
+        assert status == 200, receipt
+        assert receipt["verdict"]["status"] == "applied" and receipt["verdict"]["seq"] == expected_seq
+    wait_until(lambda: (store.read_projection(game.game_id) or {}).get("seq") == store.tip(game.game_id).seq)
+
+
+@pytest.fixture
+def spawn_cluster_worker(tmp_path):
+    import os
+    import subprocess
+
+    from svc_helpers import REPO
+
+    processes = []
+
+    def spawn(command: list[str]) -> None:
+        out = open(tmp_path / "worker.log", "wb")  # noqa: SIM115 - closed at the end of the test
+        environment = {**os.environ, "PYTHONPATH": REPO, "REFEREE_RECONCILE_EVERY": "0.5"}
+        processes.append((subprocess.Popen(command, env=environment, cwd=REPO, stdout=out,
+                                           stderr=subprocess.STDOUT), out))
+
+    yield spawn
+    for process, out in processes:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        out.close()
+
+
+def test_following_one_log_blocks_and_several_logs_on_several_slots_are_noticed(cluster_app):
+    http, store = Http(cluster_app.test_client()), cluster_app.extensions["referee.store"]
+    one, two = create_game(http, "towerup", 2), create_game(http, "towerup", 2)
+    assert store.follow_log(one.game_id, 0, timeout=0.2) == []
+    # one game: a blocking XREAD that wakes when the accept is appended
+    found: list = []
+    waiter = threading.Thread(target=lambda: found.extend(store.follow_log(one.game_id, 0, timeout=10)))
+    started = time.monotonic()
+    waiter.start()
+    time.sleep(0.2)
+    accept_all(http, one)
+    waiter.join(15)
+    assert found and found[0][0] == 1 and time.monotonic() - started < 5
+    # several games (their logs on different slots): both are read, whatever slot they are on
+    accept_all(http, two)
+    afters = {one.game_id: 0, two.game_id: 0}
+    seen = store.follow_logs(afters, timeout=2)
+    assert {game for game, _position, _raw in seen} == {one.game_id, two.game_id}
+    assert store.follow_logs({game: store.tip(game).seq - 1 for game in afters}, timeout=0.3) == []
+
+
+def test_a_cluster_url_without_a_plain_queue_redis_is_refused_at_start(tmp_path, cluster_url):  # noqa: F811
+    with pytest.raises(ValueError, match="REFEREE_WORK_REDIS_URL must name a plain"):
+        create_app({"REDIS_URL": cluster_url, "REFEREE_VAR": str(tmp_path / "var"), "TESTING": True})
