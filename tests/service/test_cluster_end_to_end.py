@@ -5,7 +5,9 @@ export verifies offline and over HTTP; event streams over one game and over seve
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -17,7 +19,7 @@ from cluster_server import cluster_url  # noqa: F401 - a fixture
 from redis.cluster import RedisCluster
 from rq.serializers import JSONSerializer
 from rq.worker import SimpleWorker
-from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
+from svc_helpers import REPO, Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 
 from referee.app import create_app
 from referee.games_service import fold, projection_of
@@ -120,15 +122,10 @@ def test_a_real_worker_process_answers_wait_on_the_cluster(cluster_app, cluster_
 
 @pytest.fixture
 def spawn_cluster_worker(tmp_path):
-    import os
-    import subprocess
-
-    from svc_helpers import REPO
-
     processes = []
 
     def spawn(command: list[str]) -> None:
-        out = open(tmp_path / "worker.log", "wb")  # noqa: SIM115 - closed at the end of the test
+        out = open(tmp_path / "worker.log", "wb")  # closed at the end of the test
         environment = {**os.environ, "PYTHONPATH": REPO, "REFEREE_RECONCILE_EVERY": "0.5"}
         processes.append((subprocess.Popen(command, env=environment, cwd=REPO, stdout=out,
                                            stderr=subprocess.STDOUT), out))
@@ -168,3 +165,56 @@ def test_following_one_log_blocks_and_several_logs_on_several_slots_are_noticed(
 def test_a_cluster_url_without_a_plain_queue_redis_is_refused_at_start(tmp_path, cluster_url):  # noqa: F811
     with pytest.raises(ValueError, match="REFEREE_WORK_REDIS_URL must name a plain"):
         create_app({"REDIS_URL": cluster_url, "REFEREE_VAR": str(tmp_path / "var"), "TESTING": True})
+
+
+def test_contacts_outbox_and_webhooks_on_the_cluster(monkeypatch, cluster_url, redis_url,  # noqa: F811
+                                                     cluster_worker, cluster_app):
+    """A contact registered, a game's events routed from the ``{outbox}`` stream on the cluster to a real
+    webhook by the notify queue on the plain Redis, the delivery log kept, the contact deleted (its keys
+    are on several slots)."""
+    from notify_servers import smtp_sink, webhook_receiver
+    from standardwebhooks import Webhook
+
+    from referee.clock import now
+    from referee.signing import generate_key, public_key_b64, sign
+    from workers import deliveries
+
+    def signed_contact(key, ctx="referee/contact", **fields):
+        envelope = {"v": 1, "ctx": ctx, "key": public_key_b64(key), **fields, "at": now()}
+        return {"envelope": envelope, "sig": sign(key, envelope)}
+
+    with smtp_sink() as sink, webhook_receiver() as receiver:
+        for name, value in {"REDIS_URL": cluster_url, "REFEREE_WORK_REDIS_URL": redis_url,
+                            "REFEREE_SMTP_URL": f"smtp://127.0.0.1:{sink.port}",
+                            "REFEREE_PUBLIC_URL": "https://referee.example"}.items():
+            monkeypatch.setenv(name, value)
+        deliveries.reset_context()
+        try:
+            client, store = cluster_app.test_client(), cluster_app.extensions["referee.store"]
+            contacts = cluster_app.extensions["referee.contacts"]
+            players = [generate_key(), generate_key()]
+            answer = client.post("/contacts", json=signed_contact(players[0], webhook=receiver.url,
+                                                                  events=["started", "turn"]))
+            assert answer.status_code == 201, answer.json
+            secret, contact = answer.json["secret"], answer.json["id"]
+            game = create_game(Http(client), "fivetowers", 2, keys=players)
+            accept_all(Http(client), game)
+            cluster_worker()
+            router = deliveries.OutboxRouter(store.redis, contacts, name="cluster-router")
+            connection = redis_lib.Redis.from_url(redis_url)
+            queue = deliveries.notify_queue(connection, cluster_app.config["REFEREE_QUEUE"])
+            for _ in range(3):
+                router.run_once(block_ms=0)
+                SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(
+                    burst=True, logging_level="ERROR")
+            connection.close()
+            events = [Webhook(secret).verify(r["body"], r["headers"]) for r in receiver.received]
+            assert f"{game.game_id}:3:started" in {event["id"] for event in events}
+            assert store.redis.llen(keys.CONTACT_DELIVERIES.format(contact=contact)) >= 1
+            removed = client.delete(f"/contacts/{contact}", json=signed_contact(
+                players[0], ctx="referee/contact-delete", contact=contact))
+            assert removed.status_code == 200, removed.json
+            assert not store.redis.exists(keys.CONTACT.format(contact=contact),
+                                          keys.CONTACT_DELIVERIES.format(contact=contact))
+        finally:
+            deliveries.reset_context()
