@@ -259,18 +259,24 @@ def werkzeug_server(host: str, port: int) -> None:
 
 
 def _redis_urls(url: str | None, work_url: str | None) -> tuple[str, str]:
+    from .store.cluster import is_cluster_url  # noqa: PLC0415
+
     config = load_config()
     log_url = url or config["REDIS_URL"]
     work = work_url or (config["REFEREE_WORK_REDIS_URL"] if not url else log_url)
     if config["REFEREE_REDIS_PASSWORD_FILE"]:  # --url/--work-url without a password: the file's
         password = read_password_file(config["REFEREE_REDIS_PASSWORD_FILE"])
         log_url, work = with_password(log_url, password), with_password(work, password)
+    if is_cluster_url(log_url) and (not work or work == log_url or is_cluster_url(work)):
+        raise click.UsageError("the logs' Redis is a cluster (redis+cluster://): give RQ's queue a plain Redis "
+                               "with --work-url or REFEREE_WORK_REDIS_URL (docs/scale.md)")
     return log_url, work
 
 
 url_option = click.option("--url", help="the logs' Redis URL (default $REDIS_URL)")
-work_url_option = click.option("--work-url", help="the queue's and projections' Redis URL "
-                                                  "(default $REFEREE_WORK_REDIS_URL, else --url)")
+work_url_option = click.option("--work-url", help="the queue's and projections' Redis URL (with a cluster "
+                                                  "--url: the queue's only; "
+                                                  "default $REFEREE_WORK_REDIS_URL, else --url)")
 
 
 @main.command()

@@ -218,3 +218,12 @@ def test_contacts_outbox_and_webhooks_on_the_cluster(monkeypatch, cluster_url, r
                                           keys.CONTACT_DELIVERIES.format(contact=contact))
         finally:
             deliveries.reset_context()
+
+
+def test_a_worker_on_a_cluster_without_a_plain_queue_redis_says_so(cluster_url):  # noqa: F811
+    from click.testing import CliRunner
+
+    from referee.cli import main as cli
+
+    result = CliRunner().invoke(cli, ["worker", "--url", cluster_url, "--burst"])
+    assert result.exit_code == 2 and "give RQ's queue a plain Redis" in result.output
