@@ -2,6 +2,7 @@
 figures, asserts nothing about speed (issue 13, item 5: "the same accept ratio against the local cluster").
 
     .venv/bin/python tests/bench/bench_cluster.py [--duration 8] [--clients 4] [--layouts single,cluster]
+    .venv/bin/python tests/bench/bench_cluster.py --layouts memory [--memory-games 200] [--memory-moves 40]
 
 For each layout, one after the other in one run (so that the two are measured under the same load):
 
@@ -15,6 +16,11 @@ both with gunicorn 2 workers × 8 threads (gthread), 2 replay workers (``referee
 ``--clients`` load-generating processes, all on this machine. Printed per layout: the no-op POST rate,
 accepted submissions per second (closed loop, ``bench_service.py``'s client), their ratio, the CPU per
 accepted submission of each process group, and the memory the Redis servers gained per game created.
+
+``memory``: the bytes one game costs on the cluster (logs, heads, signatures, projections, verdicts, the
+``?wait`` events stream, index and outbox: ``used_memory`` summed over the masters, before and after),
+for ``--memory-games`` 5 Towers games of 2 created and accepted through the app (in-process, projections
+folded inline), then per further entry after ``--memory-moves`` random legal moves each (``0``: to the end).
 """
 
 from __future__ import annotations
@@ -55,6 +61,40 @@ def games_created(url: str) -> int:
         return int(client.zcard("referee:games"))
     finally:
         client.close()
+
+
+def memory_phase(games: int, moves: int) -> None:
+    import random
+
+    sys.path.insert(0, str(REPO / "tests" / "service"))
+    os.environ.setdefault("REFEREE_RATE_CREATE", "100000 per minute")
+    os.environ.setdefault("REFEREE_RATE_CREATE_PER_KEY", "100000 per minute")
+    os.environ.setdefault("REFEREE_ACCEPT_WITHIN", "0")
+    from svc_helpers import Http, accept_all, create_game, play_random
+
+    from referee.app import create_app
+
+    with (EmbeddedCluster(durable=False) as cluster, EmbeddedRedis(durable=False) as queue,
+          tempfile.TemporaryDirectory() as tmp):
+        app = create_app({"REDIS_URL": cluster.url, "REFEREE_WORK_REDIS_URL": queue.url,
+                          "REFEREE_VAR": tmp + "/var", "REFEREE_DISPATCH": "inline"})
+        http, store, rng = Http(app.test_client()), app.extensions["referee.store"], random.Random(1)
+        before = used_memory(cluster.url)
+        played = []
+        for _ in range(games):
+            game = create_game(http, "fivetowers", 2)
+            accept_all(http, game, rng)
+            played.append(game)
+        started = used_memory(cluster.url)
+        entries_started = sum(store.tip(game.game_id).seq for game in played)
+        for game in played:
+            play_random(http, game, rng, max_moves=moves or None)
+        after = used_memory(cluster.url)
+        entries = sum(store.tip(game.game_id).seq for game in played) - entries_started
+        print(f"memory, {games} games on the cluster: {(started - before) / games:,.0f} B per started game "
+              f"({entries_started / games:.1f} entries); {(after - started) / max(entries, 1):,.0f} B per further "
+              f"entry ({entries / games:.1f} per game); {(after - before) / games:,.0f} B per game at the end")
+        store.close()
 
 
 def run_layout(name: str, urls: tuple[str, str], redis_pids: dict[str, list[int]], tmp: Path,
@@ -111,8 +151,15 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=8.0, help="seconds of each throughput phase")
     parser.add_argument("--clients", type=int, default=4, help="load-generating processes")
     parser.add_argument("--games-per-client", type=int, default=12)
-    parser.add_argument("--layouts", default="single,cluster")
+    parser.add_argument("--layouts", default="single,cluster", help="single, cluster and/or memory")
+    parser.add_argument("--memory-games", type=int, default=200)
+    parser.add_argument("--memory-moves", type=int, default=40, help="moves per game (0: to the end)")
     args = parser.parse_args()
+    if "memory" in args.layouts.split(","):
+        memory_phase(args.memory_games, args.memory_moves)
+        args.layouts = ",".join(layout for layout in args.layouts.split(",") if layout != "memory")
+        if not args.layouts:
+            return
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; gunicorn 2 workers x 8 "
           f"threads, 2 replay workers, {args.clients} client processes")
     results = {}
