@@ -100,6 +100,8 @@ def test_games_spread_over_the_masters(cluster_app):
     assert sorted(store.list_games()) == sorted(games) and sorted(store.scan_games()) == sorted(games)
     assert store.log_lengths(games) == dict.fromkeys(games, 1)
     assert {game for game, *_ in store.lagging_games()} == set(games)  # nobody ran a worker
+    status, health = http.get("/health")
+    assert status == 200 and health["ok"] is True
 
 
 def test_a_real_worker_process_answers_wait_on_the_cluster(cluster_app, cluster_url, redis_url,  # noqa: F811
