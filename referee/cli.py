@@ -125,8 +125,12 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
     Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
     Ctrl-C or SIGTERM, or an embedded Redis that is gone, stops everything."""
     from .embedded_redis import free_port, read_or_create_password  # noqa: PLC0415
+    from .store.cluster import is_cluster_url  # noqa: PLC0415
 
     config = load_config()
+    if is_cluster_url(os.environ.get("REDIS_URL")) and not os.environ.get("REFEREE_WORK_REDIS_URL"):
+        raise click.UsageError("REDIS_URL names a Redis Cluster: set REFEREE_WORK_REDIS_URL to a plain Redis for "
+                               "RQ's queue (docs/scale.md)")
     env = dict(os.environ)
     supervisor = Supervisor(lambda args: _spawn(args, env), lambda message: click.echo(f"serve: {message}", err=True))
     redis_children: list[Child] = []

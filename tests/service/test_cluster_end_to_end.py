@@ -258,3 +258,17 @@ def test_a_swiss_tournament_on_the_cluster_certifies(cluster_app, cluster_worker
     assert status == 200, certificate
     bundles = {game: http.get(f"/games/{game}/export")[1] for game in games}
     assert verify_certificate(certificate, bundles, referee_key=certificate["referee_key"]).ok
+
+
+def test_serve_with_a_cluster_and_no_queue_redis_stops_before_starting_anything(tmp_path, monkeypatch,
+                                                                                cluster_url):  # noqa: F811
+    from click.testing import CliRunner
+
+    from referee.cli import main as cli
+
+    monkeypatch.setenv("REDIS_URL", cluster_url)
+    monkeypatch.delenv("REFEREE_WORK_REDIS_URL", raising=False)
+    monkeypatch.setenv("REFEREE_VAR", str(tmp_path / "var"))
+    result = CliRunner().invoke(cli, ["serve", "--port", "0"])
+    assert result.exit_code == 2 and "set REFEREE_WORK_REDIS_URL to a plain Redis" in result.output
+    assert not (tmp_path / "var").exists()
