@@ -426,12 +426,20 @@ class RedisStore(LogStore):
             return False
 
     def durability(self) -> dict[str, str]:
-        """The server's persistence settings (``appendonly``, ``appendfsync``), for the health report."""
+        """The server's persistence settings (``appendonly``, ``appendfsync``), for the health report; on a
+        cluster, those of a master that is not ``appendonly yes``, ``appendfsync always`` if there is one (the
+        log is only as durable as its least durable master), else the masters' common settings."""
+        wanted = {"appendonly", "appendfsync"}
         try:
+            if self.cluster:
+                per_node = self.redis.config_get("append*", target_nodes=self.redis.PRIMARIES)
+                found = [{_text(name): _text(value) for name, value in conf.items() if _text(name) in wanted}
+                         for _node, conf in sorted(per_node.items())]
+                weak = [conf for conf in found if conf != {"appendonly": "yes", "appendfsync": "always"}]
+                return (weak or found or [{}])[0]
             conf = self.redis.config_get("append*")
         except RedisError:
             return {}
-        wanted = {"appendonly", "appendfsync"}
         return {_text(name): _text(value) for name, value in conf.items() if _text(name) in wanted}
 
     def close(self) -> None:

@@ -272,3 +272,16 @@ def test_serve_with_a_cluster_and_no_queue_redis_stops_before_starting_anything(
     result = CliRunner().invoke(cli, ["serve", "--port", "0"])
     assert result.exit_code == 2 and "set REFEREE_WORK_REDIS_URL to a plain Redis" in result.output
     assert not (tmp_path / "var").exists()
+
+
+def test_durability_is_the_least_durable_masters(cluster_app):
+    store = cluster_app.extensions["referee.store"]
+    assert store.durability() == {"appendonly": "yes", "appendfsync": "always"}  # the suite: AOF, always
+    last = sorted(store.redis.get_primaries(), key=lambda node: node.name)[-1]
+    store.redis.config_set("appendfsync", "everysec", target_nodes=last)
+    try:
+        assert store.durability() == {"appendonly": "yes", "appendfsync": "everysec"}
+        status, health = Http(cluster_app.test_client()).get("/health")
+        assert status == 200 and health["durability"]["appendfsync"] == "everysec"
+    finally:
+        store.redis.config_set("appendfsync", "always", target_nodes=last)
