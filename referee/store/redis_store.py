@@ -59,6 +59,8 @@ def stored_json(entry: dict[str, Any]) -> bytes:
 FOLLOWERS_MAX = 20_000
 #: the longest one XREAD BLOCK of ``follow_log`` waits (s); an event stream's heartbeat comes at least this often
 FOLLOW_BLOCK_MAX = 60.0
+#: on a cluster, how often ``follow_logs`` reads the logs of several games again (s): one XREAD per game each time
+CLUSTER_POLL = 1.0
 
 
 class RedisStore(LogStore):
@@ -199,7 +201,8 @@ class RedisStore(LogStore):
                                 limit: int) -> list[tuple[str, int, bytes]]:
         """:meth:`follow_logs` on a cluster: one ``XREAD BLOCK`` when every log is on one slot (one game);
         the logs of several games are on several slots, which one XREAD cannot span, so they are read
-        without blocking, then again every 0.25 s until ``timeout`` (a poll, for multi-game streams only)."""
+        without blocking (one pipeline, one round trip per node), then again every ``CLUSTER_POLL`` s until
+        ``timeout`` (a poll, for multi-game streams only: the lobby's, whose other parts poll every 10 s)."""
         if self._follower is None:
             # a client of its own whose socket timeout outlasts the longest block
             node = self.redis.get_default_node()
@@ -222,7 +225,7 @@ class RedisStore(LogStore):
                    for reply in replies for stream, rows in (reply or []) for stream_id_, fields in rows]
             if out or len(streams) == 1 or time.monotonic() >= deadline:
                 return out
-            time.sleep(min(0.25, max(0.0, deadline - time.monotonic())))
+            time.sleep(min(CLUSTER_POLL, max(0.0, deadline - time.monotonic())))
 
     def log_lengths(self, games: list[str]) -> dict[str, int]:
         """The log length of each game that exists (one pipeline)."""
