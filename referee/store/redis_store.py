@@ -204,9 +204,11 @@ class RedisStore(LogStore):
         without blocking (one pipeline, one round trip per node), then again every ``CLUSTER_POLL`` s until
         ``timeout`` (a poll, for multi-game streams only: the lobby's, whose other parts poll every 10 s)."""
         if self._follower is None:
-            # a client of its own whose socket timeout outlasts the longest block
+            # a client of its own whose socket timeout outlasts the longest block, with a pool per node as large
+            # as a single Redis's follower pool (one connection per open stream)
             node = self.redis.get_default_node()
-            kwargs = {**self.redis.nodes_manager.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0}
+            kwargs = {**self.redis.nodes_manager.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0,
+                      "max_connections": FOLLOWERS_MAX}
             kwargs = {k: v for k, v in kwargs.items() if k not in {"host", "port", "connection_class", "db"}}
             self._follower = cluster.RedisCluster(host=node.host, port=node.port, **kwargs)
         streams = {keys.game_keys(game).log: keys.stream_id(after) for game, after in afters.items()}
