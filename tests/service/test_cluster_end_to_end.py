@@ -285,3 +285,31 @@ def test_durability_is_the_least_durable_masters(cluster_app):
         assert status == 200 and health["durability"]["appendfsync"] == "everysec"
     finally:
         store.redis.config_set("appendfsync", "always", target_nodes=last)
+
+
+def test_event_streams_over_http_on_the_cluster(cluster_app):
+    """``GET /games/{id}/events`` (one game: a blocking read) and the lobby's ``GET /games/events?games=…``
+    (several games: read each second) on real sockets, with the logs on the cluster."""
+    import requests
+    from live_server import serving
+    from sse_helpers import SSEClient
+
+    with serving(cluster_app) as server:
+        http = Http(requests.Session(), server)
+        one, two = create_game(http, "fivetowers", 2), create_game(http, "fivetowers", 2)
+        game_stream = SSEClient(server, f"/games/{one.game_id}/events")
+        lobby = SSEClient(server, f"/games/events?games={one.game_id},{two.game_id}")
+        try:
+            assert game_stream.status == 200 and lobby.status == 200
+            assert game_stream.next_block().id == "0" and lobby.next_block().retry
+            accept_all(http, one)
+            events = [game_stream.next_event() for _ in range(3)]
+            assert [e.id for e in events] == ["1", "2", "3"]
+            assert [e.entry()["type"] for e in events] == ["accepted", "accepted", "started"]
+            accept_all(http, two)
+            notices = [lobby.next_event().entry() for _ in range(6)]
+            assert sorted((n["game"], n["position"]) for n in notices) == sorted(
+                (game, position) for game in (one.game_id, two.game_id) for position in (1, 2, 3))
+        finally:
+            game_stream.close()
+            lobby.close()
