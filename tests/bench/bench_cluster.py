@@ -20,7 +20,8 @@ accepted submission of each process group, and the memory the Redis servers gain
 ``memory``: the bytes one game costs on the cluster (logs, heads, signatures, projections, verdicts, the
 ``?wait`` events stream, index and outbox: ``used_memory`` summed over the masters, before and after),
 for ``--memory-games`` 5 Towers games of 2 created and accepted through the app (in-process, projections
-folded inline), then per further entry after ``--memory-moves`` random legal moves each (``0``: to the end).
+folded inline), then per further entry after ``--memory-moves`` random legal moves each (``0``: to the end);
+then the web process's CPU per ``GET /games/{id}`` and ``GET /games/{id}/legal-moves`` (500 each, in process).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +96,13 @@ def memory_phase(games: int, moves: int) -> None:
         print(f"memory, {games} games on the cluster: {(started - before) / games:,.0f} B per started game "
               f"({entries_started / games:.1f} entries); {(after - started) / max(entries, 1):,.0f} B per further "
               f"entry ({entries / games:.1f} per game); {(after - before) / games:,.0f} B per game at the end")
+        for path in ("", "/legal-moves"):
+            http.get(f"/games/{played[0].game_id}{path}")  # warm: engines loaded, folds cached
+            start, cpu = time.perf_counter(), time.process_time()
+            for i in range(500):
+                assert http.get(f"/games/{played[i % len(played)].game_id}{path}")[0] == 200
+            print(f"GET /games/{{id}}{path} in process on the cluster: {(time.perf_counter() - start) * 2:.2f} ms "
+                  f"wall, {(time.process_time() - cpu) * 2:.2f} ms CPU of the web process per request")
         store.close()
 
 
