@@ -53,7 +53,7 @@ def init_store(app: Flask) -> None:
     if dispatch == "rq":
         from workers.queue import RQDispatch, replay_queue  # noqa: PLC0415 - RQ only when used
 
-        queue = replay_queue(store.work, config["REFEREE_QUEUE"])
+        queue = replay_queue(store.queue_redis, config["REFEREE_QUEUE"])
         app.extensions["referee.queue"] = queue
         dispatcher: Any = RQDispatch(queue)
     elif dispatch == "inline":
@@ -68,7 +68,7 @@ def init_store(app: Flask) -> None:
         from workers.deliveries import enqueue_jobs  # noqa: PLC0415
 
         app.extensions["referee.contacts"] = ContactService(
-            store.redis, enqueue_jobs(store.work, config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
+            store.redis, enqueue_jobs(store.queue_redis, config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
             allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
     games = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"], config["REFEREE_MAX_WAIT"],
                         app.extensions.get("referee.key"), accept_within=config["REFEREE_ACCEPT_WITHIN"] or None)

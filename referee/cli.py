@@ -125,8 +125,12 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
     Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
     Ctrl-C or SIGTERM, or an embedded Redis that is gone, stops everything."""
     from .embedded_redis import free_port, read_or_create_password  # noqa: PLC0415
+    from .store.cluster import is_cluster_url  # noqa: PLC0415
 
     config = load_config()
+    if is_cluster_url(os.environ.get("REDIS_URL")) and not os.environ.get("REFEREE_WORK_REDIS_URL"):
+        raise click.UsageError("REDIS_URL names a Redis Cluster: set REFEREE_WORK_REDIS_URL to a plain Redis for "
+                               "RQ's queue (docs/scale.md)")
     env = dict(os.environ)
     supervisor = Supervisor(lambda args: _spawn(args, env), lambda message: click.echo(f"serve: {message}", err=True))
     redis_children: list[Child] = []
@@ -259,18 +263,24 @@ def werkzeug_server(host: str, port: int) -> None:
 
 
 def _redis_urls(url: str | None, work_url: str | None) -> tuple[str, str]:
+    from .store.cluster import is_cluster_url  # noqa: PLC0415
+
     config = load_config()
     log_url = url or config["REDIS_URL"]
     work = work_url or (config["REFEREE_WORK_REDIS_URL"] if not url else log_url)
     if config["REFEREE_REDIS_PASSWORD_FILE"]:  # --url/--work-url without a password: the file's
         password = read_password_file(config["REFEREE_REDIS_PASSWORD_FILE"])
         log_url, work = with_password(log_url, password), with_password(work, password)
+    if is_cluster_url(log_url) and (not work or work == log_url or is_cluster_url(work)):
+        raise click.UsageError("the logs' Redis is a cluster (redis+cluster://): give RQ's queue a plain Redis "
+                               "with --work-url or REFEREE_WORK_REDIS_URL (docs/scale.md)")
     return log_url, work
 
 
 url_option = click.option("--url", help="the logs' Redis URL (default $REDIS_URL)")
-work_url_option = click.option("--work-url", help="the queue's and projections' Redis URL "
-                                                  "(default $REFEREE_WORK_REDIS_URL, else --url)")
+work_url_option = click.option("--work-url", help="the queue's and projections' Redis URL (with a cluster "
+                                                  "--url: the queue's only; "
+                                                  "default $REFEREE_WORK_REDIS_URL, else --url)")
 
 
 @main.command()

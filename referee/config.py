@@ -6,9 +6,12 @@ Every setting has the same name in the environment and in ``app.config``:
 name                        default                     meaning
 =========================== =========================== ==========================================
 ``REDIS_URL``               ``redis://127.0.0.1:6379/0`` the Redis holding the logs (run it with
-                                                        ``appendonly yes``, ``appendfsync always``)
+                                                        ``appendonly yes``, ``appendfsync always``);
+                                                        ``redis+cluster://…``: a Redis Cluster holding
+                                                        the logs and projections (``docs/scale.md``)
 ``REFEREE_WORK_REDIS_URL``  (``REDIS_URL``)             the Redis holding derived data: the RQ queue
-                                                        and the projections (may be non-durable)
+                                                        and the projections (may be non-durable); with
+                                                        a cluster: a plain Redis, the RQ queue only
 ``REFEREE_STORE``           ``redis``                   ``redis``, or ``memory`` (one process only,
                                                         projections built inline; for tools/tests)
 ``REFEREE_VAR``             ``var``                     folder for runtime files

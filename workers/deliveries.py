@@ -38,6 +38,7 @@ from referee.notify.contacts import ContactService, Enqueue
 from referee.notify.mail import Mailer, compose, mailer_from_config
 from referee.notify.render import render_event
 from referee.store import keys
+from referee.store.cluster import connect
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ class _Context:
 
     def __init__(self, config: dict[str, Any]):
         self.config = config
-        self.log_redis = redis.Redis.from_url(config["REDIS_URL"], socket_timeout=10)
+        self.log_redis = connect(config["REDIS_URL"], socket_timeout=10)
         self.contacts = ContactService(self.log_redis, enqueue_jobs(redis.Redis.from_url(
             config["REFEREE_WORK_REDIS_URL"]), config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
             allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
@@ -185,7 +186,7 @@ def _game_state(ctx: _Context, game_id: str | None) -> dict[str, Any] | None:
     from referee.store import RedisStore  # noqa: PLC0415
 
     try:
-        return GameService(RedisStore(ctx.log_redis, redis.Redis.from_url(ctx.config["REFEREE_WORK_REDIS_URL"]))
+        return GameService(RedisStore.of(ctx.log_redis, redis.Redis.from_url(ctx.config["REFEREE_WORK_REDIS_URL"]))
                            ).game_state(game_id)
     except Exception:  # the mail still goes out, with fewer details
         log.exception("could not read game %s for a mail", game_id)

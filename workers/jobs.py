@@ -50,7 +50,8 @@ def tournaments(store: RedisStore, queue_name: str) -> Any:
     found = _TOURNAMENTS.get(key)
     if found is None:
         config = load_config()
-        games = GameService(store, RQDispatch(replay_queue(store.work, queue_name)), config["REFEREE_ORGANISER_KEYS"])
+        games = GameService(store, RQDispatch(replay_queue(store.queue_redis, queue_name)),
+                            config["REFEREE_ORGANISER_KEYS"])
         found = _TOURNAMENTS[key] = TournamentService(store, games, config["REFEREE_ORGANISER_KEYS"])
     return found
 

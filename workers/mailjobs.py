@@ -21,6 +21,7 @@ from referee.notify.gateway import MAX_MAIL, GatewayHandler, parse, process_mess
 from referee.notify.mail import compose
 from referee.signing import read_or_create_key_file
 from referee.store import RedisStore, keys
+from referee.store.cluster import connect
 from schemas.common import problems_from_messages
 from schemas.submissions import AcceptSubmissionSchema, MoveSubmissionSchema, VacationSubmissionSchema
 
@@ -56,7 +57,7 @@ class _Service:
         ctx = context()
         config = ctx.config
         work = redis.Redis.from_url(config["REFEREE_WORK_REDIS_URL"])
-        store = RedisStore(ctx.log_redis, work)
+        store = RedisStore.of(ctx.log_redis, work)
         self.games = GameService(store, RQDispatch(replay_queue(work, config["REFEREE_QUEUE"])),
                                  config["REFEREE_ORGANISER_KEYS"], referee_key=read_or_create_key_file(
                                      config["REFEREE_KEY_FILE"]))
@@ -129,7 +130,7 @@ def run_gateway(host: str, port: int, *, ready: threading.Event | None = None,
     from aiosmtpd.controller import Controller  # noqa: PLC0415
 
     config = load_config()
-    log_redis = redis.Redis.from_url(config["REDIS_URL"])
+    log_redis = connect(config["REDIS_URL"])
     queue = notify_queue(redis.Redis.from_url(config["REFEREE_WORK_REDIS_URL"]), config["REFEREE_QUEUE"])
     requeue_unprocessed(log_redis, queue)
     handler = GatewayHandler(lambda raw, frm, tos: store_mail(log_redis, queue, raw, frm, tos),

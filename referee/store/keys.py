@@ -1,8 +1,9 @@
 """Every Redis key the referee uses, built here and nowhere else.
 
 All keys of one game share the hash tag ``{<game id>}``, so a Redis Cluster keeps them on one shard
-and the Lua scripts (which touch several keys of one game) stay legal there. The only key outside a
-game's tag is the index of games.
+and the Lua scripts (which touch several keys of one game) stay legal there (``REDIS_URL=redis+cluster://``,
+``docs/scale.md``). A tournament's keys share ``{<tournament id>}``, the outbox's ``{outbox}``; every other
+key (the indexes, the timers, contacts, mail) is used one key per command or per script.
 
 =============================== =========== ======================================================
 key                             type        content

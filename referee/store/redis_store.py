@@ -11,6 +11,10 @@ there too). They may be the same server. Keeping derived data on a second, non-f
 for speed: with ``appendfsync always`` every write waits for a disk flush in Redis's only thread, and
 RQ alone issues some sixty commands per job. Losing the work server loses nothing: projections are
 rebuilt from the logs and the reconciler re-queues every game whose projection lags.
+
+On a Redis Cluster (opt-in: ``REDIS_URL=redis+cluster://…``, ``referee.store.cluster``) ``connection`` is
+a :class:`redis.cluster.RedisCluster`, the projections stay on it (``work`` is the cluster too) and only
+RQ's queue goes to the plain Redis of ``REFEREE_WORK_REDIS_URL`` (``queue_redis``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..clock import now_ms
 from ..logchain import GENESIS
-from . import keys, scripts
+from . import cluster, keys, scripts
 from .base import Appended, LogStore, Tip, decode_projection, encode_projection
 from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
 
@@ -40,6 +44,11 @@ def _entry(fields: dict[Any, Any]) -> dict[str, Any]:
     return json.loads(raw)
 
 
+def _raw_entry(fields: dict[Any, Any]) -> bytes:
+    raw = fields.get(b"e", fields.get("e"))
+    return raw if isinstance(raw, bytes) else str(raw).encode()
+
+
 def stored_json(entry: dict[str, Any]) -> bytes:
     """How an entry is kept in the stream: compact JSON with sorted keys (not necessarily RFC 8785: the
     chain is checked by re-canonicalising the parsed entry, so the stored text needs only to round-trip)."""
@@ -50,14 +59,20 @@ def stored_json(entry: dict[str, Any]) -> bytes:
 FOLLOWERS_MAX = 20_000
 #: the longest one XREAD BLOCK of ``follow_log`` waits (s); an event stream's heartbeat comes at least this often
 FOLLOW_BLOCK_MAX = 60.0
+#: on a cluster, how often ``follow_logs`` reads the logs of several games again (s): one XREAD per game each time
+CLUSTER_POLL = 1.0
 
 
 class RedisStore(LogStore):
     """A :class:`LogStore` on a redis-py client (``decode_responses`` off, as RQ needs)."""
 
-    def __init__(self, connection: redis.Redis, work: redis.Redis | None = None):
+    def __init__(self, connection: redis.Redis, work: redis.Redis | None = None, queue: redis.Redis | None = None):
         self.redis = connection
         self.work = work if work is not None else connection
+        #: the plain Redis of RQ's queue: ``work`` unless the store is on a cluster
+        self.queue_redis = queue if queue is not None else self.work
+        #: the logs are on a Redis Cluster (``referee.store.cluster``)
+        self.cluster = cluster.is_cluster(connection)
         self._append = connection.register_script(scripts.APPEND_ENTRY)
         self._create = connection.register_script(scripts.CREATE_GAME)
         self._read_since = connection.register_script(scripts.READ_SINCE)
@@ -75,9 +90,28 @@ class RedisStore(LogStore):
         # gevent workers serve many requests at once (``?wait`` blocks in XREAD): redis-py's default pool of
         # 100 connections would refuse the 101st with "Too many connections"
         kwargs.setdefault("max_connections", 1000)
+        if cluster.is_cluster_url(url):
+            return cls._on_cluster(url, work_url, **kwargs)
         connection = redis.Redis.from_url(url, **kwargs)
         work = redis.Redis.from_url(work_url, **kwargs) if work_url and work_url != url else None
         return cls(connection, work)
+
+    @classmethod
+    def of(cls, connection: redis.Redis, work: redis.Redis) -> RedisStore:
+        """A store on the log client ``connection`` and the work client ``work``: the projections on ``work``,
+        or, when ``connection`` is a cluster, on the cluster (``work`` then holds only RQ's queue)."""
+        if cluster.is_cluster(connection):
+            return cls(connection, None, work)
+        return cls(connection, work)
+
+    @classmethod
+    def _on_cluster(cls, url: str, queue_url: str | None, **kwargs: Any) -> RedisStore:
+        """The logs and the projections on the cluster of ``url``; RQ's queue on the plain Redis ``queue_url``."""
+        if not queue_url or queue_url == url or cluster.is_cluster_url(queue_url):
+            raise ValueError("REDIS_URL names a Redis Cluster: REFEREE_WORK_REDIS_URL must name a plain "
+                             "(non-cluster) Redis for RQ's queue")
+        connection = cluster.connect(url, **kwargs)
+        return cls(connection, None, redis.Redis.from_url(queue_url, **kwargs))
 
     # -- games and their logs ---------------------------------------------------------------------
     def create(self, game_id: str, entry: dict[str, Any], secret: bytes | None) -> Appended:
@@ -142,6 +176,8 @@ class RedisStore(LogStore):
     def follow_logs(self, afters: dict[str, int], timeout: float, limit: int = 100) -> list[tuple[str, int, bytes]]:
         """:meth:`follow_log` over several games at once (one ``XREAD BLOCK`` on their logs):
         ``(game, position, stored JSON)`` of the entries after ``afters[game]``."""
+        if self.cluster:
+            return self._follow_logs_on_cluster(afters, timeout, limit)
         if self._follower is None:
             pool = self.redis.connection_pool
             # the socket timeout outlasts the longest block (FOLLOW_BLOCK_MAX)
@@ -160,6 +196,38 @@ class RedisStore(LogStore):
                 raw = fields.get(b"e", fields.get("e"))
                 out.append((game, keys.position_of(stream_id_), raw if isinstance(raw, bytes) else str(raw).encode()))
         return out
+
+    def _follow_logs_on_cluster(self, afters: dict[str, int], timeout: float,
+                                limit: int) -> list[tuple[str, int, bytes]]:
+        """:meth:`follow_logs` on a cluster: one ``XREAD BLOCK`` when every log is on one slot (one game);
+        the logs of several games are on several slots, which one XREAD cannot span, so they are read
+        without blocking (one pipeline, one round trip per node), then again every ``CLUSTER_POLL`` s until
+        ``timeout`` (a poll, for multi-game streams only: the lobby's, whose other parts poll every 10 s)."""
+        if self._follower is None:
+            # a client of its own whose socket timeout outlasts the longest block, with a pool per node as large
+            # as a single Redis's follower pool (one connection per open stream)
+            node = self.redis.get_default_node()
+            kwargs = {**self.redis.nodes_manager.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0,
+                      "max_connections": FOLLOWERS_MAX}
+            kwargs = {k: v for k, v in kwargs.items() if k not in {"host", "port", "connection_class", "db"}}
+            self._follower = cluster.RedisCluster(host=node.host, port=node.port, **kwargs)
+        streams = {keys.game_keys(game).log: keys.stream_id(after) for game, after in afters.items()}
+        deadline = time.monotonic() + min(timeout, FOLLOW_BLOCK_MAX)
+        while True:
+            if len(streams) == 1:
+                remaining = max(0.001, deadline - time.monotonic())
+                replies = [self._follower.xread(streams, count=limit, block=max(1, int(remaining * 1000)))]
+            else:
+                pipe = self._follower.pipeline(transaction=False)
+                for stream, start in streams.items():
+                    pipe.xread({stream: start}, count=limit)
+                replies = pipe.execute()
+            out = [(keys.game_id_of_log_key(stream), keys.position_of(stream_id_),
+                    _raw_entry(fields))
+                   for reply in replies for stream, rows in (reply or []) for stream_id_, fields in rows]
+            if out or len(streams) == 1 or time.monotonic() >= deadline:
+                return out
+            time.sleep(min(CLUSTER_POLL, max(0.0, deadline - time.monotonic())))
 
     def log_lengths(self, games: list[str]) -> dict[str, int]:
         """The log length of each game that exists (one pipeline)."""
@@ -367,18 +435,29 @@ class RedisStore(LogStore):
             return False
 
     def durability(self) -> dict[str, str]:
-        """The server's persistence settings (``appendonly``, ``appendfsync``), for the health report."""
+        """The server's persistence settings (``appendonly``, ``appendfsync``), for the health report; on a
+        cluster, those of a master that is not ``appendonly yes``, ``appendfsync always`` if there is one (the
+        log is only as durable as its least durable master), else the masters' common settings."""
+        wanted = {"appendonly", "appendfsync"}
         try:
+            if self.cluster:
+                per_node = self.redis.config_get("append*", target_nodes=self.redis.PRIMARIES)
+                found = [{_text(name): _text(value) for name, value in conf.items() if _text(name) in wanted}
+                         for _node, conf in sorted(per_node.items())]
+                weak = [conf for conf in found if conf != {"appendonly": "yes", "appendfsync": "always"}]
+                return (weak or found or [{}])[0]
             conf = self.redis.config_get("append*")
         except RedisError:
             return {}
-        wanted = {"appendonly", "appendfsync"}
         return {_text(name): _text(value) for name, value in conf.items() if _text(name) in wanted}
 
     def close(self) -> None:
         if self._follower is not None:
             self._follower.close()
-            self._follower.connection_pool.disconnect()
+            if not self.cluster:
+                self._follower.connection_pool.disconnect()
         self.redis.close()
         if self.work is not self.redis:
             self.work.close()
+        if self.queue_redis is not self.work:
+            self.queue_redis.close()

@@ -1,7 +1,8 @@
 """Every Lua script of the referee, in one place (like ``rq/scripts.py``).
 
-Each script touches the keys of ONE game only (one hash tag), so it is atomic and cluster-safe.
-WRITE_PROJECTION runs on the "work" Redis (derived data), the others on the log Redis.
+Each script touches the keys of ONE hash tag only (one game's, one tournament's, the outbox's, or the one
+key ``referee:timers``), so it is atomic and runs on one slot of a Redis Cluster. WRITE_PROJECTION runs on
+the "work" Redis (derived data; on a cluster, the cluster), the others on the log Redis.
 
 Why the hash chain is not computed in Lua: Redis's Lua has SHA-1 (``redis.sha1hex``) but no SHA-256,
 and the log's chain is SHA-256 over RFC 8785 bytes. So Python builds the entry and its hash from the

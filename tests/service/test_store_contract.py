@@ -1,4 +1,5 @@
-"""ONE contract for every log store, run against the in-memory store and the Redis store (real Redis)."""
+"""ONE contract for every log store, run against the in-memory store, the Redis store (real Redis) and the
+Redis store on a real 3-master Redis Cluster (``REDIS_URL=redis+cluster://…``; ``cluster_server``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import threading
 
 import pytest
 import redis as redis_lib
+from cluster_server import cluster_url  # noqa: F401 - a fixture
 
 from referee.logchain import GENESIS, first_broken_link, seal
 from referee.store import (
@@ -18,10 +20,18 @@ from referee.store import (
 )
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "cluster"])
 def store(request):
     if request.param == "memory":
         yield MemoryStore()
+        return
+    if request.param == "cluster":
+        # the logs and projections on the cluster, RQ's queue on the session's plain Redis
+        cluster_store = RedisStore.from_url(request.getfixturevalue("cluster_url"),
+                                            work_url=request.getfixturevalue("redis_url"))
+        assert cluster_store.cluster and cluster_store.queue_redis is not cluster_store.redis
+        yield cluster_store
+        cluster_store.close()
         return
     url = request.getfixturevalue("redis_url")
     redis_store = RedisStore(redis_lib.Redis.from_url(url))
