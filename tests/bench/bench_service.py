@@ -307,7 +307,9 @@ def main() -> None:
             port = free_port()
             env = {**os.environ, "REDIS_URL": redis.url, "REFEREE_WORK_REDIS_URL": work.url,
                    "REFEREE_VAR": str(Path(tmp) / "var"),
-                   "REFEREE_BENCH_NOOP": "1", "REFEREE_QUEUE": "bench", "PYTHONPATH": str(REPO)}
+                   "REFEREE_BENCH_NOOP": "1", "REFEREE_QUEUE": "bench", "PYTHONPATH": str(REPO),
+                   # the load generator creates games from one address and unsigned: lift the creation limits
+                   "REFEREE_RATE_CREATE": "1000000 per minute", "REFEREE_RATE_CREATE_PER_KEY": "1000000 per minute"}
             log = open(Path(tmp) / "processes.log", "wb")
             children.append(subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", "2",
