@@ -114,9 +114,11 @@ def play(client: FlaskClient, store: RedisStore, projector: Projector, game: Loc
 def fold_bytes(store: RedisStore, game_id: str) -> int:
     """Bytes a fold of ``game_id`` keeps once cached (tracemalloc): what the web's and the worker's caches
     hold per game (trimmed to its last verdicts as ``ReplayerCache.put`` does, where the code has it)."""
+    entries = store.read_log(game_id)  # read first: the connection's reply buffer is not the fold's
+    store.read_secret(game_id)
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    replayer = fold(store, game_id)
+    replayer = fold(store, game_id, entries)
     if hasattr(replayer, "trim"):
         from referee.games_service.folds import KEEP_VERDICTS
         replayer.trim(KEEP_VERDICTS)
