@@ -18,7 +18,9 @@ Measured in one run:
    (open loop, one every 1/rate s), each ``POST …/moves?wait=5``, which answers once a replay worker's
    projection holds the verdict; p50/p90/p99/max over ``--latency-duration`` seconds.
 
-Bounded: every phase stops at its deadline; all processes are stopped at the end.
+Bounded: every phase stops at its deadline; all processes are stopped at the end. The flat-cost curves
+(against the log's length and the number of games stored), memory per game and RQ's per-job overhead
+are printed by ``tests/bench/bench_scale.py``; profiles and figures: ``docs/performance.md``.
 """
 
 from __future__ import annotations
