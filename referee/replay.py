@@ -131,11 +131,32 @@ class LogReplayer:
     adjudication: dict[str, Any] | None = None
     #: the signature check passed to :func:`check_submission` (the verifier memoises it: one check per signature)
     verifier: Callable[[str, Any, str], bool] = verify
+    #: verdicts dropped from the front by :meth:`trim` (``verdicts[i]`` is then the verdict on position
+    #: ``dropped + i``); 0 for a fold that keeps them all (the verifier's)
+    dropped: int = 0
+    #: whether a ``revealed`` entry has been accepted (kept as a flag, so a trimmed fold knows it too)
+    revealed: bool = False
 
     @property
     def seq(self) -> int:
         """Number of entries folded so far (the next entry's position)."""
-        return len(self.verdicts)
+        return self.dropped + len(self.verdicts)
+
+    def verdicts_since(self, start: int) -> list[Verdict]:
+        """The verdicts on positions ``start`` onwards; ``ValueError`` when :meth:`trim` has dropped some of them."""
+        if start < self.dropped:
+            raise ValueError(f"the verdicts before position {self.dropped} were trimmed from this fold")
+        return self.verdicts[start - self.dropped:]
+
+    def trim(self, keep: int) -> None:
+        """Keep only the last ``keep`` (at least 1) verdicts, once there are twice as many: what a long-lived
+        cache of folds calls, so the memory a fold holds does not grow with its log (issue 13). Only for a
+        fold no other thread reads (the caches trim their own copy before they share it)."""
+        keep = max(1, keep)
+        if len(self.verdicts) > 2 * keep:
+            cut = len(self.verdicts) - keep
+            self.verdicts = self.verdicts[cut:]
+            self.dropped += cut
 
     @property
     def keys(self) -> list[str]:
@@ -154,6 +175,8 @@ class LogReplayer:
         else:
             verdict = handler(entry)
         self.verdicts.append(verdict)
+        if verdict.type == "revealed" and verdict.status == "ok":
+            self.revealed = True
         self.head = entry.get("hash", self.head)
         return verdict
 

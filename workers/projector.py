@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 #: Test-only hook: seconds to sleep after each entry a job folds, so that a test can SIGKILL a worker
 #: in the middle of a job. Never set it in production.
 DELAY_ENV = "REFEREE_TEST_REPLAY_DELAY"
+#: Verdicts a cached fold keeps (the last ones; see ``LogReplayer.trim``): its memory does not grow with the log
+KEEP_VERDICTS = 16
 
 
 class Projector:
@@ -50,6 +52,7 @@ class Projector:
         return self._cache.pop(game_id, None)
 
     def _keep(self, game_id: str, replayer: LogReplayer) -> None:
+        replayer.trim(KEEP_VERDICTS)  # the next write starts at replayer.seq: older verdicts are stored already
         self._cache[game_id] = replayer
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -96,8 +99,8 @@ class Projector:
 
     def _catch_up_once(self, game_id: str) -> dict[str, Any]:
         # Fast path: this process folded the game last time and assumes the stored projection is still where
-        # it left it (WRITE_PROJECTION refuses a write that starts elsewhere). A fold always holds every
-        # verdict from position 0, so it can write from wherever the stored projection turns out to be.
+        # it left it (WRITE_PROJECTION refuses a write that starts elsewhere). A cached fold keeps only its last
+        # verdicts (LogReplayer.trim); if the stored projection turns out to be further behind, it folds afresh.
         replayer = self._take_cached(game_id)
         trusted = replayer is not None
         from_seq = replayer.seq if replayer is not None else 0
@@ -134,8 +137,11 @@ class Projector:
             if replayer.seq == from_seq:
                 self._keep(game_id, replayer)
                 return {"game": game_id, "seq": replayer.seq, "written": False}
+            if from_seq < replayer.dropped:  # stored projection behind what this trimmed fold still holds
+                replayer = None
+                continue
             written = self.store.write_projection(game_id, projection_of(replayer),
-                                                  [v.to_dict() for v in replayer.verdicts[from_seq:]], from_seq)
+                                                  [v.to_dict() for v in replayer.verdicts_since(from_seq)], from_seq)
             if written == 1:
                 self._keep(game_id, replayer)
                 return {"game": game_id, "seq": replayer.seq, "written": True, "log": tip.seq}

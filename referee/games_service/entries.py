@@ -54,12 +54,11 @@ def due_system_entry(replayer: LogReplayer, secret: bytes | None, now: int | Non
             return {"type": "expired"}
         return None
     if replayer.status == EXPIRED and mode == "seeded" and secret is not None:
-        if not any(v.type == "revealed" and v.status == "ok" for v in replayer.verdicts):
+        if not replayer.revealed:
             return {"type": "revealed", "server_seed": secret.hex(), "reason": "expired"}
         return None
     if replayer.status == FINISHED and mode == "seeded" and secret is not None:
-        revealed = any(v.type == "revealed" and v.status == "ok" for v in reversed(replayer.verdicts))
-        if not revealed:
+        if not replayer.revealed:
             return {"type": "revealed", "server_seed": secret.hex(), "reason": "finished"}
     return None
 

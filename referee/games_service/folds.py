@@ -18,6 +18,9 @@ from typing import Any
 from ..replay import LogReplayer
 from ..store.base import LogStore
 
+#: Verdicts a cached fold keeps (the last ones)
+KEEP_VERDICTS = 16
+
 
 def clone_replayer(replayer: LogReplayer) -> LogReplayer:
     """An independent copy of ``replayer`` (its game copied with the engine's own ``copy()``)."""
@@ -78,10 +81,13 @@ class ReplayerCache:
             return replayer
 
     def put(self, game_id: str, replayer: LogReplayer) -> None:
-        """Keep ``replayer`` (which the caller must not mutate afterwards) unless a longer fold is cached."""
+        """Keep ``replayer`` (which the caller must not mutate afterwards) unless a longer fold is cached. Its
+        older verdicts are dropped first (:meth:`LogReplayer.trim`): the memory of a cached fold, and the
+        copy each accept makes of it, do not grow with the log (the web reads only the last verdict)."""
         with self._lock:
             current = self._items.get(game_id)
             if current is None or current.seq <= replayer.seq:
+                replayer.trim(KEEP_VERDICTS)
                 self._items[game_id] = replayer
                 self._items.move_to_end(game_id)
             while len(self._items) > self.size:

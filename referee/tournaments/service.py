@@ -115,7 +115,7 @@ def _game_revealed(game: Any) -> bool:
     """Whether a finished game's log is final: its seed revealed (seeded games) or recorded mode."""
     if (game.created or {}).get("mode") != "seeded":
         return True
-    return any(v.type == "revealed" and v.status == "ok" for v in reversed(game.verdicts))
+    return bool(game.revealed)
 
 
 class TournamentService:

@@ -18,7 +18,9 @@ Measured in one run:
    (open loop, one every 1/rate s), each ``POST …/moves?wait=5``, which answers once a replay worker's
    projection holds the verdict; p50/p90/p99/max over ``--latency-duration`` seconds.
 
-Bounded: every phase stops at its deadline; all processes are stopped at the end.
+Bounded: every phase stops at its deadline; all processes are stopped at the end. The flat-cost curves
+(against the log's length and the number of games stored), memory per game and RQ's per-job overhead
+are printed by ``tests/bench/bench_scale.py``; profiles and figures: ``docs/performance.md``.
 """
 
 from __future__ import annotations
@@ -307,7 +309,9 @@ def main() -> None:
             port = free_port()
             env = {**os.environ, "REDIS_URL": redis.url, "REFEREE_WORK_REDIS_URL": work.url,
                    "REFEREE_VAR": str(Path(tmp) / "var"),
-                   "REFEREE_BENCH_NOOP": "1", "REFEREE_QUEUE": "bench", "PYTHONPATH": str(REPO)}
+                   "REFEREE_BENCH_NOOP": "1", "REFEREE_QUEUE": "bench", "PYTHONPATH": str(REPO),
+                   # the load generator creates games from one address and unsigned: lift the creation limits
+                   "REFEREE_RATE_CREATE": "1000000 per minute", "REFEREE_RATE_CREATE_PER_KEY": "1000000 per minute"}
             log = open(Path(tmp) / "processes.log", "wb")
             children.append(subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", "2",
