@@ -280,7 +280,9 @@ def test_a_real_worker_process_closes_a_round_at_its_deadline(http, spawn_worker
     state = wait_until(lambda: (s := tournament_state(http, tid))["status"] == "finished" and s, timeout=30)
     result = state["rounds"][0]["tables"][0]["result"]
     assert result["method"] == "provisional"
-    entries = http.get(f"/tournaments/{tid}/log?limit=1000")[1]["entries"]
+    # `finished` comes a moment before the seed's `revealed`: wait for the log's last entry
+    entries = wait_until(lambda: (log := http.get(f"/tournaments/{tid}/log?limit=1000")[1]["entries"])
+                         and log[-1]["type"] == "revealed" and log, timeout=10)
     assert [e["reason"] for e in entries if e["type"] == "round_closed"] == ["deadline"]
     assert entries[-1]["type"] == "revealed"
 
