@@ -374,6 +374,11 @@ class RedisStore(LogStore):
         if not events:
             return 0
         script = self._emit_event
+        if self.cluster:  # a cluster client refuses EVALSHA in a pipeline: one atomic call per event there
+            return sum(int(script(keys=[keys.OUTBOX, keys.OUTBOX_SEEN.format(event=event["id"])],
+                                  args=[json.dumps(event, separators=(",", ":"), ensure_ascii=False),
+                                        keys.OUTBOX_SEEN_TTL, keys.OUTBOX_MAXLEN]))
+                       for event in events)
         for attempt in range(2):
             pipe = self.redis.pipeline(transaction=False)
             for event in events:
