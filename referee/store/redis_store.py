@@ -131,7 +131,10 @@ class RedisStore(LogStore):
         return Appended(0, entry["hash"], True)
 
     def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
-        k = keys.game_keys(game_id)
+        return self._append_at(keys.game_keys(game_id), game_id, entry, prev, signature)
+
+    def _append_at(self, k: Any, log_id: str, entry: dict[str, Any], prev: str, signature: str | None) -> Appended:
+        """``APPEND_ENTRY`` on a log's keys (a game's or a tournament's: the same script and answers)."""
         try:
             result = self._append(keys=[k.log, k.head, k.sigs, k.pending],
                                   args=[entry["seq"], prev, stored_json(entry), entry["hash"], signature or "",
@@ -147,7 +150,7 @@ class RedisStore(LogStore):
             raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
         if status == "duplicate":
             raise DuplicateSubmission(int(result[1]), int(result[2]), _text(result[3]) or GENESIS)
-        raise GameNotFound(game_id)
+        raise GameNotFound(log_id)
 
     def read_log(self, game_id: str, start: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         k = keys.game_keys(game_id)
@@ -413,23 +416,7 @@ class RedisStore(LogStore):
 
     def append_tournament(self, tournament_id: str, entry: dict[str, Any], prev: str,
                           signature: str | None = None) -> Appended:
-        k = keys.tournament_keys(tournament_id)
-        try:
-            result = self._append(keys=[k.log, k.head, k.sigs, k.pending],
-                                  args=[entry["seq"], prev, stored_json(entry), entry["hash"], signature or "",
-                                        now_ms()])
-        except (RedisConnectionError, RedisTimeoutError) as exc:
-            raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
-        except RedisError as exc:
-            raise StoreUnavailable(f"Redis refused the write: {exc}") from exc
-        status = _text(result[0])
-        if status == "ok":
-            return Appended(int(result[1]), entry["hash"], bool(int(result[2])))
-        if status == "stale":
-            raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
-        if status == "duplicate":
-            raise DuplicateSubmission(int(result[1]), int(result[2]), _text(result[3]) or GENESIS)
-        raise GameNotFound(tournament_id)
+        return self._append_at(keys.tournament_keys(tournament_id), tournament_id, entry, prev, signature)
 
     def read_tournament(self, tournament_id: str, start: int = 0) -> tuple[list[dict[str, Any]], Tip]:
         k = keys.tournament_keys(tournament_id)
