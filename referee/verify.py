@@ -332,23 +332,29 @@ def unsigned_part(bundle: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check_referee_signature(ctx: _Context) -> Check:
-    bundle = ctx.bundle
-    key, sig = bundle.get("referee_key"), bundle.get("referee_sig")
+    return check_referee_signature(ctx.bundle, ctx.expected_key, "bundle")
+
+
+def check_referee_signature(document: dict[str, Any], expected_key: str | None, what: str) -> Check:
+    """The ``referee_signature`` check of a signed document (a bundle, a tournament certificate): the
+    signature of ``referee_key`` over the RFC 8785 bytes of the rest, and that key is ``expected_key`` when
+    one is given."""
+    key, sig = document.get("referee_key"), document.get("referee_sig")
     try:
         load_public_key(key)
     except (ValueError, TypeError):
         return Check("referee_signature", FAILED, "referee_key is not a base64url Ed25519 public key")
-    if not isinstance(sig, str) or not verify(key, unsigned_part(bundle), sig):
+    if not isinstance(sig, str) or not verify(key, unsigned_part(document), sig):
         return Check("referee_signature", FAILED,
-                     "referee_sig is not the referee key's Ed25519 signature over the rest of the bundle")
-    if ctx.expected_key is not None:
+                     f"referee_sig is not the referee key's Ed25519 signature over the rest of the {what}")
+    if expected_key is not None:
         try:
-            same = b64url_decode(ctx.expected_key) == b64url_decode(key)
+            same = b64url_decode(expected_key) == b64url_decode(key)
         except ValueError:
             return Check("referee_signature", FAILED, "the expected referee key is not base64url")
         if not same:
             return Check("referee_signature", FAILED,
-                         f"signed by {key}, not by the expected referee key {ctx.expected_key}")
+                         f"signed by {key}, not by the expected referee key {expected_key}")
         return Check("referee_signature", PASSED, f"signed by the expected referee key {key}")
     return Check("referee_signature", PASSED, f"signed by referee key {key} (no expected key given)")
 

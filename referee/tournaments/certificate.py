@@ -57,8 +57,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ..canonical import canonical_bytes
 from ..logchain import first_broken_link
 from ..replay import LogError
-from ..signing import b64url_decode, load_public_key, public_key_b64, sign, verify
-from ..verify import FAILED, PASSED, SKIPPED, Check, differing_paths, verify_bundle
+from ..signing import public_key_b64, sign
+from ..verify import (
+    FAILED,
+    PASSED,
+    SKIPPED,
+    Check,
+    check_referee_signature,
+    differing_paths,
+    verify_bundle,
+)
 from .log import FINISHED, TournamentReplayer, replay_tournament, revealed_seed
 
 CERTIFICATE_FORMAT = "referee-tournament/1"
@@ -94,10 +102,6 @@ def merkle_root(games: list[dict[str, str]]) -> str:
 # -- building ------------------------------------------------------------------------------------
 class CertificateError(ValueError):
     """The log cannot be certified (not a finished, revealed tournament)."""
-
-
-def unsigned_part(certificate: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in certificate.items() if k != "referee_sig"}
 
 
 def build_certificate(log: list[dict[str, Any]], key: Ed25519PrivateKey) -> dict[str, Any]:
@@ -231,24 +235,7 @@ def _check_format(ctx: _Context) -> Check:
 
 
 def _check_signature(ctx: _Context) -> Check:
-    cert = ctx.cert
-    key, sig = cert.get("referee_key"), cert.get("referee_sig")
-    try:
-        load_public_key(key)
-    except (ValueError, TypeError):
-        return Check("referee_signature", FAILED, "referee_key is not a base64url Ed25519 public key")
-    if not isinstance(sig, str) or not verify(key, unsigned_part(cert), sig):
-        return Check("referee_signature", FAILED,
-                     "referee_sig is not the referee key's signature over the rest of the certificate")
-    if ctx.expected_key is not None:
-        try:
-            same = b64url_decode(ctx.expected_key) == b64url_decode(key)
-        except ValueError:
-            return Check("referee_signature", FAILED, "the expected referee key is not base64url")
-        if not same:
-            return Check("referee_signature", FAILED, f"signed by {key}, not by the expected key {ctx.expected_key}")
-        return Check("referee_signature", PASSED, f"signed by the expected referee key {key}")
-    return Check("referee_signature", PASSED, f"signed by referee key {key} (no expected key given)")
+    return check_referee_signature(ctx.cert, ctx.expected_key, "certificate")
 
 
 def _check_chain(ctx: _Context) -> Check:

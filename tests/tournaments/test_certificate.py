@@ -24,11 +24,11 @@ from referee.tournaments.certificate import (
     build_certificate,
     merkle_leaf,
     merkle_root,
-    unsigned_part,
     verify_certificate,
 )
 from referee.tournaments.cli import verify_tournament_command
 from referee.tournaments.log import finished_payload
+from referee.verify import unsigned_part
 
 from .helpers import Builder, play_game
 

@@ -1,6 +1,7 @@
 import { api } from "./api.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
-import { entropy, generateKey, listKeys, signEnvelope } from "./keys.js";
+import { entropy, listKeys, signEnvelope } from "./keys.js";
+import { addRow, labelRows } from "./seat-rows.js";
 import { clearErrors, el, showError } from "./ui.js";
 
 const WEB = document.body.dataset.web || "/play/";
@@ -13,21 +14,8 @@ function limits() {
   return { min: (current && current.min_players) || 2, max: (current && current.max_players) || 5 };
 }
 
-function fillMine(select) {
-  const chosen = select.value;
-  select.replaceChildren(el("option", { value: "" }, "—"),
-    ...listKeys().map((k) => el("option", { value: k.public }, k.name)));
-  select.value = chosen;
-}
-
 function renumber() {
-  [...seatsList.children].forEach((li, i) => {
-    li.querySelector(".seat-name").setAttribute("aria-label", `Name of player ${i + 1}`);
-    li.querySelector(".seat-key").setAttribute("aria-label", `Public key of player ${i + 1}`);
-    li.querySelector(".seat-generate").setAttribute("aria-label", `Generate a key in this browser for player ${i + 1}`);
-    li.querySelector(".seat-mine").setAttribute("aria-label", `Use a key of this browser for player ${i + 1}`);
-    li.dataset.seat = String(i);
-  });
+  labelRows(seatsList, "seat");
   const { min, max } = limits();
   const n = seatsList.children.length;
   document.getElementById("add-seat").disabled = n >= max;
@@ -36,30 +24,7 @@ function renumber() {
 }
 
 function addSeat() {
-  const li = template.content.firstElementChild.cloneNode(true);
-  const name = li.querySelector(".seat-name");
-  const key = li.querySelector(".seat-key");
-  const mine = li.querySelector(".seat-mine");
-  fillMine(mine);
-  name.value = `Player ${seatsList.children.length + 1}`;
-  li.querySelector(".seat-generate").addEventListener("click", async () => {
-    clearErrors();
-    try {
-      const entry = await generateKey(name.value.trim() || "player");
-      key.value = entry.public;
-      document.querySelectorAll(".seat-mine").forEach(fillMine);
-      mine.value = entry.public;
-    } catch (err) {
-      showError(err, "Could not generate a key");
-    }
-  });
-  mine.addEventListener("change", () => {
-    if (!mine.value) return;
-    key.value = mine.value;
-    const entry = listKeys().find((k) => k.public === mine.value);
-    if (entry && /^Player \d+$/.test(name.value)) name.value = entry.name;
-  });
-  seatsList.append(li);
+  addRow(template, seatsList);
   renumber();
 }
 

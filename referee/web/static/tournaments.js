@@ -4,7 +4,8 @@
 
 import { api } from "./api.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
-import { entropy, generateKey, listKeys, signEnvelope } from "./keys.js";
+import { entropy, listKeys, signEnvelope } from "./keys.js";
+import { addRow, labelRows } from "./seat-rows.js";
 import { formatText } from "./tournament-model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
 
@@ -85,51 +86,15 @@ async function loadRatings() {
 
 // -- the form ----------------------------------------------------------------------------------------
 
-function fillMine(select) {
-  const chosen = select.value;
-  select.replaceChildren(el("option", { value: "" }, "—"),
-    ...listKeys().map((k) => el("option", { value: k.public }, k.name)));
-  select.value = chosen;
-}
-
 function renumber() {
-  [...playersList.children].forEach((li, i) => {
-    li.querySelector(".seat-name").setAttribute("aria-label", `Name of player ${i + 1}`);
-    li.querySelector(".seat-key").setAttribute("aria-label", `Public key of player ${i + 1}`);
-    li.querySelector(".seat-generate").setAttribute("aria-label", `Generate a key in this browser for player ${i + 1}`);
-    li.querySelector(".seat-mine").setAttribute("aria-label", `Use a key of this browser for player ${i + 1}`);
-    li.dataset.player = String(i);
-  });
+  labelRows(playersList, "player");
   const n = playersList.children.length;
   document.getElementById("t-remove-player").disabled = n <= 2;
   document.getElementById("t-player-count").textContent = `${n} players`;
 }
 
 function addPlayer() {
-  const li = template.content.firstElementChild.cloneNode(true);
-  const name = li.querySelector(".seat-name");
-  const key = li.querySelector(".seat-key");
-  const mine = li.querySelector(".seat-mine");
-  fillMine(mine);
-  name.value = `Player ${playersList.children.length + 1}`;
-  li.querySelector(".seat-generate").addEventListener("click", async () => {
-    clearErrors();
-    try {
-      const entry = await generateKey(name.value.trim() || "player");
-      key.value = entry.public;
-      document.querySelectorAll(".seat-mine").forEach(fillMine);
-      mine.value = entry.public;
-    } catch (err) {
-      showError(err, "Could not generate a key");
-    }
-  });
-  mine.addEventListener("change", () => {
-    if (!mine.value) return;
-    key.value = mine.value;
-    const entry = listKeys().find((k) => k.public === mine.value);
-    if (entry && /^Player \d+$/.test(name.value)) name.value = entry.name;
-  });
-  playersList.append(li);
+  addRow(template, playersList);
   renumber();
 }
 
