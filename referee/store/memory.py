@@ -30,6 +30,21 @@ class _Game:
     created_ms: int = 0
 
 
+def _append_at(log: Any, entry: dict[str, Any], prev: str, signature: str | None) -> int:
+    """Append ``entry`` to a game's or a tournament's log (with ``log``, ``head``, ``sigs``) at exactly its
+    position, as ``APPEND_ENTRY`` does in Redis; its position. The caller holds the store's lock."""
+    length = len(log.log)
+    if signature and signature in log.sigs:
+        raise DuplicateSubmission(log.sigs[signature], length, log.head)
+    if entry["seq"] != length or prev != log.head:
+        raise StaleAppend(length, log.head)
+    log.log.append(canonical_bytes(entry))
+    log.head = entry["hash"]
+    if signature:
+        log.sigs[signature] = length
+    return length
+
+
 class MemoryStore(LogStore):
     """A :class:`LogStore` in a dict, guarded by one lock (every operation is atomic, as in Redis)."""
 
@@ -65,16 +80,8 @@ class MemoryStore(LogStore):
     def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
         with self._lock:
             game = self._game(game_id)
-            length = len(game.log)
-            if signature and signature in game.sigs:
-                raise DuplicateSubmission(game.sigs[signature], length, game.head)
-            if entry["seq"] != length or prev != game.head:
-                raise StaleAppend(length, game.head)
-            game.log.append(canonical_bytes(entry))
-            game.head = entry["hash"]
+            length = _append_at(game, entry, prev, signature)
             self._appended.notify_all()
-            if signature:
-                game.sigs[signature] = length
             pending_set = game.pending is None
             if pending_set:
                 game.pending = now_ms()
@@ -271,16 +278,7 @@ class MemoryStore(LogStore):
     def append_tournament(self, tournament_id: str, entry: dict[str, Any], prev: str,
                           signature: str | None = None) -> Appended:
         with self._lock:
-            log = self._tournament(tournament_id)
-            length = len(log.log)
-            if signature and signature in log.sigs:
-                raise DuplicateSubmission(log.sigs[signature], length, log.head)
-            if entry["seq"] != length or prev != log.head:
-                raise StaleAppend(length, log.head)
-            log.log.append(canonical_bytes(entry))
-            log.head = entry["hash"]
-            if signature:
-                log.sigs[signature] = length
+            length = _append_at(self._tournament(tournament_id), entry, prev, signature)
             return Appended(length, entry["hash"], False)
 
     def read_tournament(self, tournament_id: str, start: int = 0) -> tuple[list[dict[str, Any]], Tip]:
