@@ -28,18 +28,9 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_service import LocalGame  # noqa: E402
+from bench_service import FlaskClient, LocalGame  # noqa: E402
 
 from referee.embedded_redis import EmbeddedRedis  # noqa: E402
-
-
-class FlaskClient:
-    def __init__(self, app: Any):
-        self.client = app.test_client()
-
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        response = self.client.open(path, method=method, json=body)
-        return response.status_code, response.get_json(silent=True)
 
 
 def make_app(url: str, work_url: str, tmp: str, defended: bool) -> Any:

@@ -47,7 +47,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_service import LocalGame  # noqa: E402
+from bench_service import FlaskClient, LocalGame  # noqa: E402
 from bench_timecontrol import write_games  # noqa: E402
 
 from referee.embedded_redis import EmbeddedRedis  # noqa: E402
@@ -55,17 +55,6 @@ from referee.games_service.entries import make_entry  # noqa: E402
 from referee.games_service.folds import fold  # noqa: E402
 from referee.store import RedisStore, keys  # noqa: E402
 from workers.projector import Projector  # noqa: E402
-
-
-class FlaskClient:
-    """``bench_service.Client``'s interface over Flask's test client."""
-
-    def __init__(self, app: Any):
-        self.client = app.test_client()
-
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        response = self.client.open(path, method=method, json=body)
-        return response.status_code, response.get_json(silent=True)
 
 
 def pct(samples: list[float], p: float) -> float:

@@ -76,6 +76,21 @@ class Client:
         raise AssertionError("unreachable")
 
 
+class FlaskClient:
+    """:class:`Client`'s interface over Flask's test client (in process); games it creates get
+    ``time_control`` when one is given."""
+
+    def __init__(self, app: Any, time_control: dict[str, Any] | None = None):
+        self.client = app.test_client()
+        self.time_control = time_control
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        if self.time_control is not None and path == "/games" and method == "POST":
+            body = {**body, "options": {"time_control": self.time_control}}
+        response = self.client.open(path, method=method, json=body)
+        return response.status_code, response.get_json(silent=True)
+
+
 class LocalGame:
     """A recorded-mode game created on the server, mirrored by a local engine to choose legal moves."""
 

@@ -59,7 +59,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_service import LocalGame  # noqa: E402
+from bench_service import FlaskClient, LocalGame  # noqa: E402
 
 from referee.clock import now_ms  # noqa: E402
 from referee.embedded_redis import EmbeddedRedis  # noqa: E402
@@ -398,18 +398,6 @@ def phase_lag(store: RedisStore, url: str, count: int, window: float, *, every: 
 
 
 # -- phase: accept path, clock on vs off -----------------------------------------------------------------
-class FlaskClient:
-    """``bench_service.Client``'s interface over Flask's test client; games it creates get ``time_control``."""
-
-    def __init__(self, app: Any, time_control: dict[str, Any]):
-        self.client = app.test_client()
-        self.time_control = time_control
-
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        if path == "/games" and method == "POST":
-            body = {**body, "options": {"time_control": self.time_control}}
-        response = self.client.open(path, method=method, json=body)
-        return response.status_code, response.get_json(silent=True)
 
 
 def phase_accept(url: str, work_url: str, tmp: str, seconds: float, out: dict[str, Any]) -> None:
