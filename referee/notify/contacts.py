@@ -174,6 +174,10 @@ class ContactService:
         contact["webhook"] = envelope.get("webhook") or None
         email = (envelope.get("email") or "").strip() or None
         if email != contact.get("email"):
+            if contact.get("email"):
+                self.redis.srem(keys.CONTACTS_OF_ADDRESS.format(address=contact["email"].lower()), contact["id"])
+            if email:
+                self.redis.sadd(keys.CONTACTS_OF_ADDRESS.format(address=email.lower()), contact["id"])
             contact["email"] = email
             contact["email_status"] = None
             contact.pop("code", None)
@@ -215,6 +219,8 @@ class ContactService:
         contact = self._owned(contact_id, envelope["key"])
         self.redis.delete(keys.CONTACT.format(contact=contact_id), keys.CONTACT_DELIVERIES.format(contact=contact_id))
         self.redis.srem(keys.CONTACTS_OF_KEY.format(key=contact["key"]), contact_id)
+        if contact.get("email"):
+            self.redis.srem(keys.CONTACTS_OF_ADDRESS.format(address=contact["email"].lower()), contact_id)
         return {"id": contact_id, "removed": True}
 
     def confirm(self, contact_id: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -251,11 +257,8 @@ class ContactService:
         if not codes:
             return []
         done = []
-        for raw in self.redis.scan_iter(match="contact:c_*", count=500):
-            name = raw.decode() if isinstance(raw, bytes) else raw
-            if name.endswith(":deliveries"):
-                continue
-            contact = self._load(name.split(":", 1)[1])
+        for raw in self.redis.smembers(keys.CONTACTS_OF_ADDRESS.format(address=address.lower())):
+            contact = self._load(raw.decode() if isinstance(raw, bytes) else raw)
             if not contact or (contact.get("email") or "").lower() != address.lower():
                 continue
             for code in codes:

@@ -40,6 +40,7 @@ key                             type        content
 ``contacts:key:<public key>``   set         the contact ids of a key
 ``contacts:confirmed:<key>``    set         the e-mail addresses that key has confirmed
 ``contacts:confirmed-addresses`` set        every confirmed address (the gateway answers them freely)
+``contacts:address:<address>``  set         the contact ids of an e-mail address (confirming by reply)
 ``contact:<id>:deliveries``     list        the latest deliveries to a contact (JSON, newest first)
 ``contacts:sig:<signature>``    string      a signed contact request already taken (20 minutes)
 ``delivery:<contact>:<event>``  string      a delivery queued once (2 days)
@@ -82,6 +83,7 @@ CONTACT = "contact:{contact}"
 CONTACTS_OF_KEY = "contacts:key:{key}"
 CONTACTS_CONFIRMED = "contacts:confirmed:{key}"
 CONFIRMED_ADDRESSES = "contacts:confirmed-addresses"
+CONTACTS_OF_ADDRESS = "contacts:address:{address}"
 CONTACT_DELIVERIES = "contact:{contact}:deliveries"
 CONTACT_SIG = "contacts:sig:{sig}"
 DELIVERY_ONCE = "delivery:{contact}:{event}"

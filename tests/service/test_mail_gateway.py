@@ -202,3 +202,26 @@ def test_an_unconfirmed_address_gets_at_most_five_replies_an_hour(gateway):
         send(port, "no block here", sender="mallory@example.org")
     run()
     assert len(sink.to("mallory@example.org")) == mailjobs.REPLIES_PER_HOUR
+
+
+def test_a_reply_to_the_confirmation_mail_through_the_gateway_confirms_the_address(gateway):
+    from referee.clock import now
+    from referee.signing import generate_key, public_key_b64, sign
+
+    app, port, sink, run = gateway
+    key = generate_key()
+    envelope = {"v": 1, "ctx": "referee/contact", "key": public_key_b64(key), "email": "dora@example.org",
+                "events": ["turn"], "at": now()}
+    contact = app.test_client().post("/contacts", json={"envelope": envelope, "sig": sign(key, envelope)}).json
+    assert contact["email_status"] == "pending"
+    run()
+    confirmation = text_of(sink.wait_for("dora@example.org")[0])
+    quoted = "".join("> " + line + "\n" for line in confirmation.splitlines())
+    send(port, "Yes, that's me.\n\n" + quoted, sender="dora@example.org", subject="Re: Confirm your address")
+    run()
+    assert app.extensions["referee.contacts"].get(contact["id"])["email_status"] == "confirmed"
+    assert "confirmed" in replies(sink, "dora@example.org")[-1]
+    send(port, "Again: " + quoted, sender="mallory@example.org")  # the code from another address confirms nothing
+    run()
+    assert "mail/no_block" in replies(sink, "mallory@example.org")[-1]
+    assert "confirmed for" not in replies(sink, "mallory@example.org")[-1]
