@@ -51,11 +51,11 @@ def init_store(app: Flask) -> None:
     app.extensions["referee.store"] = store
     dispatch = config["REFEREE_DISPATCH"]
     if dispatch == "rq":
-        from workers.queue import RQDispatch, replay_queue  # noqa: PLC0415 - RQ only when used
+        from workers.queue import ReplayDispatch, replay_queue  # noqa: PLC0415 - RQ only when used
 
         queue = replay_queue(store.queue_redis, config["REFEREE_QUEUE"])
         app.extensions["referee.queue"] = queue
-        dispatcher: Any = RQDispatch(queue)
+        dispatcher: Any = ReplayDispatch(queue)
     elif dispatch == "inline":
         from workers.projector import Projector  # noqa: PLC0415
 

@@ -44,20 +44,47 @@ def tournaments(store: RedisStore, queue_name: str) -> Any:
     from referee.games_service import GameService  # noqa: PLC0415
     from referee.tournaments.service import TournamentService  # noqa: PLC0415
 
-    from .queue import RQDispatch, replay_queue  # noqa: PLC0415
+    from .queue import ReplayDispatch, replay_queue  # noqa: PLC0415
 
     key = (id(store), queue_name)
     found = _TOURNAMENTS.get(key)
     if found is None:
         config = load_config()
-        games = GameService(store, RQDispatch(replay_queue(store.queue_redis, queue_name)),
+        games = GameService(store, ReplayDispatch(replay_queue(store.queue_redis, queue_name)),
                             config["REFEREE_ORGANISER_KEYS"])
         found = _TOURNAMENTS[key] = TournamentService(store, games, config["REFEREE_ORGANISER_KEYS"])
     return found
 
 
+def replay_loop(queue: Any, with_projector: Projector | None = None) -> Any:
+    """A :class:`~workers.replayloop.ReplayLoop` on ``queue``'s ready list, with ``with_projector`` (default:
+    this process's, :func:`projector`), whose finished tournament games advance their tournament."""
+    from .replayloop import ReplayLoop  # noqa: PLC0415
+
+    found = with_projector or projector()
+    return ReplayLoop(queue, found, on_finished=lambda game, tournament: tournaments(found.store, queue.name).game_over(
+        game, tournament))
+
+
+def work_burst(queues: list[Any], *, logging_level: str = "WARNING") -> bool:
+    """Everything waiting for ``queues``, in this process, then return: their ready lists (this process's
+    projector), RQ's jobs (an allow-listing ``SimpleWorker``, burst), the ready lists again (what the jobs
+    appended). Tests and ``referee worker --burst``-like callers; returns whether anything ran."""
+    from rq.serializers import JSONSerializer  # noqa: PLC0415
+
+    from .allowlist import RefereeSimpleWorker  # noqa: PLC0415
+
+    loops = [replay_loop(queue) for queue in queues]
+    replayed = sum(loop.drain() for loop in loops)
+    worked = RefereeSimpleWorker(queues, connection=queues[0].connection, serializer=JSONSerializer).work(
+        burst=True, logging_level=logging_level)
+    replayed += sum(loop.drain() for loop in loops)
+    return bool(worked or replayed)
+
+
 def replay_game(game_id: str) -> dict[str, Any]:
-    """Bring ``game_id``'s projection up to the end of its log; a tournament's game that has finished then
+    """(RQ's retry of a failed catch-up of the replay loop, ``workers/replayloop.py``.) Bring ``game_id``'s
+    projection up to the end of its log; a tournament's game that has finished then
     advances its tournament (``TournamentService.game_over``: its result, the next round)."""
     job = get_current_job()
     if job is None:

@@ -26,7 +26,7 @@ from schemas.common import problems_from_messages
 from schemas.submissions import AcceptSubmissionSchema, MoveSubmissionSchema, VacationSubmissionSchema
 
 from .deliveries import context, notify_queue
-from .queue import RQDispatch, replay_queue
+from .queue import ReplayDispatch, replay_queue
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class _Service:
         config = ctx.config
         work = redis.Redis.from_url(config["REFEREE_WORK_REDIS_URL"])
         store = RedisStore.of(ctx.log_redis, work)
-        self.games = GameService(store, RQDispatch(replay_queue(work, config["REFEREE_QUEUE"])),
+        self.games = GameService(store, ReplayDispatch(replay_queue(work, config["REFEREE_QUEUE"])),
                                  config["REFEREE_ORGANISER_KEYS"], referee_key=read_or_create_key_file(
                                      config["REFEREE_KEY_FILE"]))
 

@@ -1,6 +1,7 @@
-"""The reconciler: finds games whose projection lags their log with no replay job on the way (a web
-process died between its append and the enqueue, a worker was killed mid-job, Redis lost the queue)
-and queues a job for each. Runs in every ``referee worker`` (a thread) and as ``referee reconcile``."""
+"""The reconciler: finds games whose projection lags their log with no replay on the way (a web process
+died between its append and its notification, a worker was killed mid-catch-up, the work Redis lost the
+ready list) and pushes each onto the ready list again (``workers/queue.py``). Runs in every ``referee
+worker`` (a thread) and as ``referee reconcile``."""
 
 from __future__ import annotations
 
@@ -12,24 +13,25 @@ from rq import Queue
 from referee.clock import now_ms
 from referee.store.base import LogStore
 
-from .queue import enqueue_replay
+from .queue import ReplayDispatch
 
 log = logging.getLogger(__name__)
 
 
 def reconcile_once(store: LogStore, queue: Queue, stale_after: float = 10.0) -> list[str]:
-    """Queue a replay job for every lagging game whose pending flag is absent or older than
-    ``stale_after`` seconds (a fresh flag means a job is queued or running). Returns those games."""
+    """Push every lagging game whose pending flag is absent or older than ``stale_after`` seconds onto
+    ``queue``'s ready list (a fresh flag means a replay is on its way or running). Returns those games."""
     now = now_ms()
     queued = []
+    dispatch = ReplayDispatch(queue)
     for game_id, length, _seq, pending in store.lagging_games():
         if pending is not None and now - pending < stale_after * 1000:
             continue
         store.mark_pending(game_id, now)
-        enqueue_replay(queue, game_id, f"reconcile-{game_id}-{length}-{now}")
+        dispatch.notify(game_id, length)
         queued.append(game_id)
     if queued:
-        log.info("reconciler queued replays of %s", ", ".join(queued))
+        log.info("reconciler pushed the replays of %s", ", ".join(queued))
     return queued
 
 

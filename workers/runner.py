@@ -1,8 +1,9 @@
-"""``referee worker``: an RQ worker for the replay queue, with RQ's scheduler (for retries), the
+"""``referee worker``: the replay loop (``workers/replayloop.py``, a thread draining the queue's ready list),
+an RQ worker for the replay queue's retries and the notify queue, with RQ's scheduler (for retries), the
 reconciler thread and the deadline scheduler thread (``workers/deadlines.py``).
 
 The worker class is RQ's ``SimpleWorker`` by default: jobs run in the worker process itself, so the
-projector keeps each game's fold between jobs and a job folds only the new entries (a forking worker
+projector of a retry keeps each game's fold between jobs and a job folds only the new entries (a forking worker
 would fold every log from scratch in each job). Crash safety does not depend on the class: a killed
 worker's job is redone from the stored projection by the next job or by the reconciler. Either class
 runs only the referee's own job functions (``workers/allowlist.py``).
@@ -23,7 +24,8 @@ from referee.store import RedisStore
 from . import jobs
 from .allowlist import RefereeSimpleWorker, RefereeWorker
 from .deadlines import DeadlineScheduler
-from .queue import RQDispatch, replay_queue
+from .projector import Projector
+from .queue import ReplayDispatch, replay_queue
 from .reconciler import Reconciler, reconcile_once
 
 log = logging.getLogger(__name__)
@@ -40,8 +42,8 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
     until the queue is empty. ``redis_url`` is the log's Redis, ``work_url`` the queue's and projections'
     (default: the same). ``deadlines_every``: seconds between the deadline scheduler's passes (0: none; a
     burst worker makes one pass before it works). ``notify``: also route the outbox and run delivery jobs
-    (webhooks, mail) from the notify queue, after replay jobs; ``"only"``: deliveries only. Returns whether
-    any job ran."""
+    (webhooks, mail) from the notify queue, after replay jobs; ``"only"``: deliveries only (no replay loop).
+    Returns whether any job or replay ran."""
     work_url = work_url or redis_url
     jobs.configure(redis_url, work_url)
     connection = redis.Redis.from_url(work_url)
@@ -68,16 +70,27 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
         queues.append(notify_queue(connection, queue_name))
     deadlines = None
     if deadlines_every > 0:
-        deadlines = DeadlineScheduler(store, RQDispatch(queue), every=deadlines_every,
+        deadlines = DeadlineScheduler(store, ReplayDispatch(queue), every=deadlines_every,
                                       tournaments=jobs.tournaments(store, queue_name))
         if burst:
             deadlines.run_once()
         else:
             deadlines.start()
+    loop = None
+    if notify != "only":
+        loop = jobs.replay_loop(queue, Projector(store))  # its own projector: the RQ retries use jobs.projector()
+        if not burst:
+            loop.start()
     worker = WORKER_CLASSES[worker_class](queues, connection=connection, serializer=JSONSerializer, name=name)
     try:
-        return worker.work(burst=burst, with_scheduler=True, logging_level=logging_level)
+        replayed = loop.drain() if loop is not None and burst else 0
+        worked = worker.work(burst=burst, with_scheduler=True, logging_level=logging_level)
+        if loop is not None and burst:
+            replayed += loop.drain()  # what the jobs (deliveries, retries) appended meanwhile
+        return worked or bool(replayed)
     finally:
+        if loop is not None and not burst:
+            loop.stop()
         if reconciler is not None:
             reconciler.stop()
         if deadlines is not None and not burst:

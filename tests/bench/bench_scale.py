@@ -5,7 +5,7 @@ figures, asserts nothing about speed.
 
 In one process, on 127.0.0.1 only: an embedded durable Redis for the logs (AOF, appendfsync always) and an
 embedded non-persisted one for the queue and the projections, as ``referee serve`` lays them out; the Flask
-app through its test client (production ``RQDispatch``: every accept queues its replay job as in
+app through its test client (production ``ReplayDispatch``: every accept queues its replay job as in
 production; no RQ worker runs, the replay is done by a :class:`~workers.projector.Projector` called here,
 so its cost is measured alone).
 

@@ -4,7 +4,8 @@
 
 Everything runs on this machine, on 127.0.0.1 only, laid out as ``referee serve`` does: an embedded
 durable Redis for the logs (AOF, appendfsync always) and an embedded non-persisted one for the RQ
-queue and the projections, gunicorn with 2 workers (gthread, 8 threads), 2 replay workers
+queue and the projections, gunicorn with 2 workers (the worker class of ``referee/gunicorn_conf.py``, gevent;
+``--worker-class gthread`` for the old layout), 2 replay workers
 (``referee worker``), and the load generator (client processes; they share the CPU with the server).
 
 Measured in one run:
@@ -313,6 +314,9 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=100.0, help="submissions per second in the latency phase")
     parser.add_argument("--games", type=int, default=50, help="concurrent games in the latency phase")
     parser.add_argument("--phases", default="noop,accept,latency", help="which phases to run (comma-separated)")
+    parser.add_argument("--worker-class", default=None,
+                        help="gunicorn worker class (default: referee/gunicorn_conf.py's, gevent, as `referee serve`)")
+    parser.add_argument("--replay-workers", type=int, default=2, help="`referee worker` processes")
     args = parser.parse_args()
     phases = set(args.phases.split(","))
 
@@ -330,18 +334,18 @@ def main() -> None:
             log = open(Path(tmp) / "processes.log", "wb")
             children.append(subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", "2",
-                 "--worker-class", "gthread", "--threads", "8",
+                 *(["--worker-class", args.worker_class] if args.worker_class else []),
                  "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "referee.app:create_app()"],
                 env=env, cwd=REPO, stdout=log, stderr=log))
-            for i in range(2):
+            for i in range(args.replay_workers):
                 children.append(subprocess.Popen(
                     [sys.executable, "-m", "referee.cli", "worker", "--queue", "bench", "--name", f"bench-{i}"],
                     env={**env, "REFEREE_RECONCILE_EVERY": "5"}, cwd=REPO, stdout=log, stderr=log))
             wait_http(port)
             print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; logs on Redis "
                   f"{redis.public_url} (AOF, appendfsync always), queue and projections on {work.public_url}; "
-                  f"gunicorn 2 workers "
-                  f"x 8 threads; 2 replay workers; {args.clients} client processes")
+                  f"gunicorn 2 {args.worker_class or 'gevent'} workers; "
+                  f"{args.replay_workers} replay workers; {args.clients} client processes")
             noop_rate = accept_rate = float("nan")
             result: dict[str, Any] = {}
             groups = {"web": [children[0].pid], "replay workers": [c.pid for c in children[1:]],

@@ -19,7 +19,7 @@ the RQ queue and the projections. Phases (``--phases``, comma-separated; all by 
             events and their ids on the log Redis) is measured on a sample of games caught up by the real
             ``Projector.catch_up`` and divided by the sample's size.
 ``pass``    ``--due`` games (default min(N, 2000)) whose deadline has passed, among the N pending timers:
-            one ``DeadlineScheduler.run_once()`` (production dispatcher: ``RQDispatch`` on the work Redis)
+            one ``DeadlineScheduler.run_once()`` (production dispatcher: ``ReplayDispatch`` on the work Redis)
             writes every timeout, with 1 thread and then with 4 (the default); timeouts per second and the
             scheduler's CPU per timeout. Then another ``--due`` games with 2 scheduler processes running
             ``run_once()`` at once: timeouts per second, and how many looks were wasted (both looked).
@@ -266,10 +266,10 @@ def make_due(url: str, prefix: str, count: int) -> list[str]:
 
 def _scheduler_process(url: str, work_url: str, go: Any, results: Any) -> None:
     from workers.deadlines import DeadlineScheduler
-    from workers.queue import RQDispatch, replay_queue
+    from workers.queue import ReplayDispatch, replay_queue
 
     store = RedisStore.from_url(url, work_url=work_url)
-    scheduler = DeadlineScheduler(store, RQDispatch(replay_queue(store.work, "bench")))
+    scheduler = DeadlineScheduler(store, ReplayDispatch(replay_queue(store.work, "bench")))
     go.wait()
     start, cpu = time.perf_counter(), time.process_time()
     done = scheduler.run_once()
@@ -294,13 +294,13 @@ def count_timeouts(store: RedisStore, ids: list[str]) -> tuple[int, int]:
 
 def phase_pass(store: RedisStore, url: str, work_url: str, due: int, out: dict[str, Any]) -> None:
     from workers.deadlines import DeadlineScheduler
-    from workers.queue import RQDispatch, replay_queue
+    from workers.queue import ReplayDispatch, replay_queue
 
     res: dict[str, Any] = {"due": due}
     for threads in (1, 4):
         pending = store.redis.zcard(keys.TIMERS)
         ids = make_due(url, f"due{threads}t", due)
-        scheduler = DeadlineScheduler(store, RQDispatch(replay_queue(store.work, "bench")), threads=threads)
+        scheduler = DeadlineScheduler(store, ReplayDispatch(replay_queue(store.work, "bench")), threads=threads)
         start, cpu = time.perf_counter(), time.process_time()
         done = scheduler.run_once()
         took, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -340,7 +340,7 @@ def phase_pass(store: RedisStore, url: str, work_url: str, due: int, out: dict[s
 # -- phase: lag -------------------------------------------------------------------------------------------
 def phase_lag(store: RedisStore, url: str, count: int, window: float, *, every: float, out: dict[str, Any]) -> None:
     from workers.deadlines import DeadlineScheduler
-    from workers.queue import RQDispatch, replay_queue
+    from workers.queue import ReplayDispatch, replay_queue
 
     lead = 5.0 + count / 2000  # time to write the games before the first deadline
     first = now_ms() + int(lead * 1000)
@@ -353,7 +353,7 @@ def phase_lag(store: RedisStore, url: str, count: int, window: float, *, every: 
     if now_ms() > first:
         print(f"  (writing the games took longer than {lead:.0f} s: the first deadlines passed before the scheduler "
               "started)")
-    scheduler = DeadlineScheduler(store, RQDispatch(replay_queue(store.work, "bench")), every=every).start()
+    scheduler = DeadlineScheduler(store, ReplayDispatch(replay_queue(store.work, "bench")), every=every).start()
     end = time.monotonic() + (deadlines[-1] - now_ms()) / 1000 + 5.0
     wanted = set(ids)
     by_game: dict[str, int] = {}

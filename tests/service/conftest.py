@@ -9,9 +9,6 @@ import sys
 import uuid
 
 import pytest
-import redis as redis_lib
-from rq.serializers import JSONSerializer
-from rq.worker import SimpleWorker
 from svc_helpers import REPO, Http
 
 from referee.app import create_app
@@ -52,21 +49,17 @@ def store(app):
 
 @pytest.fixture
 def run_worker(app, redis_url):
-    """``run_worker(queue=None)``: an in-process RQ burst worker (RQ's SimpleWorker, JSON serializer) on
-    ``queue`` (default: the ``app`` fixture's queue)."""
-    connection = redis_lib.Redis.from_url(redis_url)
+    """``run_worker(queue=None)``: an in-process burst worker on ``queue`` (default: the ``app`` fixture's
+    queue): its ready list drained by the replay loop, then RQ's jobs (``workers.jobs.work_burst``)."""
     jobs._PROJECTORS.clear()
     jobs.configure(redis_url)
 
     def run(queue=None) -> bool:
-        worker = SimpleWorker([queue or app.extensions["referee.queue"]], connection=connection,
-                              serializer=JSONSerializer)
-        return worker.work(burst=True, logging_level="WARNING")
+        return jobs.work_burst([queue or app.extensions["referee.queue"]])
 
     yield run
     jobs._PROJECTORS.clear()
     jobs._URLS.clear()
-    connection.close()
 
 
 @pytest.fixture

@@ -40,22 +40,19 @@ def cluster_app(tmp_path, cluster_url, redis_url):  # noqa: F811 - the imported 
 
 @pytest.fixture
 def cluster_worker(cluster_app, cluster_url, redis_url):  # noqa: F811
-    """``run()``: an in-process RQ burst worker on the plain Redis whose jobs read and write the cluster."""
-    connection = redis_lib.Redis.from_url(redis_url)
+    """``run()``: an in-process burst worker (ready list, then RQ) on the plain Redis whose replays read and
+    write the cluster."""
     jobs._PROJECTORS.clear()
     jobs.configure(cluster_url, redis_url)
 
     def run() -> bool:
-        worker = SimpleWorker([cluster_app.extensions["referee.queue"]], connection=connection,
-                              serializer=JSONSerializer)
-        return worker.work(burst=True, logging_level="WARNING")
+        return jobs.work_burst([cluster_app.extensions["referee.queue"]])
 
     yield run
     for projector in jobs._PROJECTORS.values():
         projector.store.close()
     jobs._PROJECTORS.clear()
     jobs._URLS.clear()
-    connection.close()
 
 
 def test_a_whole_game_on_the_cluster_projected_exported_and_verified(cluster_app, cluster_worker, redis_url):

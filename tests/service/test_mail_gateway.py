@@ -13,13 +13,11 @@ from email.message import EmailMessage
 import pytest
 import redis as redis_lib
 from notify_servers import smtp_sink, text_of
-from rq.serializers import JSONSerializer
-from rq.worker import SimpleWorker
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
 from referee.embedded_redis import free_port
 from referee.notify.armor import armor
-from workers import deliveries, mailjobs
+from workers import deliveries, jobs, mailjobs
 
 
 @pytest.fixture
@@ -42,8 +40,7 @@ def gateway(make_app, monkeypatch, redis_url, tmp_path):
         queues = [deliveries.notify_queue(connection, app.config["REFEREE_QUEUE"]), app.extensions["referee.queue"]]
 
         def run() -> None:
-            SimpleWorker(queues, connection=connection, serializer=JSONSerializer).work(burst=True,
-                                                                                        logging_level="ERROR")
+            jobs.work_burst(queues, logging_level="ERROR")
 
         yield app, port, sink, run
         stop.set()

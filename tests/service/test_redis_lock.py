@@ -26,7 +26,7 @@ from referee.config import load_config
 from referee.embedded_redis import EmbeddedRedis
 from workers import jobs
 from workers.allowlist import RefereeSimpleWorker, refusal
-from workers.queue import REPLAY_JOB
+from workers.queue import REPLAY_JOB, enqueue_replay
 
 REPO = str(Path(__file__).resolve().parents[2])
 
@@ -173,6 +173,7 @@ def test_the_referees_own_jobs_still_run(app, redis_url):
     http = Http(app.test_client())
     game = create_game(http, "fivetowers", 2)
     queue = app.extensions["referee.queue"]
+    enqueue_replay(queue, game.game_id, f"retry-{game.game_id}")  # as the replay loop does after a failure
     assert [refusal(job) for job in queue.jobs] == [None]
     jobs.configure(redis_url)
     try:

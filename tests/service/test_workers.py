@@ -1,5 +1,6 @@
-"""Replay workers: one job per burst, a real ``rq worker`` subprocess, a worker SIGKILLed in the middle
-of a job, the reconciler, the referee's own entries appended by the worker, and ``referee rebuild``."""
+"""Replay workers: one notification per burst, a failed catch-up handed to RQ and retried by a real ``rq
+worker`` subprocess, a worker SIGKILLed in the middle of a catch-up, the reconciler, the referee's own
+entries appended by the worker, and ``referee rebuild``."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from referee.cli import main as cli
 from referee.games_service import fold, projection_of
 from referee.games_service.entries import make_entry
 from referee.store import keys
+from workers import jobs
 from workers.projector import DELAY_ENV, Projector
-from workers.queue import replay_queue
+from workers.queue import REPLAY_JOB, enqueue_replay, ready_count, ready_key, replay_queue
 from workers.reconciler import reconcile_once
 
 
@@ -34,7 +36,7 @@ def assert_projection_is_the_fold(store, game_id):
     return stored
 
 
-def test_a_burst_of_appends_costs_one_job(http, app, store, run_worker):
+def test_a_burst_of_appends_costs_one_notification(http, app, store, run_worker):
     queue = app.extensions["referee.queue"]
     game = create_game(http, "fivetowers", 3)
     accept_all(http, game)
@@ -45,26 +47,57 @@ def test_a_burst_of_appends_costs_one_job(http, app, store, run_worker):
         envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], rng.choice(legal["moves"]))
         assert http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], envelope))[0] == 202
     assert store.tip(game.game_id).seq == 11  # created, 3 accepted, started, 6 moves
-    assert queue.count == 1  # the creation raised the pending flag; nothing ran since
+    assert ready_count(queue) == 1  # the creation raised the pending flag; nothing ran since
+    assert queue.count == 0  # and no RQ job: RQ is for retries
     run_worker()
-    assert queue.count == 0
+    assert ready_count(queue) == 0
     assert_projection_is_the_fold(store, game.game_id)
     _status, legal = http.get(f"/games/{game.game_id}/legal-moves")
     seat = legal["to_move"]
     envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], legal["moves"][0])
     assert http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], envelope))[0] == 202
-    assert queue.count == 1
+    assert ready_count(queue) == 1
     run_worker()
     assert store.read_projection(game.game_id)["seq"] == 12
 
 
-def test_real_rq_worker_subprocess_serves_wait(http, app, store, spawn_worker, redis_url):
-    """The stock ``rq worker`` command (the allow-listing SimpleWorker, JSON serializer, scheduler) runs our jobs, and
-    ``?wait`` returns its verdicts."""
+def test_a_failed_catch_up_is_handed_to_rq(app, store):
+    """A catch-up that raises (here: a game id with no log) is not lost in the loop: it becomes an RQ job
+    (``replay_game``, with retries), and the loop goes on with the next game."""
+    queue = app.extensions["referee.queue"]
+    http = Http(app.test_client())
+    game = create_game(http, "towerup", 2)
+    queue.connection.lpush(ready_key(queue), "g_" + "n" * 16)
+    loop = jobs.replay_loop(queue, Projector(store))
+    assert loop.drain() == 2
+    assert (loop.done, loop.failed) == (1, 1)
+    assert store.read_projection(game.game_id)["seq"] == 1
+    [job] = queue.jobs
+    assert job.func_name == REPLAY_JOB and job.args == ["g_" + "n" * 16] and job.retries_left == 3
+
+
+def test_real_rq_worker_subprocess_runs_a_retry(make_app, spawn_worker, redis_url):
+    """A replay handed to RQ is run by the stock ``rq worker`` command (the allow-listing SimpleWorker, JSON
+    serializer, scheduler), and ``?wait`` returns its verdicts."""
+    app = make_app(REFEREE_DISPATCH="none")  # nothing reaches a replay loop: only the RQ job below replays
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    queue = app.extensions.get("referee.queue") or replay_queue(store.queue_redis, app.config["REFEREE_QUEUE"])
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    play_random(http, game, random.Random(7), max_moves=12)
     rq = str(Path(sys.executable).parent / "rq")
     spawn_worker([rq, "worker", "--url", redis_url, "--serializer", "rq.serializers.JSONSerializer",
                   "--worker-class", "workers.allowlist.RefereeSimpleWorker", "--with-scheduler",
                   app.config["REFEREE_QUEUE"]])
+    length = store.tip(game.game_id).seq
+    enqueue_replay(queue, game.game_id, f"retry-{game.game_id}-test")
+    wait_until(lambda: (store.read_projection(game.game_id) or {}).get("seq") == length, timeout=30)
+    assert_projection_is_the_fold(store, game.game_id)
+
+
+def test_a_real_worker_serves_wait(http, app, store, spawn_worker):
+    """``referee worker`` (its replay loop) answers ``?wait`` with its verdicts, move after move."""
+    spawn_worker()
     game = create_game(http, "fivetowers", 2)
     accept_all(http, game)
     rng = random.Random(7)
@@ -91,9 +124,9 @@ def test_worker_killed_mid_job_loses_nothing(app, http, store, spawn_worker):
     assert store.read_projection(game.game_id) is None and store.pending_since(game.game_id) is not None
 
     queue = app.extensions["referee.queue"]
-    assert queue.count == 1
+    assert ready_count(queue) == 1
     slow = spawn_worker(env={DELAY_ENV: "5"})  # 5 s an entry: it cannot finish before it is killed
-    wait_until(lambda: queue.count == 0, timeout=30)  # the slow worker has taken the job
+    wait_until(lambda: ready_count(queue) == 0, timeout=30)  # the slow worker has taken the game
     time.sleep(0.5)  # into the job (its first entry)
     assert slow.poll() is None
     os.kill(slow.pid, signal.SIGKILL)
@@ -120,7 +153,7 @@ def test_reconciler_queues_games_whose_job_was_lost(make_app, run_worker):
     assert reconcile_once(store, queue, stale_after=60) == []  # the flag is fresh: a job may be on its way
     assert reconcile_once(store, queue, stale_after=0) == [game.game_id]
     assert reconcile_once(store, queue, stale_after=60) == []  # it just marked the game pending again
-    assert queue.count == 1
+    assert ready_count(queue) == 1
     run_worker(queue)
     assert_projection_is_the_fold(store, game.game_id)
     assert reconcile_once(store, queue, stale_after=0) == []

@@ -1,0 +1,124 @@
+"""The replay loop of every ``referee worker``: drains the queue's ready list (``workers/queue.py``) and
+brings each named game's projection up to its log with the worker's :class:`~workers.projector.Projector`.
+
+One pass (:meth:`ReplayLoop.run_once`): ``BRPOP`` waits for the first game id, ``RPOP … count`` takes the
+rest that are waiting (up to ``batch``), duplicates are dropped, and each game is caught up in turn
+(``Projector.catch_up``: it folds the new entries of a cached fold, writes the projection, releases the
+pending flag). So the cost of a notification is one or two commands for a whole batch of games, not an
+RQ job's bookkeeping each.
+
+A catch-up that raises is handed to RQ as a ``replay_game`` job (retried by RQ's scheduler, kept in the
+failed registry). A loop that dies mid-catch-up loses nothing: the game's pending flag stays set, goes
+stale, and the reconciler pushes the game again (``workers/reconciler.py``); the catch-up is idempotent.
+
+The loop runs in a thread of the worker process, beside RQ's own loop (retries, deliveries) in the main
+thread; it has a projector of its own (a projector's cache is not shared across threads).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from redis.exceptions import RedisError
+from rq import Queue
+
+from referee.clock import now_ms
+
+from .projector import Projector
+from .queue import enqueue_replay, ready_key
+
+log = logging.getLogger(__name__)
+
+
+class ReplayLoop:
+    """:meth:`run_once` for one pass, :meth:`drain` until the list is empty, :meth:`start`/:meth:`stop` for
+    a thread."""
+
+    def __init__(self, queue: Queue, projector: Projector, *, batch: int = 64,
+                 on_finished: Callable[[str, str], Any] | None = None):
+        self.queue = queue
+        self.connection = queue.connection
+        self.key = ready_key(queue)
+        self.projector = projector
+        if on_finished is not None:
+            projector.on_finished = on_finished
+        self.batch = batch
+        self._stop_event = threading.Event()
+        self._thread: threading.Thread | None = None
+        #: catch-ups done and handed to RQ after a failure, since the start (for logs and tests)
+        self.done = 0
+        self.failed = 0
+
+    def take(self, block: float) -> list[str]:
+        """The game ids waiting in the ready list, without duplicates, oldest first; waits up to ``block``
+        seconds for the first one (0: no wait)."""
+        if block > 0:
+            first = self.connection.brpop([self.key], timeout=block)
+            if first is None:
+                return []
+            names = [first[1]]
+            more = self.connection.rpop(self.key, self.batch - 1) if self.batch > 1 else None
+        else:
+            names = []
+            more = self.connection.rpop(self.key, self.batch)
+        names += more or []
+        return list(dict.fromkeys(name.decode() if isinstance(name, bytes) else name for name in names))
+
+    def replay(self, game_id: str) -> bool:
+        """Catch ``game_id`` up; on failure hand it to RQ (retries, the failed registry). Returns whether it
+        was caught up here."""
+        try:
+            self.projector.catch_up(game_id)
+            self.done += 1
+            return True
+        except Exception:
+            self.failed += 1
+            log.exception("replay of %s failed; handed to RQ for retries", game_id)
+            try:
+                enqueue_replay(self.queue, game_id, f"retry-{game_id}-{now_ms()}")
+            except RedisError:  # the flag stays set: the reconciler pushes the game again once it is stale
+                log.exception("could not hand %s to RQ; the reconciler will push it again", game_id)
+            return False
+
+    def run_once(self, block: float = 0.0) -> int:
+        """One pass: take what waits (waiting up to ``block`` s for the first) and catch each game up.
+        Returns how many games were taken."""
+        games = self.take(block)
+        for game_id in games:
+            self.replay(game_id)
+        return len(games)
+
+    def drain(self) -> int:
+        """Pass after pass until the ready list is empty (``referee worker --burst``, tests)."""
+        total = 0
+        while True:
+            taken = self.run_once(0)
+            if not taken:
+                return total
+            total += taken
+
+    def run(self, block: float = 1.0) -> None:
+        while not self._stop_event.is_set():
+            try:
+                self.run_once(block)
+            except RedisError:  # Redis restarting or unreachable: keep trying, without spinning
+                log.exception("replay loop: Redis error; retrying in 1 s")
+                self._stop_event.wait(1.0)
+            except Exception:
+                log.exception("replay loop pass failed")
+                time.sleep(0.1)
+
+    def start(self) -> ReplayLoop:
+        self._thread = threading.Thread(target=self.run, name="referee-replay-loop", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop after the current pass (a pass in progress finishes its games)."""
+        self._stop_event.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
