@@ -55,7 +55,7 @@ def init_store(app: Flask) -> None:
 
         queue = replay_queue(store.queue_redis, config["REFEREE_QUEUE"])
         app.extensions["referee.queue"] = queue
-        dispatcher: Any = ReplayDispatch(queue)
+        dispatcher: Any = ReplayDispatch(queue, store)
     elif dispatch == "inline":
         from workers.projector import Projector  # noqa: PLC0415
 

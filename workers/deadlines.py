@@ -37,7 +37,7 @@ from referee.clock import now_ms
 from referee.games_service.entries import append_system_entries, due_system_entry
 from referee.games_service.errors import ServiceError
 from referee.games_service.folds import ReplayerCache, clone_replayer
-from referee.games_service.service import Dispatcher, NoDispatch
+from referee.games_service.service import Dispatcher, NoDispatch, notify_appended
 from referee.notify.events import due_reminders, entry_events, next_alarm
 from referee.replay import LogError
 from referee.store import GameNotFound, StoreUnavailable
@@ -149,13 +149,7 @@ class DeadlineScheduler:
         return {"tournament": tournament_id, "appended": [], "failed": True}
 
     def _notify(self, game_id: str, appended: list[Any]) -> None:
-        for item in appended:
-            if item.pending_set:
-                try:
-                    self.dispatcher.notify(game_id, item.position)
-                except Exception:  # logged durably; the reconciler queues the replay
-                    log.exception("could not queue the replay of %s", game_id)
-                return
+        notify_appended(self.dispatcher, game_id, appended)
 
     # -- as a thread ----------------------------------------------------------------------------------
     def start(self) -> DeadlineScheduler:

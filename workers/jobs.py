@@ -50,7 +50,7 @@ def tournaments(store: RedisStore, queue_name: str) -> Any:
     found = _TOURNAMENTS.get(key)
     if found is None:
         config = load_config()
-        games = GameService(store, ReplayDispatch(replay_queue(store.queue_redis, queue_name)),
+        games = GameService(store, ReplayDispatch(replay_queue(store.queue_redis, queue_name), store),
                             config["REFEREE_ORGANISER_KEYS"])
         found = _TOURNAMENTS[key] = TournamentService(store, games, config["REFEREE_ORGANISER_KEYS"])
     return found

@@ -58,7 +58,7 @@ class _Service:
         config = ctx.config
         work = redis.Redis.from_url(config["REFEREE_WORK_REDIS_URL"])
         store = RedisStore.of(ctx.log_redis, work)
-        self.games = GameService(store, ReplayDispatch(replay_queue(work, config["REFEREE_QUEUE"])),
+        self.games = GameService(store, ReplayDispatch(replay_queue(store.queue_redis, config["REFEREE_QUEUE"]), store),
                                  config["REFEREE_ORGANISER_KEYS"], referee_key=read_or_create_key_file(
                                      config["REFEREE_KEY_FILE"]))
 

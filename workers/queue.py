@@ -6,12 +6,17 @@ the workers (:class:`ReplayDispatch`). The replay folds until it has caught up w
 releases the flag atomically, only if no entry arrived meanwhile (``RELEASE_PENDING``); so a burst of
 moves, or a steady stream of them, costs one notification per game, not one per move.
 
-The notification is one ``LPUSH`` of the game id onto the queue's ready list (``referee:ready:<queue>``,
-on RQ's Redis), which every ``referee worker`` drains (``workers/replayloop.py``: ``BRPOP``, then the rest
+The notification is one ``LPUSH`` of the game id onto the queue's ready list (``referee:ready:<queue>``),
+which every ``referee worker`` drains (``workers/replayloop.py``: ``BRPOP``, then the rest
 of the list in one ``RPOP … count``). It used to be one RQ job per raised flag; RQ's bookkeeping around a
 job (about 27 round trips and 3 ms of CPU) cost two to three times the catch-up it wrapped (issue 13,
 ``docs/performance.md``). RQ stays for what it does well: a catch-up that fails is handed to RQ as a
 ``replay_game`` job (:func:`enqueue_replay`), retried by RQ's scheduler and kept in its failed registry.
+
+Where the list lives (``RedisStore.ready_redis``): on the log's Redis, so that the append script that
+raises the flag pushes the game itself (``APPEND_ENTRY``'s optional KEYS[5]: the accept path stays one
+round trip, and no notification can be lost between the append and the push); on a Redis Cluster, whose
+scripts touch one slot, on RQ's plain Redis, pushed by :class:`ReplayDispatch` after the append.
 
 Nothing is lost if a notification is: the reconciler (``workers/reconciler.py``) pushes every game whose
 projection lags its log and whose flag went stale (a web process that died between its append and the
@@ -19,6 +24,8 @@ push, a worker killed mid-catch-up, a work Redis that lost the list).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import redis
 from rq import Queue, Retry
@@ -39,9 +46,9 @@ def ready_key(queue: Queue | str) -> str:
     return READY_KEY.format(queue=queue if isinstance(queue, str) else queue.name)
 
 
-def ready_count(queue: Queue) -> int:
+def ready_count(store: Any, queue: Queue) -> int:
     """How many notifications wait in ``queue``'s ready list (a game may be named more than once)."""
-    return int(queue.connection.llen(ready_key(queue)))
+    return int(store.ready_redis.llen(ready_key(queue)))
 
 
 def enqueue_replay(queue: Queue, game_id: str, job_id: str) -> Job:
@@ -53,12 +60,16 @@ def enqueue_replay(queue: Queue, game_id: str, job_id: str) -> Job:
 
 
 class ReplayDispatch:
-    """The dispatcher of web processes, the deadline scheduler and the gateway: one ``LPUSH`` per raised
-    pending flag onto the ready list of ``queue``."""
+    """The dispatcher of web processes, the deadline scheduler and the gateway, for the games of ``store``
+    (a ``RedisStore``): it asks the store to push onto ``queue``'s ready list in its append scripts
+    (``use_ready_list``), and where the store cannot (a cluster) :meth:`notify` pushes: one ``LPUSH`` per
+    raised pending flag."""
 
-    def __init__(self, queue: Queue):
+    def __init__(self, queue: Queue, store: Any):
         self.queue = queue
         self.key = ready_key(queue)
+        self.connection = store.ready_redis
+        store.use_ready_list(self.key)
 
     def notify(self, game_id: str, position: int) -> None:
-        self.queue.connection.lpush(self.key, game_id)
+        self.connection.lpush(self.key, game_id)

@@ -23,7 +23,7 @@ def reconcile_once(store: LogStore, queue: Queue, stale_after: float = 10.0) -> 
     ``queue``'s ready list (a fresh flag means a replay is on its way or running). Returns those games."""
     now = now_ms()
     queued = []
-    dispatch = ReplayDispatch(queue)
+    dispatch = ReplayDispatch(queue, store)
     for game_id, length, _seq, pending in store.lagging_games():
         if pending is not None and now - pending < stale_after * 1000:
             continue

@@ -41,7 +41,7 @@ class ReplayLoop:
     def __init__(self, queue: Queue, projector: Projector, *, batch: int = 64,
                  on_finished: Callable[[str, str], Any] | None = None):
         self.queue = queue
-        self.connection = queue.connection
+        self.connection = projector.store.ready_redis  # type: ignore[attr-defined]
         self.key = ready_key(queue)
         self.projector = projector
         if on_finished is not None:

@@ -70,7 +70,7 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
         queues.append(notify_queue(connection, queue_name))
     deadlines = None
     if deadlines_every > 0:
-        deadlines = DeadlineScheduler(store, ReplayDispatch(queue), every=deadlines_every,
+        deadlines = DeadlineScheduler(store, ReplayDispatch(queue, store), every=deadlines_every,
                                       tournaments=jobs.tournaments(store, queue_name))
         if burst:
             deadlines.run_once()

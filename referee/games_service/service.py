@@ -44,9 +44,23 @@ ABORT_CTX = "referee/abort"
 
 
 class Dispatcher(Protocol):
-    """Gets the game's replay job going after an append that raised the game's pending flag."""
+    """Gets the game's replay going after an append that raised the game's pending flag."""
 
     def notify(self, game_id: str, position: int) -> None: ...
+
+
+def notify_appended(dispatcher: Dispatcher, game_id: str, appended: list[Appended]) -> None:
+    """Tell ``dispatcher`` of the first of ``appended`` that raised the game's pending flag, unless the
+    append script told the workers already (``Appended.notified``). A failure is logged, not raised: the
+    entries are durably logged and the reconciler pushes the game once its flag is stale."""
+    for item in appended:
+        if item.pending_set:
+            if not item.notified:
+                try:
+                    dispatcher.notify(game_id, item.position)
+                except Exception:
+                    log.exception("could not notify the replay of %s after position %s", game_id, item.position)
+            return
 
 
 class NoDispatch:
@@ -154,13 +168,7 @@ class GameService:
             log.exception("could not set the timer of %s; the replay worker will", game_id)
 
     def _notify(self, game_id: str, appended: list[Appended]) -> None:
-        for item in appended:
-            if item.pending_set:
-                try:
-                    self.dispatcher.notify(game_id, item.position)
-                except Exception:  # the entry is durably logged; the reconciler will queue the replay
-                    log.exception("could not queue the replay of %s after position %s", game_id, item.position)
-                return
+        notify_appended(self.dispatcher, game_id, appended)
 
     def _conflict(self, game_id: str, tip: Tip, signature: str | None, error: ServiceError) -> ServiceError:
         """``error``, unless the submission is simply already in the log (a client's retry): then a 409

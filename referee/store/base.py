@@ -15,12 +15,15 @@ from typing import Any, NamedTuple
 
 
 class Appended(NamedTuple):
-    """Where an entry went: its ``position`` (= its ``seq``), the new ``head`` (its hash), and whether this
-    append raised the game's pending flag (so the caller should queue a replay job)."""
+    """Where an entry went: its ``position`` (= its ``seq``), the new ``head`` (its hash), whether this
+    append raised the game's pending flag (so the replay workers must hear of it), and whether the append
+    itself already told them (``notified``: the store's script pushed the game onto its ready list,
+    ``RedisStore.use_ready_list``)."""
 
     position: int
     head: str
     pending_set: bool
+    notified: bool = False
 
 
 class Tip(NamedTuple):

@@ -81,6 +81,24 @@ class RedisStore(LogStore):
         self._emit_event = connection.register_script(scripts.EMIT_EVENT)
         self._claim_timers = connection.register_script(scripts.CLAIM_TIMERS)
         self._follower: redis.Redis | None = None
+        #: the replay workers' ready list that the append scripts push a game onto when they raise its pending
+        #: flag (:meth:`use_ready_list`); ``None``: the caller notifies the workers itself
+        self.ready_key: str | None = None
+
+    @property
+    def ready_redis(self) -> redis.Redis:
+        """Where the replay workers' ready lists live: the log's Redis, so that the append that raises a game's
+        pending flag pushes the game in the same script (one round trip, and no notification lost between
+        the two); on a cluster, whose scripts touch one slot, RQ's plain Redis."""
+        return self.queue_redis if self.cluster else self.redis
+
+    def use_ready_list(self, key: str) -> bool:
+        """Have every game append that raises a pending flag push the game onto ``key`` (on
+        :attr:`ready_redis`) in its own script. Returns whether it will (never on a cluster)."""
+        if self.cluster:
+            return False
+        self.ready_key = key
+        return True
 
     @classmethod
     def from_url(cls, url: str, work_url: str | None = None, **kwargs: Any) -> RedisStore:
@@ -116,10 +134,11 @@ class RedisStore(LogStore):
     # -- games and their logs ---------------------------------------------------------------------
     def create(self, game_id: str, entry: dict[str, Any], secret: bytes | None) -> Appended:
         k = keys.game_keys(game_id)
+        ready = [self.ready_key] if self.ready_key else []
         try:
-            result = self._create(keys=[k.log, k.head, k.secret, k.pending],
+            result = self._create(keys=[k.log, k.head, k.secret, k.pending, *ready],
                                   args=[stored_json(entry), entry["hash"], secret.hex() if secret else "",
-                                        now_ms()])
+                                        now_ms(), game_id])
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
         if _text(result[0]) == "exists":
@@ -128,24 +147,29 @@ class RedisStore(LogStore):
             self.redis.zadd(keys.GAMES_INDEX, {game_id: now_ms()})
         except RedisError as exc:  # the game exists; `referee rebuild --all` re-indexes it from the logs
             raise StoreUnavailable(f"the game was created but not indexed: {exc}") from exc
-        return Appended(0, entry["hash"], True)
+        return Appended(0, entry["hash"], True, bool(ready))
 
     def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
-        return self._append_at(keys.game_keys(game_id), game_id, entry, prev, signature)
+        return self._append_at(keys.game_keys(game_id), game_id, entry, prev, signature,
+                               ready_key=self.ready_key)
 
-    def _append_at(self, k: Any, log_id: str, entry: dict[str, Any], prev: str, signature: str | None) -> Appended:
-        """``APPEND_ENTRY`` on a log's keys (a game's or a tournament's: the same script and answers)."""
+    def _append_at(self, k: Any, log_id: str, entry: dict[str, Any], prev: str, signature: str | None, *,
+                   ready_key: str | None = None) -> Appended:
+        """``APPEND_ENTRY`` on a log's keys (a game's or a tournament's: the same script and answers); with
+        ``ready_key``, the script pushes ``log_id`` onto that list if it raises the pending flag."""
+        ready = [ready_key] if ready_key else []
         try:
-            result = self._append(keys=[k.log, k.head, k.sigs, k.pending],
+            result = self._append(keys=[k.log, k.head, k.sigs, k.pending, *ready],
                                   args=[entry["seq"], prev, stored_json(entry), entry["hash"], signature or "",
-                                        now_ms()])
+                                        now_ms(), log_id])
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
         except RedisError as exc:
             raise StoreUnavailable(f"Redis refused the write: {exc}") from exc
         status = _text(result[0])
         if status == "ok":
-            return Appended(int(result[1]), entry["hash"], bool(int(result[2])))
+            flagged = bool(int(result[2]))
+            return Appended(int(result[1]), entry["hash"], flagged, flagged and bool(ready))
         if status == "stale":
             raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
         if status == "duplicate":

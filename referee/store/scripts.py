@@ -2,7 +2,9 @@
 
 Each script touches the keys of ONE hash tag only (one game's, one tournament's, the outbox's, or the one
 key ``referee:timers``), so it is atomic and runs on one slot of a Redis Cluster. WRITE_PROJECTION runs on
-the "work" Redis (derived data; on a cluster, the cluster), the others on the log Redis.
+the "work" Redis (derived data; on a cluster, the cluster), the others on the log Redis. The one exception
+is the optional ready list of APPEND_ENTRY and CREATE_GAME (KEYS[5]): given only when the logs are on one
+plain Redis (``RedisStore.use_ready_list``), never on a cluster, where the caller pushes it separately.
 
 Why the hash chain is not computed in Lua: Redis's Lua has SHA-1 (``redis.sha1hex``) but no SHA-256,
 and the log's chain is SHA-256 over RFC 8785 bytes. So Python builds the entry and its hash from the
@@ -15,13 +17,15 @@ APPEND_ENTRY — append one sealed entry at an expected position
     KEYS[1]  game:{id}:log      stream (entry at position n has ID 0-(n+1), field "e")
     KEYS[2]  game:{id}:head     hex hash of the last entry
     KEYS[3]  game:{id}:sigs     hash: signature -> position (duplicate submissions)
-    KEYS[4]  game:{id}:pending  ms timestamp: a replay job is queued or running for this game
+    KEYS[4]  game:{id}:pending  ms timestamp: a replay is on its way or running for this game
+    KEYS[5]  optional: the replay workers' ready list (``referee:ready:<queue>``)
     ARGV[1]  expected seq (the log length the entry was built for = the entry's position)
     ARGV[2]  expected head (hash of the previous entry; 64 zeros for position 0)
     ARGV[3]  the entry's JSON (RFC 8785)
     ARGV[4]  the entry's hash
     ARGV[5]  the submission's signature, or "" for entries the referee writes itself
     ARGV[6]  now in ms (value of the pending flag)
+    ARGV[7]  with KEYS[5]: the game id, pushed onto the ready list when this append raised the flag
     returns  {"ok", position, pending_was_set(0|1)}
            | {"stale", seq, head}            the log is elsewhere; nothing written
            | {"duplicate", position, seq, head}  this signature is already in the log; nothing written
@@ -32,10 +36,12 @@ CREATE_GAME — write the first entry of a new game, and its secret
     KEYS[2]  game:{id}:head
     KEYS[3]  game:{id}:secret
     KEYS[4]  game:{id}:pending
+    KEYS[5]  optional: the replay workers' ready list
     ARGV[1]  the ``created`` entry's JSON (RFC 8785)
     ARGV[2]  its hash
     ARGV[3]  server seed as hex, or "" (recorded mode)
     ARGV[4]  now in ms
+    ARGV[5]  with KEYS[5]: the game id, pushed onto the ready list
     returns  {"ok"} | {"exists"}
 
 RELEASE_PENDING — a replay job that caught up with the log lets go of the game's pending flag
@@ -108,6 +114,9 @@ if ARGV[5] ~= '' then
 end
 local flagged = redis.call('SET', KEYS[4], ARGV[6], 'NX')
 if flagged then
+  if KEYS[5] then
+    redis.call('LPUSH', KEYS[5], ARGV[7])
+  end
   return {'ok', len, 1}
 end
 return {'ok', len, 0}
@@ -123,6 +132,9 @@ if ARGV[3] ~= '' then
   redis.call('SET', KEYS[3], ARGV[3])
 end
 redis.call('SET', KEYS[4], ARGV[4])
+if KEYS[5] then
+  redis.call('LPUSH', KEYS[5], ARGV[5])
+end
 return {'ok'}
 """
 

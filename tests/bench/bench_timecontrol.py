@@ -269,7 +269,7 @@ def _scheduler_process(url: str, work_url: str, go: Any, results: Any) -> None:
     from workers.queue import ReplayDispatch, replay_queue
 
     store = RedisStore.from_url(url, work_url=work_url)
-    scheduler = DeadlineScheduler(store, ReplayDispatch(replay_queue(store.work, "bench")))
+    scheduler = DeadlineScheduler(store, ReplayDispatch(replay_queue(store.work, "bench"), store))
     go.wait()
     start, cpu = time.perf_counter(), time.process_time()
     done = scheduler.run_once()
@@ -300,7 +300,7 @@ def phase_pass(store: RedisStore, url: str, work_url: str, due: int, out: dict[s
     for threads in (1, 4):
         pending = store.redis.zcard(keys.TIMERS)
         ids = make_due(url, f"due{threads}t", due)
-        scheduler = DeadlineScheduler(store, ReplayDispatch(replay_queue(store.work, "bench")), threads=threads)
+        scheduler = DeadlineScheduler(store, ReplayDispatch(replay_queue(store.work, "bench"), store), threads=threads)
         start, cpu = time.perf_counter(), time.process_time()
         done = scheduler.run_once()
         took, cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -353,7 +353,7 @@ def phase_lag(store: RedisStore, url: str, count: int, window: float, *, every: 
     if now_ms() > first:
         print(f"  (writing the games took longer than {lead:.0f} s: the first deadlines passed before the scheduler "
               "started)")
-    scheduler = DeadlineScheduler(store, ReplayDispatch(replay_queue(store.work, "bench")), every=every).start()
+    scheduler = DeadlineScheduler(store, ReplayDispatch(replay_queue(store.work, "bench"), store), every=every).start()
     end = time.monotonic() + (deadlines[-1] - now_ms()) / 1000 + 5.0
     wanted = set(ids)
     by_game: dict[str, int] = {}

@@ -5,9 +5,14 @@ sends (``send_packed_command``): N commands in one pipeline are one batch, one n
 
 from __future__ import annotations
 
+import random
+
 import redis as redis_lib
+from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
 from referee.store import RedisStore
+from workers.projector import Projector
+from workers.queue import ready_key
 
 
 class CountingConnection(redis_lib.Connection):
@@ -42,3 +47,44 @@ def test_emit_events_is_one_round_trip_whatever_the_batch(redis_url):
     assert store.emit_events([event(n) for n in range(55, 65)]) == 5
     assert [e["id"] for e in store.read_outbox()][-5:] == [f"g_rt:{n}:turn" for n in range(60, 65)]
     store.close()
+
+
+def _one_move(http, game, rng):
+    _status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+    seat = legal["to_move"]
+    envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], rng.choice(legal["moves"]))
+    return signed(game.keys[seat], envelope)
+
+
+def test_an_accepted_move_is_one_round_trip_that_also_notifies_the_workers(app, http, store, redis_url):
+    """The append script checks the chain, appends, raises the pending flag and pushes the game onto the
+    replay workers' ready list: one round trip per accept, and no notification to lose after it."""
+    queue = app.extensions["referee.queue"]
+    ready = ready_key(queue)
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    assert store.ready_redis.lrange(ready, 0, -1) == [game.game_id.encode()]  # pushed by CREATE_GAME
+    store.ready_redis.delete(ready)
+    Projector(store).catch_up(game.game_id)  # a worker caught up and released the flag
+    assert store.pending_since(game.game_id) is None
+    rng = random.Random(2)
+    store.redis.connection_pool = redis_lib.ConnectionPool.from_url(redis_url, connection_class=CountingConnection)
+    for expected in ([game.game_id.encode()], [game.game_id.encode()]):  # the second finds the flag still up
+        submission = _one_move(http, game, rng)
+        CountingConnection.flushes = 0
+        status, receipt = http.post(f"/games/{game.game_id}/moves", submission)
+        assert status == 202, receipt
+        assert CountingConnection.flushes == 1
+        assert store.ready_redis.lrange(ready, 0, -1) == expected
+    assert store.pending_since(game.game_id) is not None
+
+
+def test_on_a_store_that_cannot_push_in_its_script_the_dispatcher_pushes(make_app):
+    """Where the store's script cannot push (a cluster: its scripts touch one slot), the dispatcher does,
+    after the append; here a store told not to use the list shows the same answers."""
+    app = make_app()
+    http, store, queue = Http(app.test_client()), app.extensions["referee.store"], app.extensions["referee.queue"]
+    store.ready_key = None  # as on a cluster
+    game = create_game(http, "towerup", 2)
+    accept_all(http, game)
+    assert store.ready_redis.lrange(ready_key(queue), 0, -1) == [game.game_id.encode()]

@@ -118,7 +118,7 @@ def test_a_round_deadline_adjudicates_the_unfinished_game_in_both_logs(app, http
     rng = random.Random(5)
     games = play_round(http, tid, players, rng, skip=1)  # the second game stops after two moves
     unfinished = games[1]
-    scheduler = DeadlineScheduler(store, ReplayDispatch(app.extensions["referee.queue"]),
+    scheduler = DeadlineScheduler(store, ReplayDispatch(app.extensions["referee.queue"], store),
                                   tournaments=app.extensions["referee.tournaments"])
     assert [d for d in scheduler.run_once() if "tournament" in d] == []  # not due yet
     assert tournament_state(http, tid)["status"] == "active"
@@ -446,7 +446,7 @@ def test_a_game_never_accepted_by_the_deadline_is_adjudicated_and_the_round_clos
     envelope = {"v": 1, "ctx": ACCEPT_CTX, "game": game, "seat": 0, "seq": state["seq"], "prev": state["head"],
                 "entropy": b64url_encode(bytes(32))}
     assert http.post(f"/games/{game}/accept", signed(first, envelope))[0] == 202  # only seat 0 accepts
-    scheduler = DeadlineScheduler(store, ReplayDispatch(app.extensions["referee.queue"]),
+    scheduler = DeadlineScheduler(store, ReplayDispatch(app.extensions["referee.queue"], store),
                                   tournaments=app.extensions["referee.tournaments"])
     time.sleep(1.1)
     done = [d for d in scheduler.run_once() if "tournament" in d]
@@ -523,7 +523,7 @@ def test_a_tournament_game_that_ends_by_timeout_counts_like_any_result(app, http
     table = tournament_state(http, tid)["rounds"][-1]["tables"][0]
     start_game(http, table, players, random.Random(2))
     time.sleep(1.1)
-    scheduler = DeadlineScheduler(store, ReplayDispatch(app.extensions["referee.queue"]),
+    scheduler = DeadlineScheduler(store, ReplayDispatch(app.extensions["referee.queue"], store),
                                   tournaments=app.extensions["referee.tournaments"])
     scheduler.run_once()
     kinds = [e["type"] for e in store.read_log(table["game"])]

@@ -47,16 +47,16 @@ def test_a_burst_of_appends_costs_one_notification(http, app, store, run_worker)
         envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], rng.choice(legal["moves"]))
         assert http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], envelope))[0] == 202
     assert store.tip(game.game_id).seq == 11  # created, 3 accepted, started, 6 moves
-    assert ready_count(queue) == 1  # the creation raised the pending flag; nothing ran since
+    assert ready_count(store, queue) == 1  # the creation raised the pending flag; nothing ran since
     assert queue.count == 0  # and no RQ job: RQ is for retries
     run_worker()
-    assert ready_count(queue) == 0
+    assert ready_count(store, queue) == 0
     assert_projection_is_the_fold(store, game.game_id)
     _status, legal = http.get(f"/games/{game.game_id}/legal-moves")
     seat = legal["to_move"]
     envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], legal["moves"][0])
     assert http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], envelope))[0] == 202
-    assert ready_count(queue) == 1
+    assert ready_count(store, queue) == 1
     run_worker()
     assert store.read_projection(game.game_id)["seq"] == 12
 
@@ -67,7 +67,7 @@ def test_a_failed_catch_up_is_handed_to_rq(app, store):
     queue = app.extensions["referee.queue"]
     http = Http(app.test_client())
     game = create_game(http, "towerup", 2)
-    queue.connection.lpush(ready_key(queue), "g_" + "n" * 16)
+    store.ready_redis.lpush(ready_key(queue), "g_" + "n" * 16)
     loop = jobs.replay_loop(queue, Projector(store))
     assert loop.drain() == 2
     assert (loop.done, loop.failed) == (1, 1)
@@ -124,9 +124,9 @@ def test_worker_killed_mid_job_loses_nothing(app, http, store, spawn_worker):
     assert store.read_projection(game.game_id) is None and store.pending_since(game.game_id) is not None
 
     queue = app.extensions["referee.queue"]
-    assert ready_count(queue) == 1
+    assert ready_count(store, queue) == 1
     slow = spawn_worker(env={DELAY_ENV: "5"})  # 5 s an entry: it cannot finish before it is killed
-    wait_until(lambda: ready_count(queue) == 0, timeout=30)  # the slow worker has taken the game
+    wait_until(lambda: ready_count(store, queue) == 0, timeout=30)  # the slow worker has taken the game
     time.sleep(0.5)  # into the job (its first entry)
     assert slow.poll() is None
     os.kill(slow.pid, signal.SIGKILL)
@@ -153,7 +153,7 @@ def test_reconciler_queues_games_whose_job_was_lost(make_app, run_worker):
     assert reconcile_once(store, queue, stale_after=60) == []  # the flag is fresh: a job may be on its way
     assert reconcile_once(store, queue, stale_after=0) == [game.game_id]
     assert reconcile_once(store, queue, stale_after=60) == []  # it just marked the game pending again
-    assert ready_count(queue) == 1
+    assert ready_count(store, queue) == 1
     run_worker(queue)
     assert_projection_is_the_fold(store, game.game_id)
     assert reconcile_once(store, queue, stale_after=0) == []
