@@ -32,7 +32,7 @@ from ..store.keys import valid_game_id
 from ..timecontrol import TimeControlError, engine_options, format_ms
 from ..timecontrol import resolve as resolve_time_control
 from ..timecontrol.spec import time_control_of
-from .entries import append_system_entries, make_entry
+from .entries import append_system_entries, due_system_entry, make_entry
 from .errors import ServiceError, from_verdict_error, invalid
 from .folds import ReplayerCache, clone_replayer, fold_with_states
 from .projection import clock_view, projection_of
@@ -143,6 +143,22 @@ class GameService:
             return cached
         return self.fold(game_id)
 
+    def _settle(self, game_id: str, replayer: LogReplayer) -> LogReplayer:
+        """Cache ``replayer`` after the referee's own entries were appended, and return it; but if it still
+        owes one (``started``, ``revealed``, …), someone else (a replay worker) appended it first and this
+        fold is behind the log: then forget it and return the current fold. A fold that is behind must not
+        answer the next submission (it would call the game "waiting" when it has started)."""
+        if due_system_entry(replayer, replayer.server_seed) is not None:
+            self.cache.forget(game_id)
+            try:
+                return self.fold(game_id)
+            except Exception:  # the store is unreachable: answer from this fold (what was appended stands)
+                log.warning("could not refold %s after the referee's entries; answering from the request's fold",
+                            game_id, exc_info=True)
+                return replayer
+        self.cache.put(game_id, replayer)
+        return replayer
+
     def created_entry(self, game_id: str) -> dict[str, Any]:
         """The game's ``created`` entry (immutable, so cached for good). 404 for an unknown game."""
         created = self._created.get(game_id)
@@ -247,7 +263,7 @@ class GameService:
         except StoreUnavailable:  # the submission is logged; the worker appends what is due
             log.exception("could not append the referee's entries after %s:%s", game_id, first.position)
             more = []
-        self.cache.put(game_id, trial)
+        trial = self._settle(game_id, trial)
         appended = [first, *more]
         if trial.clocks is not None and trial.clocks.running:
             self._set_timer(game_id, trial)
@@ -380,7 +396,7 @@ class GameService:
         replayer = LogReplayer(server_seed=secret)
         replayer.feed(entry)
         more = append_system_entries(self.store, game_id, replayer, secret)
-        self.cache.put(game_id, replayer)
+        replayer = self._settle(game_id, replayer)
         if replayer.accept_by_ms() is not None or (
                 replayer.clocks is not None and replayer.clocks.running and replayer.status == ACTIVE):
             self._set_timer(game_id, replayer)

@@ -159,6 +159,8 @@ def _submit_client(port: int, seconds: float, seed: int, games: int, results: An
                     live[live.index(game)] = LocalGame(client, rng)
             else:
                 refused += 1
+                if refused <= 3:
+                    print(f"refused: {status} {json.dumps(receipt)[:300]}", file=sys.stderr)
         except (OSError, AssertionError):
             errors += 1
             live[live.index(game)] = LocalGame(client, rng)  # its position is unknown now: start another

@@ -16,8 +16,10 @@ from click.testing import CliRunner
 from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 
 from referee.cli import main as cli
+from referee.games import ruleset
 from referee.games_service import fold, projection_of
 from referee.games_service.entries import make_entry
+from referee.signing import generate_key, public_key_b64
 from referee.store import keys
 from workers import jobs
 from workers.projector import DELAY_ENV, Projector
@@ -284,3 +286,33 @@ def test_logs_and_derived_data_on_two_redis_servers(tmp_path, redis_url, spawn_w
         wait_until(lambda: (store.read_projection(game.game_id) or {}).get("seq") == length, timeout=30)
         assert_projection_is_the_fold(store, game.game_id)
         store.close()
+
+
+def test_a_worker_that_appends_started_first_does_not_leave_the_web_behind(app, store, monkeypatch):
+    """Race: the creation's notification reaches a replay worker, which appends ``started`` before the web
+    process does; the web's append is then stale. Its answer and its cache must be the log's (active, seq
+    2), not its own fold's (waiting, seq 1): else the first move would be refused as ``game/not_active``."""
+    from referee.games_service import service as service_module
+
+    real = service_module.append_system_entries
+    worker = Projector(store)
+
+    def worker_first(store_, game_id, replayer, secret, **kwargs):
+        worker.catch_up(game_id)  # the worker folds `created` and appends `started` itself
+        return real(store_, game_id, replayer, secret, **kwargs)
+
+    monkeypatch.setattr(service_module, "append_system_entries", worker_first)
+    http = Http(app.test_client())
+    players = [generate_key(), generate_key()]
+    deck = [card["id"] for card in ruleset("fivetowers").components()["cards"] if card["min_players"] <= 2]
+    status, created = http.post("/games", {"ruleset": "fivetowers", "deck": deck, "seats": [
+        {"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(players)]})  # recorded: starts at once
+    assert status == 201, created
+    game_id = created["game"]
+    assert [e["type"] for e in store.read_log(game_id)] == ["created", "started"]
+    assert (created["seq"], created["head"], created["status"]) == (2, store.tip(game_id).head, "active")
+    monkeypatch.setattr(service_module, "append_system_entries", real)
+    _status, legal = http.get(f"/games/{game_id}/legal-moves")
+    envelope = move_envelope(game_id, legal["to_move"], created["seq"], created["head"], legal["moves"][0])
+    status, receipt = http.post(f"/games/{game_id}/moves", signed(players[legal["to_move"]], envelope))
+    assert status == 202, receipt
