@@ -91,6 +91,75 @@ class Projector:
                 self._tournament_hook(game_id)
                 return {**summary, "passes": passes}
 
+    def catch_up_many(self, game_ids: list[str]) -> list[str]:
+        """Catch up the games of ``game_ids`` that this process folded before, with their round trips batched
+        (one ``READ_SINCE`` pipeline, one pipeline of all their events, one of their projections, one of
+        their releases: four round trips for the batch instead of four per game). Returns the games left for
+        :meth:`catch_up` one by one, in order: those without a cached fold, with nothing new (whose stored
+        projection the single path checks), whose projection write or release found the log or the stored
+        projection elsewhere (entries arrived meanwhile). Like :meth:`catch_up` it can be stopped at any point
+        and done again: the events go out before the projections, with the same ids."""
+        hot: list[tuple[str, LogReplayer]] = []
+        rest: list[str] = []
+        for game_id in dict.fromkeys(game_ids):
+            replayer = self._take_cached(game_id)
+            if replayer is None:
+                rest.append(game_id)
+            else:
+                hot.append((game_id, replayer))
+        fed: list[tuple[str, LogReplayer, int]] = []
+        events: list[dict[str, Any]] = []
+        for (game_id, replayer), read in zip(hot, self.store.read_since_many([(g, r.seq) for g, r in hot]),
+                                             strict=True):
+            if isinstance(read, Exception):
+                rest.append(game_id)
+                continue
+            entries, _tip = read
+            if not entries:
+                self._keep(game_id, replayer)
+                rest.append(game_id)
+                continue
+            from_seq = replayer.seq
+            self._feed(game_id, replayer, entries, events, from_seq)
+
+            def observe(entry: dict[str, Any], verdict: Any, was: str, folding: LogReplayer = replayer) -> None:
+                events.extend(entry_events(folding, entry, verdict, was))
+
+            append_system_entries(self.store, game_id, replayer, replayer.server_seed, now=now_ms(), observe=observe)
+            fed.append((game_id, replayer, from_seq))
+        if events:  # before the projections are stored, as in the single path
+            self.store.emit_events(events)
+        for game_id, replayer, _from_seq in fed:
+            self._set_alarm(game_id, replayer, trusted=True)
+        results = self.store.write_projections([
+            (game_id, projection_of(replayer), [v.to_dict() for v in replayer.verdicts_since(from_seq)], from_seq)
+            for game_id, replayer, from_seq in fed])
+        written: list[tuple[str, LogReplayer]] = []
+        for (game_id, replayer, _from_seq), result in zip(fed, results, strict=True):
+            if result == 1:
+                self._keep(game_id, replayer)
+                written.append((game_id, replayer))
+            else:  # someone else stored a projection meanwhile: the single path starts from what is stored
+                rest.append(game_id)
+        for (game_id, _replayer), released in zip(
+                written, self.store.release_many([(g, r.seq) for g, r in written]), strict=True):
+            if released:
+                self._tournament_hook(game_id)
+            else:  # entries arrived meanwhile
+                rest.append(game_id)
+        return rest
+
+    def _set_alarm(self, game_id: str, replayer: LogReplayer, trusted: bool) -> None:
+        """Set the game's timer from ``replayer``'s next alarm; a removal this projector made already (the game
+        has no clock) is not repeated."""
+        alarm = next_alarm(replayer, now_ms())
+        if alarm is not None or not trusted or game_id not in self._no_timer:
+            self.store.set_timer(game_id, alarm)
+        if alarm is None:
+            self._no_timer.add(game_id)
+        else:
+            self._no_timer.discard(game_id)
+
     def _tournament_hook(self, game_id: str) -> None:
         replayer = self._cache.get(game_id)
         if self.on_finished is None or replayer is None or replayer.status != FINISHED:
@@ -129,13 +198,7 @@ class Projector:
             if events:  # before the projection is stored: a job killed in between emits them again (same ids)
                 self.store.emit_events(events)
             if replayer.seq > from_seq or not trusted:
-                alarm = next_alarm(replayer, now_ms())
-                if alarm is not None or not trusted or game_id not in self._no_timer:
-                    self.store.set_timer(game_id, alarm)
-                if alarm is None:
-                    self._no_timer.add(game_id)
-                else:
-                    self._no_timer.discard(game_id)
+                self._set_alarm(game_id, replayer, trusted)
             if replayer.seq == from_seq and trusted:
                 # Nothing new since this process stored it; but is it still stored? (the work Redis may have
                 # been restarted and lost it)

@@ -2,10 +2,11 @@
 brings each named game's projection up to its log with the worker's :class:`~workers.projector.Projector`.
 
 One pass (:meth:`ReplayLoop.run_once`): ``BRPOP`` waits for the first game id, ``RPOP … count`` takes the
-rest that are waiting (up to ``batch``), duplicates are dropped, and each game is caught up in turn
-(``Projector.catch_up``: it folds the new entries of a cached fold, writes the projection, releases the
-pending flag). So the cost of a notification is one or two commands for a whole batch of games, not an
-RQ job's bookkeeping each.
+rest that are waiting (up to ``batch``), duplicates are dropped, and the games are caught up: those this
+worker folded before together (``Projector.catch_up_many``: their reads, events, projections and
+releases in four pipelines for the whole batch), the others, and any the batch could not finish, one by
+one (``Projector.catch_up``: fold the new entries, write the projection, release the pending flag). So a
+notification costs one or two commands for a whole batch of games, not an RQ job's bookkeeping each.
 
 A catch-up that raises is handed to RQ as a ``replay_game`` job (retried by RQ's scheduler, kept in the
 failed registry). A loop that dies mid-catch-up loses nothing: the game's pending flag stays set, goes
@@ -88,7 +89,15 @@ class ReplayLoop:
         """One pass: take what waits (waiting up to ``block`` s for the first) and catch each game up.
         Returns how many games were taken."""
         games = self.take(block)
-        for game_id in games:
+        rest = games
+        if len(games) > 1:  # the games folded here before, in one batch of round trips
+            try:
+                rest = self.projector.catch_up_many(games)
+                self.done += len(games) - len(rest)
+            except Exception:  # each game on its own then (idempotent: what the batch did is not done twice)
+                log.exception("batched catch-up of %d games failed; one by one", len(games))
+                rest = games
+        for game_id in rest:
             self.replay(game_id)
         return len(games)
 

@@ -299,17 +299,29 @@ class ContactService:
                 return {"id": contact_id, "event": wanted, "queued": True}
         raise ServiceError(404, "contact/no_such_delivery", f"no delivery of event {wanted!r} to this contact")
 
-    def contacts_for(self, key: str) -> list[dict[str, Any]]:
-        ids = self.redis.smembers(keys.CONTACTS_OF_KEY.format(key=key))
+    def contacts_for(self, key: str, ids: Any = None) -> list[dict[str, Any]]:
+        """The contacts of ``key`` (``ids``: its contact ids when the caller has read them already)."""
+        if ids is None:
+            ids = self.redis.smembers(keys.CONTACTS_OF_KEY.format(key=key))
         found = (self._load(i.decode() if isinstance(i, bytes) else i) for i in ids)
         return [c for c in found if c is not None]
 
-    def route(self, event: dict[str, Any]) -> int:
+    def contact_ids(self, of_keys: list[str]) -> dict[str, Any]:
+        """The contact ids of each of ``of_keys``, read in one round trip (the router's batch)."""
+        if not of_keys:
+            return {}
+        pipe = self.redis.pipeline(transaction=False)
+        for key in of_keys:
+            pipe.smembers(keys.CONTACTS_OF_KEY.format(key=key))
+        return dict(zip(of_keys, pipe.execute(), strict=True))
+
+    def route(self, event: dict[str, Any], ids_of: dict[str, Any] | None = None) -> int:
         """Queue the deliveries of an outbox event to every contact that wants it (once per contact and
-        event id); returns how many were queued."""
+        event id); returns how many were queued. ``ids_of``: the contact ids of the event's keys, read
+        already (:meth:`contact_ids`); a key missing from it is read here."""
         queued = 0
         for key in event_keys(event):
-            for contact in self.contacts_for(key):
+            for contact in self.contacts_for(key, (ids_of or {}).get(key)):
                 if event.get("type") not in contact.get("events", []):
                     continue
                 channels = []

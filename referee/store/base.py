@@ -77,6 +77,17 @@ class LogStore(ABC):
     def read_since(self, game_id: str, start: int) -> tuple[list[dict[str, Any]], Tip]:
         """A consistent snapshot: the entries from ``start`` and the tip they end at. Raises ``GameNotFound``."""
 
+    def read_since_many(self, starts: list[tuple[str, int]]) -> list[tuple[list[dict[str, Any]], Tip] | Exception]:
+        """:meth:`read_since` of several games (a replay worker's batch): one answer or exception per game, in
+        order. A store that can batches them into one round trip."""
+        out: list[tuple[list[dict[str, Any]], Tip] | Exception] = []
+        for game_id, start in starts:
+            try:
+                out.append(self.read_since(game_id, start))
+            except Exception as exc:
+                out.append(exc)
+        return out
+
     @abstractmethod
     def tip(self, game_id: str) -> Tip:
         """The game's log length and head. Raises ``GameNotFound``."""
@@ -138,6 +149,15 @@ class LogStore(ABC):
     def release_pending(self, game_id: str, seq: int) -> bool:
         """A replay job has stored the projection up to ``seq``: clear the pending flag if the log is still
         ``seq`` long (True); else refresh it and return False (the job must fold the new entries)."""
+
+    def write_projections(self, writes: list[tuple[str, dict[str, Any], list[dict[str, Any]], int]]) -> list[int]:
+        """:meth:`write_projection` (mode "advance") of several games ``(game, projection, verdicts, from_seq)``;
+        the answers in order. A store that can batches them into one round trip."""
+        return [self.write_projection(*write) for write in writes]
+
+    def release_many(self, seqs: list[tuple[str, int]]) -> list[bool]:
+        """:meth:`release_pending` of several games; the answers in order (batched where the store can)."""
+        return [self.release_pending(game_id, seq) for game_id, seq in seqs]
 
     @abstractmethod
     def pending_since(self, game_id: str) -> int | None:

@@ -190,6 +190,50 @@ class RedisStore(LogStore):
             raise GameNotFound(game_id)
         return [json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
 
+    def read_since_many(self, starts: list[tuple[str, int]]) -> list[tuple[list[dict[str, Any]], Tip] | Exception]:
+        calls = []
+        for game_id, start in starts:
+            k = keys.game_keys(game_id)
+            calls.append(([k.log, k.head], [keys.stream_id(max(start, 0))]))
+        out: list[tuple[list[dict[str, Any]], Tip] | Exception] = []
+        replies = self._evalsha_many(self.redis, self._read_since, calls)
+        for (game_id, _start), reply in zip(starts, replies, strict=True):
+            if isinstance(reply, Exception):
+                out.append(reply)
+                continue
+            length, head, *rows = reply
+            out.append(([json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS))
+                       if length else GameNotFound(game_id))
+        return out
+
+    def _evalsha_many(self, client: Any, script: Any, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        """Run ``script`` once per ``(keys, args)`` of ``calls`` in one round trip: plain ``EVALSHA`` in a
+        non-transactional pipeline (each call still atomic, in order; a pipeline given the Script object
+        would ask ``SCRIPT EXISTS`` first: a second round trip); after a ``NOSCRIPT`` (a restarted Redis that
+        forgot the script: then every call of the batch failed, none ran) the script is loaded and the batch
+        sent again. A cluster client refuses ``EVALSHA`` in a pipeline: one call each there. Replies in order; a call
+        that failed is its exception."""
+        if not calls:
+            return []
+        if cluster.is_cluster(client):
+            out: list[Any] = []
+            for call_keys, args in calls:
+                try:
+                    out.append(script(keys=call_keys, args=args))
+                except RedisError as exc:
+                    out.append(exc)
+            return out
+        for attempt in range(2):
+            pipe = client.pipeline(transaction=False)
+            for call_keys, args in calls:
+                pipe.evalsha(script.sha, len(call_keys), *call_keys, *args)
+            results = pipe.execute(raise_on_error=False)
+            if attempt == 0 and any(isinstance(r, NoScriptError) for r in results):
+                script.sha = client.script_load(script.script)
+                continue
+            return results
+        raise AssertionError("unreachable")
+
     def follow_log(self, game_id: str, after: int, timeout: float, limit: int = 100) -> list[tuple[int, bytes]]:
         """The stored entries after position ``after`` as ``(position, stored JSON)``, waiting up to
         ``timeout`` seconds for the first one with ``XREAD BLOCK`` on the game's log (no polling): what
@@ -316,16 +360,29 @@ class RedisStore(LogStore):
             return []
         return [json.loads(v) for v in self.work.lrange(keys.game_keys(game_id).verdicts, start, end)]
 
-    def write_projection(self, game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]],
-                         from_seq: int, replace: bool = False) -> int:
+    @staticmethod
+    def _projection_call(game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]], from_seq: int,
+                         replace: bool = False) -> tuple[list[str], list[Any]]:
         k = keys.game_keys(game_id)
         fields = encode_projection(projection)
         args: list[Any] = ["replace" if replace else "advance", from_seq, projection["seq"], len(fields)]
         for name, value in fields.items():
             args += [name, value]
         args += [json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in verdicts]
-        result = self._write_projection(keys=[k.projection, k.verdicts, k.events], args=args)
+        return [k.projection, k.verdicts, k.events], args
+
+    def write_projection(self, game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]],
+                         from_seq: int, replace: bool = False) -> int:
+        call_keys, args = self._projection_call(game_id, projection, verdicts, from_seq, replace)
+        result = self._write_projection(keys=call_keys, args=args)
         return int(result[0])
+
+    def write_projections(self, writes: list[tuple[str, dict[str, Any], list[dict[str, Any]], int]]) -> list[int]:
+        replies = self._evalsha_many(self.work, self._write_projection, [self._projection_call(*w) for w in writes])
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return [int(reply[0]) for reply in replies]
 
     def wait_for_verdict(self, game_id: str, position: int, timeout: float) -> dict[str, Any] | None:
         k = keys.game_keys(game_id)
@@ -352,6 +409,18 @@ class RedisStore(LogStore):
     def release_pending(self, game_id: str, seq: int) -> bool:
         k = keys.game_keys(game_id)
         return bool(int(self._release_pending(keys=[k.log, k.pending], args=[seq, now_ms()])))
+
+    def release_many(self, seqs: list[tuple[str, int]]) -> list[bool]:
+        now = now_ms()
+        calls = []
+        for game_id, seq in seqs:
+            k = keys.game_keys(game_id)
+            calls.append(([k.log, k.pending], [seq, now]))
+        replies = self._evalsha_many(self.redis, self._release_pending, calls)
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return [bool(int(reply)) for reply in replies]
 
     def pending_since(self, game_id: str) -> int | None:
         raw = self.redis.get(keys.game_keys(game_id).pending)
@@ -394,33 +463,17 @@ class RedisStore(LogStore):
 
     def emit_events(self, events: list[dict[str, Any]]) -> int:
         # One round trip for the whole batch (issue 13): a catch-up of N entries emits about N events, and on
-        # the durable Redis (appendfsync always) each separate call waited for its own fsync. Plain EVALSHA
-        # in a non-transactional pipeline (a pipeline given the Script object would ask SCRIPT EXISTS first:
-        # a second round trip); each call is still atomic and they run in order. The outbox takes each event
-        # id once, so sending the batch again after a NOSCRIPT (a restarted Redis) adds nothing twice.
+        # the durable Redis (appendfsync always) each separate call waited for its own fsync.
         if not events:
             return 0
-        script = self._emit_event
-        if self.cluster:  # a cluster client refuses EVALSHA in a pipeline: one atomic call per event there
-            return sum(int(script(keys=[keys.OUTBOX, keys.OUTBOX_SEEN.format(event=event["id"])],
-                                  args=[json.dumps(event, separators=(",", ":"), ensure_ascii=False),
-                                        keys.OUTBOX_SEEN_TTL, keys.OUTBOX_MAXLEN]))
-                       for event in events)
-        for attempt in range(2):
-            pipe = self.redis.pipeline(transaction=False)
-            for event in events:
-                pipe.evalsha(script.sha, 2, keys.OUTBOX, keys.OUTBOX_SEEN.format(event=event["id"]),
-                             json.dumps(event, separators=(",", ":"), ensure_ascii=False), keys.OUTBOX_SEEN_TTL,
-                             keys.OUTBOX_MAXLEN)
-            results = pipe.execute(raise_on_error=False)
-            if attempt == 0 and any(isinstance(r, NoScriptError) for r in results):
-                script.sha = self.redis.script_load(script.script)
-                continue
-            for result in results:
-                if isinstance(result, Exception):
-                    raise result
-            return sum(int(added) for added in results)
-        raise AssertionError("unreachable")
+        replies = self._evalsha_many(self.redis, self._emit_event, [
+            ([keys.OUTBOX, keys.OUTBOX_SEEN.format(event=event["id"])],
+             [json.dumps(event, separators=(",", ":"), ensure_ascii=False), keys.OUTBOX_SEEN_TTL, keys.OUTBOX_MAXLEN])
+            for event in events])
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return sum(int(added) for added in replies)
 
     def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
         return [_entry(fields) for _id, fields in self.redis.xrange(keys.OUTBOX, count=count)]

@@ -324,3 +324,22 @@ def test_tournaments_newest_first_in_pages(store):
     assert store.newest_tournaments(1, 1) == ["t_b"]
     assert store.newest_tournaments(2, 100) == ["t_a"]
     assert store.newest_tournaments(3, 100) == []
+
+
+def test_batched_reads_projections_and_releases_answer_as_one_by_one(store):
+    """The replay worker's batch (``read_since_many``, ``write_projections``, ``release_many``; one round trip
+    each on a plain Redis, one call per game on a cluster) answers exactly as the single calls do."""
+    logs = {game: grow(store, game, count) for game, count in (("g_a", 3), ("g_b", 5))}
+    answers = store.read_since_many([("g_a", 2), ("g_b", 6), ("g_nosuch", 0)])
+    assert answers[0] == (logs["g_a"][2:], (4, logs["g_a"][-1]["hash"])) == store.read_since("g_a", 2)
+    assert answers[1] == ([], (6, logs["g_b"][-1]["hash"]))
+    assert isinstance(answers[2], GameNotFound)
+    assert store.write_projection("g_b", projection(2, logs["g_b"][1]["hash"]), verdicts(0, 2), 0) == 1
+    assert store.write_projections([
+        ("g_a", projection(4, logs["g_a"][3]["hash"]), verdicts(0, 4), 0),
+        ("g_b", projection(6, logs["g_b"][5]["hash"]), verdicts(0, 6), 0),  # stored at 2, not 0: refused
+    ]) == [1, -1]
+    assert store.read_verdicts("g_a") == verdicts(0, 4) and store.read_projection("g_b")["seq"] == 2
+    assert store.release_many([("g_a", 4), ("g_b", 5)]) == [True, False]  # g_b's log is 6 long: not released
+    assert store.pending_since("g_a") is None and store.pending_since("g_b") is not None
+    assert store.read_since_many([]) == [] and store.write_projections([]) == [] and store.release_many([]) == []

@@ -316,3 +316,32 @@ def test_a_worker_that_appends_started_first_does_not_leave_the_web_behind(app, 
     envelope = move_envelope(game_id, legal["to_move"], created["seq"], created["head"], legal["moves"][0])
     status, receipt = http.post(f"/games/{game_id}/moves", signed(players[legal["to_move"]], envelope))
     assert status == 202, receipt
+
+
+def test_a_batched_catch_up_ends_where_one_by_one_does(app, http, store):
+    """``Projector.catch_up_many`` (the replay loop's batch): games folded here before are caught up in four
+    round trips; a game never folded here, and one whose stored projection was lost, are handed back for the
+    single path; in the end every projection is the fold and every pending flag is released."""
+    games = []
+    for ruleset_name in ("fivetowers", "towerup", "fivetowers", "towerup"):
+        game = create_game(http, ruleset_name, 2)
+        accept_all(http, game)
+        games.append(game)
+    projector = Projector(store)
+    for game in games:
+        projector.catch_up(game.game_id)
+    rng = random.Random(4)
+    for game in games:
+        play_random(http, game, rng, max_moves=3)
+    stranger = create_game(http, "towerup", 2)  # never folded by this projector
+    lost = games[1].game_id
+    store.work.delete(keys.game_keys(lost).projection, keys.game_keys(lost).verdicts)  # the work Redis forgot it
+    ids = [game.game_id for game in games] + [stranger.game_id]
+    rest = projector.catch_up_many(ids)
+    assert rest == [stranger.game_id, lost]
+    for game_id in rest:
+        projector.catch_up(game_id)
+    for game_id in ids:
+        assert_projection_is_the_fold(store, game_id)
+        assert store.pending_since(game_id) is None
+    assert projector.catch_up_many(ids) == ids  # nothing new anywhere: each is checked by the single path
