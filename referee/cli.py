@@ -313,9 +313,11 @@ def worker(*, url: str | None, work_url: str | None, queue: str | None, burst: b
 @click.option("--queue", help="queue name")
 @click.option("--every", type=float, default=0, help="repeat every N seconds (0: once)")
 @click.option("--stale-after", type=float, help="seconds after which a pending game is re-queued")
+@click.option("--stale-only", is_flag=True,
+              help="look only at the games whose pending flag is stale (what a worker's pass does), not at every game")
 def reconcile(*, url: str | None, work_url: str | None, queue: str | None, every: float,
-              stale_after: float | None) -> None:
-    """Queue a replay for every game whose projection lags its log with no job on the way."""
+              stale_after: float | None, stale_only: bool) -> None:
+    """Push a replay for every game whose projection lags its log with none on the way."""
     import redis  # noqa: PLC0415
 
     from workers.queue import replay_queue  # noqa: PLC0415
@@ -329,7 +331,7 @@ def reconcile(*, url: str | None, work_url: str | None, queue: str | None, every
     rq_queue = replay_queue(redis.Redis.from_url(work), queue or config["REFEREE_QUEUE"])
     limit = config["REFEREE_STALE_AFTER"] if stale_after is None else stale_after
     while True:
-        queued = reconcile_once(store, rq_queue, limit)
+        queued = reconcile_once(store, rq_queue, limit, full=None if stale_only else True)
         click.echo(f"queued {len(queued)} replay(s){': ' + ', '.join(queued) if queued else ''}")
         if every <= 0:
             return

@@ -50,7 +50,7 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
     queue = replay_queue(connection, queue_name)
     queues = [] if notify == "only" else [queue]
     store = RedisStore.from_url(redis_url, work_url=work_url)
-    reconcile_once(store, queue, stale_after)  # pick up whatever a previous worker left unfinished
+    reconcile_once(store, queue, stale_after, full=True)  # whatever a previous worker left unfinished, every game
     reconciler = None
     if not burst and reconcile_every > 0:
         reconciler = Reconciler(store, queue, reconcile_every, stale_after)

@@ -164,9 +164,24 @@ class LogStore(ABC):
         """When the pending flag was set (ms), or ``None``."""
 
     @abstractmethod
-    def lagging_games(self) -> list[tuple[str, int, int, int | None]]:
-        """``(game, log length, projection seq, pending since)`` of every listed game whose projection is
-        behind its log."""
+    def lagging_games(self, games: list[str] | None = None) -> list[tuple[str, int, int, int | None]]:
+        """``(game, log length, projection seq, pending since)`` of every listed game (or of ``games``) whose
+        projection is behind its log."""
+
+    @abstractmethod
+    def stale_pending(self, before_ms: int, limit: int = 10_000) -> list[str]:
+        """The games whose pending flag was raised (or refreshed) at or before ``before_ms``, oldest first:
+        what the reconciler looks at on each pass, whatever the number of games stored."""
+
+    def work_intact(self) -> bool:
+        """Whether the derived data (projections) is still all there: ``False`` after the work Redis restarted
+        empty, until :meth:`mark_work_intact` (the reconciler then looks at every game once)."""
+        return True
+
+    def mark_work_intact(self) -> None:
+        """Record that every game was looked at since the derived data was last lost (a store whose derived
+        data cannot be lost apart from its logs records nothing)."""
+        return None
 
     # -- time control: timers and the outbox (CONTRACT section 8) ---------------------------------
     @abstractmethod

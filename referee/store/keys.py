@@ -77,6 +77,11 @@ TOURNAMENTS_INDEX = "referee:tournaments"
 TOURNAMENT_TIMER = "tournament:{tournament}"
 TOURNAMENT_TIMER_PREFIX = "tournament:"
 TIMERS = "referee:timers"
+#: sorted set: the games whose pending flag is up, scored by the flag's ms (the reconciler reads only the stale ones)
+PENDING_INDEX = "referee:pending"
+#: on the work Redis: present while it holds the projections it has always held (the reconciler scans every
+#: game once when it finds it missing: a work Redis that restarted empty)
+WORK_MARKER = "referee:work-marker"
 OUTBOX = "{outbox}:stream"
 OUTBOX_SEEN = "{{outbox}}:seen:{event}"
 CONTACT = "contact:{contact}"

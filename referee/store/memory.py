@@ -214,10 +214,17 @@ class MemoryStore(LogStore):
             game = self._games.get(game_id)
             return game.pending if game else None
 
-    def lagging_games(self) -> list[tuple[str, int, int, int | None]]:
+    def stale_pending(self, before_ms: int, limit: int = 10_000) -> list[str]:
+        with self._lock:
+            flagged = sorted((game.pending, game_id) for game_id, game in self._games.items()
+                             if game.pending is not None and game.pending <= before_ms)
+        return [game_id for _when, game_id in flagged[:limit]]
+
+    def lagging_games(self, games: list[str] | None = None) -> list[tuple[str, int, int, int | None]]:
         out = []
         with self._lock:
-            for game_id, game in self._games.items():
+            chosen = self._games.items() if games is None else [(g, self._games[g]) for g in games if g in self._games]
+            for game_id, game in chosen:
                 seq = int(game.projection.get("seq", 0))
                 if game.log and len(game.log) > seq:
                     out.append((game_id, len(game.log), seq, game.pending))

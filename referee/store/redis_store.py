@@ -20,6 +20,7 @@ RQ's queue goes to the plain Redis of ``REFEREE_WORK_REDIS_URL`` (``queue_redis`
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -33,6 +34,8 @@ from ..logchain import GENESIS
 from . import cluster, keys, scripts
 from .base import Appended, LogStore, Tip, decode_projection, encode_projection
 from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 
 def _text(value: Any) -> str:
@@ -77,6 +80,7 @@ class RedisStore(LogStore):
         self._create = connection.register_script(scripts.CREATE_GAME)
         self._read_since = connection.register_script(scripts.READ_SINCE)
         self._release_pending = connection.register_script(scripts.RELEASE_PENDING)
+        self._mark_pending = connection.register_script(scripts.MARK_PENDING)
         self._write_projection = self.work.register_script(scripts.WRITE_PROJECTION)
         self._emit_event = connection.register_script(scripts.EMIT_EVENT)
         self._claim_timers = connection.register_script(scripts.CLAIM_TIMERS)
@@ -134,34 +138,58 @@ class RedisStore(LogStore):
     # -- games and their logs ---------------------------------------------------------------------
     def create(self, game_id: str, entry: dict[str, Any], secret: bytes | None) -> Appended:
         k = keys.game_keys(game_id)
-        ready = [self.ready_key] if self.ready_key else []
+        extra = self._flag_keys()
+        now = now_ms()
         try:
-            result = self._create(keys=[k.log, k.head, k.secret, k.pending, *ready],
-                                  args=[stored_json(entry), entry["hash"], secret.hex() if secret else "",
-                                        now_ms(), game_id])
+            result = self._create(keys=[k.log, k.head, k.secret, k.pending, *extra],
+                                  args=[stored_json(entry), entry["hash"], secret.hex() if secret else "", now,
+                                        game_id])
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
         if _text(result[0]) == "exists":
             raise GameExists(game_id)
+        if self.cluster:
+            self._index_pending([(game_id, now)])
         try:
             self.redis.zadd(keys.GAMES_INDEX, {game_id: now_ms()})
         except RedisError as exc:  # the game exists; `referee rebuild --all` re-indexes it from the logs
             raise StoreUnavailable(f"the game was created but not indexed: {exc}") from exc
-        return Appended(0, entry["hash"], True, bool(ready))
+        return Appended(0, entry["hash"], True, len(extra) == 2)
+
+    def _flag_keys(self) -> list[str]:
+        """The optional keys of a game's flag-raising script: the pending index and the ready list (plain Redis
+        only; on a cluster they live on other slots, written by :meth:`_index_pending` and the dispatcher)."""
+        if self.cluster:
+            return []
+        return [keys.PENDING_INDEX, self.ready_key] if self.ready_key else [keys.PENDING_INDEX]
+
+    def _index_pending(self, flags: list[tuple[str, int | None]]) -> None:
+        """On a cluster, the pending index apart from the flags (best effort: the reconciler's periodic scan of
+        every game covers what a failure here misses). ``None``: the flag was released."""
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            for game_id, when in flags:
+                if when is None:
+                    pipe.zrem(keys.PENDING_INDEX, game_id)
+                else:
+                    pipe.zadd(keys.PENDING_INDEX, {game_id: when})
+            pipe.execute()
+        except RedisError:
+            log.warning("could not index the pending flags of %s", [g for g, _ in flags], exc_info=True)
 
     def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
-        return self._append_at(keys.game_keys(game_id), game_id, entry, prev, signature,
-                               ready_key=self.ready_key)
+        return self._append_at(keys.game_keys(game_id), game_id, entry, prev, signature, game=True)
 
     def _append_at(self, k: Any, log_id: str, entry: dict[str, Any], prev: str, signature: str | None, *,
-                   ready_key: str | None = None) -> Appended:
-        """``APPEND_ENTRY`` on a log's keys (a game's or a tournament's: the same script and answers); with
-        ``ready_key``, the script pushes ``log_id`` onto that list if it raises the pending flag."""
-        ready = [ready_key] if ready_key else []
+                   game: bool = False) -> Appended:
+        """``APPEND_ENTRY`` on a log's keys (a game's or a tournament's: the same script and answers); a game's
+        raised flag is indexed and the game pushed onto the ready list (:meth:`_flag_keys`)."""
+        extra = self._flag_keys() if game else []
+        now = now_ms()
         try:
-            result = self._append(keys=[k.log, k.head, k.sigs, k.pending, *ready],
+            result = self._append(keys=[k.log, k.head, k.sigs, k.pending, *extra],
                                   args=[entry["seq"], prev, stored_json(entry), entry["hash"], signature or "",
-                                        now_ms(), log_id])
+                                        now, log_id])
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
         except RedisError as exc:
@@ -169,7 +197,9 @@ class RedisStore(LogStore):
         status = _text(result[0])
         if status == "ok":
             flagged = bool(int(result[2]))
-            return Appended(int(result[1]), entry["hash"], flagged, flagged and bool(ready))
+            if flagged and game and self.cluster:
+                self._index_pending([(log_id, now)])
+            return Appended(int(result[1]), entry["hash"], flagged, flagged and len(extra) == 2)
         if status == "stale":
             raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
         if status == "duplicate":
@@ -404,30 +434,47 @@ class RedisStore(LogStore):
             self.work.xread({k.events: last_id}, count=1, block=max(1, int(min(remaining, 5.0) * 1000)))
 
     def mark_pending(self, game_id: str, now_ms_: int) -> None:
-        self.redis.set(keys.game_keys(game_id).pending, now_ms_)
+        index = [] if self.cluster else [keys.PENDING_INDEX]
+        self._mark_pending(keys=[keys.game_keys(game_id).pending, *index], args=[now_ms_, game_id])
+        if self.cluster:
+            self._index_pending([(game_id, now_ms_)])
 
     def release_pending(self, game_id: str, seq: int) -> bool:
-        k = keys.game_keys(game_id)
-        return bool(int(self._release_pending(keys=[k.log, k.pending], args=[seq, now_ms()])))
+        return self.release_many([(game_id, seq)])[0]
 
     def release_many(self, seqs: list[tuple[str, int]]) -> list[bool]:
         now = now_ms()
+        index = [] if self.cluster else [keys.PENDING_INDEX]
         calls = []
         for game_id, seq in seqs:
             k = keys.game_keys(game_id)
-            calls.append(([k.log, k.pending], [seq, now]))
+            calls.append(([k.log, k.pending, *index], [seq, now, game_id]))
         replies = self._evalsha_many(self.redis, self._release_pending, calls)
         for reply in replies:
             if isinstance(reply, Exception):
                 raise reply
-        return [bool(int(reply)) for reply in replies]
+        released = [bool(int(reply)) for reply in replies]
+        if self.cluster and seqs:
+            self._index_pending([(game_id, None if done else now) for (game_id, _), done in zip(seqs, released,
+                                                                                               strict=True)])
+        return released
+
+    def stale_pending(self, before_ms: int, limit: int = 10_000) -> list[str]:
+        return [_text(game) for game in self.redis.zrangebyscore(keys.PENDING_INDEX, "-inf", before_ms, start=0,
+                                                                  num=limit)]
+
+    def work_intact(self) -> bool:
+        return bool(self.work.exists(keys.WORK_MARKER))
+
+    def mark_work_intact(self) -> None:
+        self.work.set(keys.WORK_MARKER, now_ms())
 
     def pending_since(self, game_id: str) -> int | None:
         raw = self.redis.get(keys.game_keys(game_id).pending)
         return int(raw) if raw is not None else None
 
-    def lagging_games(self) -> list[tuple[str, int, int, int | None]]:
-        games = self.list_games()
+    def lagging_games(self, games: list[str] | None = None) -> list[tuple[str, int, int, int | None]]:
+        games = self.list_games() if games is None else games
         out: list[tuple[str, int, int, int | None]] = []
         for chunk_start in range(0, len(games), 500):
             chunk = games[chunk_start:chunk_start + 500]

@@ -3,8 +3,10 @@
 Each script touches the keys of ONE hash tag only (one game's, one tournament's, the outbox's, or the one
 key ``referee:timers``), so it is atomic and runs on one slot of a Redis Cluster. WRITE_PROJECTION runs on
 the "work" Redis (derived data; on a cluster, the cluster), the others on the log Redis. The one exception
-is the optional ready list of APPEND_ENTRY and CREATE_GAME (KEYS[5]): given only when the logs are on one
-plain Redis (``RedisStore.use_ready_list``), never on a cluster, where the caller pushes it separately.
+are the optional keys of the pending flag's bookkeeping — the index of raised flags ``referee:pending``
+(APPEND_ENTRY and CREATE_GAME's KEYS[5], RELEASE_PENDING's KEYS[3], MARK_PENDING's KEYS[2]) and the
+replay workers' ready list (KEYS[6]): given only when the logs are on one plain Redis, never on a
+cluster, where the store and the dispatcher write them with separate commands.
 
 Why the hash chain is not computed in Lua: Redis's Lua has SHA-1 (``redis.sha1hex``) but no SHA-256,
 and the log's chain is SHA-256 over RFC 8785 bytes. So Python builds the entry and its hash from the
@@ -18,14 +20,15 @@ APPEND_ENTRY — append one sealed entry at an expected position
     KEYS[2]  game:{id}:head     hex hash of the last entry
     KEYS[3]  game:{id}:sigs     hash: signature -> position (duplicate submissions)
     KEYS[4]  game:{id}:pending  ms timestamp: a replay is on its way or running for this game
-    KEYS[5]  optional: the replay workers' ready list (``referee:ready:<queue>``)
+    KEYS[5]  optional: the index of raised pending flags (``referee:pending``, scored by the flag's ms)
+    KEYS[6]  optional (with KEYS[5]): the replay workers' ready list (``referee:ready:<queue>``)
     ARGV[1]  expected seq (the log length the entry was built for = the entry's position)
     ARGV[2]  expected head (hash of the previous entry; 64 zeros for position 0)
     ARGV[3]  the entry's JSON (RFC 8785)
     ARGV[4]  the entry's hash
     ARGV[5]  the submission's signature, or "" for entries the referee writes itself
     ARGV[6]  now in ms (value of the pending flag)
-    ARGV[7]  with KEYS[5]: the game id, pushed onto the ready list when this append raised the flag
+    ARGV[7]  the game id: indexed and pushed onto the ready list when this append raised the flag
     returns  {"ok", position, pending_was_set(0|1)}
            | {"stale", seq, head}            the log is elsewhere; nothing written
            | {"duplicate", position, seq, head}  this signature is already in the log; nothing written
@@ -36,21 +39,30 @@ CREATE_GAME — write the first entry of a new game, and its secret
     KEYS[2]  game:{id}:head
     KEYS[3]  game:{id}:secret
     KEYS[4]  game:{id}:pending
-    KEYS[5]  optional: the replay workers' ready list
+    KEYS[5]  optional: the index of raised pending flags
+    KEYS[6]  optional (with KEYS[5]): the replay workers' ready list
     ARGV[1]  the ``created`` entry's JSON (RFC 8785)
     ARGV[2]  its hash
     ARGV[3]  server seed as hex, or "" (recorded mode)
     ARGV[4]  now in ms
-    ARGV[5]  with KEYS[5]: the game id, pushed onto the ready list
+    ARGV[5]  the game id (indexed, pushed onto the ready list)
     returns  {"ok"} | {"exists"}
 
 RELEASE_PENDING — a replay job that caught up with the log lets go of the game's pending flag
     KEYS[1]  game:{id}:log
     KEYS[2]  game:{id}:pending
+    KEYS[3]  optional: the index of raised pending flags (the game leaves it, or is re-scored)
     ARGV[1]  the log length the job has folded and stored
     ARGV[2]  now in ms
+    ARGV[3]  the game id
     returns  1: the log is still that long; the flag is gone (the next append queues a new job)
            | 0: the log grew meanwhile; the flag stays (refreshed to now) and the job must go on
+
+MARK_PENDING — raise (or refresh) a game's pending flag: a long fold, the reconciler
+    KEYS[1]  game:{id}:pending
+    KEYS[2]  optional: the index of raised pending flags
+    ARGV[1]  now in ms
+    ARGV[2]  the game id
 
 READ_SINCE — a consistent snapshot of a log's tail (read-only)
     KEYS[1]  game:{id}:log
@@ -115,7 +127,10 @@ end
 local flagged = redis.call('SET', KEYS[4], ARGV[6], 'NX')
 if flagged then
   if KEYS[5] then
-    redis.call('LPUSH', KEYS[5], ARGV[7])
+    redis.call('ZADD', KEYS[5], ARGV[6], ARGV[7])
+  end
+  if KEYS[6] then
+    redis.call('LPUSH', KEYS[6], ARGV[7])
   end
   return {'ok', len, 1}
 end
@@ -133,7 +148,10 @@ if ARGV[3] ~= '' then
 end
 redis.call('SET', KEYS[4], ARGV[4])
 if KEYS[5] then
-  redis.call('LPUSH', KEYS[5], ARGV[5])
+  redis.call('ZADD', KEYS[5], ARGV[4], ARGV[5])
+end
+if KEYS[6] then
+  redis.call('LPUSH', KEYS[6], ARGV[5])
 end
 return {'ok'}
 """
@@ -141,10 +159,24 @@ return {'ok'}
 RELEASE_PENDING = """
 if redis.call('XLEN', KEYS[1]) == tonumber(ARGV[1]) then
   redis.call('DEL', KEYS[2])
+  if KEYS[3] then
+    redis.call('ZREM', KEYS[3], ARGV[3])
+  end
   return 1
 end
 redis.call('SET', KEYS[2], ARGV[2])
+if KEYS[3] then
+  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+end
 return 0
+"""
+
+MARK_PENDING = """
+redis.call('SET', KEYS[1], ARGV[1])
+if KEYS[2] then
+  redis.call('ZADD', KEYS[2], ARGV[1], ARGV[2])
+end
+return 1
 """
 
 READ_SINCE = """

@@ -5,16 +5,16 @@ figures, asserts nothing about speed.
 
 In one process, on 127.0.0.1 only: an embedded durable Redis for the logs (AOF, appendfsync always) and an
 embedded non-persisted one for the queue and the projections, as ``referee serve`` lays them out; the Flask
-app through its test client (production ``ReplayDispatch``: every accept queues its replay job as in
-production; no RQ worker runs, the replay is done by a :class:`~workers.projector.Projector` called here,
-so its cost is measured alone).
+app through its test client (production ``ReplayDispatch``: every accept that raises a game's pending flag
+pushes the game onto the ready list as in production; no worker runs, the replay is done by a
+:class:`~workers.projector.Projector` called here, so its cost is measured alone).
 
 ``length``  accept latency and worker cost per move against the log's length. A 5 Towers game (recorded
             mode) is padded to L entries by entries of an unknown type (``note``) appended through the
             store's own ``APPEND_ENTRY``: every fold gives them a ``rejected`` verdict and they leave the
             position alone, so the game stays playable while its log, its stream, its verdicts and its folds
             grow. At each L: the first accept after the padding (the web folds the whole log once: O(L) by
-            design), then ``--moves`` accepts, each caught up by the projector (warm, as a SimpleWorker):
+            design), then ``--moves`` accepts, each caught up by the projector (warm, as a worker's loop):
             p50/p99 of the accept's wall time, CPU per accept, CPU per entry of the catch-up; the memory of a
             folded game (tracemalloc of a fresh fold), of its log stream (``MEMORY USAGE``) and of its
             projection and verdicts on the work Redis.
@@ -22,7 +22,10 @@ so its cost is measured alone).
             through the store's own scripts, pipelined (as ``bench_timecontrol.py`` does); at each size,
             accepts in fresh games among them and ``used_memory`` per stored game.
 ``rq``      the per-job RQ overhead: ``--jobs`` jobs of a function that does nothing run by an in-process
-            ``SimpleWorker`` in burst mode, against the same number of direct calls; the enqueue's cost too.
+            ``SimpleWorker`` in burst mode, against the same number of direct calls; the enqueue's cost too;
+            and what replaced it, the ready list: ``--jobs`` pushes (``LPUSH``, what a cluster's dispatcher
+            sends; on one Redis the append script pushes in the same round trip) and the replay loop's
+            ``take`` of them (``BRPOP`` + ``RPOP … count``, up to 64 at a time).
 ``parser``  a Redis round trip (``EVALSHA`` of the append script's size class: ``READ_SINCE`` on a game) with
             redis-py's pure-Python RESP3 parser and with ``hiredis``.
 
@@ -219,7 +222,26 @@ def phase_rq(work_url: str, jobs: int, out: dict[str, Any]) -> None:
     direct = time.process_time() - cpu
     res = {"jobs": jobs, "enqueue_cpu_ms": 1000 * enqueue_cpu / jobs, "enqueue_wall_ms": 1000 * enqueue_wall / jobs,
            "job_cpu_ms": 1000 * (work_cpu - direct) / jobs, "job_wall_ms": 1000 * work_wall / jobs}
+    from workers.queue import ReplayDispatch
+    from workers.replayloop import ReplayLoop
+
+    class _Projector:  # the loop's take() alone: nothing is caught up
+        store = RedisStore(connection, connection)
+
+    dispatch = ReplayDispatch(queue, _Projector.store)
+    cpu = time.process_time()
+    for i in range(jobs):
+        dispatch.notify(f"g_{i:016d}", 1)
+    push_cpu = time.process_time() - cpu
+    loop = ReplayLoop(queue, _Projector())  # type: ignore[arg-type]
+    taken, cpu = 0, time.process_time()
+    while taken < jobs:
+        taken += len(loop.take(block=1.0))
+    take_cpu = time.process_time() - cpu
+    res.update(ready_push_cpu_ms=1000 * push_cpu / jobs, ready_take_cpu_ms=1000 * take_cpu / jobs)
     out["rq"] = res
+    print(f"ready list per notification ({jobs}): push {res['ready_push_cpu_ms']:.3f} ms CPU, take "
+          f"{res['ready_take_cpu_ms']:.3f} ms CPU (against RQ's enqueue + run above)")
     print(f"RQ per job ({jobs} jobs of a no-op, SimpleWorker in burst mode, in this process): enqueue "
           f"{res['enqueue_cpu_ms']:.2f} ms CPU ({res['enqueue_wall_ms']:.2f} ms wall); run {res['job_cpu_ms']:.2f} ms "
           f"CPU ({res['job_wall_ms']:.2f} ms wall) per job, the function itself excluded")

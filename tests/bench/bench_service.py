@@ -259,6 +259,35 @@ def _children_of(pid: int) -> list[int]:
         return []
 
 
+class CommandMeter:
+    """Redis commands (``INFO commandstats``) each server ran, per unit of work, between two samples: what
+    a phase cost in round trips' worth of commands (a pipeline's commands count one each)."""
+
+    def __init__(self, servers: dict[str, str]):
+        import redis
+
+        self.clients = {name: redis.Redis.from_url(url) for name, url in servers.items()}
+        self.start = self.sample()
+
+    def sample(self) -> dict[str, dict[str, int]]:
+        out = {}
+        for name, client in self.clients.items():
+            stats = client.info("commandstats")
+            out[name] = {key.removeprefix("cmdstat_"): value["calls"] for key, value in stats.items()}
+        return out
+
+    def report(self, count: int, label: str) -> str:
+        end = self.sample()
+        parts = []
+        for name in end:
+            delta = {cmd: calls - self.start[name].get(cmd, 0) for cmd, calls in end[name].items()}
+            delta = {cmd: n for cmd, n in delta.items() if n > 0 and cmd not in ("info", "ping")}
+            top = sorted(delta.items(), key=lambda kv: -kv[1])[:6]
+            parts.append(f"{name} {sum(delta.values()) / max(count, 1):.2f} ("
+                         + ", ".join(f"{cmd} {n / max(count, 1):.2f}" for cmd, n in top) + ")")
+        return f"  Redis commands per {label}: " + "; ".join(parts)
+
+
 class CpuMeter:
     """CPU seconds used by each component (web, replay workers, the two Redis servers, this process)."""
 
@@ -365,6 +394,7 @@ def main() -> None:
                 closed_loop(_submit_client, port, args.clients, 2.0,
                             [lambda i: 1000 + i, lambda i: 2])  # warm-up: engines loaded in every web worker
                 meter = CpuMeter(groups)
+                commands = CommandMeter({"log Redis": redis.url, "work Redis": work.url})
                 outcome = closed_loop(_submit_client, port, args.clients, args.duration,
                                       [lambda i: i, lambda i: args.games_per_client])
                 accepted = sum(count for count, _failed in outcome)
@@ -376,9 +406,11 @@ def main() -> None:
                       f"(target >= 50%)")
                 drain(redis.url, work.url)
                 print(meter.report(accepted, "accepted submission (incl. replaying it)"))
+                print(commands.report(accepted, "accepted submission"))
             if "latency" not in phases:
                 return
             meter = CpuMeter(groups)
+            commands = CommandMeter({"log Redis": redis.url, "work Redis": work.url})
             result = latency(port, args.rate, args.games, args.latency_duration)
             print(f"submit -> verdict at {result['offered_per_s']:.0f}/s offered ({result['achieved_per_s']:.1f}/s "
                   f"achieved) over {args.games} games: p50 {result['p50_ms']:.1f} ms, p90 {result['p90_ms']:.1f} ms, "
@@ -386,6 +418,7 @@ def main() -> None:
                   f"{result['samples']} verdicts, {result['timeout']} waits timed out, {result['refused']} refused, "
                   f"{result['skipped']} skipped")
             print(meter.report(result["verdict"] + result["timeout"], "submission (latency phase)"))
+            print(commands.report(result["verdict"] + result["timeout"], "submission (latency phase)"))
             print(json.dumps({"noop_per_s": noop_rate, "accepted_per_s": accept_rate,
                               "accept_vs_noop": accept_rate / noop_rate, "latency": result}, indent=1))
         finally:

@@ -1,7 +1,8 @@
 """Round trips to Redis on the hot paths (issue 13): counted on a real connection to the suite's real Redis.
 
 :class:`CountingConnection` is redis-py's own connection, unchanged, that counts the batches of commands it
-sends (``send_packed_command``): N commands in one pipeline are one batch, one network round trip."""
+sends (``send_packed_command``): N commands in one pipeline are one batch, one network round trip; and the
+commands it packs."""
 
 from __future__ import annotations
 
@@ -17,10 +18,20 @@ from workers.queue import ready_key
 
 class CountingConnection(redis_lib.Connection):
     flushes = 0
+    #: commands packed (a pipeline's count one each)
+    commands = 0
 
     def send_packed_command(self, command, check_health=True):
         type(self).flushes += 1
         return super().send_packed_command(command, check_health)
+
+    def send_command(self, *args, **kwargs):
+        type(self).commands += 1
+        return super().send_command(*args, **kwargs)
+
+    def pack_commands(self, commands):
+        type(self).commands += len(commands)
+        return super().pack_commands(commands)
 
 
 def counting_store(url: str) -> RedisStore:

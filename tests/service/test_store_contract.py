@@ -343,3 +343,24 @@ def test_batched_reads_projections_and_releases_answer_as_one_by_one(store):
     assert store.release_many([("g_a", 4), ("g_b", 5)]) == [True, False]  # g_b's log is 6 long: not released
     assert store.pending_since("g_a") is None and store.pending_since("g_b") is not None
     assert store.read_since_many([]) == [] and store.write_projections([]) == [] and store.release_many([]) == []
+
+
+def test_raised_pending_flags_are_indexed_by_their_time(store):
+    """The index the reconciler reads instead of every game (``stale_pending``): a flag raised by a creation
+    or an append, refreshed by ``mark_pending`` or a release that found more entries, is there with its
+    time; a released flag is not."""
+    log = grow(store, "g_a", 1)  # created: flag raised; the append found it up
+    grow(store, "g_b", 0)
+    store.mark_pending("g_a", 1_000)
+    store.mark_pending("g_b", 2_000)
+    assert store.stale_pending(1_500) == ["g_a"]
+    assert store.stale_pending(2_000) == ["g_a", "g_b"]
+    assert store.release_pending("g_b", 1)  # its log is 1 long: released
+    assert store.stale_pending(2**62) == ["g_a"]
+    assert not store.release_pending("g_a", 1)  # 2 long: refreshed to now, not released
+    assert store.stale_pending(1_500) == []
+    assert store.stale_pending(2**62) == ["g_a"]
+    item = entry(2, log[-1]["hash"])
+    store.release_pending("g_a", 2)
+    assert store.append("g_a", item, log[-1]["hash"]).pending_set  # raised again: indexed again
+    assert store.stale_pending(2**62) == ["g_a"]

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+import redis as redis_lib
 from click.testing import CliRunner
 from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 
@@ -20,7 +21,7 @@ from referee.games import ruleset
 from referee.games_service import fold, projection_of
 from referee.games_service.entries import make_entry
 from referee.signing import generate_key, public_key_b64
-from referee.store import keys
+from referee.store import RedisStore, keys
 from workers import jobs
 from workers.projector import DELAY_ENV, Projector
 from workers.queue import REPLAY_JOB, enqueue_replay, ready_count, ready_key, replay_queue
@@ -345,3 +346,47 @@ def test_a_batched_catch_up_ends_where_one_by_one_does(app, http, store):
         assert_projection_is_the_fold(store, game_id)
         assert store.pending_since(game_id) is None
     assert projector.catch_up_many(ids) == ids  # nothing new anywhere: each is checked by the single path
+
+
+def test_a_reconciler_pass_costs_the_same_whatever_the_games_stored(make_app, redis_url):
+    """Issue 13, flat costs: a pass reads the index of stale pending flags, not every game. Two passes with 3
+    and with 60 caught-up games stored send the same commands (a scan of every game: 3 per game); the full
+    pass (a work Redis that lost its projections) looks at every game and finds the one that lags."""
+    from test_round_trips import CountingConnection
+
+    app = make_app()
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    queue = app.extensions["referee.queue"]
+    projector = Projector(store)
+    costs = []
+    for count in (3, 60):
+        while len(store.list_games()) < count:
+            game = create_game(http, "towerup", 2)
+            projector.catch_up(game.game_id)
+        reconcile_once(store, queue, stale_after=0, full=True)  # marks the derived data intact
+        counting = RedisStore(redis_lib.Redis(connection_pool=redis_lib.ConnectionPool.from_url(
+            redis_url, connection_class=CountingConnection)))
+        counting.redis.ping()  # the connection's handshake is not the pass's
+        CountingConnection.flushes = CountingConnection.commands = 0
+        assert reconcile_once(counting, queue, stale_after=0) == []
+        costs.append((CountingConnection.flushes, CountingConnection.commands))
+        counting.close()
+    assert costs[0] == costs[1] == (2, 2), costs  # is the marker there; the stale flags (none)
+    lagging = store.list_games()[0]
+    store.work.delete(keys.game_keys(lagging).projection, keys.WORK_MARKER)  # the work Redis lost data
+    assert reconcile_once(store, queue, stale_after=0) == [lagging]
+    assert store.work_intact()
+
+
+def test_a_stale_flag_on_a_game_that_does_not_lag_is_released(make_app):
+    """A worker died after storing the projection and before releasing the flag: the reconciler releases it
+    (and pushes nothing), so the index does not keep it for ever."""
+    app = make_app()
+    http, store, queue = Http(app.test_client()), app.extensions["referee.store"], app.extensions["referee.queue"]
+    game = create_game(http, "towerup", 2)
+    Projector(store).catch_up(game.game_id, release=False)
+    assert store.pending_since(game.game_id) is not None
+    reconcile_once(store, queue, stale_after=0, full=True)
+    assert store.stale_pending(2**62) == [game.game_id]
+    assert reconcile_once(store, queue, stale_after=0) == []
+    assert store.pending_since(game.game_id) is None and store.stale_pending(2**62) == []
