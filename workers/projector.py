@@ -129,8 +129,8 @@ class Projector:
             fed.append((game_id, replayer, from_seq))
         if events:  # before the projections are stored, as in the single path
             self.store.emit_events(events)
-        for game_id, replayer, _from_seq in fed:
-            self._set_alarm(game_id, replayer, trusted=True)
+        self.store.set_timers([timer for game_id, replayer, _from_seq in fed
+                               if (timer := self._alarm_change(game_id, replayer, trusted=True)) is not None])
         results = self.store.write_projections([
             (game_id, projection_of(replayer), [v.to_dict() for v in replayer.verdicts_since(from_seq)], from_seq)
             for game_id, replayer, from_seq in fed])
@@ -150,15 +150,21 @@ class Projector:
         return rest
 
     def _set_alarm(self, game_id: str, replayer: LogReplayer, trusted: bool) -> None:
-        """Set the game's timer from ``replayer``'s next alarm; a removal this projector made already (the game
-        has no clock) is not repeated."""
+        """Set the game's timer from ``replayer``'s next alarm (see :meth:`_alarm_change`)."""
+        change = self._alarm_change(game_id, replayer, trusted)
+        if change is not None:
+            self.store.set_timer(*change)
+
+    def _alarm_change(self, game_id: str, replayer: LogReplayer, trusted: bool) -> tuple[str, int | None] | None:
+        """The timer to write for ``replayer``'s next alarm, or ``None`` when there is nothing to write: a
+        removal this projector made already (the game has no clock) is not repeated."""
         alarm = next_alarm(replayer, now_ms())
-        if alarm is not None or not trusted or game_id not in self._no_timer:
-            self.store.set_timer(game_id, alarm)
+        change = (game_id, alarm) if alarm is not None or not trusted or game_id not in self._no_timer else None
         if alarm is None:
             self._no_timer.add(game_id)
         else:
             self._no_timer.discard(game_id)
+        return change
 
     def _tournament_hook(self, game_id: str) -> None:
         replayer = self._cache.get(game_id)

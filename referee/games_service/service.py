@@ -27,7 +27,7 @@ from ..notify.events import next_alarm
 from ..replay import ABORTED, ACTIVE, EXPIRED, FINISHED, WAITING, LogError, LogReplayer
 from ..signing import ACCEPT_CTX, MOVE_CTX, RECEIPT_CTX, VACATION_CTX, sign, verify
 from ..store import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
-from ..store.base import Appended, LogStore, Tip
+from ..store.base import KEEP_TIMER, Appended, LogStore, Tip
 from ..store.keys import valid_game_id
 from ..timecontrol import TimeControlError, engine_options, format_ms
 from ..timecontrol import resolve as resolve_time_control
@@ -246,8 +246,11 @@ class GameService:
             trial.verifier = verify
         if verdict.status == "rejected":
             raise from_verdict_error(verdict.error or {})
+        # the game's next timer goes with the append (one write, one fsync); set again below only if the
+        # referee's own entries follow
+        timer = next_alarm(trial, now_ms()) if trial.clocks is not None and trial.clocks.running else KEEP_TIMER
         try:
-            first = self.store.append(game_id, entry, replayer.head, signature=submission["sig"])
+            first = self.store.append(game_id, entry, replayer.head, signature=submission["sig"], timer=timer)
         except StaleAppend as exc:
             raise self._stale(game_id, Tip(exc.seq, exc.head), submission["sig"], submission["envelope"]) from exc
         except DuplicateSubmission as exc:
@@ -265,7 +268,7 @@ class GameService:
             more = []
         trial = self._settle(game_id, trial)
         appended = [first, *more]
-        if trial.clocks is not None and trial.clocks.running:
+        if more and trial.clocks is not None and trial.clocks.running:
             self._set_timer(game_id, trial)
         self._notify(game_id, appended)
         return trial, appended

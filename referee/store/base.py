@@ -13,6 +13,9 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
+#: ``LogStore.append(timer=…)``'s default: leave the game's timer as it is
+KEEP_TIMER = object()
+
 
 class Appended(NamedTuple):
     """Where an entry went: its ``position`` (= its ``seq``), the new ``head`` (its hash), whether this
@@ -61,8 +64,11 @@ class LogStore(ABC):
         Raises ``GameExists`` if the game has a log already. Also lists the game in :meth:`list_games`."""
 
     @abstractmethod
-    def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
-        """Append a sealed ``entry`` at position ``entry["seq"]``, chained from ``prev``, atomically.
+    def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None, *,
+               timer: int | object | None = KEEP_TIMER) -> Appended:
+        """Append a sealed ``entry`` at position ``entry["seq"]``, chained from ``prev``, atomically; with
+        ``timer`` (ms, or ``None`` to clear it), set the game's timer as :meth:`set_timer` does, in the same
+        write where the store can (one Redis: the same script; a cluster: a second command, best effort).
 
         Raises ``GameNotFound``; ``StaleAppend(seq, head)`` if the log is not at exactly that position
         (nothing written); ``DuplicateSubmission`` if ``signature`` is already in this game's log
@@ -187,6 +193,11 @@ class LogStore(ABC):
     @abstractmethod
     def set_timer(self, game_id: str, when_ms: int | None) -> None:
         """When the deadline scheduler must next look at ``game_id`` (None: never, e.g. no clock runs)."""
+
+    def set_timers(self, timers: list[tuple[str, int | None]]) -> None:
+        """:meth:`set_timer` of several games (a replay worker's batch; one round trip where the store can)."""
+        for game_id, when_ms in timers:
+            self.set_timer(game_id, when_ms)
 
     @abstractmethod
     def due_timers(self, now_ms: int, limit: int = 100) -> list[tuple[str, int]]:

@@ -79,6 +79,8 @@ TOURNAMENT_TIMER_PREFIX = "tournament:"
 TIMERS = "referee:timers"
 #: sorted set: the games whose pending flag is up, scored by the flag's ms (the reconciler reads only the stale ones)
 PENDING_INDEX = "referee:pending"
+#: the ready-list key named to ``APPEND_ENTRY`` when no replay workers listen (never written)
+READY_UNUSED = "referee:ready:-"
 #: on the work Redis: present while it holds the projections it has always held (the reconciler scans every
 #: game once when it finds it missing: a work Redis that restarted empty)
 WORK_MARKER = "referee:work-marker"

@@ -14,7 +14,7 @@ from ..canonical import canonical_bytes
 from ..clock import now_ms
 from ..logchain import GENESIS
 from . import keys
-from .base import Appended, LogStore, Tip, decode_projection, encode_projection
+from .base import KEEP_TIMER, Appended, LogStore, Tip, decode_projection, encode_projection
 from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend
 
 
@@ -77,7 +77,8 @@ class MemoryStore(LogStore):
                                          pending=now_ms(), created_ms=self._order)
         return Appended(0, entry["hash"], True)
 
-    def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
+    def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None, *,
+               timer: int | object | None = KEEP_TIMER) -> Appended:
         with self._lock:
             game = self._game(game_id)
             length = _append_at(game, entry, prev, signature)
@@ -85,6 +86,8 @@ class MemoryStore(LogStore):
             pending_set = game.pending is None
             if pending_set:
                 game.pending = now_ms()
+            if timer is not KEEP_TIMER:
+                self.set_timer(game_id, timer)  # type: ignore[arg-type]
             return Appended(length, entry["hash"], pending_set)
 
     def read_log(self, game_id: str, start: int = 0, limit: int | None = None) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from ..clock import now_ms
 from ..logchain import GENESIS
 from . import cluster, keys, scripts
-from .base import Appended, LogStore, Tip, decode_projection, encode_projection
+from .base import KEEP_TIMER, Appended, LogStore, Tip, decode_projection, encode_projection
 from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -177,19 +177,26 @@ class RedisStore(LogStore):
         except RedisError:
             log.warning("could not index the pending flags of %s", [g for g, _ in flags], exc_info=True)
 
-    def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None) -> Appended:
-        return self._append_at(keys.game_keys(game_id), game_id, entry, prev, signature, game=True)
+    def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None, *,
+               timer: int | object | None = KEEP_TIMER) -> Appended:
+        return self._append_at(keys.game_keys(game_id), game_id, entry, prev, signature, game=True, timer=timer)
 
     def _append_at(self, k: Any, log_id: str, entry: dict[str, Any], prev: str, signature: str | None, *,
-                   game: bool = False) -> Appended:
-        """``APPEND_ENTRY`` on a log's keys (a game's or a tournament's: the same script and answers); a game's
-        raised flag is indexed and the game pushed onto the ready list (:meth:`_flag_keys`)."""
-        extra = self._flag_keys() if game else []
+                   game: bool = False, timer: int | object | None = KEEP_TIMER) -> Appended:
+        """``APPEND_ENTRY`` on a log's keys (a game's or a tournament's: the same script and answers). For a
+        game on one Redis the same script indexes a raised flag, pushes the game onto the ready list and sets
+        ``timer``; on a cluster these are separate commands after it."""
+        extra: list[str] = []
+        options: list[Any] = []
+        if game and not self.cluster:
+            extra = [keys.PENDING_INDEX, self.ready_key or keys.READY_UNUSED, keys.TIMERS]
+            options = ["1" if self.ready_key else "0",
+                       "" if timer is KEEP_TIMER else "-" if timer is None else int(timer)]  # type: ignore[call-overload]
         now = now_ms()
         try:
             result = self._append(keys=[k.log, k.head, k.sigs, k.pending, *extra],
                                   args=[entry["seq"], prev, stored_json(entry), entry["hash"], signature or "",
-                                        now, log_id])
+                                        now, log_id, *options])
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
         except RedisError as exc:
@@ -197,9 +204,15 @@ class RedisStore(LogStore):
         status = _text(result[0])
         if status == "ok":
             flagged = bool(int(result[2]))
-            if flagged and game and self.cluster:
-                self._index_pending([(log_id, now)])
-            return Appended(int(result[1]), entry["hash"], flagged, flagged and len(extra) == 2)
+            if game and self.cluster:
+                if flagged:
+                    self._index_pending([(log_id, now)])
+                if timer is not KEEP_TIMER:
+                    try:  # best effort, as the web's own timer write always was: the worker sets it again
+                        self.set_timer(log_id, timer)  # type: ignore[arg-type]
+                    except RedisError:
+                        log.warning("could not set the timer of %s; the replay worker will", log_id, exc_info=True)
+            return Appended(int(result[1]), entry["hash"], flagged, flagged and bool(extra) and bool(self.ready_key))
         if status == "stale":
             raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
         if status == "duplicate":
@@ -499,6 +512,17 @@ class RedisStore(LogStore):
             self.redis.zrem(keys.TIMERS, game_id)
         else:
             self.redis.zadd(keys.TIMERS, {game_id: when_ms})
+
+    def set_timers(self, timers: list[tuple[str, int | None]]) -> None:
+        if not timers:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id, when_ms in timers:
+            if when_ms is None:
+                pipe.zrem(keys.TIMERS, game_id)
+            else:
+                pipe.zadd(keys.TIMERS, {game_id: when_ms})
+        pipe.execute()
 
     def due_timers(self, now_ms_: int, limit: int = 100) -> list[tuple[str, int]]:
         rows = self.redis.zrangebyscore(keys.TIMERS, "-inf", now_ms_, start=0, num=limit, withscores=True)

@@ -4,9 +4,10 @@ Each script touches the keys of ONE hash tag only (one game's, one tournament's,
 key ``referee:timers``), so it is atomic and runs on one slot of a Redis Cluster. WRITE_PROJECTION runs on
 the "work" Redis (derived data; on a cluster, the cluster), the others on the log Redis. The one exception
 are the optional keys of the pending flag's bookkeeping — the index of raised flags ``referee:pending``
-(APPEND_ENTRY and CREATE_GAME's KEYS[5], RELEASE_PENDING's KEYS[3], MARK_PENDING's KEYS[2]) and the
-replay workers' ready list (KEYS[6]): given only when the logs are on one plain Redis, never on a
-cluster, where the store and the dispatcher write them with separate commands.
+(APPEND_ENTRY and CREATE_GAME's KEYS[5], RELEASE_PENDING's KEYS[3], MARK_PENDING's KEYS[2]), the
+replay workers' ready list (KEYS[6]) — and APPEND_ENTRY's ``referee:timers`` (KEYS[7]): given only when
+the logs are on one plain Redis, never on a cluster, where the store and the dispatcher write them with
+separate commands.
 
 Why the hash chain is not computed in Lua: Redis's Lua has SHA-1 (``redis.sha1hex``) but no SHA-256,
 and the log's chain is SHA-256 over RFC 8785 bytes. So Python builds the entry and its hash from the
@@ -20,8 +21,9 @@ APPEND_ENTRY — append one sealed entry at an expected position
     KEYS[2]  game:{id}:head     hex hash of the last entry
     KEYS[3]  game:{id}:sigs     hash: signature -> position (duplicate submissions)
     KEYS[4]  game:{id}:pending  ms timestamp: a replay is on its way or running for this game
-    KEYS[5]  optional: the index of raised pending flags (``referee:pending``, scored by the flag's ms)
-    KEYS[6]  optional (with KEYS[5]): the replay workers' ready list (``referee:ready:<queue>``)
+    KEYS[5]  optional, with 6 and 7: the index of raised pending flags (``referee:pending``, by the flag's ms)
+    KEYS[6]  the replay workers' ready list (``referee:ready:<queue>``), pushed when ARGV[8] is "1"
+    KEYS[7]  ``referee:timers``, set as ARGV[9] says
     ARGV[1]  expected seq (the log length the entry was built for = the entry's position)
     ARGV[2]  expected head (hash of the previous entry; 64 zeros for position 0)
     ARGV[3]  the entry's JSON (RFC 8785)
@@ -29,6 +31,8 @@ APPEND_ENTRY — append one sealed entry at an expected position
     ARGV[5]  the submission's signature, or "" for entries the referee writes itself
     ARGV[6]  now in ms (value of the pending flag)
     ARGV[7]  the game id: indexed and pushed onto the ready list when this append raised the flag
+    ARGV[8]  with KEYS[5..7]: "1" to push onto the ready list, "0" not (no replay workers listen)
+    ARGV[9]  with KEYS[5..7]: the game's timer after this entry: "" leave it, "-" remove it, or its ms
     returns  {"ok", position, pending_was_set(0|1)}
            | {"stale", seq, head}            the log is elsewhere; nothing written
            | {"duplicate", position, seq, head}  this signature is already in the log; nothing written
@@ -125,11 +129,18 @@ if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], len)
 end
 local flagged = redis.call('SET', KEYS[4], ARGV[6], 'NX')
+if KEYS[7] and ARGV[9] ~= '' then
+  if ARGV[9] == '-' then
+    redis.call('ZREM', KEYS[7], ARGV[7])
+  else
+    redis.call('ZADD', KEYS[7], ARGV[9], ARGV[7])
+  end
+end
 if flagged then
   if KEYS[5] then
     redis.call('ZADD', KEYS[5], ARGV[6], ARGV[7])
   end
-  if KEYS[6] then
+  if KEYS[6] and ARGV[8] == '1' then
     redis.call('LPUSH', KEYS[6], ARGV[7])
   end
   return {'ok', len, 1}

@@ -364,3 +364,23 @@ def test_raised_pending_flags_are_indexed_by_their_time(store):
     store.release_pending("g_a", 2)
     assert store.append("g_a", item, log[-1]["hash"]).pending_set  # raised again: indexed again
     assert store.stale_pending(2**62) == ["g_a"]
+
+
+def test_an_append_can_set_or_clear_the_games_timer(store):
+    """``append(timer=…)``: the game's next timer with the entry (one script on one Redis; a second command on
+    a cluster); the default leaves it alone; a refused append sets nothing."""
+    log = grow(store, "g_t", 0)
+    store.set_timer("g_t", 5_000)
+    item = entry(1, log[-1]["hash"])
+    store.append("g_t", item, log[-1]["hash"])
+    assert dict(store.due_timers(2**62)) == {"g_t": 5_000}
+    log.append(item)
+    item = entry(2, log[-1]["hash"])
+    store.append("g_t", item, log[-1]["hash"], timer=7_000)
+    assert dict(store.due_timers(2**62)) == {"g_t": 7_000}
+    log.append(item)
+    with pytest.raises(StaleAppend):
+        store.append("g_t", entry(2, log[1]["hash"]), log[1]["hash"], timer=9_000)
+    assert dict(store.due_timers(2**62)) == {"g_t": 7_000}
+    store.append("g_t", entry(3, log[-1]["hash"]), log[-1]["hash"], timer=None)
+    assert store.due_timers(2**62) == []

@@ -20,6 +20,7 @@ from referee.cli import main as cli
 from referee.games import ruleset
 from referee.games_service import fold, projection_of
 from referee.games_service.entries import make_entry
+from referee.notify.events import next_alarm
 from referee.signing import generate_key, public_key_b64
 from referee.store import RedisStore, keys
 from workers import jobs
@@ -324,8 +325,9 @@ def test_a_batched_catch_up_ends_where_one_by_one_does(app, http, store):
     round trips; a game never folded here, and one whose stored projection was lost, are handed back for the
     single path; in the end every projection is the fold and every pending flag is released."""
     games = []
-    for ruleset_name in ("fivetowers", "towerup", "fivetowers", "towerup"):
-        game = create_game(http, ruleset_name, 2)
+    for i, ruleset_name in enumerate(("fivetowers", "towerup", "fivetowers", "towerup")):
+        clock = {"options": {"time_control": {"kind": "per_move", "per_move": 3600}}} if i == 0 else {}
+        game = create_game(http, ruleset_name, 2, **clock)
         accept_all(http, game)
         games.append(game)
     projector = Projector(store)
@@ -345,6 +347,12 @@ def test_a_batched_catch_up_ends_where_one_by_one_does(app, http, store):
     for game_id in ids:
         assert_projection_is_the_fold(store, game_id)
         assert store.pending_since(game_id) is None
+    clocked = games[0].game_id
+    store.set_timer(clocked, None)
+    play_random(http, games[0], rng, max_moves=1)
+    store.set_timer(clocked, None)  # only the batch's own timer write can put it back
+    assert projector.catch_up_many(ids) == ids[1:]  # the clocked game had news; the rest is checked one by one
+    assert dict(store.due_timers(2**62)) == {clocked: next_alarm(fold(store, clocked), 0)}
     assert projector.catch_up_many(ids) == ids  # nothing new anywhere: each is checked by the single path
 
 
