@@ -28,7 +28,7 @@ the RQ queue and the projections. Phases (``--phases``, comma-separated; all by 
             between each deadline and its ``timeout`` entry's ``at`` (what the log says), and between the
             deadline and the moment the timeout's outbox event was written (Redis's own clock: the event's
             stream id), p50/p99/max. Goal p99 <= 1 s.
-``accept``  signed moves through the Flask app (test client, in process; production RQ dispatch) into games
+``accept``  signed moves through the Flask app (test client, in process; production dispatch: the ready list) into games
             with ``{"kind": "none"}`` vs ``{"kind": "per_move", "per_move": 86400}``, alternating short
             rounds so both see the same machine load; rate and ratio.
 ``rq``      the alternative: RQ's own scheduler (``Queue.enqueue_at``, RQ 3.0), on a fresh durable Redis
@@ -403,6 +403,9 @@ def phase_lag(store: RedisStore, url: str, count: int, window: float, *, every: 
 def phase_accept(url: str, work_url: str, tmp: str, seconds: float, out: dict[str, Any]) -> None:
     from referee.app import create_app
 
+    # the benchmark creates its games from one address and unsigned: lift the creation limits (issue 17)
+    os.environ.setdefault("REFEREE_RATE_CREATE", "1000000 per minute")
+    os.environ.setdefault("REFEREE_RATE_CREATE_PER_KEY", "1000000 per minute")
     app = create_app({"REDIS_URL": url, "REFEREE_WORK_REDIS_URL": work_url, "REFEREE_VAR": str(Path(tmp) / "var"),
                       "REFEREE_QUEUE": "bench-accept"})
     kinds = {"none": {"kind": "none"}, "per_move": {"kind": "per_move", "per_move": DAY}}
@@ -447,7 +450,7 @@ def phase_accept(url: str, work_url: str, tmp: str, seconds: float, out: dict[st
     res["longest_log"] = {"entries": longest.seq, "memory_usage": log_bytes,
                           "move_json_bytes": statistics.fmean(len(stored_json(e)) for e in moves) if moves else 0}
     store.close()
-    print(f"accept path (Flask test client, 1 thread, RQ dispatch), {rounds} alternating rounds, "
+    print(f"accept path (Flask test client, 1 thread, production dispatch), {rounds} alternating rounds, "
           f"{seconds:.0f} s per kind:")
     print(f"  clock off ({{kind: none}}):     {rates['none']:7.1f} moves/s ({counts['none']} accepted, "
           f"{refused['none']} refused), {cpu_ms['none']:.2f} ms CPU per move in this process")
