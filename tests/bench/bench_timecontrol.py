@@ -19,7 +19,7 @@ the RQ queue and the projections. Phases (``--phases``, comma-separated; all by 
             events and their ids on the log Redis) is measured on a sample of games caught up by the real
             ``Projector.catch_up`` and divided by the sample's size.
 ``pass``    ``--due`` games (default min(N, 2000)) whose deadline has passed, among the N pending timers:
-            one ``DeadlineScheduler.run_once()`` (production dispatcher: ``ReplayDispatch`` on the work Redis)
+            one ``DeadlineScheduler.run_once()`` (production dispatcher: ``ReplayDispatch``, the ready list)
             writes every timeout, with 1 thread and then with 4 (the default); timeouts per second and the
             scheduler's CPU per timeout. Then another ``--due`` games with 2 scheduler processes running
             ``run_once()`` at once: timeouts per second, and how many looks were wasted (both looked).
