@@ -19,9 +19,13 @@ Measured in one run:
    (open loop, one every 1/rate s), each ``POST …/moves?wait=5``, which answers once a replay worker's
    projection holds the verdict; p50/p90/p99/max over ``--latency-duration`` seconds.
 
-Bounded: every phase stops at its deadline; all processes are stopped at the end. The flat-cost curves
-(against the log's length and the number of games stored), memory per game and RQ's per-job overhead
-are printed by ``tests/bench/bench_scale.py``; profiles and figures: ``docs/performance.md``.
+Each phase also prints the CPU each process group spent and the Redis commands each server ran, per move.
+With ``--phases noop,accept,latency,curves,cluster`` it then runs, after this layout is stopped, the
+flat-cost curves (``bench_scale.py``: against the log's length and the number of games stored, memory
+per game, RQ's per-job overhead beside the ready list's) and the same accept ratio on a local 3-master
+Redis Cluster beside one Redis (``bench_cluster.py``). Profiles and figures: ``docs/performance.md``.
+
+Bounded: every phase stops at its deadline; all processes are stopped at the end.
 """
 
 from __future__ import annotations
@@ -344,7 +348,9 @@ def main() -> None:
     parser.add_argument("--games-per-client", type=int, default=12)
     parser.add_argument("--rate", type=float, default=100.0, help="submissions per second in the latency phase")
     parser.add_argument("--games", type=int, default=50, help="concurrent games in the latency phase")
-    parser.add_argument("--phases", default="noop,accept,latency", help="which phases to run (comma-separated)")
+    parser.add_argument("--phases", default="noop,accept,latency",
+                        help="which phases to run (comma-separated): noop, accept, latency, and curves, cluster (the "
+                             "flat-cost curves and the cluster's accept ratio, by bench_scale.py and bench_cluster.py)")
     parser.add_argument("--worker-class", default=None,
                         help="gunicorn worker class (default: referee/gunicorn_conf.py's, gevent, as `referee serve`)")
     parser.add_argument("--replay-workers", type=int, default=2, help="`referee worker` processes")
@@ -407,20 +413,20 @@ def main() -> None:
                 drain(redis.url, work.url)
                 print(meter.report(accepted, "accepted submission (incl. replaying it)"))
                 print(commands.report(accepted, "accepted submission"))
-            if "latency" not in phases:
-                return
-            meter = CpuMeter(groups)
-            commands = CommandMeter({"log Redis": redis.url, "work Redis": work.url})
-            result = latency(port, args.rate, args.games, args.latency_duration)
-            print(f"submit -> verdict at {result['offered_per_s']:.0f}/s offered ({result['achieved_per_s']:.1f}/s "
-                  f"achieved) over {args.games} games: p50 {result['p50_ms']:.1f} ms, p90 {result['p90_ms']:.1f} ms, "
-                  f"p99 {result['p99_ms']:.1f} ms, max {result['max_ms']:.1f} ms (target p99 < 50 ms); "
-                  f"{result['samples']} verdicts, {result['timeout']} waits timed out, {result['refused']} refused, "
-                  f"{result['skipped']} skipped")
-            print(meter.report(result["verdict"] + result["timeout"], "submission (latency phase)"))
-            print(commands.report(result["verdict"] + result["timeout"], "submission (latency phase)"))
-            print(json.dumps({"noop_per_s": noop_rate, "accepted_per_s": accept_rate,
-                              "accept_vs_noop": accept_rate / noop_rate, "latency": result}, indent=1))
+            if "latency" in phases:
+                meter = CpuMeter(groups)
+                commands = CommandMeter({"log Redis": redis.url, "work Redis": work.url})
+                result = latency(port, args.rate, args.games, args.latency_duration)
+                print(f"submit -> verdict at {result['offered_per_s']:.0f}/s offered "
+                      f"({result['achieved_per_s']:.1f}/s achieved) over {args.games} games: "
+                      f"p50 {result['p50_ms']:.1f} ms, p90 {result['p90_ms']:.1f} ms, "
+                      f"p99 {result['p99_ms']:.1f} ms, max {result['max_ms']:.1f} ms (target p99 < 50 ms); "
+                      f"{result['samples']} verdicts, {result['timeout']} waits timed out, "
+                      f"{result['refused']} refused, {result['skipped']} skipped")
+                print(meter.report(result["verdict"] + result["timeout"], "submission (latency phase)"))
+                print(commands.report(result["verdict"] + result["timeout"], "submission (latency phase)"))
+                print(json.dumps({"noop_per_s": noop_rate, "accepted_per_s": accept_rate,
+                                  "accept_vs_noop": accept_rate / noop_rate, "latency": result}, indent=1))
         finally:
             for child in children:
                 child.terminate()
@@ -431,6 +437,17 @@ def main() -> None:
                     child.kill()
             redis.stop()
             work.stop()
+    # issue 13's other figures, by the benchmarks that measure them (after this layout is stopped, so that
+    # they do not share the machine with it)
+    if "curves" in phases:
+        print("\n-- the flat-cost curves (tests/bench/bench_scale.py --phases length,stored,rq)", flush=True)
+        subprocess.run([sys.executable, str(REPO / "tests/bench/bench_scale.py"), "--phases", "length,stored,rq"],
+                       check=False)
+    if "cluster" in phases:
+        print("\n-- the same accept ratio on a local 3-master Redis Cluster beside one Redis "
+              "(tests/bench/bench_cluster.py)", flush=True)
+        subprocess.run([sys.executable, str(REPO / "tests/bench/bench_cluster.py"), "--duration", str(args.duration),
+                        "--clients", str(args.clients)], check=False)
 
 
 if __name__ == "__main__":
