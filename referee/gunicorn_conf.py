@@ -12,6 +12,9 @@ machines the referee runs on), ``REFEREE_WORKER_CONNECTIONS`` open connections p
 2000), ``REFEREE_WORKER_CLASS`` to force another class (``gthread`` is the fallback when gevent is
 not installed). Command-line options (``--workers``, ``--bind``) override this file.
 
+**Heap**: once a worker has loaded the app, ``post_worker_init`` freezes its start-up objects out of the
+garbage collector's full passes (``referee/runtime.py``: they were the tail of the move → verdict latency).
+
 **Forwarded headers**: gunicorn by default believes ``X-Forwarded-Proto`` and header-borne ``SCRIPT_NAME``
 from 127.0.0.1, so any local process could make the pages' links point at another host
 (``SCRIPT_NAME: //evil.example``). Here only the proxies named in ``REFEREE_TRUSTED_PROXIES`` (none by
@@ -46,3 +49,11 @@ backlog = 2048
 
 forwarded_allow_ips = ",".join(_config["REFEREE_TRUSTED_PROXIES"])  # "" is: nobody
 header_map = "drop"
+
+
+def post_worker_init(worker: object) -> None:
+    """Once the app is loaded in a worker: its start-up objects out of every full garbage collection
+    (``referee.runtime.settle_heap``: ~45 ms less per collection, the tail of the latency)."""
+    from referee.runtime import settle_heap  # noqa: PLC0415
+
+    settle_heap()

@@ -19,6 +19,7 @@ from rq.serializers import JSONSerializer
 
 from referee.config import load_config
 from referee.notify.contacts import ContactService
+from referee.runtime import settle_heap
 from referee.store import RedisStore
 
 from . import jobs
@@ -82,6 +83,8 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
         if not burst:
             loop.start()
     worker = WORKER_CLASSES[worker_class](queues, connection=connection, serializer=JSONSerializer, name=name)
+    if not burst:
+        settle_heap()  # the start-up objects out of every full garbage collection (referee/runtime.py)
     try:
         replayed = loop.drain() if loop is not None and burst else 0
         worked = worker.work(burst=burst, with_scheduler=True, logging_level=logging_level)
