@@ -167,13 +167,7 @@ class RedisStore(LogStore):
         """On a cluster, the pending index apart from the flags (best effort: the reconciler's periodic scan of
         every game covers what a failure here misses). ``None``: the flag was released."""
         try:
-            pipe = self.redis.pipeline(transaction=False)
-            for game_id, when in flags:
-                if when is None:
-                    pipe.zrem(keys.PENDING_INDEX, game_id)
-                else:
-                    pipe.zadd(keys.PENDING_INDEX, {game_id: when})
-            pipe.execute()
+            self._score_members(keys.PENDING_INDEX, flags)
         except RedisError:
             log.warning("could not index the pending flags of %s", [g for g, _ in flags], exc_info=True)
 
@@ -514,14 +508,18 @@ class RedisStore(LogStore):
             self.redis.zadd(keys.TIMERS, {game_id: when_ms})
 
     def set_timers(self, timers: list[tuple[str, int | None]]) -> None:
-        if not timers:
+        self._score_members(keys.TIMERS, timers)
+
+    def _score_members(self, key: str, scores: list[tuple[str, int | None]]) -> None:
+        """Set each member's score in the sorted set ``key`` (``None``: remove it), in one round trip."""
+        if not scores:
             return
         pipe = self.redis.pipeline(transaction=False)
-        for game_id, when_ms in timers:
-            if when_ms is None:
-                pipe.zrem(keys.TIMERS, game_id)
+        for member, score in scores:
+            if score is None:
+                pipe.zrem(key, member)
             else:
-                pipe.zadd(keys.TIMERS, {game_id: when_ms})
+                pipe.zadd(key, {member: score})
         pipe.execute()
 
     def due_timers(self, now_ms_: int, limit: int = 100) -> list[tuple[str, int]]:
