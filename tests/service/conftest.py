@@ -88,3 +88,12 @@ def spawn_worker(app, redis_url, tmp_path):
                 process.kill()
                 process.wait()
         out.close()
+
+
+@pytest.fixture
+def server(app):
+    """The ``app`` fixture's app on a real HTTP server in a thread (``live_server.serving``): its URL."""
+    from live_server import serving
+
+    with serving(app) as url:
+        yield url

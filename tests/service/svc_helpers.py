@@ -149,3 +149,13 @@ def with_no_forfeits(engine_result: dict) -> dict:
     game created now has one, ``none`` included): every seat marked ``forfeited: false`` (TC-F1)."""
     out = {**engine_result, "seats": [{**seat, "forfeited": False} for seat in engine_result["seats"]]}
     return out
+
+
+def run_cli(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """``referee ARGS…`` in process (click's runner): its exit code and output."""
+    from click.testing import CliRunner
+
+    from referee.cli import main
+
+    result = CliRunner().invoke(main, list(args), input=input, env=env)
+    return result.exit_code, result.output

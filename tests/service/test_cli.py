@@ -14,23 +14,10 @@ import time
 
 import pytest
 import requests
-from click.testing import CliRunner
-from live_server import serving
 from svc_helpers import REPO, wait_until
+from svc_helpers import run_cli as run
 
-from referee.cli import main as cli
 from referee.embedded_redis import free_port
-
-
-@pytest.fixture
-def server(app):
-    with serving(app) as url:
-        yield url
-
-
-def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.output
 
 
 def test_keygen_create_accept_move(server, tmp_path, store):

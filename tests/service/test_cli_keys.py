@@ -5,19 +5,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from click.testing import CliRunner
-from live_server import serving
 
 from referee.cli import main as cli
 from referee.keyfile import decrypt_key, encrypt_key
 from referee.signing import generate_key, private_key_b64, public_key_b64
-
-
-@pytest.fixture
-def server(app):
-    with serving(app) as url:
-        yield url
 
 
 def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> tuple[int, str]:

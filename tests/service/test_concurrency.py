@@ -7,18 +7,11 @@ import threading
 
 import pytest
 import requests
-from live_server import serving
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
 from referee.logchain import first_broken_link
 
 THREADS = 20
-
-
-@pytest.fixture
-def server(app):
-    with serving(app) as url:
-        yield url
 
 
 def race(url: str, bodies: list[dict]) -> list[tuple[int, dict]]:

@@ -23,12 +23,6 @@ from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def server(app):
-    with serving(app) as url:
-        yield url
-
-
 def test_an_event_per_new_entry_with_its_position_and_data(server, store):
     http = Http(requests.Session(), server)
     game = create_game(http, "fivetowers", 2)

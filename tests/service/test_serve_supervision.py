@@ -9,13 +9,13 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from functools import partial
 from pathlib import Path
 
 import pytest
 import redis
 import requests
+from svc_helpers import wait_until
 
 from referee.config import with_password
 from referee.embedded_redis import free_port
@@ -24,14 +24,6 @@ from referee.supervise import Backoff, Supervisor
 REPO = str(Path(__file__).resolve().parents[2])
 
 
-def until(predicate, timeout, every=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout} s")
 
 
 def alive(pid):
@@ -107,7 +99,7 @@ class Serve:
 def serve(tmp_path):
     server = Serve(tmp_path)
     try:
-        until(lambda: "referee serving on" in server.log or server.process.poll() is not None, timeout=60)
+        wait_until(lambda: "referee serving on" in server.log or server.process.poll() is not None, timeout=60)
         assert server.process.poll() is None, server.log
         yield server
     finally:
@@ -121,7 +113,7 @@ def test_a_killed_worker_and_web_server_are_restarted_and_ctrl_c_leaves_nothing_
     assert worker and web and serve.api_answers()
 
     os.kill(worker, signal.SIGKILL)
-    until(lambda: serve.pid_of("replay worker 0", "restarted"), timeout=10)
+    wait_until(lambda: serve.pid_of("replay worker 0", "restarted"), timeout=10)
     assert re.search(rf"serve: replay worker 0 \(pid {worker}\) killed by SIGKILL after [\d.]+ s; "
                      r"restarting it in 0.25 s", serve.log), serve.log
     restarted = serve.pid_of("replay worker 0", "restarted")
@@ -131,13 +123,13 @@ def test_a_killed_worker_and_web_server_are_restarted_and_ctrl_c_leaves_nothing_
     work_url = re.findall(r"embedded Redis on (redis://\S+) \(queue", serve.log)[0]
     password_file = re.findall(r"password in (\S+)", serve.log)[0]  # serve prints URLs without the password
     work_url = with_password(work_url, (serve.cwd / password_file).read_text().strip())
-    names = until(lambda: {n.decode() for n in redis.Redis.from_url(work_url).smembers("rq:workers")
+    names = wait_until(lambda: {n.decode() for n in redis.Redis.from_url(work_url).smembers("rq:workers")
                            if n.decode().endswith("-0-r1")}, timeout=10)
     assert names
 
     os.kill(web, signal.SIGKILL)
-    until(lambda: serve.pid_of("web server", "restarted"), timeout=10)
-    until(serve.api_answers, timeout=15)
+    wait_until(lambda: serve.pid_of("web server", "restarted"), timeout=10)
+    wait_until(serve.api_answers, timeout=15)
     assert "stopping" not in serve.log and serve.process.poll() is None
 
     serve.remember_processes()

@@ -4,22 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from click.testing import CliRunner
-from live_server import serving
-
-from referee.cli import main as cli
-
-
-@pytest.fixture
-def server(app):
-    with serving(app) as url:
-        yield url
-
-
-def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.output
+from svc_helpers import run_cli as run
 
 
 def test_create_join_show_withdraw_from_a_terminal(server, tmp_path):
