@@ -9,7 +9,7 @@ import sys
 import uuid
 
 import pytest
-from svc_helpers import REPO, Http
+from svc_helpers import REPO, Http, stop_process
 
 from referee.app import create_app
 from workers import jobs
@@ -80,13 +80,7 @@ def spawn_worker(app, redis_url, tmp_path):
 
     yield spawn
     for process, out in processes:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_process(process)
         out.close()
 
 

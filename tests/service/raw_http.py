@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from svc_helpers import stop_process
+
 from referee.embedded_redis import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -127,9 +129,4 @@ def gunicorn(env: dict[str, Any], log: Path, worker_args: list[str] | None = Non
                     time.sleep(0.1)
             yield port
         finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process)

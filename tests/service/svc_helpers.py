@@ -159,3 +159,17 @@ def run_cli(*args: str, input: str | None = None, env: dict[str, str] | None = N
 
     result = CliRunner().invoke(main, list(args), input=input, env=env)
     return result.exit_code, result.output
+
+
+def stop_process(process: Any, grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after ``grace`` seconds; returns once the process is gone."""
+    import subprocess
+
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

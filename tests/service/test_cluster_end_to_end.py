@@ -19,7 +19,17 @@ from cluster_server import cluster_url  # noqa: F401 - a fixture
 from redis.cluster import RedisCluster
 from rq.serializers import JSONSerializer
 from rq.worker import SimpleWorker
-from svc_helpers import REPO, Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
+from svc_helpers import (
+    REPO,
+    Http,
+    accept_all,
+    create_game,
+    move_envelope,
+    play_random,
+    signed,
+    stop_process,
+    wait_until,
+)
 
 from referee.app import create_app
 from referee.games_service import fold, projection_of
@@ -131,12 +141,7 @@ def spawn_cluster_worker(tmp_path):
 
     yield spawn
     for process, out in processes:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         out.close()
 
 

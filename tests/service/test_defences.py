@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from svc_helpers import stop_process
 
 from referee.config import ConfigError, load_config, with_password
 from referee.defences import CONTENT_SECURITY_POLICY
@@ -183,12 +184,7 @@ def gunicorn_url(redis_url, tmp_path):
             time.sleep(0.1)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         log.close()
 
 
