@@ -305,7 +305,7 @@ class GameService:
         except StoreUnavailable as exc:
             raise _unavailable(exc) from exc
         if written:
-            self.cache.put(game_id, trial)
+            trial = self._settle(game_id, trial)  # a worker may have appended part of it first
             self._set_timer(game_id, trial)
             self._notify(game_id, written)
         tip = Tip(trial.seq, trial.head) if written else self.store.tip(game_id)
@@ -529,56 +529,53 @@ class GameService:
         ``provisional_result()`` of the position) or ``organiser`` (the ranks of the adjudicator's signed
         ``referee/adjudicate`` decision). Appended at the log's end like every referee entry; the fold
         checks it (409 when the game is not running, 403 for a decision not signed by the adjudicator)."""
-        for _attempt in range(5):
-            replayer = self.fold(game_id)
-            payload: dict[str, Any] = {"method": method, "reason": reason}
-            if method == "organiser":
-                payload.update(ranks=ranks, decision=decision)
-            entry = make_entry("adjudicated", replayer.seq, replayer.head, **payload)
-            trial = clone_replayer(replayer)
-            verdict = trial.feed(entry)
-            if verdict.status == "rejected":
-                error = verdict.error or {}
-                status = {"game/not_active": 409, "adjudication/bad_signature": 403}.get(error.get("code"), 400)
-                raise ServiceError(status, error.get("code", "adjudication/invalid"), error.get("message", ""))
-            try:
-                first = self.store.append(game_id, entry, replayer.head)
-            except StaleAppend:
-                continue  # a move landed first: adjudicate the position after it
-            except StoreUnavailable as exc:
-                raise _unavailable(exc) from exc
-            more = append_system_entries(self.store, game_id, trial, trial.server_seed)
-            self.cache.put(game_id, trial)
-            self._set_timer(game_id, trial)
-            self._notify(game_id, [first, *more])
-            return {**self._receipt(game_id, first, trial), "result": trial.result()}
-        raise ServiceError(409, "submission/stale", "the game kept moving; try the adjudication again")
+        payload: dict[str, Any] = {"method": method, "reason": reason}
+        if method == "organiser":
+            payload.update(ranks=ranks, decision=decision)
+
+        def refused(error: dict[str, Any]) -> ServiceError:
+            status = {"game/not_active": 409, "adjudication/bad_signature": 403}.get(error.get("code"), 400)
+            return ServiceError(status, error.get("code", "adjudication/invalid"), error.get("message", ""))
+
+        first, trial = self._append_at_end(game_id, "adjudicated", payload, refused,
+                                           "the game kept moving; try the adjudication again")
+        return {**self._receipt(game_id, first, trial), "result": trial.result()}
 
     def withdraw_seat(self, game_id: str, seat: int, tournament: str) -> dict[str, Any]:
         """The seat's player withdrew from ``tournament``: the seat is forfeited in this game (``forfeited``
         with reason ``withdrawn``); the referee plays its turns by default moves from now on, or the game ends
         when fewer than two seats stand (TC-F1, TC-F2)."""
+        first, trial = self._append_at_end(
+            game_id, "forfeited", {"seat": seat, "reason": "withdrawn", "tournament": tournament},
+            lambda error: ServiceError(409, error.get("code", "withdrawal/invalid"), error.get("message", "")),
+            "the game kept moving; try again")
+        return self._receipt(game_id, first, trial)
+
+    def _append_at_end(self, game_id: str, kind: str, payload: dict[str, Any],
+                       refused: Callable[[dict[str, Any]], ServiceError],
+                       stale_message: str) -> tuple[Appended, LogReplayer]:
+        """A referee entry ``kind`` at the log's end, checked by the fold first (``refused(error)`` is raised
+        for a rejected one), then what it entails; a move that lands first is simply folded and the entry
+        tried again after it (5 times)."""
         for _attempt in range(5):
             replayer = self.fold(game_id)
-            entry = make_entry("forfeited", replayer.seq, replayer.head, seat=seat, reason="withdrawn",
-                               tournament=tournament)
+            entry = make_entry(kind, replayer.seq, replayer.head, **payload)
             trial = clone_replayer(replayer)
             verdict = trial.feed(entry)
             if verdict.status == "rejected":
-                error = verdict.error or {}
-                raise ServiceError(409, error.get("code", "withdrawal/invalid"), error.get("message", ""))
+                raise refused(verdict.error or {})
             try:
                 first = self.store.append(game_id, entry, replayer.head)
             except StaleAppend:
-                continue
+                continue  # a move landed first: try again after it
             except StoreUnavailable as exc:
                 raise _unavailable(exc) from exc
             more = append_system_entries(self.store, game_id, trial, trial.server_seed)
-            self.cache.put(game_id, trial)
+            trial = self._settle(game_id, trial)
             self._set_timer(game_id, trial)
             self._notify(game_id, [first, *more])
-            return self._receipt(game_id, first, trial)
-        raise ServiceError(409, "submission/stale", "the game kept moving; try again")
+            return first, trial
+        raise ServiceError(409, "submission/stale", stale_message)
 
     def adjudicate_signed(self, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
         """``POST /games/{id}/adjudicate``: the adjudicator's (or organiser's) signed decision."""
