@@ -30,7 +30,7 @@ from .games import IllegalMove, ruleset
 from .games.base import Game, Ruleset
 from .games.randomness import derive_game_seed, recorded_game_seed
 from .logchain import GENESIS
-from .signing import ACCEPT_CTX, MOVE_CTX, VACATION_CTX, b64url_decode, verify
+from .signing import ACCEPT_CTX, MOVE_CTX, VACATION_CTX, submitted_entropy, verify
 from .timecontrol import Clocks, engine_options, format_ms, parse_ms
 from .timecontrol.forfeits import rank_forfeits
 from .timecontrol.spec import time_control_of
@@ -208,11 +208,8 @@ class LogReplayer:
                                    seq=entry["seq"], prev=self.head, keys=self.keys, verifier=self.verifier)
         if problem:
             return _reject(entry, *problem)
-        try:
-            entropy = b64url_decode(entry["submission"]["envelope"].get("entropy", ""))
-        except ValueError:
-            entropy = b""
-        if len(entropy) != 32:
+        entropy = submitted_entropy(entry)
+        if entropy is None:
             return _reject(entry, "accept/bad_entropy", "entropy must be 32 bytes of base64url")
         accept_by = self.accept_by_ms()
         if accept_by is not None:

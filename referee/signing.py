@@ -40,6 +40,16 @@ def b64url_decode(text: str) -> bytes:
         raise ValueError("not base64url") from exc
 
 
+def submitted_entropy(entry: dict[str, Any]) -> bytes | None:
+    """The 32 bytes of ``entropy`` in an accepted or joined entry's signed envelope, or ``None`` when it is
+    not 32 bytes of base64url (the folds of games and of tournaments refuse the entry then)."""
+    try:
+        entropy = b64url_decode(entry["submission"]["envelope"].get("entropy", ""))
+    except ValueError:
+        return None
+    return entropy if len(entropy) == 32 else None
+
+
 def generate_key() -> Ed25519PrivateKey:
     return Ed25519PrivateKey.generate()
 

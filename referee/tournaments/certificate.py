@@ -49,7 +49,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -60,9 +59,12 @@ from ..replay import LogError
 from ..signing import public_key_b64, sign
 from ..verify import (
     FAILED,
+    FAILED_STATUS,
     PASSED,
     SKIPPED,
+    VERIFIED,
     Check,
+    Report,
     check_referee_signature,
     differing_paths,
     verify_bundle,
@@ -123,38 +125,13 @@ def _replay(log: list[dict[str, Any]]) -> TournamentReplayer:
 
 
 # -- verifying -----------------------------------------------------------------------------------
-@dataclass
-class TournamentReport:
-    """Every check, in order. ``ok`` when none failed (``game_bundles`` may be skipped)."""
-
-    checks: list[Check]
-    summary: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def first_failure(self) -> Check | None:
-        return next((c for c in self.checks if c.status == FAILED), None)
-
-    @property
-    def ok(self) -> bool:
-        return self.first_failure is None
+class TournamentReport(Report):
+    """Every check, in order; as a game's :class:`~referee.verify.Report`, except that a certificate is
+    ``verified`` whenever no check failed (``game_bundles`` may be skipped: the games are not required)."""
 
     @property
     def status(self) -> str:
-        return "verified" if self.ok else "failed"
-
-    @property
-    def exit_code(self) -> int:
-        return 0 if self.ok else 1
-
-    def check(self, name: str) -> Check:
-        return next(c for c in self.checks if c.name == name)
-
-    def to_dict(self) -> dict[str, Any]:
-        first = self.first_failure
-        return {"ok": self.ok, "status": self.status, **self.summary,
-                "first_failure": None if first is None else {"check": first.name, "position": first.position,
-                                                              "reason": first.reason},
-                "checks": [c.to_dict() for c in self.checks]}
+        return FAILED_STATUS if self.first_failure is not None else VERIFIED
 
 
 class _Context:

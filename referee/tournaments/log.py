@@ -52,7 +52,7 @@ from typing import Any
 from ..games import ruleset as load_ruleset
 from ..logchain import GENESIS
 from ..replay import LogError, Verdict, revealed_seed
-from ..signing import b64url_decode, load_public_key, verify
+from ..signing import load_public_key, submitted_entropy, verify
 from . import pairing as pr
 from .points import DEFAULT_BYE_POINTS, DEFAULT_POINTS, ranks_problem
 from .seed import tournament_seed
@@ -490,11 +490,8 @@ class TournamentReplayer:
         problem = self._signed(entry, JOIN_CTX, [key], key=key)
         if problem:
             return _reject(entry, *problem)
-        try:
-            entropy = b64url_decode(entry["submission"]["envelope"].get("entropy", ""))
-        except ValueError:
-            entropy = b""
-        if len(entropy) != 32:
+        entropy = submitted_entropy(entry)
+        if entropy is None:
             return _reject(entry, "join/bad_entropy", "entropy must be 32 bytes of base64url")
         self.joins.append((key, entropy))
         self._joined.add(key)
