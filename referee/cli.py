@@ -516,17 +516,26 @@ def create(*, ruleset_name: str, seats: tuple[str, ...], options: str, deck: str
 def accept(game_id: str, key_file: str, seat: int | None, server: str) -> None:
     """Accept a game for a seat, with 32 fresh random bytes of entropy (retries if the log moved)."""
     key = _key(key_file)
-    for _attempt in range(10):
-        status, game = _http("GET", f"{server}/games/{game_id}")
+
+    def envelope_of(game: dict[str, Any]) -> dict[str, Any]:
+        return {"v": 1, "ctx": ACCEPT_CTX, "game": game_id, "seat": _seat_of(game, public_key_b64(key), seat),
+                "seq": game["seq"], "prev": game["head"], "entropy": b64url_encode(os.urandom(32))}
+
+    # another seat may accept meanwhile; an acceptance does not depend on the position
+    _post_at_tip(f"{server}/games/{game_id}", f"{server}/games/{game_id}/accept", key, envelope_of)
+
+
+def _post_at_tip(state_url: str, post_url: str, key: Any, envelope_of: Any, attempts: int = 10) -> None:
+    """Read the log's position (``GET state_url``), sign ``envelope_of(state)`` for it and post it to
+    ``post_url``; again if the log moved meanwhile (409 ``submission/stale``). Prints the answer."""
+    for _attempt in range(attempts):
+        status, state = _http("GET", state_url)
         if status != 200:
-            _fail(status, game)
-        chosen = _seat_of(game, public_key_b64(key), seat)
-        envelope = {"v": 1, "ctx": ACCEPT_CTX, "game": game_id, "seat": chosen, "seq": game["seq"],
-                    "prev": game["head"], "entropy": b64url_encode(os.urandom(32))}
-        submission = {"envelope": envelope, "sig": sign(key, envelope)}
-        status, body = _http("POST", f"{server}/games/{game_id}/accept", submission)
+            _fail(status, state)
+        envelope = envelope_of(state)
+        status, body = _http("POST", post_url, {"envelope": envelope, "sig": sign(key, envelope)})
         if status == 409 and body.get("error", {}).get("code") == "submission/stale":
-            continue  # another seat accepted meanwhile; acceptances do not depend on the position
+            continue
         if status >= 300:
             _fail(status, body)
         _echo_json(body)

@@ -10,11 +10,11 @@ from typing import Any
 import click
 
 from .canonical import parse_strict
-from .signing import RECEIPT_CTX, VACATION_CTX, public_key_b64, sign, verify
+from .signing import RECEIPT_CTX, VACATION_CTX, public_key_b64, verify
 
 
 def register(main: click.Group) -> None:
-    from .cli import _echo_json, _fail, _http, _key, _seat_of, server_option  # noqa: PLC0415 - cli imports us
+    from .cli import _key, _post_at_tip, _seat_of, server_option  # noqa: PLC0415
 
     @main.command()
     @click.argument("game_id", metavar="GAME")
@@ -29,22 +29,13 @@ def register(main: click.Group) -> None:
         if seconds <= 0:
             raise click.BadParameter("--days must be more than 0")
         key = _key(key_file)
-        for _attempt in range(5):
-            status, game = _http("GET", f"{server}/games/{game_id}")
-            if status != 200:
-                _fail(status, game)
-            chosen = _seat_of(game, public_key_b64(key), seat)
-            envelope = {"v": 1, "ctx": VACATION_CTX, "game": game_id, "seat": chosen, "seq": game["seq"],
-                        "prev": game["head"], "seconds": seconds}
-            status, body = _http("POST", f"{server}/games/{game_id}/vacation",
-                                 {"envelope": envelope, "sig": sign(key, envelope)})
-            if status == 409 and body.get("error", {}).get("code") == "submission/stale":
-                continue  # the log moved (another seat moved); a vacation does not depend on the position
-            if status >= 300:
-                _fail(status, body)
-            _echo_json(body)
-            return
-        raise click.ClickException("the log kept moving; try again")
+
+        def envelope_of(game: dict[str, Any]) -> dict[str, Any]:
+            return {"v": 1, "ctx": VACATION_CTX, "game": game_id, "seat": _seat_of(game, public_key_b64(key), seat),
+                    "seq": game["seq"], "prev": game["head"], "seconds": seconds}
+
+        # another seat may move meanwhile; a vacation does not depend on the position
+        _post_at_tip(f"{server}/games/{game_id}", f"{server}/games/{game_id}/vacation", key, envelope_of)
 
     @main.command("verify-receipt")
     @click.argument("receipt_file", metavar="RECEIPT", type=click.Path(exists=True, dir_okay=False, allow_dash=True))

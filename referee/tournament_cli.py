@@ -17,7 +17,7 @@ from .timecontrol.spec import parse_shorthand
 
 
 def register(main: click.Group) -> None:
-    from .cli import _echo_json, _fail, _http, _key, server_option  # noqa: PLC0415 - cli imports us
+    from .cli import _echo_json, _fail, _http, _key, _post_at_tip, server_option  # noqa: PLC0415 - cli imports us
 
     @main.group()
     def tournament() -> None:
@@ -31,18 +31,8 @@ def register(main: click.Group) -> None:
 
     def _signed_post(server: str, tournament_id: str, path: str, key: Any, envelope_of: Any) -> None:
         """Sign the envelope for the log's current position and post it, again if the log moved meanwhile."""
-        for _attempt in range(10):
-            state = _state(server, tournament_id)
-            envelope = envelope_of(state)
-            status, body = _http("POST", f"{server}/tournaments/{tournament_id}/{path}",
-                                 {"envelope": envelope, "sig": sign(key, envelope)})
-            if status == 409 and body.get("error", {}).get("code") == "submission/stale":
-                continue
-            if status >= 300:
-                _fail(status, body)
-            _echo_json(body)
-            return
-        raise click.ClickException("the log kept moving; try again")
+        _post_at_tip(f"{server}/tournaments/{tournament_id}", f"{server}/tournaments/{tournament_id}/{path}", key,
+                     envelope_of)
 
     @tournament.command("create")
     @click.argument("ruleset_name", metavar="RULESET")
