@@ -50,6 +50,32 @@ def test_keygen_create_accept_move(server, tmp_path, store):
     assert [e["type"] for e in store.read_log(game_id)] == ["created", "accepted", "accepted", "started", "move"]
 
 
+def test_vacation_from_a_terminal_stops_the_seats_clock(server, tmp_path, store):
+    """``referee vacation`` signs for the log's current position (after the other seat's move) and prints the
+    referee's signed receipt; the vacation is in the log for that seat (TC-V1)."""
+    keys = {}
+    for name in ("alice", "bob"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        keys[name] = out.strip()
+    code, out = run("create", "fivetowers", "--seat", f"alice={keys['alice']}", "--seat", f"bob={keys['bob']}",
+                    "--time-control", "per_move:1d", "--server", server)
+    assert code == 0, out
+    game_id = json.loads(out)["game"]
+    for name in ("alice", "bob"):
+        assert run("accept", game_id, "--key", str(tmp_path / f"{name}.key"), "--server", server)[0] == 0
+    code, out = run("move", game_id, '{"type": "bid", "amount": 1}', "--key", str(tmp_path / "alice.key"),
+                    "--wait", "0", "--server", server)
+    assert code == 0, out
+    code, out = run("vacation", game_id, "--days", "1", "--key", str(tmp_path / "alice.key"), "--server", server)
+    assert code == 0, out
+    answer = json.loads(out)
+    assert answer["receipt"]["seq"] == answer["position"] == 5 and answer["receipt_sig"]
+    vacation = store.read_log(game_id)[-1]
+    assert vacation["type"] == "vacation" and vacation["seat"] == 0
+    code, out = run("vacation", game_id, "--days", "0", "--key", str(tmp_path / "alice.key"), "--server", server)
+    assert code != 0 and "--days must be more than 0" in out
+
+
 def test_reconcile_command(redis_url):
     code, out = run("reconcile", "--url", redis_url, "--queue", "cli-test")
     assert code == 0 and "queued 0 replay(s)" in out
