@@ -20,7 +20,6 @@ import argparse
 import random
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_service import FlaskClient, LocalGame  # noqa: E402
+from bench_service import FlaskClient, LocalGame, alternate  # noqa: E402
 
 from referee.embedded_redis import EmbeddedRedis  # noqa: E402
 
@@ -61,26 +60,9 @@ def main() -> None:
             rng = random.Random(9)
             clients = {name: FlaskClient(app) for name, app in apps.items()}
             pools = {name: [LocalGame(client, rng) for _ in range(8)] for name, client in clients.items()}
-            counts, spent = {"on": 0, "off": 0}, {"on": 0.0, "off": 0.0}
-            rounds = 8
-            for round_ in range(rounds + 1):  # round 0 warms up both
-                for name in ("on", "off") if round_ % 2 else ("off", "on"):
-                    pool, client = pools[name], clients[name]
-                    stop = time.perf_counter() + (0.5 if round_ == 0 else args.seconds / rounds)
-                    start, done, i = time.perf_counter(), 0, 0
-                    while time.perf_counter() < stop:
-                        game = pool[i % len(pool)]
-                        i += 1
-                        seat, move, submission = game.next_submission()
-                        status, receipt = client.request("POST", f"/games/{game.game_id}/moves", submission)
-                        if status == 202:
-                            done += 1
-                            game.applied(seat, move, receipt)
-                            if game.over():
-                                pool[pool.index(game)] = LocalGame(client, rng)
-                    if round_:
-                        counts[name] += done
-                        spent[name] += time.perf_counter() - start
+            measured = alternate(clients, pools, rng, args.seconds, rounds=8)
+            counts = {name: int(row["count"]) for name, row in measured.items()}
+            spent = {name: row["spent"] for name, row in measured.items()}
             rates = {name: counts[name] / spent[name] for name in counts}
             print(f"accept path, signed 5 Towers moves through the app ({args.seconds:g} s each, alternating):")
             print(f"  defences on  {rates['on']:.1f} moves/s ({counts['on']} moves)")

@@ -128,6 +128,39 @@ class LocalGame:
         return self.engine.is_over()
 
 
+def alternate(clients: dict[str, Any], pools: dict[str, list[LocalGame]], rng: random.Random, seconds: float,
+              rounds: int) -> dict[str, dict[str, float]]:
+    """In process: closed-loop accepts into each named pool of games in turn, ``rounds`` short rounds each
+    (their order alternating, round 0 a warm-up of all), so that every variant sees the same machine load.
+    Per name: ``count`` accepted, ``refused``, ``spent`` wall seconds and ``cpu`` seconds of this process."""
+    out = {name: {"count": 0, "refused": 0, "spent": 0.0, "cpu": 0.0} for name in clients}
+    names = list(clients)
+    for round_ in range(rounds + 1):
+        for name in names if round_ % 2 else list(reversed(names)):
+            client, pool = clients[name], pools[name]
+            stop = time.perf_counter() + (0.5 if round_ == 0 else seconds / rounds)
+            start, started_cpu, i, done, refused = time.perf_counter(), time.process_time(), 0, 0, 0
+            while time.perf_counter() < stop:
+                game = pool[i % len(pool)]
+                i += 1
+                seat, move, submission = game.next_submission()
+                status, receipt = client.request("POST", f"/games/{game.game_id}/moves", submission)
+                if status == 202:
+                    done += 1
+                    game.applied(seat, move, receipt)
+                    if game.over():
+                        pool[pool.index(game)] = LocalGame(client, rng)
+                else:
+                    refused += 1
+            if round_:
+                row = out[name]
+                row["count"] += done
+                row["refused"] += refused
+                row["spent"] += time.perf_counter() - start
+                row["cpu"] += time.process_time() - started_cpu
+    return out
+
+
 # -- phases 1 and 2: closed-loop throughput, one process per client ---------------------------------------
 def _noop_client(port: int, seconds: float, results: Any) -> None:
     client = Client(port)

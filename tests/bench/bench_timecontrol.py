@@ -59,7 +59,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_service import FlaskClient, LocalGame  # noqa: E402
+from bench_service import FlaskClient, LocalGame, alternate  # noqa: E402
 
 from referee.clock import now_ms  # noqa: E402
 from referee.embedded_redis import EmbeddedRedis  # noqa: E402
@@ -412,32 +412,12 @@ def phase_accept(url: str, work_url: str, tmp: str, seconds: float, out: dict[st
     rng = random.Random(5)
     clients = {name: FlaskClient(app, tc) for name, tc in kinds.items()}
     games = {name: [LocalGame(client, rng) for _ in range(8)] for name, client in clients.items()}
-    counts = {name: 0 for name in kinds}
-    spent = {name: 0.0 for name in kinds}
-    cpu = {name: 0.0 for name in kinds}
-    refused = {name: 0 for name in kinds}
     rounds = 6
-    for round_ in range(rounds + 1):  # round 0 warms up both
-        for name in kinds if round_ % 2 else reversed(list(kinds)):
-            client, pool = clients[name], games[name]
-            stop = time.perf_counter() + (0.5 if round_ == 0 else seconds / rounds)
-            start, started_cpu, i, done = time.perf_counter(), time.process_time(), 0, 0
-            while time.perf_counter() < stop:
-                game = pool[i % len(pool)]
-                i += 1
-                seat, move, submission = game.next_submission()
-                status, receipt = client.request("POST", f"/games/{game.game_id}/moves", submission)
-                if status == 202:
-                    done += 1
-                    game.applied(seat, move, receipt)
-                    if game.over():
-                        pool[pool.index(game)] = LocalGame(client, rng)
-                elif round_:
-                    refused[name] += 1
-            if round_:
-                counts[name] += done
-                spent[name] += time.perf_counter() - start
-                cpu[name] += time.process_time() - started_cpu
+    measured = alternate(clients, games, rng, seconds, rounds)
+    counts = {name: int(row["count"]) for name, row in measured.items()}
+    spent = {name: row["spent"] for name, row in measured.items()}
+    cpu = {name: row["cpu"] for name, row in measured.items()}
+    refused = {name: int(row["refused"]) for name, row in measured.items()}
     rates = {name: counts[name] / spent[name] for name in kinds}
     cpu_ms = {name: 1000 * cpu[name] / max(counts[name], 1) for name in kinds}
     res = {"rates": rates, "counts": counts, "refused": refused, "ratio_on_off": rates["per_move"] / rates["none"],
