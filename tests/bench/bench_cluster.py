@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_service import CpuMeter, _noop_client, _submit_client, closed_loop, drain, wait_http  # noqa: E402
+from bench_service import CpuMeter, _noop_client, _submit_client, closed_loop, drain, stop_children, wait_http  # noqa: E402
 
 from referee.embedded_cluster import EmbeddedCluster  # noqa: E402
 from referee.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
@@ -145,13 +145,7 @@ def run_layout(name: str, urls: tuple[str, str], redis_pids: dict[str, list[int]
                 "refused": sum(failed for _count, failed in outcome), "cpu": cpu, "games": games,
                 "bytes_per_game": memory / max(games, 1), "accepted": accepted}
     finally:
-        for child in children:
-            child.terminate()
-        for child in children:
-            try:
-                child.wait(15)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        stop_children(children)
         log.close()
 
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "service"))
 
-from bench_service import Client, CpuMeter, LocalGame, _submit_client, closed_loop, wait_http  # noqa: E402
+from bench_service import Client, CpuMeter, LocalGame, _submit_client, closed_loop, stop_children, wait_http  # noqa: E402
 from sse_helpers import SSEClient  # noqa: E402
 
 from referee.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
@@ -250,13 +250,7 @@ def main() -> None:
             print(f"statistics: {len(delivery)} deliveries, mean {1000 * statistics.fmean(delivery or [0]):.0f} ms")
         finally:
             stop.set()
-            for child in children:
-                child.send_signal(2)
-            for child in children:
-                try:
-                    child.wait(15)
-                except subprocess.TimeoutExpired:
-                    child.kill()
+            stop_children(children, sig=2)
             redis.stop()
             work.stop()
 

@@ -349,6 +349,17 @@ class CpuMeter:
         return f"  CPU ms per {label}: {parts}"
 
 
+def stop_children(children: list[Any], sig: int = 15, grace: float = 15.0) -> None:
+    """Signal every child (SIGTERM by default) at once, then wait for each, killing one that outstays ``grace``."""
+    for child in children:
+        child.send_signal(sig)
+    for child in children:
+        try:
+            child.wait(grace)
+        except subprocess.TimeoutExpired:
+            child.kill()
+
+
 def drain(log_url: str, work_url: str, timeout: float = 60.0) -> None:
     """Wait until the replay workers' projections have caught up with every log (the backlog of phase 2)."""
     from referee.store import RedisStore
@@ -461,13 +472,7 @@ def main() -> None:
                 print(json.dumps({"noop_per_s": noop_rate, "accepted_per_s": accept_rate,
                                   "accept_vs_noop": accept_rate / noop_rate, "latency": result}, indent=1))
         finally:
-            for child in children:
-                child.terminate()
-            for child in children:
-                try:
-                    child.wait(15)
-                except subprocess.TimeoutExpired:
-                    child.kill()
+            stop_children(children)
             redis.stop()
             work.stop()
     # issue 13's other figures, by the benchmarks that measure them (after this layout is stopped, so that
