@@ -29,7 +29,6 @@ service was down is handled, earliest first, with the ``at`` of the moment it is
 from __future__ import annotations
 
 import logging
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -40,9 +39,11 @@ from referee.games_service.folds import ReplayerCache, clone_replayer
 from referee.games_service.service import Dispatcher, NoDispatch, notify_appended
 from referee.notify.events import due_reminders, entry_events, next_alarm
 from referee.replay import LogError
-from referee.store import GameNotFound, StoreUnavailable
+from referee.store import GameNotFound
 from referee.store.base import LogStore
 from referee.store.keys import TOURNAMENT_TIMER_PREFIX
+
+from .looping import PassLoop
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +65,8 @@ class DeadlineScheduler:
         self.every = every
         self.batch = batch
         self.cache = ReplayerCache(store, size=2048)
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._loop = PassLoop("referee-deadlines", self.run_once, pause=every, retry=every)
+        self._stop = self._loop.stopping
 
     # -- one pass -----------------------------------------------------------------------------------
     def run_once(self, now: int | None = None) -> list[dict[str, Any]]:
@@ -153,21 +154,8 @@ class DeadlineScheduler:
 
     # -- as a thread ----------------------------------------------------------------------------------
     def start(self) -> DeadlineScheduler:
-        self._thread = threading.Thread(target=self._loop, name="referee-deadlines", daemon=True)
-        self._thread.start()
+        self._loop.start()
         return self
 
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.run_once()
-            except StoreUnavailable:
-                log.warning("deadline scheduler: the store is unavailable; retrying")
-            except Exception:  # keep scheduling; one bad pass must not end the thread
-                log.exception("deadline scheduler pass failed")
-            self._stop.wait(self.every)
-
     def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self._loop.stop(timeout)

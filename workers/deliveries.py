@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -39,6 +38,8 @@ from referee.notify.mail import Mailer, compose, mailer_from_config
 from referee.notify.render import render_event
 from referee.store import keys
 from referee.store.cluster import connect
+
+from .looping import PassLoop
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +218,7 @@ class OutboxRouter:
 
     def __init__(self, log_redis: redis.Redis, contacts: ContactService, name: str, block_ms: int = 1000):
         self.redis, self.contacts, self.name, self.block_ms = log_redis, contacts, name, block_ms
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._loop = PassLoop("referee-outbox", self.run_once)  # each pass waits in XREADGROUP BLOCK
 
     def ensure_group(self) -> None:
         try:
@@ -263,22 +263,8 @@ class OutboxRouter:
         return routed
 
     def start(self) -> OutboxRouter:
-        self._thread = threading.Thread(target=self._loop, name="referee-outbox", daemon=True)
-        self._thread.start()
+        self._loop.start()
         return self
 
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.run_once()
-            except redis.RedisError:
-                log.warning("outbox router: Redis unavailable; retrying")
-                self._stop.wait(1.0)
-            except Exception:
-                log.exception("outbox router pass failed")
-                self._stop.wait(1.0)
-
     def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self._loop.stop(timeout)

@@ -6,7 +6,6 @@ worker`` (a thread) and as ``referee reconcile``."""
 from __future__ import annotations
 
 import logging
-import threading
 import time
 
 from rq import Queue
@@ -14,6 +13,7 @@ from rq import Queue
 from referee.clock import now_ms
 from referee.store.base import LogStore
 
+from .looping import PassLoop
 from .queue import ReplayDispatch
 
 log = logging.getLogger(__name__)
@@ -56,29 +56,28 @@ def reconcile_once(store: LogStore, queue: Queue, stale_after: float = 10.0, ful
     return queued
 
 
-class Reconciler(threading.Thread):
+class Reconciler:
     """Runs :func:`reconcile_once` every ``every`` seconds until :meth:`stop`, a full pass every ``full_every``
     seconds (what a best-effort pending index on a Redis Cluster may miss; on one Redis the index is
     written by the same scripts as the flags, and the full pass finds nothing)."""
 
     def __init__(self, store: LogStore, queue: Queue, every: float = 5.0, stale_after: float = 10.0,
                  full_every: float = 600.0):
-        super().__init__(name="referee-reconciler", daemon=True)
         self.store, self.queue, self.every, self.stale_after = store, queue, every, stale_after
         self.full_every = full_every
-        self._stop_event = threading.Event()
+        self._last_full = time.monotonic()
+        self._loop = PassLoop("referee-reconciler", self.run_once, pause=every, retry=every)
 
-    def run(self) -> None:
-        last_full = time.monotonic()
-        while not self._stop_event.is_set():
-            try:
-                full = time.monotonic() - last_full >= self.full_every
-                reconcile_once(self.store, self.queue, self.stale_after, full=True if full else None)
-                if full:
-                    last_full = time.monotonic()
-            except Exception:  # keep reconciling; a Redis blip must not end the thread
-                log.exception("reconciler pass failed")
-            self._stop_event.wait(self.every)
+    def run_once(self) -> list[str]:
+        full = time.monotonic() - self._last_full >= self.full_every
+        queued = reconcile_once(self.store, self.queue, self.stale_after, full=True if full else None)
+        if full:
+            self._last_full = time.monotonic()
+        return queued
+
+    def start(self) -> Reconciler:
+        self._loop.start()
+        return self
 
     def stop(self) -> None:
-        self._stop_event.set()
+        self._loop.stop()

@@ -19,8 +19,6 @@ thread; it has a projector of its own (a projector's cache is not shared across 
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +27,7 @@ from rq import Queue
 
 from referee.clock import now_ms
 
+from .looping import PassLoop
 from .projector import Projector
 from .queue import enqueue_replay, ready_key
 
@@ -48,8 +47,7 @@ class ReplayLoop:
         if on_finished is not None:
             projector.on_finished = on_finished
         self.batch = batch
-        self._stop_event = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._loop = PassLoop("referee-replay-loop", lambda: self.run_once(block=1.0))
         #: catch-ups done and handed to RQ after a failure, since the start (for logs and tests)
         self.done = 0
         self.failed = 0
@@ -110,24 +108,10 @@ class ReplayLoop:
                 return total
             total += taken
 
-    def run(self, block: float = 1.0) -> None:
-        while not self._stop_event.is_set():
-            try:
-                self.run_once(block)
-            except RedisError:  # Redis restarting or unreachable: keep trying, without spinning
-                log.exception("replay loop: Redis error; retrying in 1 s")
-                self._stop_event.wait(1.0)
-            except Exception:
-                log.exception("replay loop pass failed")
-                time.sleep(0.1)
-
     def start(self) -> ReplayLoop:
-        self._thread = threading.Thread(target=self.run, name="referee-replay-loop", daemon=True)
-        self._thread.start()
+        self._loop.start()
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop after the current pass (a pass in progress finishes its games)."""
-        self._stop_event.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self._loop.stop(timeout)
