@@ -64,6 +64,8 @@ class Projector:
 
     def _feed(self, game_id: str, replayer: LogReplayer, entries: list[dict[str, Any]],
               events: list[dict[str, Any]], emit_from: int) -> None:
+        """Fold ``entries`` into ``replayer``, then append what the referee owes after them; the events of
+        positions from ``emit_from`` on go into ``events``."""
         beat = time.monotonic() + 1.0
         for entry in entries:
             was = replayer.status
@@ -75,6 +77,12 @@ class Projector:
             if time.monotonic() > beat:  # a long fold: keep the flag fresh so the reconciler leaves it be
                 self.store.mark_pending(game_id, now_ms())
                 beat = time.monotonic() + 1.0
+
+        def observe(entry: dict[str, Any], verdict: Any, was: str) -> None:
+            events.extend(entry_events(replayer, entry, verdict, was))
+
+        # then the referee's own entries that are due (started, revealed, a timeout…; the web usually did)
+        append_system_entries(self.store, game_id, replayer, replayer.server_seed, now=now_ms(), observe=observe)
 
     def catch_up(self, game_id: str, release: bool = True, time_limit: float = 30.0) -> dict[str, Any]:
         """Bring the stored projection of ``game_id`` up to the end of its log, again and again while entries
@@ -121,11 +129,6 @@ class Projector:
                 continue
             from_seq = replayer.seq
             self._feed(game_id, replayer, entries, events, from_seq)
-
-            def observe(entry: dict[str, Any], verdict: Any, was: str, folding: LogReplayer = replayer) -> None:
-                events.extend(entry_events(folding, entry, verdict, was))
-
-            append_system_entries(self.store, game_id, replayer, replayer.server_seed, now=now_ms(), observe=observe)
             fed.append((game_id, replayer, from_seq))
         if events:  # before the projections are stored, as in the single path
             self.store.emit_events(events)
@@ -193,14 +196,6 @@ class Projector:
             entries, tip = self.store.read_since(game_id, replayer.seq)
             events: list[dict[str, Any]] = []
             self._feed(game_id, replayer, entries, events, from_seq)
-
-            folding = replayer
-
-            def observe(entry: dict[str, Any], verdict: Any, was: str, events: list[dict[str, Any]] = events,
-                        folding: LogReplayer = folding) -> None:
-                events.extend(entry_events(folding, entry, verdict, was))
-
-            append_system_entries(self.store, game_id, replayer, replayer.server_seed, now=now_ms(), observe=observe)
             if events:  # before the projection is stored: a job killed in between emits them again (same ids)
                 self.store.emit_events(events)
             if replayer.seq > from_seq or not trusted:
