@@ -77,6 +77,19 @@ def _reject(entry: dict[str, Any], code: str, message: str, rule: str | None = N
     return Verdict(entry.get("seq", -1), str(entry.get("type")), "rejected", seat, error)
 
 
+def envelope_problem(submission: Any, ctx: str) -> tuple[str, str] | None:
+    """``(code, message)`` if ``submission`` is not ``{envelope, sig}`` with an envelope of version 1 and
+    context ``ctx``; else None. The start of every signed submission's check (games and tournaments)."""
+    if not isinstance(submission, dict) or not isinstance(submission.get("envelope"), dict):
+        return "submission/malformed", "a submission is {envelope, sig}"
+    envelope = submission["envelope"]
+    if envelope.get("v") != 1:
+        return "submission/version", "envelope v must be 1"
+    if envelope.get("ctx") != ctx:
+        return "submission/wrong_context", f"envelope ctx must be {ctx!r}"
+    return None
+
+
 def check_submission(
     submission: Any, *, ctx: str, game_id: str, seat: int, seq: int, prev: str, keys: list[str],
     verifier: Callable[[str, Any, str], bool] = verify,
@@ -87,13 +100,10 @@ def check_submission(
     RFC 8785 bytes of the envelope. ``verifier(key, envelope, sig)`` is the signature check
     (:func:`referee.signing.verify`; the offline verifier passes a memoising one).
     """
-    if not isinstance(submission, dict) or not isinstance(submission.get("envelope"), dict):
-        return "submission/malformed", "a submission is {envelope, sig}"
+    problem = envelope_problem(submission, ctx)
+    if problem:
+        return problem
     envelope, sig = submission["envelope"], submission.get("sig")
-    if envelope.get("v") != 1:
-        return "submission/version", "envelope v must be 1"
-    if envelope.get("ctx") != ctx:
-        return "submission/wrong_context", f"envelope ctx must be {ctx!r}"
     if envelope.get("game") != game_id:
         return "submission/wrong_game", "the envelope is for another game"
     if envelope.get("seat") != seat or not (0 <= seat < len(keys)):

@@ -51,7 +51,7 @@ from typing import Any
 
 from ..games import ruleset as load_ruleset
 from ..logchain import GENESIS
-from ..replay import LogError, Verdict, revealed_seed
+from ..replay import LogError, Verdict, envelope_problem, revealed_seed
 from ..signing import load_public_key, submitted_entropy, verify
 from . import pairing as pr
 from .points import DEFAULT_BYE_POINTS, DEFAULT_POINTS, ranks_problem
@@ -461,13 +461,10 @@ class TournamentReplayer:
         """The first problem with ``entry``'s signed submission (shape, binding, signature), or None."""
         assert self.created is not None
         submission = entry.get("submission") if ctx != ADJUDICATE_CTX else entry.get("decision")
-        if not isinstance(submission, dict) or not isinstance(submission.get("envelope"), dict):
-            return "submission/malformed", "a submission is {envelope, sig}"
-        envelope, sig = submission["envelope"], submission.get("sig")
-        if envelope.get("v") != 1:
-            return "submission/version", "envelope v must be 1"
-        if envelope.get("ctx") != ctx:
-            return "submission/wrong_context", f"envelope ctx must be {ctx!r}"
+        problem = envelope_problem(submission, ctx)
+        if problem:
+            return problem
+        envelope, sig = submission["envelope"], submission.get("sig")  # type: ignore[index,union-attr]
         if envelope.get("tournament") != self.created["tournament"]:
             return "submission/wrong_tournament", "the envelope is for another tournament"
         for name, value in binding.items():
