@@ -21,7 +21,7 @@ CLI_HELP = HERE / "cli-help.txt"
 
 
 def openapi_text() -> str:
-    from referee.app import create_app  # noqa: PLC0415
+    from referee.app import create_app
 
     with tempfile.TemporaryDirectory() as var:
         app = create_app({"REFEREE_STORE": "memory", "REFEREE_VAR": var, "TESTING": True})
@@ -42,7 +42,7 @@ def _commands(group: click.Group, path: tuple[str, ...]) -> list[tuple[str, ...]
 
 
 def cli_help_text() -> str:
-    from referee.cli import main  # noqa: PLC0415
+    from referee.cli import main
 
     runner = CliRunner()
     parts = []
