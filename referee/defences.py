@@ -12,6 +12,10 @@
   ``X-Forwarded-For``/``-Proto`` are applied (werkzeug's ``ProxyFix``) only for a peer listed in
   ``REFEREE_TRUSTED_PROXIES`` (none by default). ``X-Forwarded-Host``/``-Prefix`` are never used: absolute
   links come from :func:`public_url`, never from ``Host``.
+* :func:`relative_redirects` — an ``after_request`` hook: every redirect's ``Location`` (and the link in
+  its body) is a relative reference, never built from the request's ``Host`` (werkzeug builds the
+  trailing-slash redirect of a route as ``http://<Host>/path/``; a shared cache keyed without ``Host``
+  would serve such a poisoned redirect to everyone).
 
 Blueprints hold no security code; ``tests/service/test_defences.py`` walks ``app.url_map`` so that a new
 route cannot miss a header.
@@ -19,10 +23,11 @@ route cannot miss a header.
 
 from __future__ import annotations
 
+import html
 import ipaddress
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from flask import Flask, Response, current_app
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -53,6 +58,25 @@ def security_headers(response: Response) -> Response:
     """The ``after_request`` hook: the headers of section 11 on every answer."""
     for name, value in SECURITY_HEADERS.items():
         response.headers[name] = value
+    return response
+
+
+def relative_redirects(response: Response) -> Response:
+    """The ``after_request`` hook: a redirect's absolute ``Location`` becomes the path (with its query and
+    fragment) on this origin, and so does the link in the body werkzeug writes beside it."""
+    location = response.headers.get("Location")
+    if not 300 <= response.status_code < 400 or not location:
+        return response
+    parts = urlsplit(location)
+    if not (parts.scheme or parts.netloc):
+        return response
+    relative = urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
+    response.headers["Location"] = relative
+    if not response.direct_passthrough and response.mimetype == "text/html":
+        body = response.get_data(as_text=True)
+        for before, after in ((location, relative), (html.escape(location), html.escape(relative))):
+            body = body.replace(before, after)
+        response.set_data(body)
     return response
 
 
@@ -97,7 +121,8 @@ def public_url(path: str = "/") -> str:
 
 
 def init_app(app: Flask) -> None:
-    """Register the headers hook and wrap the WSGI app in :class:`ForwardedHeaders`."""
+    """Register the headers and redirect hooks and wrap the WSGI app in :class:`ForwardedHeaders`."""
     app.after_request(security_headers)
+    app.after_request(relative_redirects)
     app.wsgi_app = ForwardedHeaders(app.wsgi_app, public_prefix(app.config["REFEREE_PUBLIC_URL"]),  # type: ignore[method-assign]
                                     app.config["REFEREE_TRUSTED_PROXIES"])

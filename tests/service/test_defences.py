@@ -203,3 +203,45 @@ def test_real_gunicorn_ignores_script_name_and_forwarded_headers_from_loopback(g
                           timeout=5)
     assert not any("evil" in url for url in _script_and_link_urls(forged.text)), forged.text[:500]
     assert_secured(forged, "gunicorn forged SCRIPT_NAME")
+
+
+def _redirect_variants(app) -> list[str]:
+    """Every GET path of the URL map, each with and without its trailing slash: werkzeug answers the form a
+    rule does not take with a redirect to the form it does (issue 26, item 1)."""
+    paths = []
+    for rule in app.url_map.iter_rules():
+        if "GET" not in (rule.methods or set()):
+            continue
+        args = {name: PLACEHOLDERS.get(name, "x") for name in rule.arguments}
+        path = rule.build(args, append_unknown=False)[1]
+        paths += [path, path.rstrip("/") if path.endswith("/") and path != "/" else path + "/"]
+    return paths
+
+
+def test_no_redirect_is_built_from_the_request_host(app):
+    """Issue 26, item 1: ``GET /play`` with ``Host: evil.example`` answered ``Location: http://evil.example/play/``."""
+    client = app.test_client()
+    redirects = []
+    for path in _redirect_variants(app):
+        for host in ("evil.example", "evil.example:8443"):
+            response = client.get(path, headers={"Host": host})
+            if 300 <= response.status_code < 400:
+                location = response.headers["Location"]
+                redirects.append((path, location))
+                assert "evil" not in location and "evil" not in response.get_data(as_text=True), (path, location)
+                assert location.startswith("/") and not location.startswith("//"), (path, location)
+    assert ("/play", "/play/") in redirects, redirects  # the review's case, still a redirect, now relative
+
+
+def test_a_redirect_keeps_its_query_and_the_public_prefix(make_app):
+    app = make_app(REFEREE_PUBLIC_URL="https://referee.example/club/")
+    response = app.test_client().get("/play?x=1", headers={"Host": "evil.example"})
+    assert response.status_code == 308 and response.headers["Location"] == "/club/play/?x=1"
+    assert 'href="/club/play/?x=1"' in response.get_data(as_text=True)
+
+
+def test_real_gunicorn_answers_the_trailing_slash_redirect_without_the_host(gunicorn_url):
+    response = requests.get(gunicorn_url + "/play", headers={"Host": "evil.example"}, allow_redirects=False,
+                            timeout=5)
+    assert response.status_code == 308 and response.headers["Location"] == "/play/", response.headers
+    assert "evil" not in response.text
