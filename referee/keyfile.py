@@ -12,8 +12,9 @@ An encrypted key file is one JSON object (version 1)::
 
 The AES key is PBKDF2-HMAC-SHA256(passphrase as UTF-8 of its NFC form, salt, iterations, 32 bytes);
 the additional authenticated data is the ASCII of ``public``, so the file's public key cannot be swapped
-without the decryption failing. The same format is written and read by the My keys page
-(``referee/web/static/keyfile.js``, Web Crypto). This module is pure: no files, no prompts.
+without the decryption failing. The My keys page writes and reads the same format with Web Crypto; its
+constants are this module's :data:`FORMAT_CONSTANTS` (the pages serve them as an ES module, so the two
+cannot drift apart). This module is pure: no files, no prompts.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ MIN_ITERATIONS = 100_000
 MAX_ITERATIONS = 10_000_000  # a file cannot make the reader spin for minutes
 SALT_BYTES = 16
 IV_BYTES = 12
+#: the format's constants, shared with the pages' Web Crypto implementation (one source for both)
+FORMAT_CONSTANTS: dict[str, str | int] = {
+    "FORMAT": FORMAT, "VERSION": VERSION, "KDF": KDF, "CIPHER": CIPHER, "DEFAULT_ITERATIONS": DEFAULT_ITERATIONS,
+    "MIN_ITERATIONS": MIN_ITERATIONS, "MAX_ITERATIONS": MAX_ITERATIONS, "SALT_BYTES": SALT_BYTES, "IV_BYTES": IV_BYTES,
+}
 
 
 class KeyFileError(ValueError):

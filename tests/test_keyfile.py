@@ -111,3 +111,22 @@ def test_the_example_in_the_docs_opens_with_its_passphrase():
     text = (Path(__file__).resolve().parents[1] / "docs" / "keys.md").read_text()
     example = re.search(r"```json\n(.*?)```", text, re.S).group(1)
     assert public_key_b64(decrypt_key(example, "pw")) == json.loads(example)["public"]
+
+
+def test_the_pages_take_the_format_from_this_module(tmp_path):
+    """Issue 27: ``keyfile.js`` (the My keys page) imports the format's constants from the module the pages
+    generate out of ``referee.keyfile.FORMAT_CONSTANTS``, so the browser and the command line cannot drift."""
+    import re
+    from pathlib import Path
+
+    from referee.app import create_app
+    from referee.keyfile import FORMAT_CONSTANTS
+
+    app = create_app({"REFEREE_STORE": "memory", "REFEREE_VAR": str(tmp_path), "TESTING": True})
+    response = app.test_client().get("/play/static/keyfile-format.js")
+    assert response.status_code == 200 and response.mimetype == "text/javascript"
+    served = dict(re.findall(r"^export const (\w+) = (.+);$", response.get_data(as_text=True), re.M))
+    assert {name: json.loads(value) for name, value in served.items()} == FORMAT_CONSTANTS
+    script = (Path(__file__).parents[1] / "referee/web/static/keyfile.js").read_text()
+    assert 'from "./keyfile-format.js"' in script
+    assert not re.search(r"^export const (FORMAT|VERSION|KDF|CIPHER|\w+_ITERATIONS) =", script, re.M)

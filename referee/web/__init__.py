@@ -20,9 +20,12 @@ Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
 
 from __future__ import annotations
 
+import json
 import re
 
-from flask import Blueprint, abort, current_app, render_template
+from flask import Blueprint, Response, abort, current_app, render_template
+
+from ..keyfile import FORMAT_CONSTANTS
 
 bp = Blueprint(
     "web",
@@ -53,6 +56,14 @@ def _poll_ms() -> int:
         return max(200, int(value))
     except (TypeError, ValueError):
         return DEFAULT_POLL_MS
+
+
+@bp.get("/static/keyfile-format.js")
+def keyfile_format() -> Response:
+    """The encrypted key file's constants for ``static/keyfile.js``, from ``referee.keyfile`` (one source)."""
+    body = "// generated from referee.keyfile.FORMAT_CONSTANTS: the same key file format as the command line\n"
+    body += "".join(f"export const {name} = {json.dumps(value)};\n" for name, value in FORMAT_CONSTANTS.items())
+    return Response(body, mimetype="text/javascript")
 
 
 @bp.get("/")

@@ -1,4 +1,4 @@
-// The passphrase-encrypted key file, the same format as referee/keyfile.py (docs/keys.md), with Web Crypto:
+// The passphrase-encrypted key file, the same format as the command line's (docs/keys.md), with Web Crypto:
 //
 //   {"format": "referee-key", "version": 1, "kdf": "PBKDF2-HMAC-SHA256", "iterations": 600000,
 //    "salt": b64url(16 bytes), "cipher": "AES-256-GCM", "iv": b64url(12 bytes),
@@ -8,14 +8,12 @@
 // additional authenticated data = the ASCII of "public".
 
 import * as b64 from "./b64url.js";
+// the constants come from referee/keyfile.py (FORMAT_CONSTANTS), served by the pages: one source for both
+import {
+  CIPHER, DEFAULT_ITERATIONS, FORMAT, IV_BYTES, KDF, MAX_ITERATIONS, MIN_ITERATIONS, SALT_BYTES, VERSION,
+} from "./keyfile-format.js";
 
-export const FORMAT = "referee-key";
-export const VERSION = 1;
-export const KDF = "PBKDF2-HMAC-SHA256";
-export const CIPHER = "AES-256-GCM";
-export const DEFAULT_ITERATIONS = 600000;
-export const MIN_ITERATIONS = 100000;
-export const MAX_ITERATIONS = 10000000;
+export { CIPHER, DEFAULT_ITERATIONS, FORMAT, KDF, MAX_ITERATIONS, MIN_ITERATIONS, VERSION };
 
 async function aesKey(passphrase, salt, iterations) {
   const raw = new TextEncoder().encode(String(passphrase).normalize("NFC"));
@@ -27,8 +25,8 @@ async function aesKey(passphrase, salt, iterations) {
 /** The text of an encrypted key file for a stored key ({name, public, private}). */
 export async function encryptKeyFile(entry, passphrase, { iterations = DEFAULT_ITERATIONS } = {}) {
   if (!passphrase) throw new Error("an empty passphrase encrypts nothing");
-  const salt = crypto.getRandomValues(new Uint8Array(16));
-  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
+  const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const key = await aesKey(passphrase, salt, iterations);
   const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: new TextEncoder().encode(entry.public) },
     key, b64.decode(entry.private));
@@ -62,8 +60,8 @@ export function parseKeyFile(doc) {
   if (!Number.isInteger(doc.iterations) || doc.iterations < MIN_ITERATIONS || doc.iterations > MAX_ITERATIONS) {
     throw new Error(`iterations must be an integer between ${MIN_ITERATIONS} and ${MAX_ITERATIONS}`);
   }
-  if (field(doc, "salt").length < 16) throw new Error("salt must be at least 16 bytes");
-  field(doc, "iv", 12);
+  if (field(doc, "salt").length < SALT_BYTES) throw new Error(`salt must be at least ${SALT_BYTES} bytes`);
+  field(doc, "iv", IV_BYTES);
   field(doc, "ciphertext", 48);
   field(doc, "public", 32);
   if (doc.name !== undefined && typeof doc.name !== "string") throw new Error("name must be a string");
@@ -78,7 +76,7 @@ export async function decryptKeyFile(doc, passphrase) {
   let seed;
   try {
     seed = new Uint8Array(await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: field(doc, "iv", 12), additionalData: new TextEncoder().encode(doc.public) },
+      { name: "AES-GCM", iv: field(doc, "iv", IV_BYTES), additionalData: new TextEncoder().encode(doc.public) },
       key, field(doc, "ciphertext", 48)));
   } catch {
     throw new Error("wrong passphrase (or the file was altered)");
