@@ -14,7 +14,12 @@ from .signing import RECEIPT_CTX, VACATION_CTX, public_key_b64, verify
 
 
 def register(main: click.Group) -> None:
-    from .cli import _key, _post_at_tip, _seat_of, server_option  # noqa: PLC0415
+    from .cli import client  # noqa: PLC0415 - referee.cli imports us
+
+    _key = client.load_key
+    _post_at_tip = client.post_at_tip
+    _seat_of = client.seat_of
+    server_option = client.server_option
 
     @main.command()
     @click.argument("game_id", metavar="GAME")

@@ -14,7 +14,13 @@ from .signing import public_key_b64, sign
 
 
 def register(main: click.Group) -> None:
-    from .cli import _echo_json, _fail, _http, _key, server_option  # noqa: PLC0415 - cli imports us
+    from .cli import client  # noqa: PLC0415 - referee.cli imports us
+
+    _echo_json = client.echo_json
+    _fail = client.fail
+    _http = client.http
+    _key = client.load_key
+    server_option = client.server_option
 
     def signed(key: Any, ctx: str, **fields: Any) -> dict[str, Any]:
         envelope = {"v": 1, "ctx": ctx, "key": public_key_b64(key), **fields, "at": now()}

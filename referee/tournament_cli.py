@@ -17,7 +17,14 @@ from .timecontrol.spec import parse_shorthand
 
 
 def register(main: click.Group) -> None:
-    from .cli import _echo_json, _fail, _http, _key, _post_at_tip, server_option  # noqa: PLC0415 - cli imports us
+    from .cli import client  # noqa: PLC0415 - referee.cli imports us
+
+    _echo_json = client.echo_json
+    _fail = client.fail
+    _http = client.http
+    _key = client.load_key
+    _post_at_tip = client.post_at_tip
+    server_option = client.server_option
 
     @main.group()
     def tournament() -> None:
