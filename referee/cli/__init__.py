@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import click
 
-from .. import clock_cli, notify_cli, tournament_cli
+from .. import notify_cli, tournament_cli
 from ..tournaments.cli import verify_tournament_command
 from ..verify_cli import shadow_replay_command, verify_command
-from . import games, operations
+from . import clocks, games, operations
 
 
 @click.group()
@@ -52,8 +52,9 @@ main.add_command(games.create)
 main.add_command(games.accept)
 main.add_command(games.legal_moves)
 main.add_command(games.move)
-# still in referee/clock_cli.py, notify_cli.py, tournament_cli.py, verify_cli.py and tournaments/cli.py
-clock_cli.register(main)
+main.add_command(clocks.vacation)
+main.add_command(clocks.verify_receipt)
+# still in referee/notify_cli.py, tournament_cli.py, verify_cli.py and tournaments/cli.py
 notify_cli.register(main)
 tournament_cli.register(main)
 main.add_command(verify_command)
