@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import click
 
-from .. import notify_cli, tournament_cli
+from .. import tournament_cli
 from ..tournaments.cli import verify_tournament_command
 from ..verify_cli import shadow_replay_command, verify_command
-from . import clocks, games, operations
+from . import clocks, games, notifications, operations
 
 
 @click.group()
@@ -54,8 +54,10 @@ main.add_command(games.legal_moves)
 main.add_command(games.move)
 main.add_command(clocks.vacation)
 main.add_command(clocks.verify_receipt)
-# still in referee/notify_cli.py, tournament_cli.py, verify_cli.py and tournaments/cli.py
-notify_cli.register(main)
+# notifications
+main.add_command(notifications.contact)
+main.add_command(notifications.mail_gateway)
+# still in tournament_cli.py, verify_cli.py and tournaments/cli.py
 tournament_cli.register(main)
 main.add_command(verify_command)
 main.add_command(verify_tournament_command)
