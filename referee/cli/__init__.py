@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import click
 
-from .. import tournament_cli
 from ..tournaments.cli import verify_tournament_command
 from ..verify_cli import shadow_replay_command, verify_command
-from . import clocks, games, notifications, operations
+from . import clocks, games, notifications, operations, tournaments
 
 
 @click.group()
@@ -57,8 +56,9 @@ main.add_command(clocks.verify_receipt)
 # notifications
 main.add_command(notifications.contact)
 main.add_command(notifications.mail_gateway)
+# tournaments
+main.add_command(tournaments.tournament)
 # still in tournament_cli.py, verify_cli.py and tournaments/cli.py
-tournament_cli.register(main)
 main.add_command(verify_command)
 main.add_command(verify_tournament_command)
 main.add_command(shadow_replay_command)
