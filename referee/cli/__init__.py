@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import click
 
-from ..tournaments.cli import verify_tournament_command
-from ..verify_cli import shadow_replay_command, verify_command
-from . import clocks, games, notifications, operations, tournaments
+from . import clocks, games, notifications, operations, tournaments, verification
 
 
 @click.group()
@@ -58,9 +56,9 @@ main.add_command(notifications.contact)
 main.add_command(notifications.mail_gateway)
 # tournaments
 main.add_command(tournaments.tournament)
-# still in tournament_cli.py, verify_cli.py and tournaments/cli.py
-main.add_command(verify_command)
-main.add_command(verify_tournament_command)
-main.add_command(shadow_replay_command)
+# verification, offline
+main.add_command(verification.verify_command)
+main.add_command(verification.verify_tournament_command)
+main.add_command(verification.shadow_replay_command)
 
 __all__ = ["main"]
