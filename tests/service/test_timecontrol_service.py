@@ -10,7 +10,7 @@ from freezegun import freeze_time
 from svc_helpers import accept_all, create_game, move_envelope, signed
 
 from referee.bundle import build_bundle
-from referee.clock_cli import check_receipt
+from referee.cli.clocks import check_receipt
 from referee.logchain import seal
 from referee.signing import VACATION_CTX, public_key_b64, verify
 from referee.verify import verify_bundle

@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from svc_helpers import signed
 from tournament_helpers import Players, join, join_all, play_round, start_game, tournament_state, withdraw
 
+from referee.cli.verification import verify_tournament_command
 from referee.signing import generate_key, public_key_b64, sign
 from referee.store.keys import TOURNAMENT_TIMER
 from referee.tournaments.certificate import verify_certificate
-from referee.tournaments.cli import verify_tournament_command
 from workers.deadlines import DeadlineScheduler
 from workers.queue import ReplayDispatch
 

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from referee.bundle import build_bundle
+from referee.cli.verification import verify_tournament_command
 from referee.replay import replay_log
 from referee.signing import generate_key, public_key_b64, sign
 from referee.tournaments.certificate import (
@@ -26,7 +27,6 @@ from referee.tournaments.certificate import (
     merkle_root,
     verify_certificate,
 )
-from referee.tournaments.cli import verify_tournament_command
 from referee.tournaments.log import finished_payload
 from referee.verify import unsigned_part
 

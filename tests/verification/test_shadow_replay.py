@@ -15,12 +15,12 @@ import pytest
 from click.testing import CliRunner
 from gamelogs import make_game_log
 
+from referee.cli.verification import shadow_replay_command
 from referee.games import IllegalMove, ruleset
 from referee.games.fivetowers import scoring
 from referee.games.fivetowers.game import FiveTowersGame
 from referee.shadow import shadow_replay, snapshot
 from referee.store import MemoryStore, RedisStore
-from referee.verify_cli import shadow_replay_command
 from workers.projector import Projector
 
 #: (ruleset, players, seed, moves or None for a finished game)

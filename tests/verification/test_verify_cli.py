@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from gamelogs import make_game_log, reseal
 
 from referee.bundle import build_bundle, sign_bundle
+from referee.cli.verification import ProgressReporter, verify_command
 from referee.signing import public_key_b64
-from referee.verify_cli import ProgressReporter, verify_command
 
 
 @pytest.fixture
@@ -167,7 +167,7 @@ from referee.signing import generate_key
 import json
 with open({path!r}, "w") as out:
     json.dump(build_bundle(make_game_log("towerup", 4, seed=7).entries, generate_key()), out)
-from referee.verify_cli import main
+from referee.cli import main
 main(["verify", {path!r}, "--progress-after", "0"])
 """
 

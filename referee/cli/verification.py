@@ -1,7 +1,10 @@
-"""``referee verify`` and ``referee shadow-replay`` (click commands; wired into ``referee/cli.py``).
+"""Verification: ``referee verify`` (a game's bundle), ``referee verify-tournament`` (a tournament's
+certificate) and ``referee shadow-replay`` (every stored game against the installed engines).
 
-``referee verify bundle.json`` runs offline: no server, no Redis, only the installed engines. Exit
-status (see ``docs/verification.md``):
+``verify`` and ``verify-tournament`` run offline: no server, no Redis, only the installed engines
+(``python -m referee.cli verify bundle.json`` works without the ``referee`` script on the path).
+
+``referee verify`` exit status (see ``docs/verification.md``):
 
 * 0 — verified: every check passed;
 * 1 — a check failed (or the file is not a JSON bundle);
@@ -10,6 +13,11 @@ status (see ``docs/verification.md``):
   were skipped;
 * 4 — version mismatch only: the installed engine differs from the pinned version; every other check
   passed when replayed with the installed engine.
+
+``referee verify-tournament`` exit status: 0 verified (every check that ran passed; ``game_bundles`` is
+skipped without ``--games``), 1 a check failed or the file is not a JSON certificate, 2 usage error
+(click's own). ``--games DIR`` reads every ``*.json`` file of DIR as a game's verification bundle (``GET
+/games/{id}/export``), keyed by the bundle's ``game``.
 """
 
 from __future__ import annotations
@@ -17,13 +25,15 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import IO, Any
+from pathlib import Path
+from typing import IO, Any, TextIO
 
 import click
 
-from .bundle import load_bundle
-from .canonical import StrictJSONError
-from .verify import FAILED, PASSED, SKIPPED, Report, unreadable_report, verify_bundle
+from ..bundle import load_bundle
+from ..canonical import StrictJSONError, parse_strict
+from ..tournaments.certificate import CHECK_ORDER, TournamentReport, verify_certificate
+from ..verify import FAILED, PASSED, SKIPPED, Check, Report, unreadable_report, verify_bundle
 
 _MARKS = {PASSED: "[pass]", FAILED: "[FAIL]", SKIPPED: "[skip]"}
 _VERDICTS = {
@@ -35,6 +45,7 @@ _VERDICTS = {
 }
 
 
+# -- games' bundles ------------------------------------------------------------------------------
 class ProgressReporter:
     """Progress on stderr for the long checks, shown only once verification has run ``after`` seconds.
 
@@ -43,8 +54,8 @@ class ProgressReporter:
     pipe or a file) it writes a plain line every 10 %.
     """
 
-    def __init__(self, enabled: bool | None, after: float = 1.0, stream: IO[str] | None = None):
-        self.stream = stream if stream is not None else sys.stderr
+    def __init__(self, enabled: bool | None, after: float = 1.0, stream: TextIO | None = None):
+        self.stream: TextIO = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.enabled = self.tty if enabled is None else enabled
         self.after = after
@@ -145,10 +156,11 @@ def verify_command(bundle_file: IO[bytes], as_json: bool, referee_key: str | Non
     sys.exit(report.exit_code)
 
 
+# -- shadow replay -------------------------------------------------------------------------------
 def _store_from_app() -> Any:
     """The service's store, configured from the environment exactly as ``referee serve`` does."""
     try:
-        from .app import create_app  # noqa: PLC0415 - the offline verifier must not need the service
+        from ..app import create_app  # noqa: PLC0415 - the offline verifier must not need the service
     except ImportError as exc:  # pragma: no cover - only before the service is installed
         raise click.ClickException(f"the referee service is not available: {exc}") from exc
     app = create_app()
@@ -198,8 +210,8 @@ def shadow_replay_command(ctx: click.Context, *, game_ids: tuple[str, ...], save
     """
     from redis.exceptions import RedisError  # noqa: PLC0415
 
-    from .shadow import shadow_replay, snapshot  # noqa: PLC0415 - keeps `referee verify` import-light
-    from .store import GameNotFound, StoreError  # noqa: PLC0415
+    from ..shadow import shadow_replay, snapshot  # noqa: PLC0415 - keeps `referee verify` import-light
+    from ..store import GameNotFound, StoreError  # noqa: PLC0415
 
     baseline = None
     if baseline_file is not None:
@@ -249,9 +261,63 @@ def render_shadow(report: Any) -> str:
     return "\n".join(lines)
 
 
-#: ``python -m referee.verify_cli verify bundle.json`` works before (and besides) ``referee verify``.
-main = click.Group("referee-verify", commands=[verify_command, shadow_replay_command],
-                   help="Verification commands of the referee.")
+# -- tournament certificates ---------------------------------------------------------------------
+def load_game_bundles(directory: Path) -> dict[str, Any]:
+    """The bundles of ``directory/*.json`` by game id (``ClickException`` on a file that is not one)."""
+    bundles: dict[str, Any] = {}
+    for path in sorted(directory.glob("*.json")):
+        try:
+            bundle = parse_strict(path.read_bytes())
+        except StrictJSONError as exc:
+            raise click.ClickException(f"{path} is not a strict JSON bundle: {exc}") from exc
+        if not isinstance(bundle, dict) or not isinstance(bundle.get("game"), str):
+            raise click.ClickException(f"{path} is not a game bundle (no 'game')")
+        bundles[bundle["game"]] = bundle
+    return bundles
 
-if __name__ == "__main__":
-    main()
+
+def render_certificate_report(report: TournamentReport, source: str) -> str:
+    summary = report.summary
+    lines = [f"Tournament certificate {source}: tournament {summary.get('tournament')}, "
+             f"{summary.get('entries')} log entries, {summary.get('games')} games"]
+    width = max(len(c.name) for c in report.checks)
+    for check in report.checks:
+        where = f"at log position {check.position}: " if check.status == FAILED and check.position is not None else ""
+        lines.append(f"  {_MARKS[check.status]} {check.name:<{width}}  {where}{check.reason or ''}")
+    first = report.first_failure
+    if first is None:
+        lines.append("VERIFIED: every check that ran passed.")
+    else:
+        where = f" at log position {first.position}" if first.position is not None else " (the certificate)"
+        lines.append(f"FAILED: first failure: {first.name}{where}: {first.reason}")
+    return "\n".join(lines)
+
+
+@click.command("verify-tournament")
+@click.argument("certificate_file", type=click.File("rb"), metavar="CERTIFICATE.json")
+@click.option("--games", "games_dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="A folder of the games' verification bundles (*.json): each is verified and matched to the "
+                   "head the tournament log records.")
+@click.option("--referee-key", metavar="KEY", default=None,
+              help="The referee's public key (base64url) the certificate must be signed with.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def verify_tournament_command(certificate_file: IO[bytes], games_dir: Path | None, referee_key: str | None,
+                              as_json: bool) -> None:
+    """Verify a tournament certificate offline: the referee's signature, the hash chain, the seed, every
+    pairing and result recomputed from the log, the games' Merkle root, the standings with every
+    tie-break, and (with --games) each game's own bundle. Exit status: 0 verified, 1 not."""
+    source = getattr(certificate_file, "name", "<stdin>")
+    bundles = load_game_bundles(games_dir) if games_dir is not None else None
+    try:
+        cert = parse_strict(certificate_file.read())
+    except StrictJSONError as exc:
+        checks = [Check("format", FAILED, f"the file is not strict JSON: {exc}")]
+        checks += [Check(name, SKIPPED, "the certificate could not be read") for name in CHECK_ORDER[1:]]
+        report = TournamentReport(checks, {"tournament": None, "entries": 0, "games": 0})
+    else:
+        report = verify_certificate(cert, bundles, referee_key=referee_key)
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_certificate_report(report, str(source)))
+    sys.exit(report.exit_code)

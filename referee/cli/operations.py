@@ -1,32 +1,14 @@
-"""The ``referee`` command.
-
-Running the service::
-
-    referee serve                 web (gunicorn, 2 workers) + 1 replay worker, restarted when they die;
-                                  unless REDIS_URL is set, two embedded Redis servers: the logs' (AOF,
-                                  appendfsync always, var/redis) and the queue's and projections' (not
-                                  persisted)
-    referee worker                an RQ replay worker with the scheduler and the reconciler
-    referee reconcile             queue replays for games whose projection lags (once, or --every N)
-    referee rebuild GAME… | --all rebuild projections from the logs, from scratch
-
-Playing from a terminal (any server, default ``$REFEREE_SERVER`` or http://127.0.0.1:8000)::
-
-    referee keygen --out alice.key
-    referee create fivetowers --seat alice=<pubkey> --seat bob=<pubkey>
-    referee accept GAME --key alice.key
-    referee move GAME '{"type": "bid", "amount": 2}' --key alice.key --wait 5
-"""
+"""Running the service: ``referee serve`` (everything, supervised), ``referee worker``, ``referee
+reconcile``, ``referee rebuild``, and the hidden ``_redis`` and ``_werkzeug`` that ``serve`` starts as
+children (``python -m referee.cli _redis …``)."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
-import unicodedata
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -35,33 +17,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import click
 
-from .config import load_config, read_password_file, with_password
-from .keyfile import encrypt_key, is_encrypted, parse_encrypted, read_key_text
-from .signing import (
-    ACCEPT_CTX,
-    MOVE_CTX,
-    b64url_encode,
-    generate_key,
-    public_key_b64,
-    read_or_create_key_file,
-    sign,
-)
-from .supervise import Child, Supervisor, describe_exit
-from .timecontrol.spec import parse_shorthand
+from ..config import load_config, read_password_file, with_password
+from ..signing import read_or_create_key_file
+from ..supervise import Child, Supervisor, describe_exit
 
-DEFAULT_SERVER = "http://127.0.0.1:8000"
+#: ``worker --notify``: what the worker does with notifications (``workers.runner.run_worker(notify=…)``)
+_NOTIFY_MODES: dict[str, bool | str] = {"yes": True, "no": False, "only": "only"}
 
 
-def _echo_json(value: Any) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
-
-
-@click.group()
-def main() -> None:
-    """The referee: signed moves, append-only logs, replay workers, verifiable games."""
-
-
-# -- running the service ---------------------------------------------------------------------------
 def _spawn(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     # a session of its own: Ctrl-C in the terminal reaches only `serve`, which stops the children in order
     return subprocess.Popen(args, env=env, start_new_session=True)
@@ -112,7 +75,7 @@ def _wait_http(url: str, timeout: float = 20.0) -> bool:
     return False
 
 
-@main.command()
+@click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--web-workers", default=2, show_default=True, type=int, help="gunicorn worker processes")
@@ -124,8 +87,8 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
 
     Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
     Ctrl-C or SIGTERM, or an embedded Redis that is gone, stops everything."""
-    from .embedded_redis import free_port, read_or_create_password  # noqa: PLC0415
-    from .store.cluster import is_cluster_url  # noqa: PLC0415
+    from ..embedded_redis import free_port, read_or_create_password  # noqa: PLC0415
+    from ..store.cluster import is_cluster_url  # noqa: PLC0415
 
     config = load_config()
     if is_cluster_url(os.environ.get("REDIS_URL")) and not os.environ.get("REFEREE_WORK_REDIS_URL"):
@@ -187,7 +150,7 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
             gateway = [sys.executable, "-m", "referee.cli", "mail-gateway", "--host", host, "--port", str(mail_port)]
             served.append(supervisor.start("mail gateway", lambda _restarts: gateway))
             click.echo(f"mail gateway on smtp://{host}:{mail_port}")
-        from .notify.mail import mailer_from_config  # noqa: PLC0415
+        from ..notify.mail import mailer_from_config  # noqa: PLC0415
 
         click.echo(mailer_from_config(config).describe())
         web_args = _web_args(host, port, web_workers)
@@ -222,7 +185,7 @@ def _without_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
-@main.command("_redis", hidden=True)
+@click.command("_redis", hidden=True)
 @click.option("--dir", "directory", required=True)
 @click.option("--port", required=True, type=int)
 @click.option("--password-file", required=True, help="the password (created 0600 if missing)")
@@ -230,7 +193,7 @@ def _without_password(url: str) -> str:
 @click.option("--maxmemory", help="redis.conf maxmemory (noeviction: a full Redis refuses writes)")
 def embedded_redis(directory: str, port: int, password_file: str, durable: bool, maxmemory: str | None) -> None:
     """Run an embedded Redis until SIGTERM/SIGINT (``serve`` runs it in a session of its own)."""
-    from .embedded_redis import EmbeddedRedis  # noqa: PLC0415
+    from ..embedded_redis import EmbeddedRedis  # noqa: PLC0415
 
     stopping = False
 
@@ -249,21 +212,21 @@ def embedded_redis(directory: str, port: int, password_file: str, durable: bool,
         server.stop()
 
 
-@main.command("_werkzeug", hidden=True)
+@click.command("_werkzeug", hidden=True)
 @click.option("--host", default="127.0.0.1")
 @click.option("--port", default=8000, type=int)
 def werkzeug_server(host: str, port: int) -> None:
     """Fallback web server when gunicorn is not installed."""
     from werkzeug.serving import run_simple  # noqa: PLC0415
 
-    from .app import create_app  # noqa: PLC0415
+    from ..app import create_app  # noqa: PLC0415
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     run_simple(host, port, create_app(), threaded=True, use_reloader=False)
 
 
 def _redis_urls(url: str | None, work_url: str | None) -> tuple[str, str]:
-    from .store.cluster import is_cluster_url  # noqa: PLC0415
+    from ..store.cluster import is_cluster_url  # noqa: PLC0415
 
     config = load_config()
     log_url = url or config["REDIS_URL"]
@@ -283,7 +246,7 @@ work_url_option = click.option("--work-url", help="the queue's and projections' 
                                                   "default $REFEREE_WORK_REDIS_URL, else --url)")
 
 
-@main.command()
+@click.command()
 @url_option
 @work_url_option
 @click.option("--queue", help="queue name (default $REFEREE_QUEUE or 'referee')")
@@ -304,10 +267,10 @@ def worker(*, url: str | None, work_url: str | None, queue: str | None, burst: b
                reconcile_every=config["REFEREE_RECONCILE_EVERY"], stale_after=config["REFEREE_STALE_AFTER"],
                name=name, logging_level="INFO" if verbose else "WARNING",
                deadlines_every=config["REFEREE_DEADLINES_EVERY"],
-               notify={"yes": True, "no": False, "only": "only"}[notify])
+               notify=_NOTIFY_MODES[notify])
 
 
-@main.command()
+@click.command()
 @url_option
 @work_url_option
 @click.option("--queue", help="queue name")
@@ -323,7 +286,7 @@ def reconcile(*, url: str | None, work_url: str | None, queue: str | None, every
     from workers.queue import replay_queue  # noqa: PLC0415
     from workers.reconciler import reconcile_once  # noqa: PLC0415
 
-    from .store import RedisStore  # noqa: PLC0415
+    from ..store import RedisStore  # noqa: PLC0415
 
     config = load_config()
     log_url, work = _redis_urls(url, work_url)
@@ -338,7 +301,7 @@ def reconcile(*, url: str | None, work_url: str | None, queue: str | None, every
         time.sleep(every)
 
 
-@main.command()
+@click.command()
 @click.argument("games", nargs=-1)
 @click.option("--all", "all_games", is_flag=True, help="every game that has a log")
 @url_option
@@ -347,7 +310,7 @@ def rebuild(games: tuple[str, ...], all_games: bool, url: str | None, work_url: 
     """Rebuild projections from the logs, from scratch (the logs are only read)."""
     from workers.projector import Projector  # noqa: PLC0415
 
-    from .store import GameNotFound, RedisStore  # noqa: PLC0415
+    from ..store import GameNotFound, RedisStore  # noqa: PLC0415
 
     if not games and not all_games:
         raise click.UsageError("name games to rebuild, or --all")
@@ -373,250 +336,3 @@ def rebuild(games: tuple[str, ...], all_games: bool, url: str | None, work_url: 
     if failed:
         sys.exit(1)
 
-
-# -- playing from a terminal -------------------------------------------------------------------------
-def _http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as err:
-        raw = err.read()
-        try:
-            return err.code, json.loads(raw)
-        except ValueError:
-            return err.code, {"error": {"code": f"http/{err.code}", "message": raw.decode(errors="replace")}}
-    except urllib.error.URLError as err:
-        raise click.ClickException(f"cannot reach {url}: {err.reason}") from err
-
-
-def _fail(status: int, body: Any) -> None:
-    _echo_json(body)
-    raise click.exceptions.Exit(1 if status < 500 else 2)
-
-
-PASSPHRASE_ENV = "REFEREE_KEY_PASSPHRASE"
-
-
-def _key(path: str) -> Any:
-    """The private key of a key file: plain (``referee keygen``) or passphrase-encrypted (``docs/keys.md``).
-
-    The passphrase of an encrypted file comes from ``$REFEREE_KEY_PASSPHRASE``, else it is asked for."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-        if not is_encrypted(text):
-            return read_key_text(text)
-        parse_encrypted(text)  # a broken file is reported before anyone types a passphrase
-        passphrase = os.environ.get(PASSPHRASE_ENV)
-        if passphrase is None:
-            passphrase = click.prompt(f"Passphrase of {path}", hide_input=True, err=True)
-        return read_key_text(text, passphrase)
-    except (OSError, ValueError) as exc:
-        raise click.BadParameter(f"cannot read a private key from {path}: {exc}") from exc
-
-
-def _seat_of(game: dict[str, Any], public: str, seat: int | None) -> int:
-    if seat is not None:
-        return seat
-    seats = [s["seat"] for s in game["seats"] if s["key"] == public]
-    if not seats:
-        raise click.ClickException("this key has no seat in the game; pass --seat")
-    if len(seats) > 1:
-        to_move = game.get("to_move")
-        return to_move if to_move in seats else seats[0]
-    return seats[0]
-
-
-server_option = click.option("--server", default=lambda: os.environ.get("REFEREE_SERVER", DEFAULT_SERVER),
-                             show_default="$REFEREE_SERVER or " + DEFAULT_SERVER)
-
-
-@main.command()
-@click.option("--out", "out", default="player.key", show_default=True, type=click.Path(dir_okay=False))
-@click.option("--encrypt", is_flag=True,
-              help=f"write a passphrase-encrypted key file (passphrase from ${PASSPHRASE_ENV}, else asked twice); "
-                   "the My keys page imports it")
-@click.option("--name", help="a label stored in an encrypted key file (the My keys page shows it)")
-def keygen(out: str, encrypt: bool, name: str | None) -> None:
-    """Write a new Ed25519 private key file (mode 0600) and print its public key."""
-    if Path(out).exists():
-        raise click.ClickException(f"{out} exists; not overwriting a key")
-    if not encrypt:
-        key = read_or_create_key_file(out)
-        click.echo(public_key_b64(key))
-        return
-    passphrase = os.environ.get(PASSPHRASE_ENV)
-    if passphrase is None:
-        passphrase = click.prompt("Passphrase for the new key file", hide_input=True, confirmation_prompt=True,
-                                  err=True)
-    if not passphrase:
-        raise click.ClickException("the passphrase is empty")
-    key = generate_key()
-    text = encrypt_key(key, passphrase, name=name)
-    try:
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError as exc:
-        raise click.ClickException(f"{out} exists; not overwriting a key") from exc
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        file.write(text)
-    click.echo(public_key_b64(key))
-
-
-@main.command()
-@click.argument("ruleset_name", metavar="RULESET")
-@click.option("--seat", "seats", multiple=True, required=True, help="NAME=PUBLIC_KEY, in seat order")
-@click.option("--options", default="{}", help="options as a JSON object")
-@click.option("--deck", help="recorded mode: a JSON list of card ids, top first")
-@click.option("--organiser-key", type=click.Path(exists=True, dir_okay=False), help="sign as organiser")
-@click.option("--time-control", help="the clock: none, per_move:3d, bank:10d+1d:20d (initial+increment:max) or a "
-                                     "JSON object (CONTRACT section 8)")
-@click.option("--vacation-days", type=float, help="vacation each seat may take in this game (default 7 with a clock)")
-@click.option("--on-timeout", type=click.Choice(["auto_move", "forfeit"]), help="what a timeout does (auto_move)")
-@click.option("--max-auto-moves", type=int, help="with auto_move: timeouts in a row that forfeit (default 3)")
-@server_option
-def create(*, ruleset_name: str, seats: tuple[str, ...], options: str, deck: str | None, organiser_key: str | None,
-           time_control: str | None, vacation_days: float | None, on_timeout: str | None,
-           max_auto_moves: int | None, server: str) -> None:
-    """Create a game and print it."""
-    spec: dict[str, Any] = {"ruleset": ruleset_name, "seats": [], "options": json.loads(options)}
-    if time_control or vacation_days is not None or on_timeout or max_auto_moves is not None:
-        try:
-            clock = parse_shorthand(time_control) if time_control else dict(spec["options"].get("time_control") or {})
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--time-control") from exc
-        if vacation_days is not None:
-            clock["vacation"] = round(vacation_days * 86400)
-        if on_timeout:
-            clock["on_timeout"] = on_timeout
-        if max_auto_moves is not None:
-            clock["max_auto_moves"] = max_auto_moves
-        spec["options"]["time_control"] = clock
-    for seat in seats:
-        name, _, key = seat.partition("=")
-        if not key:
-            raise click.BadParameter(f"--seat {seat!r}: use NAME=PUBLIC_KEY")
-        spec["seats"].append({"name": unicodedata.normalize("NFC", name), "key": key})  # as the referee stores it
-    if deck:
-        spec["deck"] = json.loads(deck)
-    if organiser_key:
-        key = _key(organiser_key)
-        spec["organiser"] = {"key": public_key_b64(key), "sig": sign(key, {"v": 1, "ctx": "referee/create", **spec})}
-    status, body = _http("POST", f"{server}/games", spec)
-    if status != 201:
-        _fail(status, body)
-    _echo_json(body)
-
-
-@main.command()
-@click.argument("game_id", metavar="GAME")
-@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--seat", type=int, help="seat number (default: the seat of this key)")
-@server_option
-def accept(game_id: str, key_file: str, seat: int | None, server: str) -> None:
-    """Accept a game for a seat, with 32 fresh random bytes of entropy (retries if the log moved)."""
-    key = _key(key_file)
-
-    def envelope_of(game: dict[str, Any]) -> dict[str, Any]:
-        return {"v": 1, "ctx": ACCEPT_CTX, "game": game_id, "seat": _seat_of(game, public_key_b64(key), seat),
-                "seq": game["seq"], "prev": game["head"], "entropy": b64url_encode(os.urandom(32))}
-
-    # another seat may accept meanwhile; an acceptance does not depend on the position
-    _post_at_tip(f"{server}/games/{game_id}", f"{server}/games/{game_id}/accept", key, envelope_of)
-
-
-def _post_at_tip(state_url: str, post_url: str, key: Any, envelope_of: Any, attempts: int = 10) -> None:
-    """Read the log's position (``GET state_url``), sign ``envelope_of(state)`` for it and post it to
-    ``post_url``; again if the log moved meanwhile (409 ``submission/stale``). Prints the answer."""
-    for _attempt in range(attempts):
-        status, state = _http("GET", state_url)
-        if status != 200:
-            _fail(status, state)
-        envelope = envelope_of(state)
-        status, body = _http("POST", post_url, {"envelope": envelope, "sig": sign(key, envelope)})
-        if status == 409 and body.get("error", {}).get("code") == "submission/stale":
-            continue
-        if status >= 300:
-            _fail(status, body)
-        _echo_json(body)
-        return
-    raise click.ClickException("the log kept moving; try again")
-
-
-@main.command()
-@click.argument("game_id", metavar="GAME")
-@click.argument("move_json", metavar="MOVE")
-@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--seat", type=int, help="seat number (default: the seat of this key)")
-@click.option("--wait", type=float, default=5.0, show_default=True, help="seconds to wait for the verdict")
-@click.option("--armor", is_flag=True, help="print the signed move as an armored block for a mail; do not submit")
-@server_option
-def move(*, game_id: str, move_json: str, key_file: str, seat: int | None, wait: float, armor: bool,
-         server: str) -> None:
-    """Sign MOVE (a JSON object) for the current position of GAME, submit it and print the verdict (with
-    --armor: print the block to paste into a mail to the referee's mail gateway instead)."""
-    try:
-        the_move = json.loads(move_json)
-    except ValueError as exc:
-        raise click.BadParameter(f"MOVE is not JSON: {exc}") from exc
-    key = _key(key_file)
-    status, game = _http("GET", f"{server}/games/{game_id}")
-    if status != 200:
-        _fail(status, game)
-    chosen = _seat_of(game, public_key_b64(key), seat)
-    envelope = {"v": 1, "ctx": MOVE_CTX, "game": game_id, "seat": chosen, "seq": game["seq"], "prev": game["head"],
-                "move": the_move}
-    query = f"?wait={wait}" if wait else ""
-    submission = {"envelope": envelope, "sig": sign(key, envelope)}
-    if armor:
-        from .notify.armor import armor as armored  # noqa: PLC0415
-
-        click.echo(armored(submission), nl=False)
-        return
-    status, body = _http("POST", f"{server}/games/{game_id}/moves{query}", submission)
-    if status >= 300:
-        _fail(status, body)
-    _echo_json(body)
-
-
-@main.command("legal-moves")
-@click.argument("game_id", metavar="GAME")
-@server_option
-def legal_moves(game_id: str, server: str) -> None:
-    """Print the legal moves of the seat to move."""
-    status, body = _http("GET", f"{server}/games/{game_id}/legal-moves")
-    if status != 200:
-        _fail(status, body)
-    _echo_json(body)
-
-
-def _add_verifier_commands() -> None:
-    """``verify`` and ``shadow-replay`` (``referee/verify_cli.py``, issue 5) when they are installed."""
-    try:
-        from .verify_cli import shadow_replay_command, verify_command  # noqa: PLC0415
-    except ImportError:
-        return
-    main.add_command(verify_command)
-    main.add_command(shadow_replay_command)
-
-
-_add_verifier_commands()
-
-
-def _add_clock_commands() -> None:
-    """``vacation`` and ``verify-receipt`` (``referee/clock_cli.py``, time control); ``contact`` and
-    ``mail-gateway`` (``referee/notify_cli.py``, notifications)."""
-    from . import clock_cli, notify_cli, tournament_cli  # noqa: PLC0415
-
-    clock_cli.register(main)
-    notify_cli.register(main)
-    tournament_cli.register(main)  # `referee tournament …` (issue 12)
-    from .tournaments.cli import verify_tournament_command  # noqa: PLC0415 - issue 12's offline verifier
-
-    main.add_command(verify_tournament_command)
-
-
-_add_clock_commands()
-
-if __name__ == "__main__":
-    main()

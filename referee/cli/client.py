@@ -1,0 +1,97 @@
+"""What the ``referee`` commands that talk to a server share: the ``--server`` option, the HTTP client,
+reading a key file, signing at the log's tip, printing JSON and failing with the server's answer.
+
+It imports none of the command modules (``games``, ``clocks``, ``notifications``, ``tournaments`` …),
+which import it."""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from ..keyfile import is_encrypted, parse_encrypted, read_key_text
+from ..signing import sign
+
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+PASSPHRASE_ENV = "REFEREE_KEY_PASSPHRASE"
+
+server_option = click.option("--server", default=lambda: os.environ.get("REFEREE_SERVER", DEFAULT_SERVER),
+                             show_default="$REFEREE_SERVER or " + DEFAULT_SERVER)
+
+
+def echo_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as err:
+        raw = err.read()
+        try:
+            return err.code, json.loads(raw)
+        except ValueError:
+            return err.code, {"error": {"code": f"http/{err.code}", "message": raw.decode(errors="replace")}}
+    except urllib.error.URLError as err:
+        raise click.ClickException(f"cannot reach {url}: {err.reason}") from err
+
+
+def fail(status: int, body: Any) -> NoReturn:
+    echo_json(body)
+    raise click.exceptions.Exit(1 if status < 500 else 2)
+
+
+def load_key(path: str) -> Any:
+    """The private key of a key file: plain (``referee keygen``) or passphrase-encrypted (``docs/keys.md``).
+
+    The passphrase of an encrypted file comes from ``$REFEREE_KEY_PASSPHRASE``, else it is asked for."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        if not is_encrypted(text):
+            return read_key_text(text)
+        parse_encrypted(text)  # a broken file is reported before anyone types a passphrase
+        passphrase = os.environ.get(PASSPHRASE_ENV)
+        if passphrase is None:
+            passphrase = click.prompt(f"Passphrase of {path}", hide_input=True, err=True)
+        return read_key_text(text, passphrase)
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(f"cannot read a private key from {path}: {exc}") from exc
+
+
+def seat_of(game: dict[str, Any], public: str, seat: int | None) -> int:
+    if seat is not None:
+        return seat
+    seats: list[int] = [s["seat"] for s in game["seats"] if s["key"] == public]
+    if not seats:
+        raise click.ClickException("this key has no seat in the game; pass --seat")
+    if len(seats) > 1:
+        to_move: int | None = game.get("to_move")
+        return to_move if to_move in seats else seats[0]
+    return seats[0]
+
+
+def post_at_tip(state_url: str, post_url: str, key: Any, envelope_of: Any, attempts: int = 10) -> None:
+    """Read the log's position (``GET state_url``), sign ``envelope_of(state)`` for it and post it to
+    ``post_url``; again if the log moved meanwhile (409 ``submission/stale``). Prints the answer."""
+    for _attempt in range(attempts):
+        status, state = http("GET", state_url)
+        if status != 200:
+            fail(status, state)
+        envelope = envelope_of(state)
+        status, body = http("POST", post_url, {"envelope": envelope, "sig": sign(key, envelope)})
+        if status == 409 and body.get("error", {}).get("code") == "submission/stale":
+            continue
+        if status >= 300:
+            fail(status, body)
+        echo_json(body)
+        return
+    raise click.ClickException("the log kept moving; try again")

@@ -1,0 +1,157 @@
+"""Playing from a terminal, against any server (``--server``, default ``$REFEREE_SERVER`` or
+http://127.0.0.1:8000): ``referee keygen``, ``create``, ``accept``, ``legal-moves`` and ``move``."""
+
+from __future__ import annotations
+
+import json
+import os
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..keyfile import encrypt_key
+from ..signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, read_or_create_key_file, sign
+from ..timecontrol.spec import parse_shorthand
+from .client import PASSPHRASE_ENV, echo_json, fail, http, load_key, post_at_tip, seat_of, server_option
+
+
+@click.command()
+@click.option("--out", "out", default="player.key", show_default=True, type=click.Path(dir_okay=False))
+@click.option("--encrypt", is_flag=True,
+              help=f"write a passphrase-encrypted key file (passphrase from ${PASSPHRASE_ENV}, else asked twice); "
+                   "the My keys page imports it")
+@click.option("--name", help="a label stored in an encrypted key file (the My keys page shows it)")
+def keygen(out: str, encrypt: bool, name: str | None) -> None:
+    """Write a new Ed25519 private key file (mode 0600) and print its public key."""
+    if Path(out).exists():
+        raise click.ClickException(f"{out} exists; not overwriting a key")
+    if not encrypt:
+        key = read_or_create_key_file(out)
+        click.echo(public_key_b64(key))
+        return
+    passphrase = os.environ.get(PASSPHRASE_ENV)
+    if passphrase is None:
+        passphrase = click.prompt("Passphrase for the new key file", hide_input=True, confirmation_prompt=True,
+                                  err=True)
+    if not passphrase:
+        raise click.ClickException("the passphrase is empty")
+    key = generate_key()
+    text = encrypt_key(key, passphrase, name=name)
+    try:
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError as exc:
+        raise click.ClickException(f"{out} exists; not overwriting a key") from exc
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(text)
+    click.echo(public_key_b64(key))
+
+
+@click.command()
+@click.argument("ruleset_name", metavar="RULESET")
+@click.option("--seat", "seats", multiple=True, required=True, help="NAME=PUBLIC_KEY, in seat order")
+@click.option("--options", default="{}", help="options as a JSON object")
+@click.option("--deck", help="recorded mode: a JSON list of card ids, top first")
+@click.option("--organiser-key", type=click.Path(exists=True, dir_okay=False), help="sign as organiser")
+@click.option("--time-control", help="the clock: none, per_move:3d, bank:10d+1d:20d (initial+increment:max) or a "
+                                     "JSON object (CONTRACT section 8)")
+@click.option("--vacation-days", type=float, help="vacation each seat may take in this game (default 7 with a clock)")
+@click.option("--on-timeout", type=click.Choice(["auto_move", "forfeit"]), help="what a timeout does (auto_move)")
+@click.option("--max-auto-moves", type=int, help="with auto_move: timeouts in a row that forfeit (default 3)")
+@server_option
+def create(*, ruleset_name: str, seats: tuple[str, ...], options: str, deck: str | None, organiser_key: str | None,
+           time_control: str | None, vacation_days: float | None, on_timeout: str | None,
+           max_auto_moves: int | None, server: str) -> None:
+    """Create a game and print it."""
+    spec: dict[str, Any] = {"ruleset": ruleset_name, "seats": [], "options": json.loads(options)}
+    if time_control or vacation_days is not None or on_timeout or max_auto_moves is not None:
+        try:
+            clock = parse_shorthand(time_control) if time_control else dict(spec["options"].get("time_control") or {})
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--time-control") from exc
+        if vacation_days is not None:
+            clock["vacation"] = round(vacation_days * 86400)
+        if on_timeout:
+            clock["on_timeout"] = on_timeout
+        if max_auto_moves is not None:
+            clock["max_auto_moves"] = max_auto_moves
+        spec["options"]["time_control"] = clock
+    for seat in seats:
+        name, _, key = seat.partition("=")
+        if not key:
+            raise click.BadParameter(f"--seat {seat!r}: use NAME=PUBLIC_KEY")
+        spec["seats"].append({"name": unicodedata.normalize("NFC", name), "key": key})  # as the referee stores it
+    if deck:
+        spec["deck"] = json.loads(deck)
+    if organiser_key:
+        key = load_key(organiser_key)
+        spec["organiser"] = {"key": public_key_b64(key), "sig": sign(key, {"v": 1, "ctx": "referee/create", **spec})}
+    status, body = http("POST", f"{server}/games", spec)
+    if status != 201:
+        fail(status, body)
+    echo_json(body)
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--seat", type=int, help="seat number (default: the seat of this key)")
+@server_option
+def accept(game_id: str, key_file: str, seat: int | None, server: str) -> None:
+    """Accept a game for a seat, with 32 fresh random bytes of entropy (retries if the log moved)."""
+    key = load_key(key_file)
+
+    def envelope_of(game: dict[str, Any]) -> dict[str, Any]:
+        return {"v": 1, "ctx": ACCEPT_CTX, "game": game_id, "seat": seat_of(game, public_key_b64(key), seat),
+                "seq": game["seq"], "prev": game["head"], "entropy": b64url_encode(os.urandom(32))}
+
+    # another seat may accept meanwhile; an acceptance does not depend on the position
+    post_at_tip(f"{server}/games/{game_id}", f"{server}/games/{game_id}/accept", key, envelope_of)
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@click.argument("move_json", metavar="MOVE")
+@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--seat", type=int, help="seat number (default: the seat of this key)")
+@click.option("--wait", type=float, default=5.0, show_default=True, help="seconds to wait for the verdict")
+@click.option("--armor", is_flag=True, help="print the signed move as an armored block for a mail; do not submit")
+@server_option
+def move(*, game_id: str, move_json: str, key_file: str, seat: int | None, wait: float, armor: bool,
+         server: str) -> None:
+    """Sign MOVE (a JSON object) for the current position of GAME, submit it and print the verdict (with
+    --armor: print the block to paste into a mail to the referee's mail gateway instead)."""
+    try:
+        the_move = json.loads(move_json)
+    except ValueError as exc:
+        raise click.BadParameter(f"MOVE is not JSON: {exc}") from exc
+    key = load_key(key_file)
+    status, game = http("GET", f"{server}/games/{game_id}")
+    if status != 200:
+        fail(status, game)
+    chosen = seat_of(game, public_key_b64(key), seat)
+    envelope = {"v": 1, "ctx": MOVE_CTX, "game": game_id, "seat": chosen, "seq": game["seq"], "prev": game["head"],
+                "move": the_move}
+    query = f"?wait={wait}" if wait else ""
+    submission = {"envelope": envelope, "sig": sign(key, envelope)}
+    if armor:
+        from ..notify.armor import armor as armored  # noqa: PLC0415
+
+        click.echo(armored(submission), nl=False)
+        return
+    status, body = http("POST", f"{server}/games/{game_id}/moves{query}", submission)
+    if status >= 300:
+        fail(status, body)
+    echo_json(body)
+
+
+@click.command("legal-moves")
+@click.argument("game_id", metavar="GAME")
+@server_option
+def legal_moves(game_id: str, server: str) -> None:
+    """Print the legal moves of the seat to move."""
+    status, body = http("GET", f"{server}/games/{game_id}/legal-moves")
+    if status != 200:
+        fail(status, body)
+    echo_json(body)

@@ -1,0 +1,192 @@
+"""``referee tournament create|join|withdraw|adjudicate|show|export``: the tournament client commands
+(CONTRACT section 10), talking to a server like ``referee create``/``accept``. The offline check of a
+certificate is ``referee verify-tournament`` (``verification.py``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..signing import b64url_encode, public_key_b64, sign
+from ..timecontrol.spec import parse_shorthand
+from .client import echo_json, fail, http, load_key, post_at_tip, server_option
+
+
+@click.group()
+def tournament() -> None:
+    """Tournaments: create one, join it, withdraw, decide a game as organiser, show the standings."""
+
+
+def _state(server: str, tournament_id: str) -> dict[str, Any]:
+    status, state = http("GET", f"{server}/tournaments/{tournament_id}")
+    if status != 200:
+        fail(status, state)
+    return state
+
+
+def _signed_post(server: str, tournament_id: str, path: str, key: Any, envelope_of: Any) -> None:
+    """Sign the envelope for the log's current position and post it, again if the log moved meanwhile."""
+    post_at_tip(f"{server}/tournaments/{tournament_id}", f"{server}/tournaments/{tournament_id}/{path}", key,
+                envelope_of)
+
+
+@tournament.command("create")
+@click.argument("ruleset_name", metavar="RULESET")
+@click.option("--player", "players", multiple=True, required=True, help="NAME=PUBLIC_KEY, once per player")
+@click.option("--format", "kind", type=click.Choice(["swiss", "round_robin", "series"]), default="swiss",
+              show_default=True)
+@click.option("--rounds", type=int, help="rounds (default: per format, docs/tournaments.md)")
+@click.option("--table-size", "table_sizes", type=int, multiple=True,
+              help="allowed table size (one size N allows N down to the ruleset's minimum); repeatable")
+@click.option("--tie-break", "tie_breaks", multiple=True, help="tie-break id, in order (lot is always last)")
+@click.option("--points", help='points by table size, JSON: {"3": [12, 6, 0]}')
+@click.option("--round-deadline", type=int, help="seconds from a round's pairing to its deadline")
+@click.option("--adjudication", type=click.Choice(["provisional", "organiser"]),
+              help="how games unfinished at a deadline end (provisional: the position's score)")
+@click.option("--options", default="{}", help="the games' options as a JSON object")
+@click.option("--time-control", help="the games' clock: none, per_move:3d, bank:10d+1d:20d or JSON")
+@click.option("--organiser-key", type=click.Path(exists=True, dir_okay=False), help="sign as organiser")
+@server_option
+def create(*, ruleset_name: str, players: tuple[str, ...], kind: str, rounds: int | None,
+           table_sizes: tuple[int, ...], tie_breaks: tuple[str, ...], points: str | None,
+           round_deadline: int | None, adjudication: str | None, options: str, time_control: str | None,
+           organiser_key: str | None, server: str) -> None:
+    """Create a tournament and print its id, commitment and status."""
+    body: dict[str, Any] = {"ruleset": ruleset_name, "players": [], "format": {"kind": kind},
+                            "options": json.loads(options)}
+    for player in players:
+        name, _, key = player.partition("=")
+        if not key:
+            raise click.BadParameter(f"--player {player!r}: use NAME=PUBLIC_KEY")
+        body["players"].append({"name": unicodedata.normalize("NFC", name), "key": key})
+    if rounds is not None:
+        body["format"]["rounds"] = rounds
+    if table_sizes:
+        body["format"]["table_sizes"] = list(table_sizes)
+    if tie_breaks:
+        body["tie_breaks"] = list(tie_breaks)
+    if points:
+        body["points"] = json.loads(points)
+    if round_deadline is not None:
+        body["round_deadline"] = round_deadline
+    if adjudication:
+        body["adjudication"] = adjudication
+    if time_control:
+        try:
+            body["options"]["time_control"] = parse_shorthand(time_control)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--time-control") from exc
+    if organiser_key:
+        key = load_key(organiser_key)
+        body["organiser"] = {"key": public_key_b64(key),
+                             "sig": sign(key, {"v": 1, "ctx": "referee/tournament", **body})}
+    status, answer = http("POST", f"{server}/tournaments", body)
+    if status != 201:
+        fail(status, answer)
+    echo_json(answer)
+
+
+@tournament.command("join")
+@click.argument("tournament_id", metavar="TOURNAMENT")
+@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
+@server_option
+def join(tournament_id: str, key_file: str, server: str) -> None:
+    """Join TOURNAMENT as the player of this key, with 32 fresh random bytes of entropy."""
+    key = load_key(key_file)
+    _signed_post(server, tournament_id, "join", key, lambda state: {
+        "v": 1, "ctx": "referee/join", "tournament": tournament_id, "key": public_key_b64(key),
+        "seq": state["seq"], "prev": state["head"], "entropy": b64url_encode(os.urandom(32))})
+
+
+@tournament.command("withdraw")
+@click.argument("tournament_id", metavar="TOURNAMENT")
+@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="the player's key, or the organiser's with --player")
+@click.option("--player", help="the withdrawing player's public key (when the organiser signs)")
+@server_option
+def withdraw(tournament_id: str, key_file: str, player: str | None, server: str) -> None:
+    """Withdraw a player from TOURNAMENT: paired no more (games already running go on)."""
+    key = load_key(key_file)
+    who = player or public_key_b64(key)
+    _signed_post(server, tournament_id, "withdraw", key, lambda state: {
+        "v": 1, "ctx": "referee/withdraw", "tournament": tournament_id, "key": who, "seq": state["seq"],
+        "prev": state["head"]})
+
+
+@tournament.command("adjudicate")
+@click.argument("tournament_id", metavar="TOURNAMENT")
+@click.argument("game_id", metavar="GAME")
+@click.option("--ranks", required=True, help="each seat's rank, in seat order: 2,1,3")
+@click.option("--reason", required=True)
+@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="the organiser's key")
+@server_option
+def adjudicate(*, tournament_id: str, game_id: str, ranks: str, reason: str, key_file: str, server: str) -> None:
+    """The organiser's decision on GAME of the open round (a tournament adjudicated by the organiser)."""
+    key = load_key(key_file)
+    try:
+        ranked = [int(r) for r in ranks.split(",")]
+    except ValueError as exc:
+        raise click.BadParameter("use comma-separated integers: 2,1,3", param_hint="--ranks") from exc
+    _signed_post(server, tournament_id, "adjudicate", key, lambda state: {
+        "v": 1, "ctx": "referee/adjudicate", "tournament": tournament_id, "game": game_id, "ranks": ranked,
+        "reason": reason, "seq": state["seq"], "prev": state["head"]})
+
+
+@tournament.command("show")
+@click.argument("tournament_id", metavar="TOURNAMENT")
+@click.option("--json", "as_json", is_flag=True, help="print GET /tournaments/{id} as it comes")
+@server_option
+def show(tournament_id: str, as_json: bool, server: str) -> None:
+    """Print the tournament's status, rounds and standings (every tie-break value)."""
+    state = _state(server, tournament_id)
+    if as_json:
+        echo_json(state)
+        return
+    click.echo(render_state(state))
+
+
+tournament.add_command(show, name="status")  # the issue's name for it
+
+
+@tournament.command("export")
+@click.argument("tournament_id", metavar="TOURNAMENT")
+@click.option("--out", type=click.Path(dir_okay=False), help="write the certificate here (default: stdout)")
+@server_option
+def export(tournament_id: str, out: str | None, server: str) -> None:
+    """Fetch the certificate of a finished tournament (check it with referee verify-tournament)."""
+    status, body = http("GET", f"{server}/tournaments/{tournament_id}/export")
+    if status != 200:
+        fail(status, body)
+    if out:
+        Path(out).write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+        click.echo(f"wrote {out}")
+    else:
+        echo_json(body)
+
+
+def render_state(state: dict[str, Any]) -> str:
+    """A tournament as text: header, each round's tables with their ranks, the standings."""
+    names = {p["key"]: p["name"] for p in state.get("players", [])}
+    fmt = state.get("format") or {}
+    lines = [f"Tournament {state['tournament']}: {(state.get('ruleset') or {}).get('name')}, {fmt.get('kind')} of "
+             f"{fmt.get('rounds')} rounds, {state['status']} (log seq {state['seq']})"]
+    for rnd in state.get("rounds", []):
+        lines.append(f"Round {rnd['round']}{' (closed)' if rnd.get('closed') else ''}:")
+        for table in rnd["tables"]:
+            result = table.get("result")
+            seats = ", ".join(f"{names.get(k, k[:8])}" + (f" #{result['ranks'][i]}" if result else "")
+                              for i, k in enumerate(table["players"]))
+            lines.append(f"  {table['game']}: {seats}" + (f" [{result['method']}]" if result else ""))
+        if rnd.get("byes"):
+            lines.append("  byes: " + ", ".join(names.get(k, k[:8]) for k in rnd["byes"]))
+    lines.append("Standings:")
+    for row in state.get("standings", []):
+        breaks = ", ".join(f"{k} {v}" for k, v in row["tie_breaks"].items())
+        lines.append(f"  {row['rank']}. {row['name']}  {row['points']} points  ({breaks})")
+    return "\n".join(lines)
