@@ -49,7 +49,19 @@ class Lifecycle(Submissions):
 
         The tournament service (not the HTTP API) also passes the ``tournament`` the game belongs to, its
         ``adjudicator`` (the tournament's organiser key, who may decide an adjudication) and the game id
-        its pairing named; all three are written into ``created``."""
+        its pairing named; all three are written into ``created``.
+
+        :raises ServiceError: the first that applies of
+            400 ``game/bad_time_control`` (``options.time_control``; ``details.problems``, before any
+            signature is looked at);
+            403 ``organiser/not_allowed`` (a key not among the organisers'), 401 ``organiser/bad_signature``,
+            401 ``organiser/required`` (unsigned where only organisers may create games);
+            400 ``request/invalid`` (an unknown ruleset, a number of seats the ruleset does not take;
+            ``details.problems``), 503 ``ruleset/unavailable`` (its engine is not installed);
+            400 ``game/bad_options`` (options or deck the engine refuses);
+            409 ``game/exists`` (this signed request was posted before: the id is the signature's);
+            503 ``log/unavailable`` (the store could not take the ``created`` entry).
+        """
         options = spec.get("options") or {}
         try:  # a 400 answers before any signature is looked at (CONTRACT section 6)
             time_control = resolve_time_control(options.get("time_control"))
@@ -134,13 +146,37 @@ class Lifecycle(Submissions):
                 "status": replayer.status, "to_move": replayer.to_move()}
 
     def accept(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
-        """A seat's signed acceptance (``ctx`` ``referee/accept``, 32 bytes of ``entropy``)."""
+        """A seat's signed acceptance (``ctx`` ``referee/accept``, 32 bytes of ``entropy``).
+
+        :raises ServiceError: the first that applies of
+            404 ``game/not_found``, 500 ``log/corrupt`` (reading the log);
+            403 ``submission/wrong_game``, 403 ``submission/wrong_seat``, 401 ``submission/bad_signature``,
+            403 ``submission/wrong_key`` (the envelope's binding and signature);
+            409 ``game/not_waiting`` (started, over, or a recorded game), 409 ``accept/duplicate`` (the seat
+            has accepted already) — 409 ``submission/duplicate`` instead of either when this very
+            submission is in the log (``details.position``);
+            409 ``submission/stale`` (``seq``/``prev`` are not the log's; ``details`` has its ``seq`` and
+            ``head``) or ``submission/duplicate``;
+            the fold's verdict: 400 ``accept/bad_entropy``, 409 ``game/expired`` (past ``accept_by``);
+            409 ``submission/stale`` or ``submission/duplicate`` when the log moved on before the append,
+            503 ``log/unavailable`` when the store could not take it.
+        """
         receipt, _advanced, _appended = self._submit(game_id, submission, "accepted", _accept_state, clocked=False)
         return receipt
 
     def abort(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """End a seeded game early and reveal its seed: signed (``ctx`` ``referee/abort``) by the organiser
-        recorded in ``created``, or by any seat when the game has no organiser."""
+        recorded in ``created``, or by any seat when the game has no organiser.
+
+        :raises ServiceError: the first that applies of
+            404 ``game/not_found``, 500 ``log/corrupt`` (reading the log);
+            403 ``submission/wrong_game``, 401 ``submission/bad_signature`` (not the organiser's or a seat's);
+            409 ``game/recorded`` (no seed to reveal), 409 ``game/in_tournament``, 409 ``game/over``;
+            409 ``submission/stale`` (``seq``/``prev`` are not the log's);
+            500 ``game/no_secret`` (the server seed is missing);
+            409 ``submission/stale`` or ``submission/duplicate`` when the log moved on before the append,
+            503 ``log/unavailable`` when the store could not take it.
+        """
         replayer = self.fold(game_id)
         created = replayer.created or {}
         envelope, sig = submission["envelope"], submission["sig"]

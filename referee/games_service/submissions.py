@@ -69,7 +69,24 @@ class Submissions(ServiceCore):
                     legal: bool = False) -> tuple[int, dict[str, Any]]:
         """A seat's signed move: ``(202, receipt)``, or ``(200, receipt with verdict)`` when ``wait`` is given
         and the worker's verdict arrives in time. With ``legal`` the answer also holds the legal moves of
-        the seat now to move, from the fold that checked this move: a client needs no second request."""
+        the seat now to move, from the fold that checked this move: a client needs no second request.
+
+        :raises ServiceError: the first that applies of
+            404 ``game/not_found``, 500 ``log/corrupt`` (reading the log);
+            403 ``submission/wrong_game``, 403 ``submission/wrong_seat``, 401 ``submission/bad_signature``,
+            403 ``submission/wrong_key`` (the envelope's binding and signature);
+            409 ``game/not_active`` (the game is waiting or over);
+            409 ``submission/stale`` (``seq``/``prev`` are not the log's; ``details`` has its ``seq`` and
+            ``head``), 409 ``submission/duplicate`` instead when this very submission is in the log already
+            (``details.position``);
+            409 ``time/expired`` (the seat's time ran out: the timeout is logged instead, ``details.timeout``),
+            503 ``log/unavailable`` (writing that timeout);
+            403 ``move/not_your_turn`` (``details.to_move``);
+            the fold's verdict on the move: 422 with the engine's own code and rule id for an illegal move
+            (``move/wrong_phase``, ``build/not_adjacent``, …), 403 ``time/forfeited`` for a forfeited seat;
+            409 ``submission/stale`` or ``submission/duplicate`` when the log moved on before the append,
+            503 ``log/unavailable`` when the store could not take it.
+        """
         receipt, advanced, appended = self._submit(game_id, submission, "move", _move_state, turn=_on_turn)
         if legal:
             game = advanced.game
@@ -82,7 +99,13 @@ class Submissions(ServiceCore):
 
     def vacation(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """A seat's signed vacation request (``ctx`` ``referee/vacation``, ``seconds`` from now): its clock
-        stops for that long, within its allowance (CONTRACT section 8, TC-V1)."""
+        stops for that long, within its allowance (CONTRACT section 8, TC-V1).
+
+        :raises ServiceError: as :meth:`submit_move` does up to the deadline (there is no turn to check),
+            and 409 ``time/no_clock`` for a game without a running clock (after ``game/not_active``);
+            the fold's verdict: 400 ``vacation/bad_seconds``, 422 ``vacation/exceeded`` (more than the
+            seat's allowance left), 403 ``time/forfeited``.
+        """
         receipt, _advanced, _appended = self._submit(game_id, submission, "vacation", _vacation_state)
         return receipt
 
