@@ -228,7 +228,7 @@ class Lifecycle(Submissions):
             payload.update(ranks=ranks, decision=decision)
 
         def refused(error: dict[str, Any]) -> ServiceError:
-            status = {"game/not_active": 409, "adjudication/bad_signature": 403}.get(error.get("code"), 400)
+            status = {"game/not_active": 409, "adjudication/bad_signature": 403}.get(error.get("code") or "", 400)
             return ServiceError(status, error.get("code", "adjudication/invalid"), error.get("message", ""))
 
         first, trial = self._append_at_end(game_id, "adjudicated", payload, refused,
