@@ -4,10 +4,12 @@ the reads. Pure Python over a :class:`referee.store.LogStore`; no Flask, no RQ."
 
 from __future__ import annotations
 
+from .core import Dispatcher, InlineDispatch, NoDispatch
 from .errors import ServiceError
 from .folds import ReplayerCache, clone_replayer, fold, fold_with_states
+from .lifecycle import ABORT_CTX, CREATE_CTX
 from .projection import projection_of
-from .service import ABORT_CTX, CREATE_CTX, Dispatcher, GameService, InlineDispatch, NoDispatch
+from .service import GameService
 
 __all__ = ["ABORT_CTX", "CREATE_CTX", "Dispatcher", "GameService", "InlineDispatch", "NoDispatch", "ReplayerCache",
            "ServiceError", "clone_replayer", "fold", "fold_with_states", "projection_of"]

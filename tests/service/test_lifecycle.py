@@ -18,7 +18,7 @@ from svc_helpers import (
     with_no_forfeits,
 )
 
-from referee.games_service.service import ABORT_CTX
+from referee.games_service import ABORT_CTX
 from referee.logchain import first_broken_link
 
 

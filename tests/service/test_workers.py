@@ -294,7 +294,7 @@ def test_a_worker_that_appends_started_first_does_not_leave_the_web_behind(app, 
     """Race: the creation's notification reaches a replay worker, which appends ``started`` before the web
     process does; the web's append is then stale. Its answer and its cache must be the log's (active, seq
     2), not its own fold's (waiting, seq 1): else the first move would be refused as ``game/not_active``."""
-    from referee.games_service import service as service_module
+    from referee.games_service import lifecycle as service_module
 
     real = service_module.append_system_entries
     worker = Projector(store)

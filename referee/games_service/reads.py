@@ -1,0 +1,130 @@
+"""The reads of a game (CONTRACT section 6): its state (from the worker's projection when it is up to
+date, else from a fold here), the lobby's list, the legal moves, the raw log paged, the replay with a
+verdict and the public state after each entry, and the result. Waiting for a worker's verdict is
+:meth:`~referee.games_service.core.ServiceCore.wait_for_verdict` (a move's ``?wait`` needs it too); the
+export bundle is read from the store by ``referee.api.verification``, not here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..clock import now_ms
+from ..replay import ACTIVE, EXPIRED, FINISHED, LogError
+from ..store import GameNotFound
+from ..timecontrol.spec import time_control_of
+from .core import ServiceCore, not_found
+from .errors import ServiceError
+from .folds import fold_with_states
+from .projection import clock_view, projection_of
+
+
+class GameReads(ServiceCore):
+    """Answers the reads of games; writes nothing."""
+
+    def _describe(self, game_id: str, created: dict[str, Any], projection: dict[str, Any]) -> dict[str, Any]:
+        accepted = set(projection.get("accepted") or [])
+        mode = created.get("mode")
+        clocks = clock_view(projection.get("clocks"), len(created["seats"]), now_ms())
+        return {
+            "game": game_id,
+            "ruleset": created["ruleset"],
+            "mode": mode,
+            "commitment": created.get("commitment"),
+            "organiser": created.get("organiser"),
+            "options": created.get("options") or {},
+            "created_at": created["at"],
+            "seats": [{"seat": i, "name": seat["name"], "key": seat["key"],
+                       "accepted": mode == "recorded" or i in accepted,
+                       **({"clock": clocks[i]} if clocks is not None else {})}
+                      for i, seat in enumerate(created["seats"])],
+            "time_control": time_control_of(created),
+            "status": projection["status"],
+            "to_move": projection["to_move"],
+            "seq": projection["seq"],
+            "head": projection["head"],
+        }
+
+    def game_state(self, game_id: str) -> dict[str, Any]:
+        """``GET /games/{id}``: from the worker's projection when it is up to date, else from a fold here."""
+        created = self.created_entry(game_id)
+        try:
+            tip = self.store.tip(game_id)
+        except GameNotFound as exc:
+            raise not_found(game_id) from exc
+        projection = self.store.read_projection(game_id)
+        source = "worker"
+        if projection is None or projection["seq"] != tip.seq or projection["head"] != tip.head:
+            projection = projection_of(self.fold(game_id))
+            source = "web"
+        return {**self._describe(game_id, created, projection), "state": projection["view"],
+                "last_verdict": projection["last_verdict"], "version_mismatch": projection["version_mismatch"],
+                "blocked": projection["blocked"], "projection": source}
+
+    def list_games(self, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """``GET /games``: newest first, from the stored projections (a game that has none yet is folded here)."""
+        out = []
+        for game_id in self.store.list_games(offset, limit):
+            try:
+                created = self.created_entry(game_id)
+                projection = self.store.read_projection(game_id) or projection_of(self.fold(game_id))
+            except ServiceError:
+                continue
+            if projection.get("status") == EXPIRED:
+                continue  # a game never accepted in time leaves the lobby
+            summary = self._describe(game_id, created, projection)
+            summary.pop("options")
+            out.append(summary)
+        return out
+
+    def legal_moves(self, game_id: str) -> dict[str, Any]:
+        replayer = self.fold(game_id)
+        game = replayer.game
+        moves = game.legal_moves() if game is not None and replayer.status == ACTIVE else []
+        return {"game": game_id, "status": replayer.status, "to_move": replayer.to_move(), "seq": replayer.seq,
+                "head": replayer.head, "moves": moves}
+
+    def log_page(self, game_id: str, start: int = 0, limit: int = 100) -> dict[str, Any]:
+        self._check_id(game_id)
+        try:
+            entries, tip = self.store.read_log(game_id, start, limit), self.store.tip(game_id)
+        except GameNotFound as exc:
+            raise not_found(game_id) from exc
+        following = start + len(entries)
+        return {"game": game_id, "from": start, "total": tip.seq, "head": tip.head, "entries": entries,
+                "next": following if following < tip.seq else None}
+
+    def replay(self, game_id: str, start: int = 0, limit: int | None = None, at: int | None = None
+               ) -> dict[str, Any]:
+        """Entries with their verdicts and the public state after each (from a fresh fold)."""
+        self._check_id(game_id)
+        try:
+            tip = self.store.tip(game_id)
+            if at is not None:
+                if at >= tip.seq:
+                    raise ServiceError(404, "replay/no_such_entry", f"the log has {tip.seq} entries; no entry {at}")
+                steps = fold_with_states(self.store, game_id, at + 1)[at:]
+                start = at
+            else:
+                stop = None if limit is None else start + limit
+                steps = fold_with_states(self.store, game_id, stop)[start:]
+        except GameNotFound as exc:
+            raise not_found(game_id) from exc
+        except LogError as exc:
+            raise ServiceError(500, "log/corrupt", str(exc)) from exc
+        following = start + len(steps)
+        return {"game": game_id, "from": start, "total": tip.seq, "steps": steps,
+                "next": following if at is None and following < tip.seq else None}
+
+    def result(self, game_id: str) -> dict[str, Any]:
+        """``GET /result``: the engine's result once the game is finished (409 before)."""
+        state = self.game_state(game_id)
+        if state["status"] != FINISHED:
+            raise ServiceError(409, "game/not_finished", f"the game is {state['status']}; no result yet",
+                               details={"status": state["status"], "seq": state["seq"]})
+        projection = self.store.read_projection(game_id)
+        if projection is not None and projection.get("result") is not None and projection["seq"] == state["seq"]:
+            result = projection["result"]
+        else:
+            result = self.fold(game_id).result()
+        return {"game": game_id, "ruleset": state["ruleset"], "status": state["status"], "seq": state["seq"],
+                "head": state["head"], "version_mismatch": state["version_mismatch"], "result": result}
