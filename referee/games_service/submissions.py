@@ -62,6 +62,10 @@ def _vacation_state(replayer: LogReplayer, seat: int) -> ServiceError | None:
     return None
 
 
+#: refusals that already come from the log's own tip or from a write (nothing a behind fold decided)
+_ANSWERED_FROM_THE_TIP = frozenset({"submission/stale", "submission/duplicate", "time/expired"})
+
+
 class Submissions(ServiceCore):
     """Takes a seat's signed submissions: one path (:meth:`_submit`) for every kind."""
 
@@ -120,9 +124,33 @@ class Submissions(ServiceCore):
         (:meth:`_authenticate`); ``state(fold, seat)`` (see :data:`StateCheck`); staleness of ``seq`` and
         ``prev`` (:meth:`_stale`); for a ``clocked`` kind the server time ``at`` and the deadline of the
         seat to move (:meth:`_enforce_deadline`), then ``turn(fold, seat)``; the entry, checked and
-        appended with what it entails (:meth:`_append_submission`)."""
+        appended with what it entails (:meth:`_append_submission`). A refusal from a fold that the log has
+        left behind (a cached one, when another process appended since) is made again from the current
+        fold, so that every process answers a submission with the same error (issue 26)."""
+        replayer = self.fold_for(game_id, submission["envelope"])
+        try:
+            return self._submit_at(game_id, submission, kind, state, replayer, clocked=clocked, turn=turn)
+        except ServiceError as error:
+            if error.code in _ANSWERED_FROM_THE_TIP or error.status >= 500 or not self._behind(game_id, replayer):
+                raise
+        # The fold came from this process's cache and the log has moved on since (another process took a
+        # submission): a refusal must not depend on which process answers (CONTRACT section 6 puts 409
+        # stale before 403 not-your-turn and 422 illegal), so it is answered again from the current fold.
+        self.cache.forget(game_id)
+        return self._submit_at(game_id, submission, kind, state, self.fold(game_id), clocked=clocked, turn=turn)
+
+    def _behind(self, game_id: str, replayer: LogReplayer) -> bool:
+        """Whether the log has entries past ``replayer`` (one round trip; asked only before a refusal)."""
+        try:
+            tip = self.store.tip(game_id)
+        except (StoreUnavailable, GameNotFound):
+            return False
+        return (tip.seq, tip.head) != (replayer.seq, replayer.head)
+
+    def _submit_at(self, game_id: str, submission: dict[str, Any], kind: str, state: StateCheck,
+                   replayer: LogReplayer, *, clocked: bool, turn: TurnCheck | None
+                   ) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
         envelope, sig = submission["envelope"], submission["sig"]
-        replayer = self.fold_for(game_id, envelope)
         seat = self._authenticate(game_id, replayer, submission)
         tip = Tip(replayer.seq, replayer.head)
         refused = state(replayer, seat)

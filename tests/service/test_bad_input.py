@@ -320,3 +320,28 @@ def test_redis_down_is_503(make_app):
     status, body = http.get("/games/g_whatever")
     assert status == 503 and body["error"]["code"] == "store/unavailable"
     assert http.get("/health")[0] == 503
+
+
+@pytest.mark.parametrize("which", ["seat not on turn", "illegal move"])
+def test_precedence_does_not_depend_on_which_process_answers(make_app, which):
+    """Issue 26, item 3: two web processes over one log; the first folded the game (and cached the fold)
+    before the second took a move. A stale envelope that is also from the seat not on turn, or also
+    illegal, is 409 ``submission/stale`` from both (section 6), never 403/422 from the one that is behind."""
+    behind, current = make_app(), make_app()
+    http_behind, http_current = Http(behind.test_client()), Http(current.test_client())
+    game = create_game(http_behind, "fivetowers", 2)
+    accept_all(http_behind, game)  # ``behind`` caches the fold at the start
+    _status, old = http_behind.get(f"/games/{game.game_id}/legal-moves")
+    on_turn = old["to_move"]
+    status, _receipt = post_move(http_current, game.game_id, signed(game.keys[on_turn], move_envelope(
+        game.game_id, on_turn, old["seq"], old["head"], old["moves"][0])))
+    assert status == 202
+    if which == "seat not on turn":
+        seat, move = 1 - on_turn, old["moves"][0]
+    else:
+        seat, move = on_turn, {"type": "bid", "amount": 10_000}
+    late = signed(game.keys[seat], move_envelope(game.game_id, seat, old["seq"], old["head"], move))
+    answers = {name: post_move(http, game.game_id, late) for name, http in
+               (("behind", http_behind), ("current", http_current))}
+    assert {name: (status, body["error"]["code"]) for name, (status, body) in answers.items()} == {
+        "behind": (409, "submission/stale"), "current": (409, "submission/stale")}, answers
