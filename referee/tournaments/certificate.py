@@ -55,7 +55,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..canonical import canonical_bytes
 from ..logchain import first_broken_link
-from ..replay import LogError
+from ..replay import LogError, revealed_seed
 from ..signing import public_key_b64, sign
 from ..verify import (
     FAILED,
@@ -69,7 +69,8 @@ from ..verify import (
     differing_paths,
     verify_bundle,
 )
-from .log import FINISHED, TournamentReplayer, replay_tournament, revealed_seed
+from .log import TournamentReplayer, replay_tournament
+from .state import FINISHED
 
 CERTIFICATE_FORMAT = "referee-tournament/1"
 CHECK_ORDER = ("format", "referee_signature", "hash_chain", "seed_commitment", "replay", "games", "merkle_root",

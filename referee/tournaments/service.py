@@ -54,16 +54,10 @@ from ..store.keys import TOURNAMENT_TIMER, valid_game_id
 from ..timecontrol import TimeControlError, engine_options, format_ms, parse_ms
 from ..timecontrol import resolve as resolve_time_control
 from .certificate import CertificateError, build_certificate
-from .log import (
-    ACTIVE,
-    TOURNAMENT_CTX,
-    WAITING,
-    SpecError,
-    TournamentReplayer,
-    finished_payload,
-    resolve_tournament,
-)
+from .log import TournamentReplayer, finished_payload
 from .ratings import rate_games
+from .spec import TOURNAMENT_CTX, SpecError, resolve_tournament
+from .state import ACTIVE, WAITING
 
 log = logging.getLogger(__name__)
 
