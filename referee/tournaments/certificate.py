@@ -209,6 +209,7 @@ def _check_format(ctx: _Context) -> Check:
         problems.append(f"unknown fields {sorted(extra)}")
     if problems:
         return Check("format", FAILED, "; ".join(problems), details={"problems": problems})
+    assert isinstance(games, list)  # else a problem above
     return Check("format", PASSED, f"{CERTIFICATE_FORMAT}, {len(log)} log entries, {len(games)} games")
 
 
