@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from ..canonical import canonical_bytes
+from ..games import Ruleset
 from ..games import ruleset as load_ruleset
 from ..replay import ABORTED, EXPIRED, FINISHED, REFEREE_ENTRIES, LogError, LogReplayer
 from .context import Context
@@ -22,9 +23,9 @@ def _check_seed_commitment(ctx: Context) -> Check:
     created, log = ctx.created, ctx.log
     mode = created.get("mode")
     if mode == "recorded":
-        revealed = next((i for i, e in enumerate(log) if e.get("type") == "revealed"), None)
-        if revealed is not None:
-            return Check("seed_commitment", FAILED, "a recorded game has no server seed to reveal", revealed)
+        reveal = next((i for i, e in enumerate(log) if e.get("type") == "revealed"), None)
+        if reveal is not None:
+            return Check("seed_commitment", FAILED, "a recorded game has no server seed to reveal", reveal)
         return Check("seed_commitment", PASSED, "recorded game: the deck is given in the created entry, no commitment")
     if mode != "seeded":
         return Check("seed_commitment", FAILED, f"mode must be 'seeded' or 'recorded', not {mode!r}", 0)
@@ -53,9 +54,8 @@ def _check_seed_commitment(ctx: Context) -> Check:
 # -- 7. ruleset version --------------------------------------------------------------------------
 def _check_ruleset_version(ctx: Context) -> Check:
     pinned = ctx.created.get("ruleset") or {}
-    try:
-        rules = load_ruleset(pinned.get("name"))
-    except (KeyError, TypeError):
+    rules = _installed(pinned.get("name"))
+    if rules is None:
         return Check("ruleset_version", FAILED, f"ruleset {pinned.get('name')!r} is not installed", 0)
     ctx.installed_version = rules.version
     if rules.version != pinned.get("version"):
@@ -118,6 +118,16 @@ def _check_replay(ctx: Context) -> Check:
                      f"after the last entry (seat to move: {replayer.to_move()}){note}", len(log) - 1, details)
     summary = f"{applied} moves applied, {len(rejected)} rejected; game {replayer.status}"
     return Check("replay", PASSED, summary + note, details=details)
+
+
+def _installed(name: Any) -> Ruleset | None:
+    """The installed ruleset called ``name``, or None (for a name that is no string as well)."""
+    if not isinstance(name, str):
+        return None
+    try:
+        return load_ruleset(name)
+    except (KeyError, TypeError):
+        return None
 
 
 def _revealed_seed(log: list[dict[str, Any]]) -> bytes | None:

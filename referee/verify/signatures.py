@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..logchain import GENESIS, first_broken_link
 from ..replay import check_submission
@@ -30,6 +30,15 @@ CREATE_CTX = "referee/create"
 CREATION_REQUEST_FIELDS = ("ruleset", "seats", "options", "deck", "nonce")
 
 
+def is_public_key(value: Any) -> TypeGuard[str]:
+    """Whether ``value`` is a base64url Ed25519 public key (anything but a string is not)."""
+    try:
+        load_public_key(value)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 # -- 2. referee signature ------------------------------------------------------------------------
 def unsigned_part(bundle: dict[str, Any]) -> dict[str, Any]:
     """The bundle without ``referee_sig``: what the referee signs (as RFC 8785 bytes)."""
@@ -45,9 +54,7 @@ def check_referee_signature(document: dict[str, Any], expected_key: str | None, 
     signature of ``referee_key`` over the RFC 8785 bytes of the rest, and that key is ``expected_key`` when
     one is given."""
     key, sig = document.get("referee_key"), document.get("referee_sig")
-    try:
-        load_public_key(key)
-    except (ValueError, TypeError):
+    if not is_public_key(key):
         return Check("referee_signature", FAILED, "referee_key is not a base64url Ed25519 public key")
     if not isinstance(sig, str) or not verify(key, unsigned_part(document), sig):
         return Check("referee_signature", FAILED,
@@ -108,9 +115,7 @@ def _check_organiser_signature(ctx: Context) -> Check:
     if organiser is None and sig is None:
         return Check("organiser_signature", SKIPPED, "no organiser: the game was created without an organiser key",
                      applicable=False)
-    try:
-        load_public_key(organiser)
-    except (ValueError, TypeError):
+    if not is_public_key(organiser):
         return Check("organiser_signature", FAILED,
                      "the created entry's organiser is not a base64url Ed25519 public key", 0)
     if not isinstance(sig, str):
@@ -134,17 +139,15 @@ def _check_organiser_signature(ctx: Context) -> Check:
 def _check_seat_signatures(ctx: Context) -> Check:
     log, created = ctx.log, ctx.created
     keys = [seat.get("key") for seat in created.get("seats", [])]
-    for seat, key in enumerate(keys):
-        try:
-            load_public_key(key)
-        except (ValueError, TypeError):
-            return Check("seat_signatures", FAILED, f"seat {seat}'s key in the created entry is not an Ed25519 key", 0)
+    for index, key in enumerate(keys):
+        if not is_public_key(key):
+            return Check("seat_signatures", FAILED, f"seat {index}'s key in the created entry is not an Ed25519 key", 0)
     failures: list[dict[str, Any]] = []
     checked = 0
     total = len(log)
     for position, entry in enumerate(log):
         kind = entry.get("type")
-        prev = log[position - 1].get("hash") if position else GENESIS
+        prev: Any = log[position - 1].get("hash") if position else GENESIS  # as written: hash_chain checks it
         if kind in SIGNED_CTX:
             checked += 1
             seat = entry.get("seat")
