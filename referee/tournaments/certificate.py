@@ -55,7 +55,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..canonical import canonical_bytes
 from ..logchain import first_broken_link
-from ..replay import LogError
+from ..replay import LogError, revealed_seed
 from ..signing import public_key_b64, sign
 from ..verify import (
     FAILED,
@@ -69,7 +69,8 @@ from ..verify import (
     differing_paths,
     verify_bundle,
 )
-from .log import FINISHED, TournamentReplayer, replay_tournament, revealed_seed
+from .log import TournamentReplayer, replay_tournament
+from .state import FINISHED
 
 CERTIFICATE_FORMAT = "referee-tournament/1"
 CHECK_ORDER = ("format", "referee_signature", "hash_chain", "seed_commitment", "replay", "games", "merkle_root",
@@ -208,6 +209,7 @@ def _check_format(ctx: _Context) -> Check:
         problems.append(f"unknown fields {sorted(extra)}")
     if problems:
         return Check("format", FAILED, "; ".join(problems), details={"problems": problems})
+    assert isinstance(games, list)  # else a problem above
     return Check("format", PASSED, f"{CERTIFICATE_FORMAT}, {len(log)} log entries, {len(games)} games")
 
 

@@ -97,7 +97,8 @@ def compute_standings(players: Sequence[dict[str, str]], results: Sequence[GameR
                     values[k][tb.HEAD_TO_HEAD] = v
                     sortable[k][tb.HEAD_TO_HEAD] = v
             sort_key = {k: _sort_value(sortable[k][criterion], criterion) for k in group}
-            ordered = sorted(group, key=lambda k, sk=sort_key: (sk[k], created_index[k]))
+            position = {k: (sort_key[k], created_index[k]) for k in group}
+            ordered = sorted(group, key=position.__getitem__)
             split: list[list[str]] = []
             for k in ordered:
                 if split and sort_key[split[-1][0]] == sort_key[k]:

@@ -10,8 +10,9 @@ from typing import Any
 
 from referee.logchain import ENTRY_VERSION, seal
 from referee.signing import b64url_encode, generate_key, public_key_b64, sign
-from referee.tournaments.log import JOIN_CTX, TOURNAMENT_CTX, TournamentReplayer, resolve_tournament
+from referee.tournaments.log import JOIN_CTX, TournamentReplayer
 from referee.tournaments.seed import commitment
+from referee.tournaments.spec import TOURNAMENT_CTX, resolve_tournament
 
 SERVER_SEED = bytes(range(32))
 KEYS = [generate_key() for _ in range(24)]

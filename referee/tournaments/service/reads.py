@@ -1,0 +1,148 @@
+"""What the tournament service answers (:class:`TournamentReads`, part of
+:class:`~referee.tournaments.service.TournamentService`): the list of tournaments, a tournament's state,
+its standings as CSV, its log, its certificate, and the ratings of a ruleset's tournaments."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from ...games import ruleset
+from ...games_service.errors import ServiceError
+from ...store import GameNotFound
+from ...store.keys import valid_game_id
+from ...timecontrol import format_ms, parse_ms
+from ..certificate import CertificateError, build_certificate
+from ..ratings import rate_games
+from .base import TournamentLogs, not_found
+
+
+def _cell(text: str) -> str:
+    """A name as a CSV cell that a spreadsheet will not run as a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+class TournamentReads(TournamentLogs):
+    """The service's reads: every answer is folded here from the tournament's log."""
+
+    # -- reads ------------------------------------------------------------------------------------------
+    def list_tournaments(self, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """``GET /tournaments``: newest first, a summary of each (folded here, like ``state``)."""
+        out = []
+        for tournament_id in self.store.newest_tournaments(offset, limit):
+            try:
+                replayer = self.fold(tournament_id)
+            except ServiceError:
+                continue
+            created = replayer.created or {}
+            out.append({"tournament": tournament_id, "status": replayer.status, "ruleset": created.get("ruleset"),
+                        "format": created.get("format"), "players": len(created.get("players", [])),
+                        "joined": len(replayer.joins), "withdrawn": len(replayer.withdrawn),
+                        "round": len(replayer.rounds), "seq": replayer.seq, "head": replayer.head,
+                        "created_at": created.get("at")})
+        return out
+
+    def state(self, tournament_id: str) -> dict[str, Any]:
+        """``GET /tournaments/{id}``: the projection of the log (CONTRACT section 10), folded here.
+
+        :raises ServiceError: from :meth:`fold` (404 ``tournament/not_found``, 500 ``log/corrupt``).
+        """
+        replayer = self.fold(tournament_id)
+        created = replayer.created or {}
+        out = replayer.to_dict()
+        joined = {k for k, _ in replayer.joins}
+        deadline = created.get("round_deadline")
+        for rnd, row in zip(replayer.rounds, out["rounds"], strict=True):
+            row["paired_at"] = rnd.paired_at
+            row["deadline"] = None if deadline is None or rnd.paired_at is None else \
+                format_ms(parse_ms(rnd.paired_at) + deadline * 1000)
+        out.update(ruleset=created.get("ruleset"), options=created.get("options"),
+                   commitment=created.get("commitment"), organiser=created.get("organiser"),
+                   adjudication=created.get("adjudication"), round_deadline=deadline,
+                   created_at=created.get("at"), revealed=replayer.revealed,
+                   players=[{"name": p["name"], "key": p["key"], "joined": p["key"] in joined,
+                             "withdrawn": p["key"] in replayer.withdrawn} for p in created.get("players", [])])
+        return out
+
+    def standings_csv(self, tournament_id: str) -> str:
+        """The standings as CSV: ``rank,name,key,points`` and one column per tie-break, in chain order.
+
+        :raises ServiceError: from :meth:`fold` (404 ``tournament/not_found``, 500 ``log/corrupt``).
+        """
+        state = self.fold(tournament_id)
+        chain = (state.created or {}).get("tie_breaks", [])
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["rank", "name", "key", "points", *chain])
+        for row in state.standings():
+            values = ["" if row["tie_breaks"].get(t) is None else row["tie_breaks"][t] for t in chain]
+            writer.writerow([row["rank"], _cell(row["name"]), row["key"], row["points"], *values])
+        return out.getvalue()
+
+    def log_page(self, tournament_id: str, start: int = 0, limit: int = 100) -> dict[str, Any]:
+        """``GET /tournaments/{id}/log``: up to ``limit`` entries from ``start``, and where the next page starts.
+
+        :raises ServiceError: 404 ``tournament/not_found``.
+        """
+        if not valid_game_id(tournament_id):
+            raise not_found(tournament_id)
+        try:
+            entries, tip = self.store.read_tournament(tournament_id, start)
+        except GameNotFound as exc:
+            raise not_found(tournament_id) from exc
+        entries = entries[:limit]
+        following = start + len(entries)
+        return {"tournament": tournament_id, "from": start, "total": tip.seq, "head": tip.head, "entries": entries,
+                "next": following if following < tip.seq else None}
+
+    def export(self, tournament_id: str) -> dict[str, Any]:
+        """The signed certificate.
+
+        :raises ServiceError: 409 ``tournament/not_revealed`` before the seed is revealed; 500
+            ``log/corrupt``; 404 ``tournament/not_found``.
+        """
+        replayer = self.fold(tournament_id)
+        if not replayer.revealed:
+            raise ServiceError(409, "tournament/not_revealed", f"the tournament is {replayer.status}; its certificate "
+                               "comes once it is finished and its seed revealed", details={"status": replayer.status})
+        entries, _tip = self.store.read_tournament(tournament_id)
+        try:
+            return build_certificate(entries, self.referee_key)
+        except CertificateError as exc:
+            raise ServiceError(500, "log/corrupt", str(exc)) from exc
+
+    def ratings(self, ruleset_name: str, game: str | None = None) -> dict[str, Any]:
+        """``GET /ratings/{ruleset}``: OpenSkill over every game with a result in the ruleset's tournaments
+        (tournaments in creation order, games in log order), computed on read and cached until a log grows.
+        With ``game``, also that game's rating change per seat (``change``).
+
+        :raises ServiceError: 404 ``ruleset/not_found`` or ``ratings/no_such_game`` (a ``game`` not rated).
+        """
+        try:
+            name = ruleset(ruleset_name).name
+        except KeyError as exc:
+            raise ServiceError(404, "ruleset/not_found", f"no ruleset {ruleset_name!r}") from exc
+        folds = []
+        for tournament_id in self.store.list_tournaments():
+            try:
+                replayer = self.fold(tournament_id)
+            except ServiceError:
+                continue
+            if (replayer.created or {}).get("ruleset", {}).get("name") == name:
+                folds.append(replayer)
+        stamp = tuple((r.created["tournament"], r.seq) for r in folds)  # type: ignore[index]
+        cached = self._ratings.get(name)
+        if cached is None or cached[0] != stamp:
+            games = [{"game": res.game, "players": list(res.players), "ranks": list(res.ranks)}
+                     for r in folds for res in r.results()]
+            changes: dict[str, list[dict[str, Any]]] = {}
+            cached = (stamp, (rate_games(games, changes), changes))
+            self._ratings[name] = cached
+        rows, changes = cached[1]
+        out: dict[str, Any] = {"ruleset": name, "ratings": rows}
+        if game is not None:
+            if game not in changes:
+                raise ServiceError(404, "ratings/no_such_game", f"game {game!r} has no rated result in {name}")
+            out["game"], out["change"] = game, changes[game]
+        return out

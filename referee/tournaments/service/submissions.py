@@ -1,0 +1,229 @@
+"""What others write into a tournament's log (:class:`Submissions`, part of
+:class:`~referee.tournaments.service.TournamentService`): its creation, players' joins and withdrawals,
+and the organiser's signed decisions on games. Each is checked against the fold before it is appended."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any
+
+from ...games import ruleset
+from ...games_service.entries import make_entry
+from ...games_service.errors import ServiceError, invalid
+from ...replay import LogError
+from ...signing import verify
+from ...store import DuplicateSubmission, GameExists, StaleAppend, StoreUnavailable
+from ...timecontrol import TimeControlError, engine_options
+from ...timecontrol import resolve as resolve_time_control
+from ..log import TournamentReplayer
+from ..spec import TOURNAMENT_CTX, SpecError, resolve_tournament
+from ..state import ACTIVE, WAITING
+from .advance import RefereeEntries
+from .base import log, new_tournament_id, signed_tournament_id, unavailable
+
+
+class Submissions(RefereeEntries):
+    """Creates tournaments and takes joins, withdrawals and organiser decisions; each one that changes what
+    is owed is followed by :meth:`advance`."""
+
+    # -- create ---------------------------------------------------------------------------------------
+    def create(self, body: dict[str, Any], organiser: dict[str, str] | None = None) -> dict[str, Any]:
+        """Create a tournament from a validated body (CONTRACT section 10); 201 body.
+
+        :raises ServiceError: 400 ``request/invalid`` (the spec, the games' options, or adjudication by an
+            organiser without one) or ``game/bad_time_control``; 401 ``organiser/required`` or
+            ``organiser/bad_signature``; 403 ``organiser/not_allowed``; 409 ``tournament/exists`` (a
+            signed request posted twice); 503 ``log/unavailable``.
+        """
+        try:
+            resolved = resolve_tournament(body)
+        except SpecError as exc:
+            raise invalid(exc.problems) from exc
+        rules = ruleset(resolved["ruleset"]["name"])
+        options = resolved["options"]
+        try:  # the games' options must make games: checked now, not when round 1 is paired
+            resolve_time_control(options.get("time_control"))
+            rules.new_game(min(resolved["format"]["table_sizes"]), engine_options(options), seed=bytes(32))
+        except TimeControlError as exc:
+            raise ServiceError(400, "game/bad_time_control", str(exc), "TC-C1",
+                               details={"problems": exc.problems}) from exc
+        except (ValueError, TypeError, KeyError) as exc:
+            raise invalid([{"path": "$.options", "problem": str(exc)}]) from exc
+        organiser_key = None
+        if organiser is not None:
+            organiser_key = organiser["key"]
+            if self.organiser_keys and organiser_key not in self.organiser_keys:
+                raise ServiceError(403, "organiser/not_allowed", "this key may not create tournaments here")
+            if not verify(organiser_key, {"v": 1, "ctx": TOURNAMENT_CTX, **body}, organiser["sig"]):
+                raise ServiceError(401, "organiser/bad_signature", "the organiser signature is not over "
+                                   "{v: 1, ctx: 'referee/tournament', ...this body}")
+        elif self.organiser_keys:
+            raise ServiceError(401, "organiser/required",
+                               "only organisers may create tournaments here: sign the request (field 'organiser')")
+        if resolved["adjudication"] == "organiser" and organiser_key is None:
+            raise invalid([{"path": "$.adjudication", "problem": "adjudication by the organiser needs an organiser "
+                                                                 "(field 'organiser')"}])
+        tournament_id = signed_tournament_id(organiser["sig"]) if organiser else new_tournament_id()
+        secret = os.urandom(32)
+        payload: dict[str, Any] = {"tournament": tournament_id, **resolved,
+                                   "commitment": hashlib.sha256(secret).hexdigest(), "organiser": organiser_key}
+        if organiser is not None:
+            payload.update(organiser_sig=organiser["sig"], request=body)
+        entry = make_entry("created", 0, "0" * 64, **payload)
+        replayer = TournamentReplayer(server_seed=secret)
+        try:
+            replayer.feed(entry)
+        except LogError as exc:
+            raise invalid([{"path": "$", "problem": str(exc)}]) from exc
+        try:
+            self.store.create_tournament(tournament_id, entry, secret)
+        except GameExists as exc:
+            raise ServiceError(409, "tournament/exists", f"tournament {tournament_id} exists already (this "
+                               "request was posted before)", details={"tournament": tournament_id}) from exc
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        self._keep(tournament_id, replayer)
+        return {"tournament": tournament_id, "seq": replayer.seq, "head": replayer.head,
+                "commitment": payload["commitment"], "status": replayer.status}
+
+    # -- players' submissions --------------------------------------------------------------------------
+    def _check_binding(self, tournament_id: str, replayer: TournamentReplayer, submission: dict[str, Any],
+                       signers: list[str | None], who: str) -> None:
+        """403 another tournament's envelope, 401 a signature by none of ``signers`` (None: nobody)."""
+        envelope, sig = submission["envelope"], submission["sig"]
+        if envelope["tournament"] != tournament_id:
+            raise ServiceError(403, "submission/wrong_tournament",
+                               f"the envelope is bound to tournament {envelope['tournament']!r}, not {tournament_id!r}")
+        if not any(verify(key, envelope, sig) for key in signers if key):
+            raise ServiceError(401, "submission/bad_signature", f"the signature is not {who}'s over this envelope")
+
+    @staticmethod
+    def _stale(replayer: TournamentReplayer) -> ServiceError:
+        return ServiceError(409, "submission/stale", f"stale seq/prev: the log is at seq {replayer.seq} with head "
+                            f"{replayer.head}", details={"seq": replayer.seq, "head": replayer.head})
+
+    def _submit(self, tournament_id: str, replayer: TournamentReplayer, kind: str, submission: dict[str, Any],
+                **payload: Any) -> dict[str, Any]:
+        envelope = submission["envelope"]
+        if envelope["seq"] != replayer.seq or envelope["prev"] != replayer.head:
+            raise self._stale(replayer)
+        try:
+            entry = self._append(tournament_id, replayer, kind, signature=submission["sig"], submission=submission,
+                                 **payload)
+        except StaleAppend as exc:
+            raise ServiceError(409, "submission/stale", "the log moved on; sign for the new position",
+                               details={"seq": exc.seq, "head": exc.head}) from exc
+        except DuplicateSubmission as exc:
+            raise ServiceError(409, "submission/duplicate", f"this submission is already in the log at position "
+                               f"{exc.position}", details={"position": exc.position, "seq": exc.seq,
+                                                           "head": exc.head}) from exc
+        return entry
+
+    def join(self, tournament_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """A player's signed acceptance (``ctx`` ``referee/join``, 32 bytes of entropy). After the last one
+        round 1 is paired and its games are created.
+
+        :raises ServiceError: 404 ``tournament/not_found``; 401/403 a signature or binding that does not
+            hold, or a key that is no player; 409 a duplicate or stale submission, or a tournament not
+            waiting; 503 ``log/unavailable``; any other refusal of the fold (``STATUS_BY_CODE``).
+        """
+        replayer = self.fold(tournament_id)
+        envelope = submission["envelope"]
+        key = envelope["key"]
+        self._check_binding(tournament_id, replayer, submission, [key], "the envelope key")
+        if key not in replayer.keys:
+            raise ServiceError(403, "join/not_player", "this key is no player of the tournament")
+        if key in {k for k, _ in replayer.joins}:
+            raise ServiceError(409, "join/duplicate", "this player has joined already")
+        if replayer.status != WAITING:
+            raise ServiceError(409, "tournament/not_waiting", f"the tournament is {replayer.status}")
+        entry = self._submit(tournament_id, replayer, "joined", submission, key=key)
+        self.advance(tournament_id)
+        return self._receipt(tournament_id, entry)
+
+    def withdraw(self, tournament_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """A player's withdrawal (``ctx`` ``referee/withdraw``), signed by the player or the organiser: the
+        player is paired no more; games already running go on (docs/tournaments.md).
+
+        :raises ServiceError: as :meth:`join` (409 ``withdraw/duplicate``, ``tournament/not_active``).
+        """
+        replayer = self.fold(tournament_id)
+        envelope = submission["envelope"]
+        key = envelope["key"]
+        organiser = (replayer.created or {}).get("organiser")
+        self._check_binding(tournament_id, replayer, submission, [key, organiser], "the player's or the organiser")
+        if key not in replayer.keys:
+            raise ServiceError(403, "withdraw/not_player", "this key is no player of the tournament")
+        if key in replayer.withdrawn:
+            raise ServiceError(409, "withdraw/duplicate", "this player has withdrawn already")
+        if replayer.status != ACTIVE:
+            raise ServiceError(409, "tournament/not_active", f"the tournament is {replayer.status}")
+        entry = self._submit(tournament_id, replayer, "withdrawn", submission, key=key)
+        self._withdraw_from_games(tournament_id, key)
+        self.advance(tournament_id)
+        return self._receipt(tournament_id, entry)
+
+    def _withdraw_from_games(self, tournament_id: str, key: str) -> list[str]:
+        """The withdrawn player's running games of the open round, as ``created.withdrawal`` declares: the
+        seat is forfeited there (default moves), and with ``adjudicate`` the game is adjudicated at once."""
+        replayer = self.fold(tournament_id)
+        mode = (replayer.created or {}).get("withdrawal", "default_moves")
+        rnd = replayer.open_round()
+        done: list[str] = []
+        if rnd is None:
+            return done
+        for table in rnd.tables:
+            if key not in table["players"] or table["game"] in rnd.results:
+                continue
+            game_id = table["game"]
+            try:
+                game = self.games.fold(game_id)
+                if game.status == "active":
+                    self.games.withdraw_seat(game_id, table["players"].index(key), tournament_id)
+                    done.append(game_id)
+                if mode == "adjudicate" and self.games.fold(game_id).status in ("active", "waiting"):
+                    self.games.adjudicate(game_id, "provisional", "a player withdrew from the tournament")
+            except ServiceError as exc:  # the round deadline settles it; the withdrawal stands
+                log.warning("tournament %s: withdrawal from %s: %s", tournament_id, game_id, exc)
+        return done
+
+    def adjudicate_signed(self, tournament_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The organiser's signed decision on a game of the open round (``ctx`` ``referee/adjudicate``, bound
+        to the tournament's seq/prev): written as ``adjudicated`` into the game's log, then the tournament's.
+
+        :raises ServiceError: 404 ``tournament/not_found``; 401 ``adjudication/bad_signature``; 403
+            ``submission/wrong_tournament`` or ``adjudication/no_organiser``; 409 ``adjudication/method``,
+            ``game/not_open`` or ``submission/stale``; the game service's errors for the game's log.
+        """
+        replayer = self.fold(tournament_id)
+        created = replayer.created or {}
+        envelope = body["envelope"]
+        organiser = created.get("organiser")
+        if envelope["tournament"] != tournament_id:
+            raise ServiceError(403, "submission/wrong_tournament",
+                               f"the envelope is bound to tournament {envelope['tournament']!r}, not {tournament_id!r}")
+        if not organiser:
+            raise ServiceError(403, "adjudication/no_organiser", "this tournament has no organiser to decide")
+        if not verify(organiser, envelope, body["sig"]):
+            raise ServiceError(401, "adjudication/bad_signature", "the decision is not signed by the organiser")
+        if created.get("adjudication") != "organiser":
+            raise ServiceError(409, "adjudication/method", f"this tournament adjudicates by "
+                               f"{created.get('adjudication')}, not by the organiser's decision")
+        game_id = envelope["game"]
+        rnd = replayer.open_round()
+        if rnd is None or game_id not in {t["game"] for t in rnd.tables} or game_id in rnd.results:
+            raise ServiceError(409, "game/not_open", f"{game_id!r} is no game of the open round without a result")
+        if envelope["seq"] != replayer.seq or envelope["prev"] != replayer.head:
+            raise ServiceError(409, "submission/stale", f"the decision is bound to seq {envelope['seq']}; the log is "
+                               f"at seq {replayer.seq}", details={"seq": replayer.seq, "head": replayer.head})
+        game = self.games.adjudicate(game_id, "organiser", envelope["reason"], envelope["ranks"], body)
+        self.advance(tournament_id)
+        after = self.fold(tournament_id)
+        return {"tournament": tournament_id, "game": game_id, "seq": after.seq, "head": after.head,
+                "status": after.status, "result": game.get("result")}
+
+    def _receipt(self, tournament_id: str, entry: dict[str, Any]) -> dict[str, Any]:
+        after = self.fold(tournament_id)
+        return {"tournament": tournament_id, "position": entry["seq"], "hash": entry["hash"], "seq": after.seq,
+                "head": after.head, "status": after.status}

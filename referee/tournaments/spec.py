@@ -1,0 +1,233 @@
+"""A tournament's creation spec: the values ``created`` records, their defaults and checks (CONTRACT section 10).
+
+:func:`resolve_tournament` turns a request body into the resolved values (defaults filled in, documented
+in ``docs/tournaments.md``); :func:`created_problem` checks a ``created`` entry against it (the fold's first
+step, :class:`referee.tournaments.log.TournamentReplayer`). Pure, like the fold: no Redis, clock or network.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from ..games import ruleset as load_ruleset
+from ..signing import load_public_key, verify
+from . import pairing as pr
+from .points import DEFAULT_BYE_POINTS, DEFAULT_POINTS
+from .tiebreaks import chain_problem, resolve_chain
+
+#: ``ctx`` of an organiser's signed creation request
+TOURNAMENT_CTX = "referee/tournament"
+
+ADJUDICATION_METHODS = ("provisional", "organiser")
+#: what a withdrawal does to the player's running games: the referee plays their turns by default moves
+#: (the seat is forfeited in the game, ranked last), or the game is adjudicated at once (``provisional``)
+WITHDRAWAL_MODES = ("default_moves", "adjudicate")
+MAX_PLAYERS = 4096
+MAX_ROUNDS = 1000
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class SpecError(ValueError):
+    """A tournament body that cannot be resolved; ``problems`` is ``[{"path", "problem"}]``."""
+
+    def __init__(self, problems: list[dict[str, str]]):
+        super().__init__("; ".join(f"{p['path']}: {p['problem']}" for p in problems))
+        self.problems = problems
+
+
+# -- defaults ------------------------------------------------------------------------------------
+def default_rounds(kind: str, players: int, allowed: list[int]) -> int:
+    """Rounds when the format names none: round robin — 2-seat tables: n − 1 (n even) or n (n odd);
+    larger tables: ⌈(n(n−1)/2) / pairs seated per round⌉; Swiss — ⌈log2 n⌉ (at least 1); series — n."""
+    if kind == pr.SERIES:
+        return players
+    if kind == pr.SWISS:
+        return max(1, math.ceil(math.log2(players)))
+    if max(allowed) == 2:
+        return players - 1 if players % 2 == 0 else players
+    sizes, _ = pr.table_sizes(players, allowed)
+    per_round = sum(s * (s - 1) // 2 for s in sizes)
+    return max(1, math.ceil(players * (players - 1) // 2 / per_round)) if per_round else 1
+
+
+def resolve_sizes(sizes: list[int], min_players: int) -> list[int]:
+    """One size ``n`` allows every size from ``n`` down to the ruleset's minimum; several sizes are used
+    as listed. Largest first, no repeats."""
+    if len(sizes) == 1:
+        return list(range(sizes[0], min_players - 1, -1))
+    return sorted(set(sizes), reverse=True)
+
+
+def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> dict[str, Any]:
+    """The resolved values ``created`` records for a tournament body (defaults filled in, documented in
+    ``docs/tournaments.md``).
+
+    ``body``: ``ruleset``, ``options``?, ``players`` [{name, key}], ``format`` {kind, rounds?,
+    table_sizes?}, ``points``?, ``bye_points``?, ``tie_breaks``?, ``round_deadline``?,
+    ``adjudication``?, ``nonce``?. The result has ``ruleset`` {name, version}, ``options``,
+    ``players``, ``format``, ``points``, ``bye_points``, ``tie_breaks``, ``round_deadline``,
+    ``adjudication`` (and ``nonce`` when given). ``literal_sizes``: take ``table_sizes`` as written
+    (a ``created`` entry's, already resolved) instead of widening a single size.
+
+    :raises SpecError: listing every problem of ``body`` (``problems``: ``[{"path", "problem"}]``).
+    """
+    problems: list[dict[str, str]] = []
+
+    def bad(path: str, problem: str) -> None:
+        problems.append({"path": path, "problem": problem})
+
+    if not isinstance(body, dict):
+        raise SpecError([{"path": "$", "problem": "a tournament is a JSON object"}])
+    try:
+        rules = load_ruleset(body.get("ruleset"))  # type: ignore[arg-type]
+    except (KeyError, TypeError):
+        raise SpecError([{"path": "$.ruleset", "problem": f"unknown ruleset {body.get('ruleset')!r}"}]) from None
+    players = body.get("players")
+    if not isinstance(players, list) or not 2 <= len(players) <= MAX_PLAYERS:
+        bad("$.players", f"players is a list of 2 to {MAX_PLAYERS} {{name, key}}")
+        players = players[:MAX_PLAYERS] if isinstance(players, list) else []
+    seen: set[str] = set()
+    for i, p in enumerate(players):
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p.get("name"):
+            bad(f"$.players[{i}]", "a player is {name, key} with a non-empty name")
+            continue
+        try:
+            load_public_key(p.get("key"))  # type: ignore[arg-type]
+        except (ValueError, TypeError):
+            bad(f"$.players[{i}].key", "not a base64url Ed25519 public key")
+            continue
+        if p["key"] in seen:
+            bad(f"$.players[{i}].key", "a key plays once in a tournament")
+        seen.add(p["key"])
+    fmt = body.get("format")
+    if not isinstance(fmt, dict):
+        raise SpecError([*problems, {"path": "$.format", "problem": "format is {kind, rounds?, table_sizes?}"}])
+    kind = fmt.get("kind")
+    if kind not in pr.KINDS:
+        bad("$.format.kind", f"kind is one of {list(pr.KINDS)}")
+    n = len(players)
+    given_sizes = fmt.get("table_sizes")
+    if given_sizes is None:
+        given_sizes = [max(rules.min_players, min(n, rules.max_players))] if kind == pr.SERIES \
+            else [min(4, rules.max_players)]
+    if not isinstance(given_sizes, list) or not given_sizes or not all(type(s) is int for s in given_sizes):
+        bad("$.format.table_sizes", "table_sizes is a non-empty list of integers")
+        given_sizes = [rules.min_players]
+    elif not all(rules.min_players <= s <= rules.max_players for s in given_sizes):
+        bad("$.format.table_sizes", f"{rules.name} tables seat {rules.min_players} to {rules.max_players} players")
+        given_sizes = [rules.min_players]
+    sizes = sorted(set(given_sizes), reverse=True) if literal_sizes else resolve_sizes(given_sizes, rules.min_players)
+    if literal_sizes and sizes != given_sizes:
+        bad("$.format.table_sizes", "table_sizes are written largest first, each once")
+    if kind == pr.SERIES and n and n not in sizes:
+        bad("$.format", f"a series seats every player at one table: {n} players is not an allowed table size")
+    rounds = fmt.get("rounds")
+    if rounds is None and kind in pr.KINDS and n >= 2:
+        rounds = default_rounds(kind, n, sizes)
+    if type(rounds) is not int or not 1 <= rounds <= MAX_ROUNDS:
+        bad("$.format.rounds", f"rounds is an integer from 1 to {MAX_ROUNDS}")
+    points = {str(s): list(DEFAULT_POINTS[s]) for s in sorted(sizes)}
+    given_points = body.get("points")
+    if given_points is not None:
+        if not isinstance(given_points, dict):
+            bad("$.points", 'points is {"<table size>": [points for rank 1, 2, ...]}')
+        else:
+            for size, row in given_points.items():
+                if size not in points:
+                    bad(f"$.points.{size}", f"no table of {size} in this tournament (sizes {sorted(sizes)})")
+                elif not isinstance(row, list) or len(row) != int(size) or not all(type(x) is int for x in row):
+                    bad(f"$.points.{size}", f"a list of {size} integers, rank 1 first")
+                else:
+                    points[size] = list(row)
+    bye_points = body.get("bye_points", DEFAULT_BYE_POINTS)
+    if type(bye_points) is not int:
+        bad("$.bye_points", "bye_points is an integer")
+    chain = body.get("tie_breaks")
+    if chain is not None and (not isinstance(chain, list) or not all(isinstance(i, str) for i in chain)):
+        bad("$.tie_breaks", "tie_breaks is a list of tie-break ids")
+        chain = None
+    chain = resolve_chain(chain)
+    problem = chain_problem(chain)
+    if problem:
+        bad("$.tie_breaks", problem)
+    deadline = body.get("round_deadline")
+    if deadline is not None and (type(deadline) is not int or deadline < 1):
+        bad("$.round_deadline", "round_deadline is a positive number of seconds")
+    adjudication = body.get("adjudication", "provisional")
+    if adjudication not in ADJUDICATION_METHODS:
+        bad("$.adjudication", f"adjudication is one of {list(ADJUDICATION_METHODS)}")
+    withdrawal = body.get("withdrawal", "default_moves")
+    if withdrawal not in WITHDRAWAL_MODES:
+        bad("$.withdrawal", f"withdrawal is one of {list(WITHDRAWAL_MODES)}")
+    options = body.get("options") or {}
+    if not isinstance(options, dict):
+        bad("$.options", "options is an object")
+    if problems:
+        raise SpecError(problems)
+    out = {
+        "ruleset": {"name": rules.name, "version": rules.version},
+        "options": options,
+        "players": [{"name": p["name"], "key": p["key"]} for p in players],
+        "format": {"kind": kind, "rounds": rounds, "table_sizes": sizes},
+        "points": points,
+        "bye_points": bye_points,
+        "tie_breaks": chain,
+        "round_deadline": deadline,
+        "adjudication": adjudication,
+        "withdrawal": withdrawal,
+    }
+    if body.get("nonce") is not None:
+        out["nonce"] = body["nonce"]
+    return out
+
+
+# -- the created entry -----------------------------------------------------------------------------
+RESOLVED_FIELDS = ("ruleset", "options", "players", "format", "points", "bye_points", "tie_breaks",
+                   "round_deadline", "adjudication", "withdrawal")
+
+
+def created_problem(entry: dict[str, Any]) -> str | None:
+    """What is wrong with a ``created`` entry, or None: its values must be a fixed point of
+    :func:`resolve_tournament` (what the service writes), and a signed request must resolve to them."""
+    if not isinstance(entry.get("tournament"), str) or not entry["tournament"]:
+        return "created names no tournament id"
+    if not isinstance(entry.get("commitment"), str) or not _HEX64.fullmatch(entry["commitment"]):
+        return "the commitment must be 64 lowercase hex digits"
+    ruleset = entry.get("ruleset")
+    if not isinstance(ruleset, dict) or set(ruleset) != {"name", "version"} or not isinstance(
+            ruleset.get("version"), str):
+        return "created names no ruleset {name, version}"
+    fmt = entry.get("format")
+    if not isinstance(fmt, dict):
+        fmt = {}
+    body = {k: entry.get(k) for k in RESOLVED_FIELDS if k != "ruleset"}
+    body["ruleset"] = ruleset.get("name")
+    body["format"] = {**fmt, "table_sizes": fmt.get("table_sizes")}
+    try:
+        resolved = resolve_tournament(body, literal_sizes=True)
+    except SpecError as exc:
+        return str(exc)
+    for key in RESOLVED_FIELDS:
+        if key == "ruleset":
+            continue
+        if resolved[key] != entry.get(key):
+            return f"created.{key} is not in resolved form ({resolved[key]!r})"
+    organiser = entry.get("organiser")
+    if organiser is not None:
+        request = entry.get("request")
+        if not isinstance(request, dict) or not isinstance(entry.get("organiser_sig"), str):
+            return "an organiser's tournament records the signed request and organiser_sig"
+        if not verify(organiser, {"v": 1, "ctx": TOURNAMENT_CTX, **request}, entry["organiser_sig"]):
+            return "organiser_sig is not the organiser's signature over {v: 1, ctx: 'referee/tournament', ...request}"
+        try:
+            signed = resolve_tournament(request)
+        except SpecError as exc:
+            return f"the signed request does not resolve: {exc}"
+        for key in RESOLVED_FIELDS:
+            mine = signed[key] if key != "ruleset" else signed[key]["name"]
+            theirs = entry.get(key) if key != "ruleset" else ruleset.get("name")
+            if mine != theirs:
+                return f"created.{key} differs from the organiser's signed request"
+    return None

@@ -1,0 +1,205 @@
+"""Checks 2 to 5, the signatures and the chain: ``referee_signature`` (the referee's over the bundle),
+``hash_chain``, ``organiser_signature`` (over the creation request rebuilt from ``created``, and the
+game id derived from it) and ``seat_signatures`` (every signed submission's binding and signature, and
+the signed abort of an ``aborted`` reveal)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any, TypeGuard
+
+from ..logchain import GENESIS, first_broken_link
+from ..replay import check_submission
+from ..signing import ACCEPT_CTX, MOVE_CTX, VACATION_CTX, b64url_decode, load_public_key, verify
+from .context import Context
+from .report import FAILED, MAX_LISTED, PASSED, SKIPPED, Check
+
+#: entries that carry a seat's signed submission, and the ``ctx`` each must be signed with
+SIGNED_CTX = {"accepted": ACCEPT_CTX, "move": MOVE_CTX, "vacation": VACATION_CTX}
+
+#: ``ctx`` of a signed abort (the service's ``referee.games_service.ABORT_CTX``; kept here so that the
+#: verifier imports nothing of the service).
+ABORT_CTX = "referee/abort"
+#: ``ctx`` of an organiser's signed creation request (``referee.games_service.CREATE_CTX``).
+CREATE_CTX = "referee/create"
+#: The fields of the creation request (``POST /games`` without ``organiser``) as ``created`` keeps them:
+#: ``ruleset`` (its name: ``created.ruleset.name``), ``seats``, ``options``, ``deck``, ``nonce``. A field
+#: added to the creation request must be kept verbatim in ``created`` and listed here, or organiser
+#: signatures over requests that use it no longer re-check.
+CREATION_REQUEST_FIELDS = ("ruleset", "seats", "options", "deck", "nonce")
+
+
+def is_public_key(value: Any) -> TypeGuard[str]:
+    """Whether ``value`` is a base64url Ed25519 public key (anything but a string is not)."""
+    try:
+        load_public_key(value)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+# -- 2. referee signature ------------------------------------------------------------------------
+def unsigned_part(bundle: dict[str, Any]) -> dict[str, Any]:
+    """The bundle without ``referee_sig``: what the referee signs (as RFC 8785 bytes)."""
+    return {k: v for k, v in bundle.items() if k != "referee_sig"}
+
+
+def _check_referee_signature(ctx: Context) -> Check:
+    return check_referee_signature(ctx.bundle, ctx.expected_key, "bundle")
+
+
+def check_referee_signature(document: dict[str, Any], expected_key: str | None, what: str) -> Check:
+    """The ``referee_signature`` check of a signed document (a bundle, a tournament certificate): the
+    signature of ``referee_key`` over the RFC 8785 bytes of the rest, and that key is ``expected_key`` when
+    one is given."""
+    key, sig = document.get("referee_key"), document.get("referee_sig")
+    if not is_public_key(key):
+        return Check("referee_signature", FAILED, "referee_key is not a base64url Ed25519 public key")
+    if not isinstance(sig, str) or not verify(key, unsigned_part(document), sig):
+        return Check("referee_signature", FAILED,
+                     f"referee_sig is not the referee key's Ed25519 signature over the rest of the {what}")
+    if expected_key is not None:
+        try:
+            same = b64url_decode(expected_key) == b64url_decode(key)
+        except ValueError:
+            return Check("referee_signature", FAILED, "the expected referee key is not base64url")
+        if not same:
+            return Check("referee_signature", FAILED,
+                         f"signed by {key}, not by the expected referee key {expected_key}")
+        return Check("referee_signature", PASSED, f"signed by the expected referee key {key}")
+    return Check("referee_signature", PASSED, f"signed by referee key {key} (no expected key given)")
+
+
+# -- 3. hash chain -------------------------------------------------------------------------------
+def _check_hash_chain(ctx: Context) -> Check:
+    broken = first_broken_link(ctx.log)
+    if broken is not None:
+        position, reason = broken
+        return Check("hash_chain", FAILED, reason, position)
+    return Check("hash_chain", PASSED, f"{len(ctx.log)} entries chain from {GENESIS[:8]}… to {ctx.log[-1]['hash']}",
+                 details={"head": ctx.log[-1]["hash"]})
+
+
+# -- 4. organiser signature -----------------------------------------------------------------------
+def creation_requests(created: dict[str, Any]) -> list[dict[str, Any]]:
+    """The creation requests an organiser may have signed, rebuilt from the ``created`` entry: the value
+    signed is ``{"v": 1, "ctx": "referee/create", ...the POST /games body without organiser}``.
+
+    ``created`` keeps every field of the request (:data:`CREATION_REQUEST_FIELDS`) verbatim, with one
+    ambiguity: a request without ``options`` is stored with ``"options": {}``. When ``options`` is empty
+    both forms are returned (with it first); they describe the same game, so accepting either lets no
+    one change what the organiser signed.
+    """
+    pinned = created.get("ruleset")
+    request: dict[str, Any] = {"v": 1, "ctx": CREATE_CTX,
+                               "ruleset": pinned.get("name") if isinstance(pinned, dict) else pinned}
+    for name in CREATION_REQUEST_FIELDS[1:]:
+        if name in created:
+            request[name] = created[name]
+    if request.get("options") == {}:
+        return [request, {k: v for k, v in request.items() if k != "options"}]
+    return [request]
+
+
+def signed_game_id(signature: str) -> str:
+    """The id the referee gives an organiser-signed game: ``g_`` and the base32 of the first 10 bytes of
+    ``sha256(signature as ASCII)``, lower case (so that posting a signed request twice makes one game)."""
+    digest = hashlib.sha256(signature.encode("ascii")).digest()
+    return "g_" + base64.b32encode(digest[:10]).decode("ascii").lower()
+
+
+def _check_organiser_signature(ctx: Context) -> Check:
+    created = ctx.created
+    organiser, sig = created.get("organiser"), created.get("organiser_sig")
+    if organiser is None and sig is None:
+        return Check("organiser_signature", SKIPPED, "no organiser: the game was created without an organiser key",
+                     applicable=False)
+    if not is_public_key(organiser):
+        return Check("organiser_signature", FAILED,
+                     "the created entry's organiser is not a base64url Ed25519 public key", 0)
+    if not isinstance(sig, str):
+        return Check("organiser_signature", FAILED,
+                     f"the created entry names organiser {organiser} but carries no organiser_sig", 0)
+    if not any(verify(organiser, request, sig) for request in creation_requests(created)):
+        return Check("organiser_signature", FAILED,
+                     f"organiser_sig is not organiser {organiser}'s signature over the creation request "
+                     "rebuilt from the created entry (ruleset, seats, options, deck, nonce)", 0,
+                     {"organiser": organiser})
+    if created.get("game") != signed_game_id(sig):
+        return Check("organiser_signature", FAILED,
+                     f"the game id {created.get('game')!r} is not the one derived from the organiser's signature "
+                     f"({signed_game_id(sig)})", 0, {"organiser": organiser})
+    return Check("organiser_signature", PASSED,
+                 f"created by organiser {organiser}: its signature over the creation request checks",
+                 details={"organiser": organiser})
+
+
+# -- 5. seat signatures --------------------------------------------------------------------------
+def _check_seat_signatures(ctx: Context) -> Check:
+    log, created = ctx.log, ctx.created
+    keys = [seat.get("key") for seat in created.get("seats", [])]
+    for index, key in enumerate(keys):
+        if not is_public_key(key):
+            return Check("seat_signatures", FAILED, f"seat {index}'s key in the created entry is not an Ed25519 key", 0)
+    failures: list[dict[str, Any]] = []
+    checked = 0
+    total = len(log)
+    for position, entry in enumerate(log):
+        kind = entry.get("type")
+        prev: Any = log[position - 1].get("hash") if position else GENESIS  # as written: hash_chain checks it
+        if kind in SIGNED_CTX:
+            checked += 1
+            seat = entry.get("seat")
+            if not isinstance(seat, int) or isinstance(seat, bool):
+                problem: tuple[str, str] | None = ("submission/wrong_seat", f"the {kind} entry names no seat")
+            else:
+                problem = check_submission(entry.get("submission"), ctx=SIGNED_CTX[kind],
+                                           game_id=created["game"], seat=seat, seq=position, prev=prev, keys=keys,
+                                           verifier=ctx.verifier)
+            if problem:
+                failures.append({"position": position, "seat": seat, "code": problem[0], "message": problem[1]})
+        elif kind == "revealed" and entry.get("reason") == "aborted":
+            checked += 1
+            problem = _abort_problem(entry.get("abort"), created, position, prev, keys)
+            if problem:
+                failures.append({"position": position, "seat": None, "code": problem[0], "message": problem[1]})
+        if position % 16 == 0 or position == total - 1:
+            ctx.tick("signatures", position + 1, total)
+    if failures:
+        first = failures[0]
+        who = f" of seat {first['seat']}" if first["seat"] is not None else ""
+        return Check("seat_signatures", FAILED, f"{kind_at(log, first['position'])}{who}: "
+                     f"{first['message']} ({first['code']})", first["position"],
+                     {"checked": checked, "failed": len(failures), "failures": failures[:MAX_LISTED]})
+    return Check("seat_signatures", PASSED, f"{checked} signed submissions, each bound to its game, seat and position",
+                 details={"checked": checked})
+
+
+def _abort_problem(abort: Any, created: dict[str, Any], position: int, prev: Any,
+                   keys: list[str]) -> tuple[str, str] | None:
+    """What is wrong with the signed abort carried by an ``aborted`` reveal, or None.
+
+    An abort is signed (``ctx`` ``referee/abort``) by the organiser named in ``created`` or, when the game
+    has no organiser, by any seat; it is bound to the game and to the reveal's position like a move.
+    """
+    if not isinstance(abort, dict) or not isinstance(abort.get("envelope"), dict):
+        return "abort/unsigned", "the game was aborted without a signed abort (organiser's or a seat's)"
+    envelope, sig = abort["envelope"], abort.get("sig")
+    if envelope.get("v") != 1 or envelope.get("ctx") != ABORT_CTX:
+        return "submission/wrong_context", f"an abort envelope has v 1 and ctx {ABORT_CTX!r}"
+    if envelope.get("game") != created.get("game"):
+        return "submission/wrong_game", "the abort is for another game"
+    if envelope.get("seq") != position or envelope.get("prev") != prev:
+        return "submission/stale", f"the abort is bound to seq {envelope.get('seq')!r}, not {position}"
+    organiser = created.get("organiser")
+    allowed = [organiser] if organiser else keys
+    if not isinstance(sig, str) or not any(verify(key, envelope, sig) for key in allowed):
+        who = "the organiser's" if organiser else "any seat's"
+        return "submission/bad_signature", f"the abort signature is not {who}"
+    return None
+
+
+def kind_at(log: list[dict[str, Any]], position: int) -> str:
+    return str(log[position].get("type")) if 0 <= position < len(log) else "entry"
+
