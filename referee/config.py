@@ -68,8 +68,10 @@ name                        default                     meaning
                             ``7200,21600,43200``        retries (about a day in all)
 ``REFEREE_WEBHOOK_TIMEOUT`` ``5``                       seconds a webhook endpoint has to answer
 ``REFEREE_WEBHOOK_DISABLE_AFTER`` ``20``                failed attempts in a row that disable a webhook
-``REFEREE_WEBHOOK_PRIVATE`` ``1``                       ``0`` refuses webhook URLs on private,
-                                                        loopback or link-local addresses
+``REFEREE_WEBHOOK_PRIVATE`` ``1``                       ``0`` (the ``Procfile``) refuses webhooks on
+                                                        private, loopback, link-local addresses …,
+                                                        at registration and at every delivery (to
+                                                        the address checked; no DNS rebinding)
 ``REFEREE_BODY_TIMEOUT``    ``20``                      seconds a request body has to arrive (else 408;
                                                         a client trickling its body is cut off)
 ``REFEREE_SSE_HEARTBEAT``   ``15``                      seconds between heartbeat comments of an

@@ -18,15 +18,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import ipaddress
 import json
 import os
 import re
 import secrets
-import socket
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import redis
 
@@ -35,6 +32,7 @@ from ..games_service.errors import ServiceError, invalid
 from ..signing import verify
 from ..store import keys
 from ..timecontrol import parse_ms
+from .targets import url_problem
 
 EVENTS = ("turn", "reminder", "timeout", "started", "finished", "tournament_round")
 FRESH = 600  # seconds an envelope's `at` may be off the server's clock
@@ -131,20 +129,9 @@ class ContactService:
             raise invalid(problems)
 
     def webhook_problem(self, url: str) -> str | None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return "must be an http:// or https:// URL"
-        if self.allow_private:
-            return None
-        try:
-            addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
-        except OSError:
-            return f"the host {parts.hostname!r} does not resolve"
-        for address in addresses:
-            ip = ipaddress.ip_address(address.split("%")[0])
-            if ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast:
-                return "private, loopback and link-local addresses are not allowed here (REFEREE_WEBHOOK_PRIVATE)"
-        return None
+        """What is wrong with ``url`` as a webhook (``referee/notify/targets.py``: the same check of its
+        addresses as every delivery makes), or None."""
+        return url_problem(url, allow_private=self.allow_private)
 
     # -- requests -------------------------------------------------------------------------------------
     def add(self, submission: dict[str, Any], contact_id: str | None = None) -> dict[str, Any]:

@@ -101,3 +101,60 @@ def webhook_receiver(fail_first: int = 0, hang: float = 0.0):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@dataclass
+class Endpoint:
+    """An HTTP endpoint for the delivery tests: every request (any method) is kept and answered the same."""
+
+    url: str = ""
+    port: int = 0
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+
+@contextmanager
+def http_endpoint(*, status: int = 204, headers: tuple[tuple[str, str], ...] = (), body: bytes = b"",
+                  raw: bytes | None = None, hang: float = 0.0, host: str = "127.0.0.1", port: int = 0,
+                  tls: Any = None):
+    """A real HTTP server on ``host`` (a loopback address): it answers ``status`` with ``headers`` and ``body``
+    (or writes ``raw`` bytes, not HTTP), after ``hang`` seconds; ``tls``: an ``ssl.SSLContext`` to serve https."""
+    endpoint = Endpoint()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            length = int(self.headers.get("content-length", 0) or 0)
+            endpoint.requests.append({"method": self.command, "path": self.path, "body": self.rfile.read(length),
+                                      "headers": {k.lower(): v for k, v in self.headers.items()}})
+            if hang:
+                time.sleep(hang)
+            try:
+                if raw is not None:
+                    self.wfile.write(raw)
+                    return
+                self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            except OSError:  # the client stopped reading (the answer limit) and closed
+                self.close_connection = True
+
+        do_GET = do_POST = do_PUT = _answer
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = http.server.ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    endpoint.port = server.server_address[1]
+    endpoint.url = f"{'https' if tls else 'http'}://{host}:{endpoint.port}/hook"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield endpoint
+    finally:
+        server.shutdown()
+        server.server_close()
