@@ -153,6 +153,9 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
         from ..notify.mail import mailer_from_config  # noqa: PLC0415
 
         click.echo(mailer_from_config(config).describe())
+        click.echo("webhooks may reach loopback and private addresses (local use; REFEREE_WEBHOOK_PRIVATE=0 refuses "
+                   "them, as the Procfile does)" if config["REFEREE_WEBHOOK_PRIVATE"] else
+                   "webhooks may not reach loopback or private addresses (REFEREE_WEBHOOK_PRIVATE=0)")
         web_args = _web_args(host, port, web_workers)
         served.append(supervisor.start("web server", lambda _restarts: web_args))
         if _wait_http(url):

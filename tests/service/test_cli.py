@@ -129,6 +129,7 @@ def test_serve_starts_everything_and_stops_on_ctrl_c(tmp_path):
         redis_ports = [int(part.split("/")[0]) for part in log.split("embedded Redis on redis://127.0.0.1:")[1:]]
         assert len(redis_ports) == 2  # the logs' (durable) and the queue's and projections'
         assert "(logs; AOF, appendfsync always)" in log
+        assert "webhooks may reach loopback and private addresses (local use" in log  # issue 26: said at start
         assert (tmp_path / "var" / "redis").is_dir() and (tmp_path / "var" / "referee-key").exists()
         assert_redis_locked(tmp_path / "var", redis_ports)
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole process group
