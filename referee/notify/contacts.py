@@ -16,6 +16,7 @@ later contacts.
 from __future__ import annotations
 
 import base64
+import builtins
 import hashlib
 import hmac
 import ipaddress
@@ -28,12 +29,10 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-import redis
-
 from ..clock import now, now_ms
 from ..games_service.errors import ServiceError, invalid
 from ..signing import verify
-from ..store import keys
+from ..store import cluster, keys
 from ..timecontrol import parse_ms
 
 EVENTS = ("turn", "reminder", "timeout", "started", "finished", "tournament_round")
@@ -69,7 +68,7 @@ def public_contact(contact: dict[str, Any]) -> dict[str, Any]:
 class ContactService:
     """Contacts on the log's Redis (durable: losing them would silently stop a player's notices)."""
 
-    def __init__(self, connection: redis.Redis, enqueue: Enqueue | None = None, *, allow_private: bool = True):
+    def __init__(self, connection: cluster.Client, enqueue: Enqueue | None = None, *, allow_private: bool = True):
         self.redis = connection
         self.enqueue = enqueue or (lambda kind, contact, payload: None)
         self.allow_private = allow_private
@@ -137,7 +136,7 @@ class ContactService:
         if self.allow_private:
             return None
         try:
-            addresses = {info[4][0] for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
+            addresses = {str(info[4][0]) for info in socket.getaddrinfo(parts.hostname, parts.port or 443)}
         except OSError:
             return f"the host {parts.hostname!r} does not resolve"
         for address in addresses:
@@ -231,9 +230,10 @@ class ContactService:
             contact = self._owned(contact_id, envelope["key"])
             code = envelope.get("code", "")
         else:
-            contact = self._load(contact_id)
-            if contact is None:
+            loaded = self._load(contact_id)
+            if loaded is None:
                 raise ServiceError(404, "contact/not_found", f"no contact {contact_id!r}")
+            contact = loaded
             code = body.get("code", "")
         return self.confirm_code(contact, code)
 
@@ -250,7 +250,7 @@ class ContactService:
         self.redis.sadd(keys.CONFIRMED_ADDRESSES, contact["email"].lower())
         return public_contact(contact)
 
-    def confirm_by_reply(self, address: str, text: str) -> list[str]:
+    def confirm_by_reply(self, address: str, text: str) -> builtins.list[str]:
         """Confirm every pending contact of ``address`` whose code is in ``text`` (a reply through the mail
         gateway); returns the contacts confirmed."""
         codes = CODE_RE.findall(text)
@@ -271,7 +271,7 @@ class ContactService:
         return done
 
     # -- deliveries ----------------------------------------------------------------------------------
-    def deliveries(self, contact_id: str, submission: dict[str, Any]) -> list[dict[str, Any]]:
+    def deliveries(self, contact_id: str, submission: dict[str, Any]) -> builtins.list[dict[str, Any]]:
         envelope = self.authenticate(submission, CTX_DELIVERIES, once=False)
         self._owned(contact_id, envelope["key"])
         rows = self.redis.lrange(keys.CONTACT_DELIVERIES.format(contact=contact_id), 0, 199)
@@ -299,14 +299,14 @@ class ContactService:
                 return {"id": contact_id, "event": wanted, "queued": True}
         raise ServiceError(404, "contact/no_such_delivery", f"no delivery of event {wanted!r} to this contact")
 
-    def contacts_for(self, key: str, ids: Any = None) -> list[dict[str, Any]]:
+    def contacts_for(self, key: str, ids: Any = None) -> builtins.list[dict[str, Any]]:
         """The contacts of ``key`` (``ids``: its contact ids when the caller has read them already)."""
         if ids is None:
             ids = self.redis.smembers(keys.CONTACTS_OF_KEY.format(key=key))
         found = (self._load(i.decode() if isinstance(i, bytes) else i) for i in ids)
         return [c for c in found if c is not None]
 
-    def contact_ids(self, of_keys: list[str]) -> dict[str, Any]:
+    def contact_ids(self, of_keys: builtins.list[str]) -> dict[str, Any]:
         """The contact ids of each of ``of_keys``, read in one round trip (the router's batch)."""
         if not of_keys:
             return {}
