@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 
 from .config import load_config
 from .signing import read_or_create_key_file
@@ -110,7 +111,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(settings)
     for name, value in (config or {}).items():  # extra Flask settings (TESTING, WEB_POLL_MS, …)
         app.config.setdefault(name, value)
-    app.json.sort_keys = False
+    cast(DefaultJSONProvider, app.json).sort_keys = False  # Flask's own provider (no json_provider_class here)
     init_key(app)
     init_store(app)
     api.init_app(app)

@@ -461,13 +461,16 @@ class LogReplayer:
             if entry.get("ranks") not in (None, ranks):
                 return _reject(entry, "adjudication/ranks", f"the provisional result ranks the seats {ranks}")
         elif method == "organiser":
-            ranks = entry.get("ranks")
-            if (not isinstance(ranks, list) or len(ranks) != players
-                    or any(isinstance(r, bool) or not isinstance(r, int) for r in ranks)
-                    or sorted(ranks) != [1 + sum(1 for o in ranks if o < r) for r in sorted(ranks)]):
+            given = entry.get("ranks")
+            if (not isinstance(given, list) or len(given) != players
+                    or any(isinstance(r, bool) or not isinstance(r, int) for r in given)
+                    or sorted(given) != [1 + sum(1 for o in given if o < r) for r in sorted(given)]):
                 return _reject(entry, "adjudication/ranks", f"ranks must be competition ranks of the {players} seats")
+            ranks = given
             decision = entry.get("decision")
-            envelope = decision.get("envelope") if isinstance(decision, dict) else None
+            if not isinstance(decision, dict):
+                decision = {}  # no envelope: refused below
+            envelope = decision.get("envelope")
             if (not isinstance(envelope, dict) or envelope.get("ctx") != ADJUDICATE_CTX
                     or envelope.get("game") != (self.created or {}).get("game") or envelope.get("ranks") != ranks
                     or envelope.get("reason") != reason):
@@ -543,7 +546,8 @@ class LogReplayer:
             base = adjudicated_result(base, self.adjudication)
         if "time_control" not in (self.created or {}):
             return base  # a game logged before clocks existed: its result is the engine's, as it was signed
-        forfeited_at = self.clocks.forfeited_at if self.clocks is not None else [None] * len(self.keys)
+        forfeited_at: list[int | None] = (self.clocks.forfeited_at if self.clocks is not None
+                                          else [None] * len(self.keys))
         return rank_forfeits(base, forfeited_at, ended_early=not game.is_over())
 
 

@@ -146,9 +146,11 @@ def shadow_game(store: Any, game_id: str, baseline: Mapping[str, Any] | None = N
     """Shadow-replay one game (``baseline``: its snapshot outcome; ``None``: use the stored projection)."""
     entries = store.read_log(game_id)
     created = entries[0] if entries else {}
-    pinned = created.get("ruleset") if isinstance(created.get("ruleset"), dict) else {}
+    pinned_field = created.get("ruleset")
+    pinned: dict[str, Any] = pinned_field if isinstance(pinned_field, dict) else {}
     try:
-        installed: str | None = load_ruleset(pinned.get("name")).version
+        # whatever the log names: not a known name (None, a list, ...) is the KeyError or TypeError below
+        installed: str | None = load_ruleset(pinned.get("name")).version  # type: ignore[arg-type]
     except (KeyError, TypeError):
         installed = None
     kind = "snapshot" if baseline is not None else "projection"

@@ -33,9 +33,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from referee.clock import now_ms
+from referee.errors import ServiceError
 from referee.games_service.core import Dispatcher, NoDispatch, notify_appended
 from referee.games_service.entries import append_system_entries, due_system_entry
-from referee.games_service.errors import ServiceError
 from referee.games_service.folds import ReplayerCache, clone_replayer
 from referee.notify.events import due_reminders, entry_events, next_alarm
 from referee.replay import LogError

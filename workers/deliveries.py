@@ -37,7 +37,8 @@ from referee.notify.contacts import ContactService, Enqueue, event_keys
 from referee.notify.mail import Mailer, compose, mailer_from_config
 from referee.notify.render import render_event
 from referee.store import keys
-from referee.store.cluster import connect
+from referee.store.cluster import Client, connect
+from referee.store.redis_store import streams_of
 
 from .looping import PassLoop
 
@@ -219,7 +220,7 @@ def send_confirmation(contact_id: str, payload: dict[str, Any]) -> dict[str, Any
 class OutboxRouter:
     """Reads the outbox (consumer group ``notify``) and queues deliveries; a thread in ``referee worker``."""
 
-    def __init__(self, log_redis: redis.Redis, contacts: ContactService, name: str, block_ms: int = 1000):
+    def __init__(self, log_redis: Client, contacts: ContactService, name: str, block_ms: int = 1000):
         self.redis, self.contacts, self.name, self.block_ms = log_redis, contacts, name, block_ms
         self._loop = PassLoop("referee-outbox", self.run_once)  # each pass waits in XREADGROUP BLOCK
 
@@ -238,8 +239,8 @@ class OutboxRouter:
                                         count=100)
         batches = [claimed[1]] if claimed and claimed[1] else []
         block = self.block_ms if block_ms is None else block_ms
-        fresh = self.redis.xreadgroup(GROUP, self.name, {keys.OUTBOX: ">"}, count=200,
-                                      block=block or None)  # BLOCK 0 would wait forever: 0 means do not block
+        fresh = streams_of(self.redis.xreadgroup(GROUP, self.name, {keys.OUTBOX: ">"}, count=200,
+                                                 block=block or None))  # BLOCK 0 would wait forever: 0: do not block
         batches += [rows for _stream, rows in fresh or []]
         for rows in batches:
             events = []

@@ -7,7 +7,7 @@ the stock ``rq worker`` command they come from the environment (``referee.config
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rq import get_current_job
 
@@ -62,8 +62,9 @@ def replay_loop(queue: Any, with_projector: Projector | None = None) -> Any:
     from .replayloop import ReplayLoop  # noqa: PLC0415
 
     found = with_projector or projector()
-    return ReplayLoop(queue, found, on_finished=lambda game, tournament: tournaments(found.store, queue.name).game_over(
-        game, tournament))
+    # a worker's store is a RedisStore: its tournaments queue their games' jobs on its Redis
+    return ReplayLoop(queue, found, on_finished=lambda game, tournament: tournaments(
+        cast(RedisStore, found.store), queue.name).game_over(game, tournament))
 
 
 def work_burst(queues: list[Any], *, logging_level: str = "WARNING") -> bool:
@@ -90,5 +91,6 @@ def replay_game(game_id: str) -> dict[str, Any]:
     if job is None:
         raise RuntimeError("replay_game runs inside an RQ worker")
     found = projector()
-    found.on_finished = lambda game, tournament: tournaments(found.store, job.origin).game_over(game, tournament)
+    found.on_finished = lambda game, tournament: tournaments(  # projector() is on a RedisStore
+        cast(RedisStore, found.store), job.origin).game_over(game, tournament)
     return found.catch_up(game_id)

@@ -8,20 +8,21 @@ import json
 import logging
 import signal
 import threading
-from typing import Any
+from typing import Any, cast
 
 import redis
 from marshmallow import ValidationError
 from rq import Queue, Retry
 
 from referee.config import load_config
+from referee.errors import invalid
 from referee.games_service import GameService
-from referee.games_service.errors import invalid
 from referee.notify.gateway import MAX_MAIL, GatewayHandler, parse, process_message, reply_text
 from referee.notify.mail import compose
 from referee.signing import read_or_create_key_file
 from referee.store import RedisStore, keys
-from referee.store.cluster import connect
+from referee.store.cluster import Client, connect
+from referee.store.redis_store import rows_of
 from schemas.common import problems_from_messages
 from schemas.submissions import AcceptSubmissionSchema, MoveSubmissionSchema, VacationSubmissionSchema
 
@@ -37,7 +38,7 @@ SCHEMAS = {"referee/move": MoveSubmissionSchema, "referee/accept": AcceptSubmiss
 DONE = "mail:done:{mail}"
 
 
-def store_mail(log_redis: redis.Redis, queue: Queue, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> str:
+def store_mail(log_redis: Client, queue: Queue, raw: bytes, mail_from: str, rcpt_tos: list[str]) -> str:
     """Keep ``raw`` in ``mail:inbox`` (durable before the SMTP 250) and queue its processing; its stream id."""
     mail_id = log_redis.xadd(keys.MAIL_INBOX, {"raw": raw, "from": mail_from, "to": json.dumps(rcpt_tos)},
                              maxlen=100_000, approximate=True)
@@ -82,11 +83,11 @@ _SERVICE: dict[str, _Service] = {}
 def process_mail(mail_id: str) -> dict[str, Any]:
     """Submit the blocks of a kept mail and reply (once per Message-ID)."""
     ctx = context()
-    rows = ctx.log_redis.xrange(keys.MAIL_INBOX, mail_id, mail_id)
+    rows = rows_of(ctx.log_redis.xrange(keys.MAIL_INBOX, mail_id, mail_id))
     if not rows:
         return {"skipped": "no such mail (trimmed?)"}
     fields = rows[0][1]
-    raw = fields.get(b"raw", fields.get("raw")) or b""
+    raw = cast(bytes, fields.get(b"raw", fields.get("raw")) or b"")  # the log's client answers bytes
     service = _SERVICE.get("s") or _SERVICE.setdefault("s", _Service())
     message_id = parse(raw).get("Message-ID")
     seen_key = keys.MAIL_SEEN.format(message=str(message_id or mail_id))
@@ -151,11 +152,11 @@ def run_gateway(host: str, port: int, *, ready: threading.Event | None = None,
             signal.signal(sig, handler_)
 
 
-def requeue_unprocessed(log_redis: redis.Redis, queue: Queue, last: int = 1000) -> int:
+def requeue_unprocessed(log_redis: Client, queue: Queue, last: int = 1000) -> int:
     """Queue again the latest kept mails that no job has taken (a gateway that died between keeping a mail
     and queueing it); the job's Message-ID check keeps it from counting twice."""
     count = 0
-    for mail_id, _fields in log_redis.xrevrange(keys.MAIL_INBOX, count=last):
+    for mail_id, _fields in rows_of(log_redis.xrevrange(keys.MAIL_INBOX, count=last)):
         text = mail_id.decode() if isinstance(mail_id, bytes) else mail_id
         if queue.fetch_job(f"mail-{text}") is None and not _was_processed(log_redis, text):
             queue.enqueue(MAIL_JOB, text, job_id=f"mail-{text}", result_ttl=0, failure_ttl=7 * 86400)
@@ -163,5 +164,5 @@ def requeue_unprocessed(log_redis: redis.Redis, queue: Queue, last: int = 1000) 
     return count
 
 
-def _was_processed(log_redis: redis.Redis, mail_id: str) -> bool:
+def _was_processed(log_redis: Client, mail_id: str) -> bool:
     return bool(log_redis.get(DONE.format(mail=mail_id)))

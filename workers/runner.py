@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import TYPE_CHECKING
 
 import redis
 from rq.serializers import JSONSerializer
@@ -29,10 +30,13 @@ from .projector import Projector
 from .queue import ReplayDispatch, replay_queue
 from .reconciler import Reconciler, reconcile_once
 
+if TYPE_CHECKING:
+    from rq.worker import BaseWorker
+
 log = logging.getLogger(__name__)
 
 #: RQ's worker classes with the referee's allow-list of job functions (``workers/allowlist.py``).
-WORKER_CLASSES = {"simple": RefereeSimpleWorker, "fork": RefereeWorker}
+WORKER_CLASSES: dict[str, type[BaseWorker]] = {"simple": RefereeSimpleWorker, "fork": RefereeWorker}
 
 
 def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | None = None, burst: bool = False,

@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException
 
 from schemas.common import ErrorSchema
 
-from ..games_service.errors import ServiceError
+from ..errors import ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ from typing import Any
 from flask import request
 from werkzeug.wsgi import get_content_length
 
-from ..games_service.errors import ServiceError, invalid
+from ..errors import ServiceError, invalid
 
 _READ = 64 * 1024
 

@@ -12,7 +12,7 @@ from typing import Any
 from flask import current_app
 from flask.views import MethodView
 
-from referee.games_service.errors import ServiceError
+from referee.errors import ServiceError
 from referee.notify.contacts import CTX_DELIVERIES, CTX_LIST, ContactService
 from schemas.common import ErrorSchema
 from schemas.contacts import (

@@ -31,7 +31,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request
 from redis.exceptions import RedisError
 
-from referee.games_service.errors import ServiceError, invalid
+from referee.errors import ServiceError, invalid
 from referee.store import GameNotFound
 from referee.store.keys import valid_game_id
 

@@ -25,9 +25,10 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, current_app
+from flask.typing import RouteCallable
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 
@@ -50,7 +51,8 @@ def rate_limited(setting: str, key: Callable[[], str] | None = None) -> Callable
 
 def _marked(view_func: Any) -> list[tuple[str | None, str, Callable[[], str] | None]]:
     """``(method or None for all, setting, key)`` of every limit marked on a view function or its class."""
-    found = [(None, setting, key) for setting, key in getattr(view_func, _MARK, [])]
+    found: list[tuple[str | None, str, Callable[[], str] | None]] = [
+        (None, setting, key) for setting, key in getattr(view_func, _MARK, [])]
     view_class = getattr(view_func, "view_class", None)
     for method in sorted(getattr(view_class, "methods", None) or []):
         handler = getattr(view_class, method.lower(), None)
@@ -77,6 +79,11 @@ def _rate(setting: str) -> Callable[[], str]:
     return lambda: current_app.config[setting]
 
 
+def _setting_name(setting: str) -> Callable[[], str]:
+    """A limit's error message: the name of its setting (what ``rate_limited_error`` reports)."""
+    return lambda: setting
+
+
 def init_app(app: Flask) -> Limiter:
     """The app's ``Limiter`` (``app.extensions["referee.limiter"]``), with every marked limit applied."""
     config = app.config
@@ -87,8 +94,10 @@ def init_app(app: Flask) -> Limiter:
         marks = _marked(view_func)
         wrapped = view_func
         for method, setting, key in marks:
-            wrapped = limiter.limit(_rate(setting), key_func=key, methods=[method] if method else None,
-                                    scope=setting, error_message=lambda setting=setting: setting)(wrapped)
+            # the limiter's wrapper is called as the view it wraps
+            wrapped = cast(RouteCallable, limiter.limit(_rate(setting), key_func=key,
+                                                        methods=[method] if method else None, scope=setting,
+                                                        error_message=_setting_name(setting))(wrapped))
         if marks:
             app.view_functions[endpoint] = wrapped
     app.extensions["referee.limiter"] = limiter

@@ -14,7 +14,7 @@ from webargs.flaskparser import FlaskParser
 from schemas.common import problems_from_messages
 
 from ..canonical import StrictJSONError, parse_strict
-from ..games_service.errors import ServiceError, invalid
+from ..errors import ServiceError, invalid
 from .body import json_body
 
 _LOCATION_PREFIX = {"json": "$", "query": "query", "querystring": "query", "view_args": "path", "path": "path"}

@@ -6,8 +6,8 @@ from typing import Any
 
 from flask.views import MethodView
 
+from referee.errors import ServiceError
 from referee.games import names, ruleset
-from referee.games_service.errors import ServiceError
 from referee.timecontrol.spec import json_schema as time_control_schema
 from schemas.common import ErrorSchema
 from schemas.rulesets import RulesetDetailSchema, RulesetListSchema

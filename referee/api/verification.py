@@ -25,7 +25,7 @@ from schemas.common import ErrorSchema
 
 from ..bundle import build_bundle, load_bundle
 from ..canonical import StrictJSONError
-from ..games_service.errors import ServiceError, invalid
+from ..errors import ServiceError, invalid
 from ..signing import public_key_b64
 from ..store import GameNotFound
 from ..store.keys import valid_game_id

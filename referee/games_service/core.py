@@ -19,13 +19,13 @@ from typing import Any, Protocol
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..clock import now_ms
+from ..errors import ServiceError
 from ..notify.events import next_alarm
 from ..replay import LogError, LogReplayer
 from ..store import GameNotFound, StoreUnavailable
 from ..store.base import Appended, LogStore
 from ..store.keys import valid_game_id
 from .entries import due_system_entry
-from .errors import ServiceError
 from .folds import ReplayerCache
 
 log = logging.getLogger(__name__)

@@ -40,9 +40,9 @@ def due_system_entry(replayer: LogReplayer, secret: bytes | None, now: int | Non
         seat = min(clocks.unconfirmed)
         return {"type": "forfeited", "seat": seat, "reason": "timeout", "timeout": clocks.unconfirmed[seat]}
     if replayer.status == ACTIVE and clocks is not None and replayer.game is not None:
-        seat = replayer.to_move()
-        if seat is not None and clocks.forfeited(seat):
-            return {"type": "auto_move", "seat": seat, "move": replayer.game.default_move()}
+        mover = replayer.to_move()
+        if mover is not None and clocks.forfeited(mover):
+            return {"type": "auto_move", "seat": mover, "move": replayer.game.default_move()}
         deadline = replayer.deadline_ms()
         if now is not None and deadline is not None and deadline <= now:
             return {"type": "timeout", **(replayer.expected_timeout() or {})}

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import now_ms
+from ..errors import ServiceError, invalid
 from ..games import ruleset
 from ..games.randomness import recorded_game_seed
 from ..replay import ABORTED, ACTIVE, FINISHED, WAITING, LogReplayer
@@ -22,7 +23,6 @@ from ..timecontrol import TimeControlError, engine_options, format_ms
 from ..timecontrol import resolve as resolve_time_control
 from .core import new_game_id, signed_game_id, unavailable
 from .entries import append_system_entries, make_entry
-from .errors import ServiceError, invalid
 from .folds import clone_replayer
 from .submissions import Submissions
 

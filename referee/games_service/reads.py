@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..clock import now_ms
+from ..errors import ServiceError
 from ..replay import ACTIVE, EXPIRED, FINISHED, LogError
 from ..store import GameNotFound
 from ..timecontrol.spec import time_control_of
 from .core import ServiceCore, not_found
-from .errors import ServiceError
 from .folds import fold_with_states
 from .projection import clock_view, projection_of
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import now_ms
+from ..errors import ServiceError
 from ..notify.events import next_alarm
 from ..replay import ACTIVE, LogReplayer
 from ..signing import RECEIPT_CTX, sign, verify
@@ -24,7 +25,7 @@ from ..store.base import KEEP_TIMER, Appended, Tip
 from ..timecontrol import format_ms
 from .core import ServiceCore, clock_view_of, not_found, unavailable
 from .entries import append_system_entries, make_entry
-from .errors import ServiceError, from_verdict_error
+from .errors import from_verdict_error
 from .folds import clone_replayer
 
 log = logging.getLogger(__name__)

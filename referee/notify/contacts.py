@@ -16,6 +16,7 @@ later contacts.
 from __future__ import annotations
 
 import base64
+import builtins
 import hashlib
 import hmac
 import json
@@ -25,12 +26,10 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-import redis
-
 from ..clock import now, now_ms
-from ..games_service.errors import ServiceError, invalid
+from ..errors import ServiceError, invalid
 from ..signing import verify
-from ..store import keys
+from ..store import cluster, keys
 from ..timecontrol import parse_ms
 from .targets import url_problem
 
@@ -67,7 +66,7 @@ def public_contact(contact: dict[str, Any]) -> dict[str, Any]:
 class ContactService:
     """Contacts on the log's Redis (durable: losing them would silently stop a player's notices)."""
 
-    def __init__(self, connection: redis.Redis, enqueue: Enqueue | None = None, *, allow_private: bool = True):
+    def __init__(self, connection: cluster.Client, enqueue: Enqueue | None = None, *, allow_private: bool = True):
         self.redis = connection
         self.enqueue = enqueue or (lambda kind, contact, payload: None)
         self.allow_private = allow_private
@@ -218,9 +217,10 @@ class ContactService:
             contact = self._owned(contact_id, envelope["key"])
             code = envelope.get("code", "")
         else:
-            contact = self._load(contact_id)
-            if contact is None:
+            loaded = self._load(contact_id)
+            if loaded is None:
                 raise ServiceError(404, "contact/not_found", f"no contact {contact_id!r}")
+            contact = loaded
             code = body.get("code", "")
         return self.confirm_code(contact, code)
 
@@ -237,7 +237,7 @@ class ContactService:
         self.redis.sadd(keys.CONFIRMED_ADDRESSES, contact["email"].lower())
         return public_contact(contact)
 
-    def confirm_by_reply(self, address: str, text: str) -> list[str]:
+    def confirm_by_reply(self, address: str, text: str) -> builtins.list[str]:
         """Confirm every pending contact of ``address`` whose code is in ``text`` (a reply through the mail
         gateway); returns the contacts confirmed."""
         codes = CODE_RE.findall(text)
@@ -258,7 +258,7 @@ class ContactService:
         return done
 
     # -- deliveries ----------------------------------------------------------------------------------
-    def deliveries(self, contact_id: str, submission: dict[str, Any]) -> list[dict[str, Any]]:
+    def deliveries(self, contact_id: str, submission: dict[str, Any]) -> builtins.list[dict[str, Any]]:
         envelope = self.authenticate(submission, CTX_DELIVERIES, once=False)
         self._owned(contact_id, envelope["key"])
         rows = self.redis.lrange(keys.CONTACT_DELIVERIES.format(contact=contact_id), 0, 199)
@@ -286,14 +286,14 @@ class ContactService:
                 return {"id": contact_id, "event": wanted, "queued": True}
         raise ServiceError(404, "contact/no_such_delivery", f"no delivery of event {wanted!r} to this contact")
 
-    def contacts_for(self, key: str, ids: Any = None) -> list[dict[str, Any]]:
+    def contacts_for(self, key: str, ids: Any = None) -> builtins.list[dict[str, Any]]:
         """The contacts of ``key`` (``ids``: its contact ids when the caller has read them already)."""
         if ids is None:
             ids = self.redis.smembers(keys.CONTACTS_OF_KEY.format(key=key))
         found = (self._load(i.decode() if isinstance(i, bytes) else i) for i in ids)
         return [c for c in found if c is not None]
 
-    def contact_ids(self, of_keys: list[str]) -> dict[str, Any]:
+    def contact_ids(self, of_keys: builtins.list[str]) -> dict[str, Any]:
         """The contact ids of each of ``of_keys``, read in one round trip (the router's batch)."""
         if not of_keys:
             return {}

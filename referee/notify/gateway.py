@@ -28,9 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import parseaddr
-from typing import Any
+from typing import Any, cast
 
-from ..games_service.errors import ServiceError
+from ..errors import ServiceError
 from .armor import Block, find_blocks
 
 log = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def texts_of(message: EmailMessage) -> list[str]:
         try:
             payload = part.get_content()
         except (LookupError, ValueError):
-            raw = part.get_payload(decode=True) or b""
+            raw = cast(bytes, part.get_payload(decode=True) or b"")  # a part that is not multipart: its bytes
             payload = raw.decode("utf-8", "replace")
         if isinstance(payload, bytes):
             if not (filename.endswith((".txt", ".json", ".asc")) or content_type == "application/json"):

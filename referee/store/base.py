@@ -55,13 +55,35 @@ def decode_projection(raw: dict[str, str]) -> dict[str, Any]:
 
 
 class LogStore(ABC):
-    """The interface of a game log store. Positions are 0-based; ``seq`` of a log is its length."""
+    """The interface of a game log store. Positions are 0-based; ``seq`` of a log is its length.
+
+    Errors (``referee.store.errors``, every one a :class:`~referee.store.errors.StoreError`):
+
+    * ``GameNotFound`` (also a ``LookupError``): reading or extending the log of a game (or tournament)
+      that has none. The lookups that can answer "nothing" (:meth:`read_secret`, :meth:`find_submission`,
+      :meth:`read_projection`, :meth:`pending_since`, ...) answer ``None`` or an empty list instead.
+    * ``GameExists``, ``StaleAppend``, ``DuplicateSubmission``: a log write that is refused; nothing is
+      written.
+    * ``StoreUnavailable``: a log write (:meth:`create`, :meth:`append` and their tournament twins) that the
+      backing store refused or did not confirm. Unconfirmed, it may have happened: read :meth:`tip`.
+
+    Other failures are not translated: an id that is not a valid game id
+    (:func:`referee.store.keys.valid_game_id`) raises ``ValueError`` where the store makes keys from it
+    (every method that reads or writes one log), and a ``RedisStore`` that cannot reach Redis raises
+    ``redis.exceptions.RedisError`` from the other methods (reads, projections, timers, the outbox).
+    """
 
     # -- games and their logs ---------------------------------------------------------------------
     @abstractmethod
     def create(self, game_id: str, entry: dict[str, Any], secret: bytes | None) -> Appended:
         """Start a game's log with its sealed ``created`` entry (position 0) and keep its secret seed.
-        Raises ``GameExists`` if the game has a log already. Also lists the game in :meth:`list_games`."""
+        Also lists the game in :meth:`list_games`.
+
+        :returns: position 0, the entry's hash as the head, ``pending_set`` true.
+        :raises GameExists: if the game has a log already (nothing written).
+        :raises StoreUnavailable: if the write was not confirmed, or (``RedisStore``) the game was created but
+            not listed (``referee rebuild --all`` lists it).
+        """
 
     @abstractmethod
     def append(self, game_id: str, entry: dict[str, Any], prev: str, signature: str | None = None, *,
@@ -70,22 +92,32 @@ class LogStore(ABC):
         ``timer`` (ms, or ``None`` to clear it), set the game's timer as :meth:`set_timer` does, in the same
         write where the store can (one Redis: the same script; a cluster: a second command, best effort).
 
-        Raises ``GameNotFound``; ``StaleAppend(seq, head)`` if the log is not at exactly that position
-        (nothing written); ``DuplicateSubmission`` if ``signature`` is already in this game's log
-        (nothing written); ``StoreUnavailable`` if the write could not be confirmed.
+        :returns: where the entry went (:class:`Appended`).
+        :raises GameNotFound: if the game has no log.
+        :raises StaleAppend: ``(seq, head)`` of the log if it is not at exactly ``entry["seq"]`` after ``prev``
+            (nothing written).
+        :raises DuplicateSubmission: if ``signature`` is already in this game's log (nothing written).
+        :raises StoreUnavailable: if the write was refused or could not be confirmed.
         """
 
     @abstractmethod
     def read_log(self, game_id: str, start: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
-        """Entries from position ``start`` (at most ``limit``). Raises ``GameNotFound``."""
+        """Entries from position ``start`` (at most ``limit``).
+
+        :raises GameNotFound: if the game has no log.
+        """
 
     @abstractmethod
     def read_since(self, game_id: str, start: int) -> tuple[list[dict[str, Any]], Tip]:
-        """A consistent snapshot: the entries from ``start`` and the tip they end at. Raises ``GameNotFound``."""
+        """A consistent snapshot: the entries from ``start`` and the tip they end at.
+
+        :raises GameNotFound: if the game has no log.
+        """
 
     def read_since_many(self, starts: list[tuple[str, int]]) -> list[tuple[list[dict[str, Any]], Tip] | Exception]:
         """:meth:`read_since` of several games (a replay worker's batch): one answer or exception per game, in
-        order. A store that can batches them into one round trip."""
+        order (``GameNotFound`` for a game without a log is returned in its place, not raised). A store that
+        can batches them into one round trip."""
         out: list[tuple[list[dict[str, Any]], Tip] | Exception] = []
         for game_id, start in starts:
             try:
@@ -96,9 +128,13 @@ class LogStore(ABC):
 
     @abstractmethod
     def tip(self, game_id: str) -> Tip:
-        """The game's log length and head. Raises ``GameNotFound``."""
+        """The game's log length and head.
+
+        :raises GameNotFound: if the game has no log.
+        """
 
     def exists(self, game_id: str) -> bool:
+        """Whether the game has a log (:meth:`tip` without the ``GameNotFound``)."""
         from .errors import GameNotFound  # noqa: PLC0415 - avoid a cycle at import time
 
         try:
@@ -113,7 +149,7 @@ class LogStore(ABC):
 
     @abstractmethod
     def find_submission(self, game_id: str, signature: str) -> int | None:
-        """Position of the logged submission with this signature, if any."""
+        """Position of the logged submission with this signature, or ``None`` (also for an unknown game)."""
 
     @abstractmethod
     def list_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
@@ -126,11 +162,13 @@ class LogStore(ABC):
     # -- replay bookkeeping -------------------------------------------------------------------------
     @abstractmethod
     def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:
-        """The stored projection (fields of ``PROJECTION_FIELDS``; plus ``verdicts`` if asked), or ``None``."""
+        """The stored projection (fields of ``PROJECTION_FIELDS``; plus ``verdicts`` if asked), or ``None``
+        (none stored yet, or an unknown game)."""
 
     @abstractmethod
     def read_verdicts(self, game_id: str, start: int = 0, stop: int | None = None) -> list[dict[str, Any]]:
-        """Stored verdicts of positions ``start`` … ``stop - 1`` (to the end when ``stop`` is None)."""
+        """Stored verdicts of positions ``start`` … ``stop - 1`` (to the end when ``stop`` is None); ``[]`` for
+        an unknown game."""
 
     @abstractmethod
     def write_projection(self, game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]],
@@ -221,21 +259,33 @@ class LogStore(ABC):
     # Unknown tournaments raise ``GameNotFound``, an existing one ``GameExists`` (the same errors as games).
     @abstractmethod
     def create_tournament(self, tournament_id: str, entry: dict[str, Any], secret: bytes) -> Appended:
-        """Start a tournament's log with its ``created`` entry and keep its secret seed; lists it."""
+        """Start a tournament's log with its ``created`` entry and keep its secret seed; lists it.
+
+        :raises GameExists: if the tournament has a log already (nothing written).
+        :raises StoreUnavailable: if the write was not confirmed.
+        """
 
     @abstractmethod
     def append_tournament(self, tournament_id: str, entry: dict[str, Any], prev: str,
                           signature: str | None = None) -> Appended:
-        """Append at exactly ``entry["seq"]`` after ``prev`` (``StaleAppend``/``DuplicateSubmission`` as
-        :meth:`append`)."""
+        """Append at exactly ``entry["seq"]`` after ``prev``, as :meth:`append` does for a game.
+
+        :raises GameNotFound: if the tournament has no log.
+        :raises StaleAppend: if the log is not at exactly that position (nothing written).
+        :raises DuplicateSubmission: if ``signature`` is already in this tournament's log (nothing written).
+        :raises StoreUnavailable: if the write was refused or could not be confirmed.
+        """
 
     @abstractmethod
     def read_tournament(self, tournament_id: str, start: int = 0) -> tuple[list[dict[str, Any]], Tip]:
-        """The entries from ``start`` and the tip they end at (a consistent snapshot)."""
+        """The entries from ``start`` and the tip they end at (a consistent snapshot).
+
+        :raises GameNotFound: if the tournament has no log.
+        """
 
     @abstractmethod
     def tournament_secret(self, tournament_id: str) -> bytes | None:
-        """The tournament's secret server seed."""
+        """The tournament's secret server seed, or ``None`` for an unknown tournament."""
 
     @abstractmethod
     def list_tournaments(self) -> list[str]:
@@ -247,6 +297,7 @@ class LogStore(ABC):
         return ordered[offset:None if limit is None else offset + limit]
 
     def ping(self) -> bool:
+        """Whether the backing store answers (never raises: ``False`` when it does not)."""
         return True
 
     def close(self) -> None:  # noqa: B027 - optional hook

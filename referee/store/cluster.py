@@ -16,16 +16,21 @@ rate-limit counters (the projections stay on the cluster, next to their game's l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import redis
 from redis.cluster import RedisCluster
 
 SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
+#: A client of the log's Redis: a plain Redis, or a cluster when ``REDIS_URL`` names one.
+Client: TypeAlias = redis.Redis | RedisCluster
+
 
 def is_cluster_url(url: str | None) -> bool:
-    return bool(url) and url.split("://", 1)[0].lower() in SCHEMES
+    if not url:
+        return False
+    return url.split("://", 1)[0].lower() in SCHEMES
 
 
 def plain_url(url: str) -> str:
@@ -34,7 +39,7 @@ def plain_url(url: str) -> str:
     return f"{SCHEMES.get(scheme.lower(), scheme)}://{rest}"
 
 
-def connect(url: str, **kwargs: Any) -> redis.Redis | RedisCluster:
+def connect(url: str, **kwargs: Any) -> Client:
     """A client for ``url``: a :class:`RedisCluster` for a cluster URL, else ``redis.Redis.from_url``."""
     if is_cluster_url(url):
         return RedisCluster.from_url(plain_url(url), **kwargs)

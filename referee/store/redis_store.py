@@ -22,12 +22,14 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any
+from typing import Any, TypeAlias, cast
 
 import redis
+from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.typing import KeyT, StreamIdT
 
 from ..clock import now_ms
 from ..logchain import GENESIS
@@ -38,16 +40,37 @@ from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, 
 log = logging.getLogger(__name__)
 
 
+# redis-py types its replies for RESP2 and RESP3 (and for str and bytes) at once; these clients speak RESP2 with
+# ``decode_responses`` off, whose replies are the shapes below (``rows_of`` and ``streams_of`` say so to mypy).
+
+#: The fields of a stream entry (the store keeps one, ``e``: the entry's stored JSON).
+Fields: TypeAlias = dict[bytes | str, bytes | str]
+#: ``XRANGE``'s reply: ``(stream id, fields)`` of each entry.
+Rows: TypeAlias = list[tuple[bytes, Fields]]
+#: ``XREAD``'s reply: ``(stream key, rows)`` of each stream with new entries; ``None`` (or empty) when none had.
+Streams: TypeAlias = list[tuple[bytes, Rows]] | None
+
+
+def rows_of(reply: object) -> Rows:
+    """``reply`` of ``XRANGE``/``XREVRANGE`` as what it is (no conversion)."""
+    return cast(Rows, reply)
+
+
+def streams_of(reply: object) -> Streams:
+    """``reply`` of ``XREAD``/``XREADGROUP`` as what it is (no conversion)."""
+    return cast(Streams, reply)
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _entry(fields: dict[Any, Any]) -> dict[str, Any]:
+def _entry(fields: Fields) -> dict[str, Any]:
     raw = fields.get(b"e", fields.get("e"))
-    return json.loads(raw)
+    return json.loads(raw)  # type: ignore[arg-type]  # every entry has "e" (APPEND_ENTRY, EMIT_EVENT write it)
 
 
-def _raw_entry(fields: dict[Any, Any]) -> bytes:
+def _raw_entry(fields: Fields) -> bytes:
     raw = fields.get(b"e", fields.get("e"))
     return raw if isinstance(raw, bytes) else str(raw).encode()
 
@@ -69,11 +92,13 @@ CLUSTER_POLL = 1.0
 class RedisStore(LogStore):
     """A :class:`LogStore` on a redis-py client (``decode_responses`` off, as RQ needs)."""
 
-    def __init__(self, connection: redis.Redis, work: redis.Redis | None = None, queue: redis.Redis | None = None):
+    def __init__(self, connection: cluster.Client, work: cluster.Client | None = None,
+                 queue: redis.Redis | None = None):
         self.redis = connection
         self.work = work if work is not None else connection
         #: the plain Redis of RQ's queue: ``work`` unless the store is on a cluster
-        self.queue_redis = queue if queue is not None else self.work
+        # (a store on a cluster is always given its plain Redis for the queue: ``of``, ``_on_cluster``)
+        self.queue_redis = queue if queue is not None else cast(redis.Redis, self.work)
         #: the logs are on a Redis Cluster (``referee.store.cluster``)
         self.cluster = cluster.is_cluster(connection)
         self._append = connection.register_script(scripts.APPEND_ENTRY)
@@ -84,13 +109,13 @@ class RedisStore(LogStore):
         self._write_projection = self.work.register_script(scripts.WRITE_PROJECTION)
         self._emit_event = connection.register_script(scripts.EMIT_EVENT)
         self._claim_timers = connection.register_script(scripts.CLAIM_TIMERS)
-        self._follower: redis.Redis | None = None
+        self._follower: cluster.Client | None = None
         #: the replay workers' ready list that the append scripts push a game onto when they raise its pending
         #: flag (:meth:`use_ready_list`); ``None``: the caller notifies the workers itself
         self.ready_key: str | None = None
 
     @property
-    def ready_redis(self) -> redis.Redis:
+    def ready_redis(self) -> cluster.Client:
         """Where the replay workers' ready lists live: the log's Redis, so that the append that raises a game's
         pending flag pushes the game in the same script (one round trip, and no notification lost between
         the two); on a cluster, whose scripts touch one slot, RQ's plain Redis."""
@@ -119,7 +144,7 @@ class RedisStore(LogStore):
         return cls(connection, work)
 
     @classmethod
-    def of(cls, connection: redis.Redis, work: redis.Redis) -> RedisStore:
+    def of(cls, connection: cluster.Client, work: redis.Redis) -> RedisStore:
         """A store on the log client ``connection`` and the work client ``work``: the projections on ``work``,
         or, when ``connection`` is a cluster, on the cluster (``work`` then holds only RQ's queue)."""
         if cluster.is_cluster(connection):
@@ -215,7 +240,7 @@ class RedisStore(LogStore):
 
     def read_log(self, game_id: str, start: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
         k = keys.game_keys(game_id)
-        rows = self.redis.xrange(k.log, min=keys.stream_id(max(start, 0)), max="+", count=limit)
+        rows = rows_of(self.redis.xrange(k.log, min=keys.stream_id(max(start, 0)), max="+", count=limit))
         if not rows and (start == 0 or not self.redis.exists(k.log)):
             raise GameNotFound(game_id)
         return [_entry(fields) for _id, fields in rows]
@@ -287,7 +312,7 @@ class RedisStore(LogStore):
         if self.cluster:
             return self._follow_logs_on_cluster(afters, timeout, limit)
         if self._follower is None:
-            pool = self.redis.connection_pool
+            pool = cast(redis.Redis, self.redis).connection_pool  # not a cluster (above)
             # the socket timeout outlasts the longest block (FOLLOW_BLOCK_MAX)
             kwargs = {**pool.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0}
             # one connection per open stream: bounded by the web server's connections, not by redis-py's
@@ -295,8 +320,9 @@ class RedisStore(LogStore):
             self._follower = redis.Redis(connection_pool=redis.ConnectionPool(
                 connection_class=pool.connection_class, max_connections=FOLLOWERS_MAX, **kwargs))
         block_ms = max(1, int(min(timeout, FOLLOW_BLOCK_MAX) * 1000))
-        streams = {keys.game_keys(game).log: keys.stream_id(after) for game, after in afters.items()}
-        reply = self._follower.xread(streams, count=limit, block=block_ms)
+        streams: dict[KeyT, StreamIdT] = {keys.game_keys(game).log: keys.stream_id(after)
+                                          for game, after in afters.items()}
+        reply = streams_of(self._follower.xread(streams, count=limit, block=block_ms))
         out: list[tuple[str, int, bytes]] = []
         for stream, rows in reply or []:
             game = keys.game_id_of_log_key(stream)
@@ -314,22 +340,24 @@ class RedisStore(LogStore):
         if self._follower is None:
             # a client of its own whose socket timeout outlasts the longest block, with a pool per node as large
             # as a single Redis's follower pool (one connection per open stream)
-            node = self.redis.get_default_node()
-            kwargs = {**self.redis.nodes_manager.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0,
+            on_cluster = cast(RedisCluster, self.redis)
+            node = on_cluster.get_default_node()
+            kwargs = {**on_cluster.nodes_manager.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0,
                       "max_connections": FOLLOWERS_MAX}
             kwargs = {k: v for k, v in kwargs.items() if k not in {"host", "port", "connection_class", "db"}}
             self._follower = cluster.RedisCluster(host=node.host, port=node.port, **kwargs)
-        streams = {keys.game_keys(game).log: keys.stream_id(after) for game, after in afters.items()}
+        streams: dict[KeyT, StreamIdT] = {keys.game_keys(game).log: keys.stream_id(after)
+                                          for game, after in afters.items()}
         deadline = time.monotonic() + min(timeout, FOLLOW_BLOCK_MAX)
         while True:
             if len(streams) == 1:
                 remaining = max(0.001, deadline - time.monotonic())
-                replies = [self._follower.xread(streams, count=limit, block=max(1, int(remaining * 1000)))]
+                replies = [streams_of(self._follower.xread(streams, count=limit, block=max(1, int(remaining * 1000))))]
             else:
                 pipe = self._follower.pipeline(transaction=False)
                 for stream, start in streams.items():
                     pipe.xread({stream: start}, count=limit)
-                replies = pipe.execute()
+                replies = [streams_of(reply) for reply in pipe.execute()]
             out = [(keys.game_id_of_log_key(stream), keys.position_of(stream_id_),
                     _raw_entry(fields))
                    for reply in replies for stream, rows in (reply or []) for stream_id_, fields in rows]
@@ -523,7 +551,8 @@ class RedisStore(LogStore):
         pipe.execute()
 
     def due_timers(self, now_ms_: int, limit: int = 100) -> list[tuple[str, int]]:
-        rows = self.redis.zrangebyscore(keys.TIMERS, "-inf", now_ms_, start=0, num=limit, withscores=True)
+        rows = cast(list[tuple[bytes, float]],
+                    self.redis.zrangebyscore(keys.TIMERS, "-inf", now_ms_, start=0, num=limit, withscores=True))
         return [(_text(game), int(score)) for game, score in rows]
 
     def claim_timers(self, now_ms_: int, limit: int = 100, lease_ms: int = 30_000) -> list[tuple[str, int]]:
@@ -545,7 +574,7 @@ class RedisStore(LogStore):
         return sum(int(added) for added in replies)
 
     def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
-        return [_entry(fields) for _id, fields in self.redis.xrange(keys.OUTBOX, count=count)]
+        return [_entry(fields) for _id, fields in rows_of(self.redis.xrange(keys.OUTBOX, count=count))]
 
     # -- tournaments ------------------------------------------------------------------------------------
     def create_tournament(self, tournament_id: str, entry: dict[str, Any], secret: bytes) -> Appended:
@@ -595,7 +624,9 @@ class RedisStore(LogStore):
         wanted = {"appendonly", "appendfsync"}
         try:
             if self.cluster:
-                per_node = self.redis.config_get("append*", target_nodes=self.redis.PRIMARIES)
+                on_cluster = cast(RedisCluster, self.redis)
+                per_node = cast(dict[Any, dict[Any, Any]],
+                                on_cluster.config_get("append*", target_nodes=on_cluster.PRIMARIES))
                 found = [{_text(name): _text(value) for name, value in conf.items() if _text(name) in wanted}
                          for _node, conf in sorted(per_node.items())]
                 weak = [conf for conf in found if conf != {"appendonly": "yes", "appendfsync": "always"}]
@@ -609,7 +640,7 @@ class RedisStore(LogStore):
         if self._follower is not None:
             self._follower.close()
             if not self.cluster:
-                self._follower.connection_pool.disconnect()
+                cast(redis.Redis, self._follower).connection_pool.disconnect()
         self.redis.close()
         if self.work is not self.redis:
             self.work.close()

@@ -72,6 +72,7 @@ def resolve(raw: Any) -> dict[str, Any]:
             raise TimeControlError(problems)
         return {"kind": "none"}
     spec = {**DEFAULTS, **raw}
+    required: tuple[str, ...]
     if kind == "per_move":
         required = ("per_move",)
     else:

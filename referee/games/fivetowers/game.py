@@ -77,7 +77,7 @@ class FiveTowersGame(Game):
         if self._emptied:
             self._exhaustions += 1
         self._phase = BIDDING
-        self._turn = self._start
+        self._turn: int | None = self._start  # None once the game is over
         self._turns = 0
         self._bids: list[tuple[int, int | None]] = []
         self._high = -1
@@ -278,6 +278,7 @@ class FiveTowersGame(Game):
     def _after_bidding_turn(self, new_deck: list[int] | None) -> None:
         self._turns += 1
         if self._high < len(self._display) and self._turns < self._n:
+            assert self._turn is not None  # bidding: there is a seat to move
             self._turn = (self._turn + 1) % self._n  # FT-R1: clockwise = next seat
             return
         if self._high == 0:
@@ -366,6 +367,7 @@ class FiveTowersGame(Game):
         if self._phase is OVER:
             return []
         seat = self._turn
+        assert seat is not None  # only a game that is over has no seat to move
         if self._phase is BIDDING:
             lowest = 0 if not self._turns else self._high + 1
             moves: list[dict[str, Any]] = [{"type": "bid", "amount": amount}

@@ -10,10 +10,34 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 if TYPE_CHECKING:
     from .ruleset import FiveTowers
+
+
+class TowerScore(TypedDict):
+    suit: str
+    cards: list[str]  # card ids, bottom to top
+    size: int
+    spire: bool
+    points: int
+
+
+class MainTower(TypedDict):
+    suit: str | None  # None when the seat built nothing
+    bonus: int
+
+
+class SeatScore(TypedDict):
+    seat: int
+    towers: list[TowerScore]
+    tower_points: int
+    main_tower: MainTower
+    demolished: list[str]
+    demolition_penalty: int
+    total: int
+    rank: NotRequired[int]  # set once every total is known
 
 
 def tower_points(cards: int, spire: bool) -> int:
@@ -34,10 +58,11 @@ def competition_ranks(totals: list[int]) -> list[int]:
 def score(rules: FiveTowers, towers: list[list[list[int]]], demolished: list[list[int]]) -> dict[str, Any]:
     """The ``result()`` document of a finished game."""
     ids, suit_ids, value_of = rules.ids, rules.suit_ids, rules.value_of
-    seats = []
+    seats: list[SeatScore] = []
     for seat, seat_towers in enumerate(towers):
-        built = []
-        main_suit, main_bonus = None, 0
+        built: list[TowerScore] = []
+        main_suit: str | None = None
+        main_bonus = 0
         for suit, tower in enumerate(seat_towers):
             if not tower:
                 continue
@@ -65,7 +90,7 @@ def score(rules: FiveTowers, towers: list[list[list[int]]], demolished: list[lis
     for entry, rank in zip(seats, ranks, strict=True):
         entry["rank"] = rank
     winners = [seat for seat, rank in enumerate(ranks) if rank == 1]
-    tiebreak = []
+    tiebreak: list[dict[str, Any]] = []
     for rank in sorted(set(ranks)):
         group = [seat for seat, r in enumerate(ranks) if r == rank]
         if len(group) > 1:

@@ -13,6 +13,7 @@ code changes as long as they keep the shapes validated here.
 from __future__ import annotations
 
 import copy
+from collections.abc import Set
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -110,20 +111,21 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _object(value: Any, path: Path, what: str, keys: set[str], optional: set[str] = frozenset()) -> dict[str, Any]:
+def _object(value: Any, path: Path, what: str, keys: Set[str], optional: Set[str] = frozenset()) -> dict[str, Any]:
     require(isinstance(value, dict), path, f"{what} must be an object")
-    missing = keys - value.keys()
+    obj: dict[str, Any] = value
+    missing = keys - obj.keys()
     require(not missing, path, f"{what} lacks {', '.join(sorted(missing))}")
-    extra = value.keys() - keys - optional
+    extra = obj.keys() - keys - optional
     require(not extra, path, f"{what} has unknown field(s) {', '.join(sorted(extra))}")
-    return value
+    return obj
 
 
-def _header(doc: Any, path: Path, keys: set[str]) -> dict[str, Any]:
-    doc = _object(doc, path, "the file", keys | {"stand_in", "note"})
-    require(isinstance(doc["stand_in"], bool), path, "stand_in must be true or false")
-    require(isinstance(doc["note"], str), path, "note must be a string")
-    return doc
+def _header(doc: Any, path: Path, keys: Set[str]) -> dict[str, Any]:
+    header = _object(doc, path, "the file", keys | {"stand_in", "note"})
+    require(isinstance(header["stand_in"], bool), path, "stand_in must be true or false")
+    require(isinstance(header["note"], str), path, "note must be a string")
+    return header
 
 
 def _load_side(directory: Path, name: str) -> Side:
@@ -132,7 +134,7 @@ def _load_side(directory: Path, name: str) -> Side:
                                           "borders"})
     require(doc["side"] == name, path, f"side must be {name!r}, not {doc['side']!r}")
     players = doc["players"]
-    require(isinstance(players, list) and players and all(_is_int(p) and 2 <= p <= 4 for p in players), path,
+    require(isinstance(players, list) and len(players) > 0 and all(_is_int(p) and 2 <= p <= 4 for p in players), path,
             "players must be a non-empty list of player counts 2-4")
 
     districts = doc["districts"]
@@ -153,7 +155,7 @@ def _load_side(directory: Path, name: str) -> Side:
     require(len(greys) == 2, path, f"exactly 2 districts must have color 'grey' (TU-C1), found {len(greys)}")
 
     sites = doc["sites"]
-    require(isinstance(sites, list) and sites, path, "sites must be a non-empty list")
+    require(isinstance(sites, list) and len(sites) > 0, path, "sites must be a non-empty list")
     site_ids: list[str] = []
     site_index: dict[str, int] = {}
     site_district: list[int] = []
@@ -207,7 +209,7 @@ def _load_side(directory: Path, name: str) -> Side:
             names.add(area["id"])
             require(isinstance(area["name"], str), path, f"{key} {area['id']!r}: name must be a string")
             members = area["sites"]
-            require(isinstance(members, list) and members, path, f"{key} {area['id']!r}: sites must be a list")
+            require(isinstance(members, list) and len(members) > 0, path, f"{key} {area['id']!r}: sites must be a list")
             for sid in members:
                 require(sid in site_index, path, f"{key} {area['id']!r} names unknown site {sid!r}")
             require(len(set(members)) == len(members), path, f"{key} {area['id']!r} lists a site twice")
@@ -235,7 +237,7 @@ def _load_side(directory: Path, name: str) -> Side:
         side_sets = []
         for k in range(2):
             members = sides[k]
-            require(isinstance(members, list) and members, path, f"border {bid!r}: side {k} must list sites")
+            require(isinstance(members, list) and len(members) > 0, path, f"border {bid!r}: side {k} must list sites")
             for sid in members:
                 require(sid in site_index, path, f"border {bid!r} names unknown site {sid!r}")
                 require(site_district[site_index[sid]] == district_ids.index(pair[k]), path,
@@ -339,7 +341,7 @@ def _load_objectives(directory: Path) -> tuple[dict[int, Objective], dict[str, A
             elif key == "color":
                 require(value in COLOR_INDEX, path, f"objective {number}: unknown colour {value!r}")
             elif key in ("counts", "levels"):
-                require(isinstance(value, list) and value and all(_is_int(v) and v >= 1 for v in value), path,
+                require(isinstance(value, list) and len(value) > 0 and all(_is_int(v) and v >= 1 for v in value), path,
                         f"objective {number}: {key} must be a list of positive integers")
             else:
                 require(_is_int(value) and value >= 1, path, f"objective {number}: {key} must be a positive integer")
@@ -360,7 +362,7 @@ def _load_chips(directory: Path) -> tuple[dict[int, tuple[int, ...]], int, dict[
             "chips_by_players must give the chips for 2, 3 and 4 players")
     out: dict[int, tuple[int, ...]] = {}
     for key, chips in table.items():
-        require(isinstance(chips, list) and chips and all(_is_int(c) and c > 0 for c in chips), path,
+        require(isinstance(chips, list) and len(chips) > 0 and all(_is_int(c) and c > 0 for c in chips), path,
                 f"chips for {key} players must be a list of positive integers")
         require(all(a >= b for a, b in pairwise(chips)), path,
                 f"chips for {key} players must be listed highest first")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final, Literal, TypeAlias
 
 from ..base import Game
 from ..errors import GameOver, IllegalMove
@@ -30,16 +30,27 @@ from .data import (
     SUPPLY_LIMIT,
     WILD,
     WILD_NAME,
+    Card,
     Side,
     TowerUpData,
 )
-from .objectives import Check, make_check
+from .objectives import Check, Presence, make_check
 from .scoring import final_result
 
-SETUP, PLAY, OVER = 0, 1, 2
-LAST_ROOF, SCARCITY = "last_roof", "scarcity"
-_TRIGGER_RULE = {LAST_ROOF: "TU-E1", SCARCITY: "TU-E2"}
-_PHASE_NAMES = {SETUP: "setup", PLAY: "play", OVER: "over"}
+Phase: TypeAlias = Literal[0, 1, 2]
+SETUP: Final = 0
+PLAY: Final = 1
+OVER: Final = 2
+TriggerKind: TypeAlias = Literal["last_roof", "scarcity"]
+LAST_ROOF: Final = "last_roof"
+SCARCITY: Final = "scarcity"
+_TRIGGER_RULE: dict[TriggerKind, str] = {LAST_ROOF: "TU-E1", SCARCITY: "TU-E2"}
+_PHASE_NAMES: dict[Phase, str] = {SETUP: "setup", PLAY: "play", OVER: "over"}
+
+#: ``(level, seat)`` of each roof on a site, bottom to top.
+RoofStack: TypeAlias = tuple[tuple[int, int], ...]
+#: ``(objective slot, chip value)`` of each chip a seat has won.
+Chips: TypeAlias = tuple[tuple[int, int], ...]
 
 _BUILD_KEYS = frozenset(("type", "site", "color", "roof"))
 _TAKE_KEYS = frozenset(("type", "slot", "choose", "discard"))
@@ -76,6 +87,23 @@ class GameConfig:
         "start_mode",
         "track_values",
     )
+
+    data: TowerUpData
+    players: int
+    side: Side
+    objective_checks: tuple[Check, ...]
+    star_count_at: tuple[int, ...]
+    objectives: tuple[int, ...]  # objective numbers, by slot
+    start_mode: str
+    extra_start_floors: int
+    extra_turn_optional: bool
+    seed: bytes | None
+    recorded: bool
+    recorded_reshuffles: tuple[tuple[int, ...], ...]
+    options: dict[str, Any]
+    track_values: tuple[int, ...]
+    last_column: int
+    cone_max: int
 
     def __init__(
         self,
@@ -157,6 +185,38 @@ class TowerUpGame(Game):
         "trigger",
         "turn_is_last",
     )
+
+    # Colours, sites and cards are indexes (see the module docstring); a site without a building has colour -1,
+    # an empty market slot card -1. Per-seat lists have one entry per seat, ``supply`` and ``loco`` four
+    # (one per colour: ``4 * seat + colour``).
+    cfg: GameConfig
+    color: list[int]
+    height: list[int]
+    roofs: list[RoofStack]
+    box: list[int]
+    supply: list[int]
+    roofs_left: list[int]
+    loco: list[int]
+    star_mark: list[int]
+    presence: list[Presence]
+    checked: list[int]
+    achieved: list[int]  # bit ``slot`` set: the seat met the objective in that slot
+    chips: list[Chips]
+    chips_left: list[tuple[int, ...]]
+    market: list[int]
+    deck: list[int]  # top of the deck last
+    discard: list[int]
+    reshuffles: int
+    start_pending: tuple[int, ...]  # colour codes, WILD included
+    trigger: tuple[TriggerKind, int] | None
+    last_round: bool
+    last_queue: tuple[int, ...]
+    turn_is_last: bool
+    cone: list[int | None]
+    extra_turn: bool
+    actions: int
+    phase: Phase
+    seat: int
 
     # ------------------------------------------------------------------ construction
 
@@ -473,7 +533,7 @@ class TowerUpGame(Game):
             self.trigger = (SCARCITY, seat)  # TU-T2 -> TU-E2
         self._end_action(seat, moved)
 
-    def _card_gain(self, card: Any) -> tuple[list[int], int, int, list[int]]:
+    def _card_gain(self, card: Card) -> tuple[list[int], int, int, list[int]]:
         """Floors a card gives before choices: (fixed gain, shortage, picks to choose, box left per colour).
 
         Ruling (docs/rules-towerup.md): the card's coloured floors are taken first; each one the box cannot

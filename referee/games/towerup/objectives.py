@@ -47,6 +47,8 @@ def make_check(objective: Objective, side: Side) -> Check:
         need = p["buildings"]
         return lambda colors, presence: len({s for s, _ in presence if colors[s] == color}) >= need
     if kind == "grey_districts":
+        first: int
+        second: int
         first, second = p["counts"]
         grey_a, grey_b = side.grey_districts
         district = side.site_district
@@ -61,6 +63,8 @@ def make_check(objective: Objective, side: Side) -> Check:
     if kind == "borders":
         return _borders_check(side, p["count"])
     if kind == "stacked":
+        need_buildings: int
+        need_roofs: int
         need_buildings, need_roofs = p["buildings"], p["roofs"]
 
         def stacked(colors: Sequence[int], presence: Presence) -> bool:

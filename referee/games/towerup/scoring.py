@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from .data import COLORS
 
 if TYPE_CHECKING:
     from .game import TowerUpGame
+
+
+class LocomotiveScore(TypedDict):
+    color: str
+    position: int  # track column
+    points: int
+
+
+class ConeScore(TypedDict):
+    visible_roofs: int
+    position: int  # track column: the visible roofs, at most the cone's max
+    points: int
+
+
+class ChipScore(TypedDict):
+    objective: int  # the objective's number
+    value: int
 
 
 def final_result(game: TowerUpGame) -> dict[str, Any]:
@@ -23,14 +40,15 @@ def final_result(game: TowerUpGame) -> dict[str, Any]:
     keys: list[tuple[int, int]] = []
     for seat in range(cfg.players):
         base = 4 * seat
-        locomotives = [
+        locomotives: list[LocomotiveScore] = [
             {"color": COLORS[c], "position": game.loco[base + c], "points": values[game.loco[base + c]]}
             for c in range(4)
         ]
         visible = game.cone[seat] or 0
         position = min(visible, cfg.cone_max)
-        cone = {"visible_roofs": visible, "position": position, "points": values[position]}
-        chips = [{"objective": cfg.objectives[slot], "value": value} for slot, value in game.chips[seat]]
+        cone: ConeScore = {"visible_roofs": visible, "position": position, "points": values[position]}
+        chips: list[ChipScore] = [{"objective": cfg.objectives[slot], "value": value}
+                                  for slot, value in game.chips[seat]]
         supply = sum(game.supply[base:base + 4])
         total = sum(x["points"] for x in locomotives) + cone["points"] + sum(x["value"] for x in chips)
         seats.append({

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...clock import now, now_ms
-from ...games_service.errors import ServiceError
+from ...errors import ServiceError
 from ...notify.events import tournament_round_events
 from ...replay import FINISHED as GAME_FINISHED
 from ...store import GameNotFound, StaleAppend, StoreUnavailable

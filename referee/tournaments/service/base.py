@@ -14,9 +14,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from ...errors import ServiceError
 from ...games_service import GameService
 from ...games_service.entries import make_entry
-from ...games_service.errors import ServiceError
 from ...replay import LogError
 from ...store import GameNotFound, StoreUnavailable
 from ...store.base import LogStore

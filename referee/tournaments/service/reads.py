@@ -8,8 +8,8 @@ import csv
 import io
 from typing import Any
 
+from ...errors import ServiceError
 from ...games import ruleset
-from ...games_service.errors import ServiceError
 from ...store import GameNotFound
 from ...store.keys import valid_game_id
 from ...timecontrol import format_ms, parse_ms

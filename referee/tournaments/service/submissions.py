@@ -8,9 +8,9 @@ import hashlib
 import os
 from typing import Any
 
+from ...errors import ServiceError, invalid
 from ...games import ruleset
 from ...games_service.entries import make_entry
-from ...games_service.errors import ServiceError, invalid
 from ...replay import LogError
 from ...signing import verify
 from ...store import DuplicateSubmission, GameExists, StaleAppend, StoreUnavailable
