@@ -114,7 +114,7 @@ def test_the_example_in_the_docs_opens_with_its_passphrase():
 
 
 def test_the_pages_take_the_format_from_this_module(tmp_path):
-    """Issue 27: ``keyfile.js`` (the My keys page) imports the format's constants from the module the pages
+    """Issue 27: ``key-file-crypto.js`` (the My keys page) imports the format's constants from the module the pages
     generate out of ``referee.keyfile.FORMAT_CONSTANTS``, so the browser and the command line cannot drift."""
     import re
     from pathlib import Path
@@ -127,6 +127,6 @@ def test_the_pages_take_the_format_from_this_module(tmp_path):
     assert response.status_code == 200 and response.mimetype == "text/javascript"
     served = dict(re.findall(r"^export const (\w+) = (.+);$", response.get_data(as_text=True), re.M))
     assert {name: json.loads(value) for name, value in served.items()} == FORMAT_CONSTANTS
-    script = (Path(__file__).parents[1] / "referee/web/static/keyfile.js").read_text()
+    script = (Path(__file__).parents[1] / "referee/web/static/key-file-crypto.js").read_text()
     assert 'from "./keyfile-format.js"' in script
     assert not re.search(r"^export const (FORMAT|VERSION|KDF|CIPHER|\w+_ITERATIONS) =", script, re.M)

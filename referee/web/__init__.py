@@ -60,7 +60,7 @@ def _poll_ms() -> int:
 
 @bp.get("/static/keyfile-format.js")
 def keyfile_format() -> Response:
-    """The encrypted key file's constants for ``static/keyfile.js``, from ``referee.keyfile`` (one source)."""
+    """The encrypted key file's constants for ``static/key-file-crypto.js``, from ``referee.keyfile`` (one source)."""
     body = "// generated from referee.keyfile.FORMAT_CONSTANTS: the same key file format as the command line\n"
     body += "".join(f"export const {name} = {json.dumps(value)};\n" for name, value in FORMAT_CONSTANTS.items())
     return Response(body, mimetype="text/javascript")

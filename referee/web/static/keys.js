@@ -6,7 +6,7 @@
 
 import * as b64 from "./b64url.js";
 import { canonicalBytes } from "./jcs.js";
-import { decryptKeyFile, encryptKeyFile, isKeyFile } from "./keyfile.js";
+import { decryptKeyFile, encryptKeyFile, isKeyFile } from "./key-file-crypto.js";
 
 const STORE = "referee.keys.v1";
 const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70,
@@ -74,7 +74,7 @@ export async function generateKey(name) {
 
 /**
  * Import a private key from text: the base64url seed (a plain `referee keygen` file), an encrypted key file
- * (keyfile.js; needs `passphrase`), or a JSON object with `private` or an Ed25519 JWK with `d`.
+ * (key-file-crypto.js; needs `passphrase`), or a JSON object with `private` or an Ed25519 JWK with `d`.
  */
 export async function importKey(name, text, passphrase = "") {
   requireCrypto();
@@ -109,7 +109,7 @@ export function exportText(entry) {
   return entry.private + "\n";
 }
 
-/** The file text of a key exported with a passphrase: the encrypted key file (keyfile.js, docs/keys.md). */
+/** The file text of a key exported with a passphrase: the encrypted key file (key-file-crypto.js, docs/keys.md). */
 export async function exportEncrypted(entry, passphrase, options = {}) {
   requireCrypto();
   return encryptKeyFile(entry, passphrase, options);
