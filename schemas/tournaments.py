@@ -240,6 +240,13 @@ class RatingChangeSchema(Schema):
 class RatingsSchema(Schema):
     ruleset = fields.String(required=True)
     ratings = fields.List(fields.Nested(RatingSchema), required=True)
+    vetted = fields.Boolean(required=True, metadata={
+        "description": "true: only tournaments created with a signature of one of the referee's organiser keys "
+                       "count; false: no organiser keys are configured, every tournament counts (anyone can create "
+                       "a tournament of keys of their own)"})
+    basis = fields.String(required=True, metadata={"description": "one sentence: which tournaments count"})
+    tournaments = fields.List(fields.String(), required=True,
+                              metadata={"description": "the tournaments whose games are rated"})
     game = fields.String(metadata={"description": "with ?game: the game whose change is given"})
     change = fields.List(fields.Nested(RatingChangeSchema), metadata={"description": "with ?game: per seat"})
 

@@ -151,6 +151,7 @@ class Ratings(MethodView):
     @ratings_blp.response(200, RatingsSchema)
     @ratings_blp.alt_response(404, schema=ErrorSchema)
     def get(self, query: dict[str, Any], ruleset_name: str) -> dict[str, Any]:
-        """OpenSkill (Plackett–Luce) ratings from every tournament game with a result, in log order; with
+        """OpenSkill (Plackett–Luce) ratings from the games of the tournaments that count (``vetted``: only
+        organiser-signed ones, with organiser keys set), in the order the results were written; with
         ``?game=<id>``, that game's rating change per seat."""
         return service().ratings(ruleset_name, query.get("game"))

@@ -306,17 +306,20 @@ def reconcile(*, url: str | None, work_url: str | None, queue: str | None, every
 
 @click.command()
 @click.argument("games", nargs=-1)
-@click.option("--all", "all_games", is_flag=True, help="every game that has a log")
+@click.option("--all", "all_games", is_flag=True, help="every game that has a log, and the ratings")
+@click.option("--ratings", is_flag=True,
+              help="every ruleset's ratings, from the tournaments' logs (counting the organiser-signed tournaments "
+                   "only when REFEREE_ORGANISER_KEYS is set)")
 @url_option
 @work_url_option
-def rebuild(games: tuple[str, ...], all_games: bool, url: str | None, work_url: str | None) -> None:
+def rebuild(games: tuple[str, ...], all_games: bool, ratings: bool, url: str | None, work_url: str | None) -> None:
     """Rebuild projections from the logs, from scratch (the logs are only read)."""
     from workers.projector import Projector  # noqa: PLC0415
 
     from ..store import GameNotFound, RedisStore  # noqa: PLC0415
 
-    if not games and not all_games:
-        raise click.UsageError("name games to rebuild, or --all")
+    if not games and not all_games and not ratings:
+        raise click.UsageError("name games to rebuild, or --all, or --ratings")
     log_url, work = _redis_urls(url, work_url)
     store = RedisStore.from_url(log_url, work_url=work)
     projector = Projector(store, entry_delay=0)
@@ -336,6 +339,21 @@ def rebuild(games: tuple[str, ...], all_games: bool, url: str | None, work_url: 
             failed += 1
             continue
         click.echo(f"{game_id}: {summary['seq']} entries, {summary['status']}")
+    if all_games or ratings:
+        _rebuild_ratings(store)
     if failed:
         sys.exit(1)
+
+
+def _rebuild_ratings(store: Any) -> None:
+    """Every ruleset's ratings from the tournaments' logs, under this environment's REFEREE_ORGANISER_KEYS."""
+    from ..games_service import GameService  # noqa: PLC0415
+    from ..tournaments.service import TournamentService  # noqa: PLC0415
+
+    keys = load_config()["REFEREE_ORGANISER_KEYS"]
+    service = TournamentService(store, GameService(store, organiser_keys=keys), keys)
+    for name, fold in service.rebuild_ratings().items():
+        vetted = f"vetted ({len(keys)} organiser key{'s' if len(keys) != 1 else ''})" if keys else "unvetted"
+        click.echo(f"ratings of {name}: {sum(fold.rated.values())} games of {len(fold.rated)} tournament(s), "
+                   f"{len(fold.players)} players, {vetted}")
 

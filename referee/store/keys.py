@@ -29,6 +29,11 @@ key                             type        content
 ``tournament:{<id>}:sigs``      hash        signature → log position (a join or withdrawal posted twice)
 ``tournament:{<id>}:pending``   string      raised by APPEND_ENTRY like a game's (no job reads it)
 ``referee:tournaments``         sorted set  tournament ids scored by creation time (ms)
+``ratings:{<ruleset>}``         hash        on the work Redis: the ruleset's ratings as a fold
+                                            (field ``state``: JSON of ``RatingsFold``; ``gen``: its
+                                            generation, for compare-and-set); a projection of the
+                                            tournaments' logs (``referee rebuild --ratings``)
+``ratings:{<ruleset>}:changes`` hash        game id → JSON of its rating change per seat
 ``referee:timers``              sorted set  game ids scored by the next time (ms) the deadline
                                             scheduler must look at them: a deadline or a reminder;
                                             and ``tournament:<id>`` members for round deadlines
@@ -73,6 +78,9 @@ TOURNAMENT_SECRET = "tournament:{{{tournament}}}:secret"
 TOURNAMENT_SIGS = "tournament:{{{tournament}}}:sigs"
 TOURNAMENT_PENDING = "tournament:{{{tournament}}}:pending"
 TOURNAMENTS_INDEX = "referee:tournaments"
+#: a ruleset's ratings (a projection on the work Redis) and each rated game's change; one hash tag per ruleset
+RATINGS = "ratings:{{{ruleset}}}"
+RATINGS_CHANGES = "ratings:{{{ruleset}}}:changes"
 #: a tournament's member of ``referee:timers`` (a game id never holds ``:``, so the two never clash)
 TOURNAMENT_TIMER = "tournament:{tournament}"
 TOURNAMENT_TIMER_PREFIX = "tournament:"

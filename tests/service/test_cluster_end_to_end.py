@@ -260,6 +260,15 @@ def test_a_swiss_tournament_on_the_cluster_certifies(cluster_app, cluster_worker
     assert status == 200, certificate
     bundles = {game: http.get(f"/games/{game}/export")[1] for game in games}
     assert verify_certificate(certificate, bundles, referee_key=certificate["referee_key"]).ok
+    # the ratings' fold (its own hash tag, compare-and-set by a script on the cluster), advanced per result
+    # by the workers, is the one rebuilt from the logs
+    status, ratings = http.get("/ratings/fivetowers")
+    assert status == 200 and ratings["tournaments"] == [tid]
+    assert [r["games"] for r in ratings["ratings"]] == [2] * 4
+    assert store.work.hget(keys.RATINGS.format(ruleset="fivetowers"), "state") is not None
+    service = cluster_app.extensions["referee.tournaments"]
+    service.rebuild_ratings(["fivetowers"])
+    assert http.get("/ratings/fivetowers") == (status, ratings)
 
 
 def test_serve_with_a_cluster_and_no_queue_redis_stops_before_starting_anything(tmp_path, monkeypatch,

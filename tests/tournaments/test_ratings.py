@@ -39,3 +39,28 @@ def test_bad_games_are_refused():
         rate_games([{"players": ["a", "a"], "ranks": [1, 2]}])
     with pytest.raises(ValueError):
         rate_games([{"players": ["a", "b"], "ranks": [1]}])
+
+
+def test_the_fold_continued_from_its_json_is_rate_games_exactly():
+    from referee.tournaments.ratings import RatingsFold
+
+    fold = RatingsFold()
+    for i, game in enumerate(GAMES * 5):
+        fold = RatingsFold.from_json(fold.to_json())  # stored and read back between any two games
+        fold.add({**game, "game": f"g{i}", "order": [i, "t_x", i]})
+    assert fold.rows() == rate_games(GAMES * 5)
+    with pytest.raises(ValueError):  # a game ordered before the last one rated: only a rebuild adds it
+        fold.add({**GAMES[0], "game": "late", "order": [0, "t_x", 99]})
+
+
+def test_who_counts_and_what_the_answer_says():
+    from referee.tournaments.ratings import RatingsFold, basis_of, counts
+
+    assert counts({"organiser": None}, []) and counts({"organiser": "k1"}, None)
+    assert counts({"organiser": "k1"}, ["k1", "k2"])
+    assert not counts({"organiser": None}, ["k1"]) and not counts({"organiser": "k3"}, ["k1"])
+    assert basis_of([]) is None and basis_of(["k2", "k1", "k2"]) == ["k1", "k2"]
+    unvetted, vetted = RatingsFold().answer("fivetowers"), RatingsFold(basis=["k1"]).answer("fivetowers")
+    assert unvetted["vetted"] is False and unvetted["basis"].startswith("Unvetted")
+    assert "anyone can create a tournament" in unvetted["basis"]
+    assert vetted["vetted"] is True and "1 organiser key " in vetted["basis"]

@@ -252,3 +252,20 @@ def test_a_finished_tournament_links_its_certificate_and_rates_its_players(brows
     assert violations(page) == []
     context.close()
     console_errors.assert_none()
+
+
+def test_the_ratings_say_they_are_unvetted_without_organiser_keys(browser, web_server, console_errors):
+    """No organiser keys on this referee: every tournament counts, and the leaderboard says so (issue 26)."""
+    answer = requests.get(f"{web_server}/ratings/fivetowers", timeout=10).json()
+    assert answer["vetted"] is False and "anyone can create a tournament" in answer["basis"]
+    context, page = watched(browser, console_errors, viewport={"width": 1280, "height": 900})
+    page.goto(f"{web_server}/play/tournaments")
+    page.select_option("#ratings-ruleset", "fivetowers")
+    basis = page.locator("#ratings-basis[data-vetted=false]")
+    basis.wait_for(timeout=STEP_MS)
+    text = basis.inner_text()
+    assert text.startswith("Unvetted ratings.") and answer["basis"] in text, text
+    assert f"Tournaments rated: {len(answer['tournaments'])}." in text
+    assert violations(page) == []
+    context.close()
+    console_errors.assert_none()

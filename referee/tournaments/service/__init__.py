@@ -26,7 +26,8 @@ organiser's decision (``POST /tournaments/{id}/adjudicate``).
 
 The service is one class made of its parts: :class:`~.base.TournamentLogs` (the folds and the checked
 append), :class:`~.advance.RefereeEntries` (the referee's own entries), :class:`~.submissions.Submissions`
-(creation and signed submissions) and :class:`~.reads.TournamentReads`.
+(creation and signed submissions), :class:`~.reads.TournamentReads` and :class:`~.ratings.RatedTournaments`
+(the ratings of each ruleset: a stored fold that every :meth:`advance` brings up to date).
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from ...store.keys import TOURNAMENT_TIMER
 from ...timecontrol import parse_ms
 from ..log import TournamentReplayer, finished_payload
 from ..state import ACTIVE
-from .base import TournamentLogs, log, table_game_id
+from .base import log, table_game_id
+from .ratings import RatedTournaments
 
 
 def _game_revealed(game: Any) -> bool:
@@ -26,13 +27,16 @@ def _game_revealed(game: Any) -> bool:
     return bool(game.revealed)
 
 
-class RefereeEntries(TournamentLogs):
+class RefereeEntries(RatedTournaments):
     """Writes what the referee owes a tournament's log (:meth:`advance`), at round deadlines too
-    (:meth:`on_deadline`) and after a game of it has finished (:meth:`game_over`)."""
+    (:meth:`on_deadline`) and after a game of it has finished (:meth:`game_over`); then rates the
+    tournament's new results (:meth:`~.ratings.RatedTournaments.rate_tournament`)."""
 
     def advance(self, tournament_id: str, at_ms: int | None = None) -> list[str]:
-        """Write everything the referee owes the tournament's log now; returns the entry types written.
-        Safe to call from any process, any number of times (an entry the fold refuses is logged, not raised).
+        """Write everything the referee owes the tournament's log now, then add its results not yet rated
+        to its ruleset's ratings; returns the entry types written. Safe to call from any process, any number
+        of times (an entry the fold refuses, or ratings that cannot be stored now, are logged, not raised:
+        the next advance of the tournament rates what this one did not).
 
         :raises ServiceError: from :meth:`fold` (404 ``tournament/not_found``, 500 ``log/corrupt``).
         """
@@ -53,6 +57,10 @@ class RefereeEntries(TournamentLogs):
             written.append(kind)
             if kind == "paired":
                 self._paired(tournament_id, replayer, entry)
+        try:
+            self.rate_tournament(tournament_id)
+        except Exception:
+            log.exception("tournament %s: its results could not be rated now", tournament_id)
         return written
 
     def _owed(self, tournament_id: str, replayer: TournamentReplayer, at_ms: int | None) -> dict[str, Any] | None:

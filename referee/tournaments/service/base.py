@@ -77,8 +77,6 @@ class TournamentLogs:
         self.referee_key = referee_key or games.referee_key
         self._folds: dict[str, TournamentReplayer] = {}
         self._lock = threading.Lock()
-        #: per ruleset: (the folds' (tournament, seq) it was computed from, (rating rows, changes per game))
-        self._ratings: dict[str, tuple[Any, tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]]] = {}
 
     # -- the fold -------------------------------------------------------------------------------------
     def fold(self, tournament_id: str) -> TournamentReplayer:

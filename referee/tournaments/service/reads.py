@@ -1,6 +1,7 @@
 """What the tournament service answers (:class:`TournamentReads`, part of
 :class:`~referee.tournaments.service.TournamentService`): the list of tournaments, a tournament's state,
-its standings as CSV, its log, its certificate, and the ratings of a ruleset's tournaments."""
+its standings as CSV, its log and its certificate; the ratings of a ruleset's tournaments are
+:class:`~.ratings.RatedTournaments`'."""
 
 from __future__ import annotations
 
@@ -9,13 +10,12 @@ import io
 from typing import Any
 
 from ...errors import ServiceError
-from ...games import ruleset
 from ...store import GameNotFound
 from ...store.keys import valid_game_id
 from ...timecontrol import format_ms, parse_ms
 from ..certificate import CertificateError, build_certificate
-from ..ratings import rate_games
-from .base import TournamentLogs, not_found
+from .base import not_found
+from .ratings import RatedTournaments
 
 
 def _cell(text: str) -> str:
@@ -23,8 +23,9 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
-class TournamentReads(TournamentLogs):
-    """The service's reads: every answer is folded here from the tournament's log."""
+class TournamentReads(RatedTournaments):
+    """The service's reads: every answer is folded here from the tournament's log (the ratings, stored
+    per ruleset, come from :class:`~.ratings.RatedTournaments`)."""
 
     # -- reads ------------------------------------------------------------------------------------------
     def list_tournaments(self, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
@@ -111,38 +112,3 @@ class TournamentReads(TournamentLogs):
             return build_certificate(entries, self.referee_key)
         except CertificateError as exc:
             raise ServiceError(500, "log/corrupt", str(exc)) from exc
-
-    def ratings(self, ruleset_name: str, game: str | None = None) -> dict[str, Any]:
-        """``GET /ratings/{ruleset}``: OpenSkill over every game with a result in the ruleset's tournaments
-        (tournaments in creation order, games in log order), computed on read and cached until a log grows.
-        With ``game``, also that game's rating change per seat (``change``).
-
-        :raises ServiceError: 404 ``ruleset/not_found`` or ``ratings/no_such_game`` (a ``game`` not rated).
-        """
-        try:
-            name = ruleset(ruleset_name).name
-        except KeyError as exc:
-            raise ServiceError(404, "ruleset/not_found", f"no ruleset {ruleset_name!r}") from exc
-        folds = []
-        for tournament_id in self.store.list_tournaments():
-            try:
-                replayer = self.fold(tournament_id)
-            except ServiceError:
-                continue
-            if (replayer.created or {}).get("ruleset", {}).get("name") == name:
-                folds.append(replayer)
-        stamp = tuple((r.created["tournament"], r.seq) for r in folds)  # type: ignore[index]
-        cached = self._ratings.get(name)
-        if cached is None or cached[0] != stamp:
-            games = [{"game": res.game, "players": list(res.players), "ranks": list(res.ranks)}
-                     for r in folds for res in r.results()]
-            changes: dict[str, list[dict[str, Any]]] = {}
-            cached = (stamp, (rate_games(games, changes), changes))
-            self._ratings[name] = cached
-        rows, changes = cached[1]
-        out: dict[str, Any] = {"ruleset": name, "ratings": rows}
-        if game is not None:
-            if game not in changes:
-                raise ServiceError(404, "ratings/no_such_game", f"game {game!r} has no rated result in {name}")
-            out["game"], out["change"] = game, changes[game]
-        return out

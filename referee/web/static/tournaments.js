@@ -63,11 +63,16 @@ async function loadRatings() {
   try {
     const data = await api.ratings(name);
     const mine = new Map(listKeys().map((k) => [k.public, k.name]));
+    // which tournaments count: vetted (organiser-signed only) or not, in the referee's own sentence
+    const basis = el("p", { id: "ratings-basis", class: data.vetted ? "hint" : "forfeit-note",
+                            dataset: { vetted: String(data.vetted) } },
+                     data.vetted ? null : el("strong", {}, "Unvetted ratings. "), data.basis,
+                     ` Tournaments rated: ${data.tournaments.length}.`);
     if (!data.ratings.length) {
-      box.replaceChildren(el("p", { class: "hint" }, "No rated games yet."));
+      box.replaceChildren(basis, el("p", { class: "hint" }, "No rated games yet."));
       return;
     }
-    box.replaceChildren(el("table", { class: "ratings stack-on-phone", dataset: { ruleset: data.ruleset } },
+    box.replaceChildren(basis, el("table", { class: "ratings stack-on-phone", dataset: { ruleset: data.ruleset } },
       el("caption", { class: "sr-only" }, `Ratings of ${data.ruleset}`),
       el("thead", {}, el("tr", {}, ["#", "Player key", "Ordinal (μ − 3σ)", "μ", "σ", "Games"].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, data.ratings.map((r, i) => el("tr", { dataset: { key: r.key } },
