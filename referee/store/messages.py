@@ -38,10 +38,10 @@ from .redis_store import RedisStore, stored_json
 
 
 class MessageTip(NamedTuple):
-    """Where a game's message stream is: its ``count`` (the next message's position), its ``head`` (hash of
+    """Where a game's message stream is: its ``length`` (the next message's position), its ``head`` (hash of
     the last message, 64 zeros when none) and the game's log length (``log_seq`` of the next message)."""
 
-    count: int
+    length: int
     head: str
     log_seq: int
 
@@ -117,11 +117,11 @@ class RedisMessageStore(MessageStore):
             raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
         if status == "duplicate":
             tip = self.tip(game_id)
-            raise DuplicateSubmission(int(result[1]), tip.count, tip.head)
+            raise DuplicateSubmission(int(result[1]), tip.length, tip.head)
         raise GameNotFound(game_id)
 
     def read(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
-        rows = self.redis.xrange(keys.message_keys(game_id).stream, min=keys.stream_id(max(start, 0)), max="+")
+        rows: Any = self.redis.xrange(keys.message_keys(game_id).stream, min=keys.stream_id(max(start, 0)), max="+")
         return [json.loads(fields.get(b"e", fields.get("e"))) for _id, fields in rows]
 
     def set_mute(self, game_id: str, seat: int, mute: list[int], signed_ms: int) -> bool:
