@@ -66,7 +66,7 @@ class MuteSubmissionSchema(Schema):
 
 
 class MessagesQuerySchema(Schema):
-    since = strict_int(load_default=0, validate=validate.Range(min=0, max=2**53 - 1),
+    since = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53 - 1),
                        metadata={"description": "messages from this position of the stream on"})
     key = key_field(metadata={"description": "a seat's signed read: the seat's public key (with at and sig)"})
     at = fields.String(validate=validate.Length(max=64),

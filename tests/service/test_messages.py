@@ -5,6 +5,7 @@ a seat's signed read; per-seat mute; the text rules; the public ones in the bund
 from __future__ import annotations
 
 import copy
+import json
 import urllib.parse
 
 import pytest
@@ -196,3 +197,42 @@ def test_a_bundle_without_messages_still_verifies(http, game):
     assert status == 200 and "messages" not in bundle
     check = verify_bundle(bundle).check("messages")
     assert check.status == "passed" and check.reason == "no messages"
+
+
+def test_say_and_messages_from_a_terminal_round_trip(server, tmp_path):
+    from svc_helpers import run_cli as run
+
+    keys = {}
+    for name in ("alice", "bob", "carol"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        assert code == 0, out
+        keys[name] = out.strip()
+    code, out = run("create", "fivetowers", *(f"--seat={n}={k}" for n, k in keys.items()), "--server", server)
+    assert code == 0, out
+    game_id = json.loads(out)["game"]
+    code, out = run("say", game_id, "hello\nall", "--key", str(tmp_path / "alice.key"), "--server", server)
+    assert code == 0, out
+    assert json.loads(out)["receipt"]["position"] == 0
+    code, out = run("say", game_id, "bob only", "--to", "1", "--key", str(tmp_path / "alice.key"), "--server", server)
+    assert code == 0, out
+    code, out = run("messages", game_id, "--server", server)
+    assert code == 0 and [m["text"] for m in json.loads(out)["messages"]] == ["hello\nall"]
+    code, out = run("messages", game_id, "--key", str(tmp_path / "bob.key"), "--server", server)
+    assert code == 0 and [m["text"] for m in json.loads(out)["messages"]] == ["hello\nall", "bob only"]
+    assert json.loads(out)["reader"] == [1]
+    code, out = run("messages", game_id, "--key", str(tmp_path / "carol.key"), "--server", server)
+    assert code == 0 and [m["text"] for m in json.loads(out)["messages"]] == ["hello\nall"]
+    code, out = run("say", game_id, "x" * 2001, "--key", str(tmp_path / "alice.key"), "--server", server)
+    assert code == 1 and json.loads(out)["error"]["details"]["problems"][0]["path"] == "$.envelope.text"
+
+
+def test_messages_are_rate_limited_per_seat_key(make_app):
+    from svc_helpers import Http
+
+    http = Http(make_app(REFEREE_RATE_MESSAGES="2 per minute").test_client())
+    played = create_game(http, "fivetowers", 2)
+    for text in ("one", "two"):
+        assert http.post(f"/games/{played.game_id}/messages", say(played, 0, text))[0] == 201
+    status, body = http.post(f"/games/{played.game_id}/messages", say(played, 0, "three"))
+    assert status == 429 and body["error"]["code"] == "rate/limited"
+    assert http.post(f"/games/{played.game_id}/messages", say(played, 1, "my key still may"))[0] == 201
