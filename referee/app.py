@@ -9,6 +9,8 @@
 * ``app.extensions["referee.key"]`` — the referee's own Ed25519 private key, from ``REFEREE_KEY_FILE``
   (created on first start);
 * ``app.extensions["referee.service"]`` — the :class:`~referee.games_service.GameService`;
+* ``app.extensions["referee.messages"]`` — the :class:`~referee.messages.MessageService` (a game's messages,
+  beside its log);
 * ``app.extensions["referee.tournaments"]`` — the :class:`~referee.tournaments.service.TournamentService`;
 * ``app.extensions["referee.queue"]`` — the RQ queue of replay jobs (with ``REFEREE_DISPATCH=rq``), on the
   work Redis (``REFEREE_WORK_REDIS_URL``, default ``REDIS_URL``);
@@ -37,7 +39,9 @@ log = logging.getLogger(__name__)
 
 def init_store(app: Flask) -> None:
     from .games_service import GameService, InlineDispatch, NoDispatch  # noqa: PLC0415
+    from .messages import MessageService  # noqa: PLC0415
     from .store import MemoryStore, RedisStore  # noqa: PLC0415
+    from .store.messages import messages_of  # noqa: PLC0415
     from .tournaments.service import TournamentService  # noqa: PLC0415
 
     config = app.config
@@ -74,6 +78,7 @@ def init_store(app: Flask) -> None:
     games = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"], config["REFEREE_MAX_WAIT"],
                         app.extensions.get("referee.key"), accept_within=config["REFEREE_ACCEPT_WITHIN"] or None)
     app.extensions["referee.service"] = games
+    app.extensions["referee.messages"] = MessageService(messages_of(store), games.created_entry, games.referee_key)
     tournaments = TournamentService(store, games, config["REFEREE_ORGANISER_KEYS"])
     app.extensions["referee.tournaments"] = tournaments
     if dispatch == "inline":

@@ -7,6 +7,8 @@ Shape (format ``referee-bundle/1``)::
      "interim": false,                         # true while the game runs: no seed revealed, no result
      "log": [every entry, as stored],
      "result": {...} | null,                   # the engine's result() of the finished game
+     "messages": [...],                        # only when the game has messages: its message stream, the
+                                               # public ones whole, the private ones by hash (verify.messages)
      "referee_key": "<base64url Ed25519 public key>",
      "referee_sig": "<base64url Ed25519 signature over the RFC 8785 bytes of all the other fields>"}
 
@@ -27,7 +29,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from .canonical import parse_strict
 from .replay import FINISHED, LogError, LogReplayer, replay_log
 from .signing import BUNDLE_CTX, public_key_b64, sign
-from .verify import BUNDLE_FORMAT, unsigned_part
+from .verify import BUNDLE_FORMAT, exported_messages, unsigned_part
 
 _UNSET: Any = object()
 
@@ -55,12 +57,14 @@ def is_final(log: list[dict[str, Any]], replayer: LogReplayer | None = None) -> 
     return any(entry.get("type") == "revealed" for entry in log)
 
 
-def build_bundle(log: list[dict[str, Any]], key: Ed25519PrivateKey, *, result: Any = _UNSET) -> dict[str, Any]:
+def build_bundle(log: list[dict[str, Any]], key: Ed25519PrivateKey, *, result: Any = _UNSET,
+                 messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The signed bundle of a game's ``log``.
 
     ``result`` is the result the referee published (e.g. from its projection); when omitted it is
     recomputed by replaying the log (with the seed the log reveals). An interim bundle always claims
-    ``null``.
+    ``null``. ``messages``: the game's stored messages (read before ``log``, so that every ``log_seq`` is
+    within it), carried as :func:`referee.verify.exported_messages` makes them; none: no ``messages`` field.
     """
     if not log or not isinstance(log[0], dict) or log[0].get("type") != "created":
         raise BundleError("a bundle needs a log that starts with its created entry")
@@ -85,6 +89,8 @@ def build_bundle(log: list[dict[str, Any]], key: Ed25519PrivateKey, *, result: A
         "result": claimed,
         "referee_key": public_key_b64(key),
     }
+    if messages:
+        unsigned["messages"] = exported_messages(messages)
     return sign_bundle(unsigned, key)
 
 

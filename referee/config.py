@@ -42,6 +42,8 @@ name                        default                     meaning
                             ``60 per hour``
 ``REFEREE_RATE_TOURNAMENTS_PER_KEY`` ``10 per minute;`` the same per organiser key (signed creations)
                             ``60 per hour``
+``REFEREE_RATE_MESSAGES``   ``20 per minute;``          messages and mute requests per seat key (the
+                            ``300 per hour``            key of the envelope's seat; else per address)
 ``REFEREE_QUEUE``           ``referee``                 name of the RQ queue of replay jobs
 ``REFEREE_DISPATCH``        ``rq`` (redis), ``inline``   how appends reach the projector: ``rq`` jobs,
                             (memory)                    ``inline`` in the request, or ``none``
@@ -109,6 +111,7 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_RATE_CONTACTS_PER_KEY": "30 per minute;120 per hour",
     "REFEREE_RATE_TOURNAMENTS": "10 per minute;60 per hour",
     "REFEREE_RATE_TOURNAMENTS_PER_KEY": "10 per minute;60 per hour",
+    "REFEREE_RATE_MESSAGES": "20 per minute;300 per hour",
     "REFEREE_QUEUE": "referee",
     "REFEREE_DISPATCH": None,  # None: "rq" with the Redis store, "inline" with the memory store
     "REFEREE_MAX_WAIT": 30.0,

@@ -24,6 +24,12 @@ ACCEPT_CTX = "referee/accept"
 BUNDLE_CTX = "referee/bundle"
 VACATION_CTX = "referee/vacation"
 RECEIPT_CTX = "referee/receipt"
+#: a seat's message (CONTRACT section 12), its mute request, its signed read of the messages, and the
+#: referee's receipt of a message (a position in the game's message stream, not in its log)
+MESSAGE_CTX = "referee/message"
+MUTE_CTX = "referee/mute"
+MESSAGES_READ_CTX = "referee/messages"
+MESSAGE_RECEIPT_CTX = "referee/message-receipt"
 
 
 def b64url_encode(raw: bytes) -> str:

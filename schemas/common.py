@@ -182,3 +182,46 @@ def clashing_names(names: Iterable[str]) -> dict[int, str]:
         else:
             first[key] = i
     return clashes
+
+
+# -- message texts (CONTRACT section 12): the name rules plus line feeds, up to 2,000 characters ----------
+MESSAGE_MAX = 2000
+
+
+def message_text_problem(text: object) -> str | None:
+    """What breaks the rules of a message's text, or None: 1–2,000 characters, NFC-normalised as sent (the
+    text is signed, so the referee cannot normalise it), no control or format character (Unicode Cc, Cf)
+    but the line feed, no lone surrogate. The verifier checks stored messages with the same function.
+
+    >>> message_text_problem("gg\\nwell played") is None
+    True
+    >>> message_text_problem("a\\u202eb")
+    'must not contain control or format characters other than line feeds (found U+202E at 1)'
+    """
+    if not isinstance(text, str):
+        return "must be a string"
+    if not 1 <= len(text) <= MESSAGE_MAX:
+        return f"must have 1 to {MESSAGE_MAX} characters (has {len(text)})"
+    for index, char in enumerate(text):
+        if char != "\n" and unicodedata.category(char) in {"Cc", "Cf", "Cs"}:
+            return (f"must not contain control or format characters other than line feeds "
+                    f"(found U+{ord(char):04X} at {index})")
+    if unicodedata.normalize("NFC", text) != text:
+        return "must be NFC-normalised (normalise the text before signing it)"
+    return None
+
+
+class MessageText(fields.String):
+    """A message's text, checked by :func:`message_text_problem` and kept exactly as signed."""
+
+    def __init__(self, **kwargs: Any):
+        kwargs.setdefault("metadata", {"description": f"1–{MESSAGE_MAX} characters, NFC-normalised, no control or "
+                                                      "format characters but line feeds (\\n)"})
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        problem = message_text_problem(text)
+        if problem:
+            raise ValidationError(problem)
+        return text

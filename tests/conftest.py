@@ -32,6 +32,7 @@ os.environ.setdefault("REFEREE_RATE_CREATE", "100000 per minute")
 os.environ.setdefault("REFEREE_RATE_CONTACTS", "100000 per minute")
 os.environ.setdefault("REFEREE_RATE_CREATE_PER_KEY", "100000 per minute")
 os.environ.setdefault("REFEREE_RATE_CONTACTS_PER_KEY", "100000 per minute")
+os.environ.setdefault("REFEREE_RATE_MESSAGES", "100000 per minute")
 # Games frozen at fixed dates must not expire when a later test step runs at today's date: only the tests of
 # the expiry set an acceptance deadline (tests/service/test_expiry.py).
 os.environ.setdefault("REFEREE_ACCEPT_WITHIN", "0")

@@ -72,7 +72,7 @@ class RefereeApi(Api):
 
 def init_app(app: Flask) -> Api:
     """Register the API's blueprints, docs and error handlers on ``app``."""
-    from . import contacts, docs, events, games, health, rulesets, submissions, tournaments  # noqa: PLC0415
+    from . import contacts, docs, events, games, health, messages, rulesets, submissions, tournaments  # noqa: PLC0415
 
     app.config.setdefault("API_TITLE", "referee")
     app.config.setdefault("API_VERSION", "1")
@@ -80,7 +80,7 @@ def init_app(app: Flask) -> Api:
     app.config.setdefault("OPENAPI_URL_PREFIX", "/")
     app.config.setdefault("OPENAPI_JSON_PATH", "openapi.json")
     api = RefereeApi(app)
-    for module in (rulesets, games, submissions, contacts, health):
+    for module in (rulesets, games, submissions, messages, contacts, health):
         api.register_blueprint(module.blp)
     api.register_blueprint(tournaments.blp)
     api.register_blueprint(tournaments.ratings_blp)

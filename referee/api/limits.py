@@ -75,6 +75,24 @@ def signing_key() -> str:
     return "addr:" + (get_remote_address() or "")
 
 
+def seat_key() -> str:
+    """The limit key of a seat's signed request that names no key (a message, a mute): the public key of
+    ``envelope.seat`` in ``envelope.game``'s ``created`` entry (the game service caches it), so that one key
+    counts once whatever game it writes in; else the client's address (an unknown game or seat is refused
+    after, by the view)."""
+    from flask import request  # noqa: PLC0415
+
+    body = request.get_json(silent=True, force=True, cache=True)
+    envelope = body.get("envelope") if isinstance(body, dict) else None
+    if isinstance(envelope, dict) and isinstance(envelope.get("game"), str) and type(envelope.get("seat")) is int:
+        try:
+            seats = current_app.extensions["referee.service"].created_entry(envelope["game"])["seats"]
+            return "key:" + seats[envelope["seat"]]["key"]
+        except Exception:  # any failure counts per address; the view answers the request
+            pass
+    return "addr:" + (get_remote_address() or "")
+
+
 def _rate(setting: str) -> Callable[[], str]:
     return lambda: current_app.config[setting]
 

@@ -3,7 +3,8 @@
 * ``GET /referee-key`` — ``{"key": "<base64url>", "algorithm": "Ed25519"}``: the key every bundle of this
   referee is signed with (pass it to ``referee verify --referee-key``).
 * ``GET /games/{id}/export`` — the signed bundle of a game (``referee.bundle``): final once the seed is
-  revealed (or a recorded game is over), otherwise interim (``"interim": true``, no seed, ``result`` null).
+  revealed (or a recorded game is over), otherwise interim (``"interim": true``, no seed, ``result`` null);
+  with the game's public messages (``messages``: private ones by hash only) when it has any.
 * ``POST /verify`` — the same verifier as ``referee verify`` (``referee.verify.verify_bundle``). The body
   is the bundle, at most ``REFEREE_MAX_BUNDLE`` bytes (default 1 MiB; else 413), as
   ``Content-Type: application/json`` (else 415); at most ``REFEREE_RATE_VERIFY`` per client address
@@ -63,6 +64,9 @@ class Export(MethodView):
         store = current_app.extensions["referee.store"]
         if not valid_game_id(game_id):
             raise ServiceError(404, "game/not_found", f"no game {game_id!r}")
+        message_store = current_app.extensions.get("referee.messages")
+        # the messages first: each records the log length when it came, which the log read after then holds
+        messages = message_store.store.read(game_id) if message_store is not None else []
         try:
             log = store.read_log(game_id)
         except GameNotFound as exc:
@@ -70,9 +74,9 @@ class Export(MethodView):
         published = _published_result(store, game_id, log)
         key = current_app.extensions["referee.key"]
         if published is None:
-            bundle = build_bundle(log, key)
+            bundle = build_bundle(log, key, messages=messages)
         else:
-            bundle = build_bundle(log, key, result=published)
+            bundle = build_bundle(log, key, result=published, messages=messages)
         return current_app.response_class(current_app.json.dumps(bundle), mimetype="application/json")
 
 

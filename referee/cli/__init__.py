@@ -17,7 +17,8 @@ Playing from a terminal (``games.py``; any server, default ``$REFEREE_SERVER`` o
     referee accept GAME --key alice.key
     referee move GAME '{"type": "bid", "amount": 2}' --key alice.key --wait 5
 
-The clock (``clocks.py``: ``vacation``, ``verify-receipt``), notifications (``notifications.py``:
+The clock (``clocks.py``: ``vacation``, ``verify-receipt``), messages (``messages.py``: ``say``, ``messages``),
+notifications (``notifications.py``:
 ``contact …``, ``mail-gateway``), tournaments (``tournaments.py``: ``tournament …``) and the offline
 verifiers (``verification.py``: ``verify``, ``verify-tournament``, ``shadow-replay``). What the commands
 that talk to a server share is in ``client.py``; no command module imports another, nor this one.
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import click
 
-from . import clocks, games, notifications, operations, tournaments, verification
+from . import clocks, games, messages, notifications, operations, tournaments, verification
 
 
 @click.group()
@@ -51,6 +52,9 @@ main.add_command(games.legal_moves)
 main.add_command(games.move)
 main.add_command(clocks.vacation)
 main.add_command(clocks.verify_receipt)
+# talking
+main.add_command(messages.say)
+main.add_command(messages.messages)
 # notifications
 main.add_command(notifications.contact)
 main.add_command(notifications.mail_gateway)

@@ -92,6 +92,11 @@ class ProgressReporter:
             self.bar = None
 
 
+def _stream(check: Check) -> str:
+    """Which positions a check's ``position`` counts: the log's, or the message stream's (``messages``)."""
+    return "message" if check.details.get("stream") == "messages" else "log"
+
+
 def render_report(report: Report, source: str) -> str:
     """The human report: a heading, one line per check, and the verdict with the first failure."""
     summary = report.to_dict()
@@ -105,12 +110,14 @@ def render_report(report: Report, source: str) -> str:
     lines = [heading]
     width = max(len(c.name) for c in report.checks)
     for check in report.checks:
-        where = f"at log position {check.position}: " if check.status == FAILED and check.position is not None else ""
+        where = (f"at {_stream(check)} position {check.position}: "
+                 if check.status == FAILED and check.position is not None else "")
         lines.append(f"  {_MARKS[check.status]} {check.name:<{width}}  {where}{check.reason or ''}")
     first = report.first_failure
     verdict = _VERDICTS[report.status]
     if report.status == "failed" and first is not None:
-        where = f" at log position {first.position}" if first.position is not None else " (the bundle as a whole)"
+        where = (f" at {_stream(first)} position {first.position}" if first.position is not None
+                 else " (the bundle as a whole)")
         verdict += f": first failure: {first.name}{where}: {first.reason}"
     elif report.status == "version_mismatch" and first is not None:
         verdict += f"; {first.reason}."

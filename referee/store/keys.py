@@ -21,6 +21,13 @@ key                             type        content
 ``game:{<id>}:verdicts``        list        one JSON verdict per folded log entry, in log order
 ``game:{<id>}:events``          stream      one event per stored projection (field ``seq``), capped at
                                             about 32: what ``?wait`` blocks on (``XREAD BLOCK``)
+``game:{<id>}:messages``        stream      the game's messages (``referee.store.messages``): message ``n`` has
+                                            stream ID ``0-(n+1)`` and one field ``e`` = the stored message's
+                                            JSON (hash-chained like the log); never trimmed
+``game:{<id>}:messages-head``   string      hex hash of the last message (absent: no message yet)
+``game:{<id>}:messages-sigs``   hash        signature → message position, for a message posted twice
+``game:{<id>}:mutes``           hash        seat → JSON ``{"mute": [seats], "ms"}``: whom that seat muted, and
+                                            the signer's time of the request (a later one replaces it)
 ``referee:games``               sorted set  game ids scored by creation time (ms)
 ``tournament:{<id>}:log``       stream      a tournament's log (same entry format and stream IDs as a
                                             game's; ``docs/tournaments.md``), appended by APPEND_ENTRY
@@ -71,6 +78,10 @@ GAME_PENDING = "game:{{{game}}}:pending"
 GAME_PROJECTION = "game:{{{game}}}:proj"
 GAME_VERDICTS = "game:{{{game}}}:verdicts"
 GAME_EVENTS = "game:{{{game}}}:events"
+GAME_MESSAGES = "game:{{{game}}}:messages"
+GAME_MESSAGES_HEAD = "game:{{{game}}}:messages-head"
+GAME_MESSAGES_SIGS = "game:{{{game}}}:messages-sigs"
+GAME_MUTES = "game:{{{game}}}:mutes"
 GAMES_INDEX = "referee:games"
 TOURNAMENT_LOG = "tournament:{{{tournament}}}:log"
 TOURNAMENT_HEAD = "tournament:{{{tournament}}}:head"
@@ -168,3 +179,19 @@ def tournament_keys(tournament_id: str) -> TournamentKeys:
         raise ValueError(f"not a valid tournament id: {tournament_id!r}")
     return TournamentKeys(*(template.format(tournament=tournament_id) for template in (
         TOURNAMENT_LOG, TOURNAMENT_HEAD, TOURNAMENT_SECRET, TOURNAMENT_SIGS, TOURNAMENT_PENDING)))
+
+
+class MessageKeys(NamedTuple):
+    stream: str
+    head: str
+    sigs: str
+    mutes: str
+    log: str
+
+
+def message_keys(game_id: str) -> MessageKeys:
+    """The keys of a game's messages, under the game's hash tag (with its log's, which the append reads)."""
+    if not valid_game_id(game_id):
+        raise ValueError(f"not a valid game id: {game_id!r}")
+    return MessageKeys(*(template.format(game=game_id) for template in (
+        GAME_MESSAGES, GAME_MESSAGES_HEAD, GAME_MESSAGES_SIGS, GAME_MUTES, GAME_LOG)))

@@ -91,6 +91,30 @@ that dies leaves the lease to run out, and the game comes due again)
     ARGV[3]  now + lease in ms
     returns  {game, score, game, score, …} earliest first
 
+APPEND_MESSAGE — append one sealed message to a game's message stream (``referee.store.messages``) at an
+expected position, recording the game's log length then; the chain is hashed in Python as the log's is
+    KEYS[1]  game:{id}:messages       stream (message n has ID 0-(n+1), field "e")
+    KEYS[2]  game:{id}:messages-head  hex hash of the last message
+    KEYS[3]  game:{id}:messages-sigs  hash: signature -> message position (a message posted twice)
+    KEYS[4]  game:{id}:log            the game's log: only read (its length, and that the game exists)
+    ARGV[1]  expected message count (= the message's position)
+    ARGV[2]  expected head (hash of the previous message; "" for the first)
+    ARGV[3]  expected log length (the message's ``log_seq``)
+    ARGV[4]  the message's JSON
+    ARGV[5]  the message's hash
+    ARGV[6]  the signature of the message's envelope
+    returns  {"ok", position}
+           | {"stale", count, head, log length}   the stream or the log moved on; nothing written
+           | {"duplicate", position}              this signature is in the stream already; nothing written
+           | {"missing"}                          no such game (empty log); nothing written
+
+SET_MUTE — replace whom a seat muted, unless a request signed later is stored already
+    KEYS[1]  game:{id}:mutes          hash: seat -> JSON {"mute": [seats], "ms": signer's time in ms}
+    ARGV[1]  the seat
+    ARGV[2]  the JSON to store
+    ARGV[3]  its signer's time in ms
+    returns  1: stored | 0: a request signed at that time or later is stored; nothing written
+
 WRITE_PROJECTION — store what a replay job folded, if nobody stored more meanwhile
     KEYS[1]  game:{id}:proj      hash of projection fields (all strings; JSON where structured)
     KEYS[2]  game:{id}:verdicts  list of JSON verdicts, one per folded entry
@@ -253,4 +277,33 @@ if #chunk > 0 then
 end
 redis.call('XADD', KEYS[3], 'MAXLEN', '~', 32, '*', 'seq', new_seq)
 return {1, new_seq}
+"""
+
+APPEND_MESSAGE = """
+local loglen = redis.call('XLEN', KEYS[4])
+if loglen == 0 then
+  return {'missing'}
+end
+local pos = redis.call('HGET', KEYS[3], ARGV[6])
+if pos then
+  return {'duplicate', tonumber(pos)}
+end
+local len = redis.call('XLEN', KEYS[1])
+local head = redis.call('GET', KEYS[2]) or ''
+if len ~= tonumber(ARGV[1]) or head ~= ARGV[2] or loglen ~= tonumber(ARGV[3]) then
+  return {'stale', len, head, loglen}
+end
+redis.call('XADD', KEYS[1], '0-' .. (len + 1), 'e', ARGV[4])
+redis.call('SET', KEYS[2], ARGV[5])
+redis.call('HSET', KEYS[3], ARGV[6], len)
+return {'ok', len}
+"""
+
+SET_MUTE = """
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old and tonumber(cjson.decode(old)['ms']) >= tonumber(ARGV[3]) then
+  return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
 """

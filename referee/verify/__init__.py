@@ -28,8 +28,13 @@ The checks run in this order; each one reports ``status`` (``passed``, ``failed`
    move may be logged after its seat's deadline; the first that does not is reported at its position.
 9. ``result`` — the recomputed result (the engine's ``result()``, with forfeited seats ranked last:
    :meth:`referee.replay.LogReplayer.result`) has the same RFC 8785 bytes as the claimed ``result``.
+10. ``messages`` — the game's public messages the bundle carries (``referee.verify.messages``): the chain
+   of the game's message stream (private messages by their hash only), and each public message's hash,
+   binding to the game, seat signature against the keys in ``created`` and text rules; its ``position`` is
+   the message's position in that stream. A bundle without messages passes ("no messages").
 
-A reported ``position`` is always the index of a real entry of the bundle's log, or ``None`` when the
+A reported ``position`` is always the index of a real entry of the bundle's log (of its ``messages`` for
+the ``messages`` check), or ``None`` when the
 failure concerns the bundle as a whole (a missing reveal, the claimed ``result``, the referee's signature).
 
 Every check runs even when an earlier one failed (a verifier wants the whole picture), except that a
@@ -43,7 +48,8 @@ replay of a seeded game stops at ``started`` (the deck order is unknown), so the
 bindings are checked but the moves are not applied; the report's status is then ``incomplete``.
 
 The package: ``report`` (:class:`Check`, :class:`Report`, the statuses), ``context`` (what the checks of
-a run share), ``shape`` (check 1), ``signatures`` (checks 2-5), ``replaying`` (checks 6-9); this module
+a run share), ``shape`` (check 1), ``signatures`` (checks 2-5), ``replaying`` (checks 6-9), ``messages``
+(check 10); this module
 runs them (:func:`verify_bundle`) and is where every public name is imported from.
 """
 
@@ -53,6 +59,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .context import Context
+from .messages import _check_messages, exported_messages
 from .replaying import (
     _check_replay,
     _check_result,
@@ -112,7 +119,7 @@ def verify_bundle(bundle: Any, progress: Progress | None = None, *, referee_key:
                          ("organiser_signature", _check_organiser_signature),
                          ("seat_signatures", _check_seat_signatures), ("seed_commitment", _check_seed_commitment),
                          ("ruleset_version", _check_ruleset_version), ("replay", _check_replay),
-                         ("result", _check_result)):
+                         ("result", _check_result), ("messages", _check_messages)):
             checks.append(_guard(name, fn, ctx))
     summary = {
         "format": bundle.get("format") if isinstance(bundle, dict) else None,
@@ -150,6 +157,7 @@ def _organiser_of(created: dict[str, Any]) -> str | None:
 __all__ = [
     "ABORT_CTX", "BUNDLE_FORMAT", "CHECK_ORDER", "CREATE_CTX", "CREATION_REQUEST_FIELDS", "EXIT_CODES", "FAILED",
     "FAILED_STATUS", "INCOMPLETE", "PASSED", "SIGNED_CTX", "SKIPPED", "VERIFIED", "VERSION_MISMATCH", "Check",
-    "Progress", "Report", "check_referee_signature", "creation_requests", "differing_paths", "kind_at",
+    "Progress", "Report", "check_referee_signature", "creation_requests", "differing_paths", "exported_messages",
+    "kind_at",
     "signed_game_id", "unreadable_report", "unsigned_part", "verify_bundle",
 ]

@@ -14,7 +14,7 @@ VERIFIED, FAILED_STATUS, VERSION_MISMATCH, INCOMPLETE = "verified", "failed", "v
 EXIT_CODES = {VERIFIED: 0, FAILED_STATUS: 1, INCOMPLETE: 3, VERSION_MISMATCH: 4}
 
 CHECK_ORDER = ("format", "referee_signature", "hash_chain", "organiser_signature", "seat_signatures",
-               "seed_commitment", "ruleset_version", "replay", "result")
+               "seed_commitment", "ruleset_version", "replay", "result", "messages")
 
 #: ``progress(stage, done, total)``: called while the long checks run (seat signatures, replay).
 Progress = Callable[[str, int, int], None]

@@ -384,3 +384,89 @@ def test_an_append_can_set_or_clear_the_games_timer(store):
     assert dict(store.due_timers(2**62)) == {"g_t": 7_000}
     store.append("g_t", entry(3, log[-1]["hash"]), log[-1]["hash"], timer=None)
     assert store.due_timers(2**62) == []
+
+
+# -- a game's messages (CONTRACT section 12): their own chained stream beside the log ------------------------
+def message(seq: int, prev: str, log_seq: int, text: str = "hi") -> dict:
+    return seal({"v": 1, "type": "message", "seq": seq, "prev": prev, "at": "2026-11-21T10:00:02.000Z",
+                 "log_seq": log_seq, "submission": {"envelope": {"text": text}, "sig": f"msig-{seq}-{text}"}}, prev)
+
+
+def test_messages_chain_beside_the_log_and_record_its_length(store):
+    from referee.store.messages import messages_of
+
+    messages = messages_of(store)
+    log = grow(store, "g_msg", 2)
+    assert messages.tip("g_msg") == (0, GENESIS, 3)
+    assert messages.read("g_msg") == []
+    first = message(0, GENESIS, 3)
+    assert messages.append("g_msg", first, "s0") == 0
+    store.append("g_msg", entry(3, log[-1]["hash"]), log[-1]["hash"])  # a move between two messages
+    second = message(1, first["hash"], 4, "again")
+    assert messages.append("g_msg", second, "s1") == 1
+    assert messages.read("g_msg") == [first, second]
+    assert messages.read("g_msg", 1) == [second]
+    assert messages.tip("g_msg") == (2, second["hash"], 4)
+    assert first_broken_link(messages.read("g_msg")) is None
+    assert store.tip("g_msg").seq == 4  # the log holds no message
+
+
+def test_a_message_at_a_stale_position_or_log_length_or_twice_writes_nothing(store):
+    from referee.store.messages import messages_of
+
+    messages = messages_of(store)
+    log = grow(store, "g_msg", 0)
+    first = message(0, GENESIS, 1)
+    messages.append("g_msg", first, "s0")
+    with pytest.raises(StaleAppend) as stale:
+        messages.append("g_msg", message(0, GENESIS, 1, "late"), "s1")
+    assert (stale.value.seq, stale.value.head) == (1, first["hash"])
+    with pytest.raises(StaleAppend):
+        messages.append("g_msg", message(1, "ab" * 32, 1), "s1")
+    store.append("g_msg", entry(1, log[-1]["hash"]), log[-1]["hash"])
+    with pytest.raises(StaleAppend):  # the log moved on since the message was built
+        messages.append("g_msg", message(1, first["hash"], 1), "s1")
+    with pytest.raises(DuplicateSubmission) as dup:
+        messages.append("g_msg", message(1, first["hash"], 2, "same sig"), "s0")
+    assert dup.value.position == 0 and dup.value.seq == 1
+    assert messages.read("g_msg") == [first]
+    with pytest.raises(GameNotFound):
+        messages.append("g_none", message(0, GENESIS, 1), "s9")
+    with pytest.raises(GameNotFound):
+        messages.tip("g_none")
+
+
+def test_concurrent_messages_at_one_position_exactly_one_wins(store):
+    from referee.store.messages import messages_of
+
+    messages = messages_of(store)
+    grow(store, "g_msg", 0)
+    wins, losses = [], []
+
+    def post(i: int) -> None:
+        try:
+            wins.append(messages.append("g_msg", message(0, GENESIS, 1, f"t{i}"), f"s{i}"))
+        except StaleAppend:
+            losses.append(i)
+
+    threads = [threading.Thread(target=post, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wins == [0] and len(losses) == 7 and len(messages.read("g_msg")) == 1
+
+
+def test_a_seats_mute_is_replaced_only_by_a_later_request(store):
+    from referee.store.messages import messages_of
+
+    messages = messages_of(store)
+    grow(store, "g_msg", 0)
+    assert messages.mutes("g_msg") == {}
+    assert messages.set_mute("g_msg", 0, [1, 2], 1000)
+    assert not messages.set_mute("g_msg", 0, [], 1000)  # the same request again, or an older one
+    assert not messages.set_mute("g_msg", 0, [], 999)
+    assert messages.set_mute("g_msg", 1, [0], 500)
+    assert messages.mutes("g_msg") == {0: [1, 2], 1: [0]}
+    assert messages.set_mute("g_msg", 0, [], 1001)
+    assert messages.mutes("g_msg") == {0: [], 1: [0]}

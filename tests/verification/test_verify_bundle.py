@@ -76,7 +76,8 @@ def test_interim_bundle_of_a_running_game_is_incomplete_not_failed(referee_key):
     statuses = {c.name: c.status for c in report.checks}
     assert statuses == {"format": "passed", "referee_signature": "passed", "hash_chain": "passed",
                         "organiser_signature": "skipped", "seat_signatures": "passed", "seed_commitment": "skipped",
-                        "ruleset_version": "passed", "replay": "skipped", "result": "skipped"}
+                        "ruleset_version": "passed", "replay": "skipped", "result": "skipped",
+                        "messages": "passed"}
     assert report.check("seed_commitment").reason.startswith("skipped (interim)")
     replay = report.check("replay")
     assert "12 moves were checked for signature and binding but not applied" in replay.reason

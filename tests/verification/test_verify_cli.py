@@ -40,12 +40,12 @@ def test_verified_bundle_exits_0_with_one_line_per_check(bundle_file, make_bundl
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"Bundle {bundle_file(bundle)}: fivetowers game {bundle['game']}, pinned version")
     assert lines[0].endswith(", final, no organiser")
-    assert [line.split()[1] for line in lines[1:10]] == ["format", "referee_signature", "hash_chain",
+    assert [line.split()[1] for line in lines[1:11]] == ["format", "referee_signature", "hash_chain",
                                                         "organiser_signature", "seat_signatures", "seed_commitment",
-                                                        "ruleset_version", "replay", "result"]
-    assert all(line.startswith("  [pass] ") for i, line in enumerate(lines[1:10]) if i != 3)
+                                                        "ruleset_version", "replay", "result", "messages"]
+    assert all(line.startswith("  [pass] ") for i, line in enumerate(lines[1:11]) if i != 3)
     assert lines[4] == "  [skip] organiser_signature  no organiser: the game was created without an organiser key"
-    assert lines[10] == "VERIFIED: every check passed."
+    assert lines[11] == "VERIFIED: every check passed."
     assert result.stderr == ""  # fast and not a terminal: no progress output
 
 

@@ -98,7 +98,7 @@ def test_game_played_over_http_exports_a_bundle_that_verifies_offline_and_over_h
 
     report = post_json(client, "/verify", bundle, expect=200)
     assert report["ok"] is True and report["status"] == "verified" and report["signed_by_this_referee"] is True
-    assert [c["status"] for c in report["checks"]] == ["passed"] * 3 + ["skipped"] + ["passed"] * 5
+    assert [c["status"] for c in report["checks"]] == ["passed"] * 3 + ["skipped"] + ["passed"] * 6
     assert report == {**verify_bundle(bundle).to_dict(), "signed_by_this_referee": True}
 
 

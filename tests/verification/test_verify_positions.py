@@ -14,10 +14,15 @@ from referee.verify import CHECK_ORDER, verify_bundle
 
 
 def positions_are_real(report, bundle):
-    entries = len(bundle["log"]) if isinstance(bundle, dict) and isinstance(bundle.get("log"), list) else 0
+    """Every position is a real entry of the log (of the carried messages for the ``messages`` check)."""
+    def length(name):
+        return len(bundle[name]) if isinstance(bundle, dict) and isinstance(bundle.get(name), list) else 0
+
     for check in report.checks:
+        entries = length("messages" if check.name == "messages" else "log")
         assert check.position is None or 0 <= check.position < entries, (check.name, check.position, entries)
     first = report.to_dict()["first_failure"]
+    entries = length("messages" if first and first["check"] == "messages" else "log")
     assert first is None or first["position"] is None or 0 <= first["position"] < entries
 
 
@@ -108,6 +113,35 @@ def test_result_is_null_as_documented(referee_key):
     result["seats"][0]["total"] += 1
     check = failed(sign_bundle({**bundle, "result": result}, referee_key), "result")
     assert check.position is None and check.details["ended_at"] == len(bundle["log"]) - 2
+
+
+def test_messages(referee_key):
+    """A changed public message is reported at its position in the message stream (its hash no longer
+    matches), and a message dropped from the stream where the next one chains from it."""
+    from referee.clock import now
+    from referee.logchain import GENESIS, seal
+    from referee.signing import MESSAGE_CTX, sign
+
+    game = finished_log("fivetowers", 3)
+    entries = game.entries
+    stored, prev = [], GENESIS
+    for seat, text, to in ((0, "hello", None), (1, "psst", [2]), (2, "gg", None)):
+        envelope = {"v": 1, "ctx": MESSAGE_CTX, "game": entries[0]["game"], "seat": seat, "text": text, "to": to,
+                    "at": now()}
+        stored.append(seal({"v": 1, "type": "message", "seq": len(stored), "prev": prev, "at": now(),
+                            "log_seq": len(entries), "submission": {"envelope": envelope,
+                                                                    "sig": sign(game.keys[seat], envelope)}}, prev))
+        prev = stored[-1]["hash"]
+    bundle = build_bundle(entries, referee_key, messages=stored)
+    assert verify_bundle(bundle).check("messages").status == "passed"
+    changed = copy.deepcopy(bundle)
+    changed["messages"][2]["submission"]["envelope"]["text"] = "GG"
+    assert failed(sign_bundle(changed, referee_key), "messages").position == 2
+    dropped = copy.deepcopy(bundle)
+    del dropped["messages"][0]
+    assert failed(sign_bundle(dropped, referee_key), "messages").position == 0
+    assert failed(sign_bundle({**bundle, "messages": [*bundle["messages"][:2], {"seq": 2}]}, referee_key),
+                  "messages").position == 2
 
 
 def test_every_check_has_a_position_test():

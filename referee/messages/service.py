@@ -1,0 +1,194 @@
+"""The message service: takes a seat's signed message into the game's message stream, answers the reads
+(everyone: the public messages; a seat's signed read: also the private ones to it or from it, without the
+seats it muted) and a seat's signed mute request.
+
+A message is bound to its game and seat and signed by the seat's key from the game's ``created`` entry, but
+to no log position: it never makes a move stale, and a move never makes it stale. The referee stamps it with
+its arrival time ``at`` and the game's log length then (``log_seq``), chains it in the stream, and signs a
+receipt (ctx ``referee/message-receipt``: a position of the message stream, never of the log).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from ..clock import now, now_ms
+from ..errors import ServiceError, invalid
+from ..logchain import seal
+from ..notify.contacts import FRESH
+from ..signing import MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, sign, verify
+from ..store import DuplicateSubmission, GameNotFound, StaleAppend, StoreUnavailable
+from ..store.messages import MessageStore
+from ..timecontrol import format_ms, parse_ms
+
+#: how often a message is built again when the stream or the log moved while it was being appended
+APPEND_ATTEMPTS = 50
+
+CreatedEntry = Callable[[str], dict[str, Any]]
+
+
+def visible_to(message: dict[str, Any], readers: set[int], muted: set[int]) -> bool:
+    """Whether a stored message is shown to a reader holding the seats ``readers`` (none: anyone) who muted
+    the seats ``muted``: public ones and, for a seat, those to it or from it; never a muted seat's.
+
+    >>> m = {"submission": {"envelope": {"seat": 1, "to": [2]}}}
+    >>> visible_to(m, set(), set()), visible_to(m, {2}, set()), visible_to(m, {0}, set()), visible_to(m, {2}, {1})
+    (False, True, False, False)
+    """
+    envelope = message["submission"]["envelope"]
+    sender, to = envelope["seat"], envelope.get("to")
+    if sender in readers:
+        return True
+    if sender in muted:
+        return False
+    return to is None or bool(readers.intersection(to))
+
+
+def message_view(message: dict[str, Any]) -> dict[str, Any]:
+    """A stored message as ``GET /games/{id}/messages`` shows it."""
+    envelope = message["submission"]["envelope"]
+    return {"position": message["seq"], "at": message["at"], "log_seq": message["log_seq"], "seat": envelope["seat"],
+            "to": envelope.get("to"), "text": envelope["text"], "prev": message["prev"], "hash": message["hash"],
+            "submission": message["submission"]}
+
+
+class MessageService:
+    """Messages of games: ``created_entry(game)`` gives a game's ``created`` entry (404 ``ServiceError`` for an
+    unknown game): the seats and their keys."""
+
+    def __init__(self, store: MessageStore, created_entry: CreatedEntry, referee_key: Ed25519PrivateKey):
+        self.store = store
+        self.created_entry = created_entry
+        self.referee_key = referee_key
+
+    # -- the checks a seat's signed request goes through --------------------------------------------
+    def _seat_keys(self, game_id: str) -> list[str]:
+        return [seat["key"] for seat in self.created_entry(game_id)["seats"]]
+
+    @staticmethod
+    def _seats_exist(seats: list[int] | None, count: int, path: str) -> None:
+        problems = [{"path": f"{path}[{i}]", "problem": f"this game has no seat {seat} ({count} seats)"}
+                    for i, seat in enumerate(seats or []) if seat >= count]
+        if problems:
+            raise invalid(problems)
+
+    @staticmethod
+    def _authenticate(game_id: str, keys: list[str], submission: dict[str, Any]) -> int:
+        """The seat of a signed request bound to this game whose signature is its seat's (as for moves:
+        403 ``submission/wrong_game``, 403 ``submission/wrong_seat``, 401 ``submission/bad_signature``, 403
+        ``submission/wrong_key``)."""
+        envelope, sig = submission["envelope"], submission["sig"]
+        if envelope["game"] != game_id:
+            raise ServiceError(403, "submission/wrong_game",
+                               f"the envelope is bound to game {envelope['game']!r}, not {game_id!r}")
+        seat = envelope["seat"]
+        if not 0 <= seat < len(keys):
+            raise ServiceError(403, "submission/wrong_seat", f"this game has no seat {seat} ({len(keys)} seats)")
+        if not verify(keys[seat], envelope, sig):
+            others = [other for other, key in enumerate(keys)
+                      if other != seat and key != keys[seat] and verify(key, envelope, sig)]
+            if others:
+                raise ServiceError(403, "submission/wrong_key",
+                                   f"signed with seat {others[0]}'s key, not seat {seat}'s",
+                                   details={"seat": seat, "signed_by": others[0]})
+            raise ServiceError(401, "submission/bad_signature",
+                               f"the signature is not seat {seat}'s key over this envelope")
+        return seat
+
+    @staticmethod
+    def _fresh(at: Any, path: str) -> int:
+        """The signer's time of a request bound to no position, in ms: within :data:`FRESH` s of the server's."""
+        try:
+            signed_ms = parse_ms(at)
+        except ValueError as exc:
+            raise invalid([{"path": path, "problem": str(exc)}]) from exc
+        skew = abs(signed_ms - now_ms()) / 1000
+        if skew > FRESH:
+            raise ServiceError(400, "messages/stale_request", f"the signed time is {skew:.0f} s away from the "
+                               f"server's time; sign a fresh request (at most {FRESH} s off)",
+                               details={"server_time": now()})
+        return signed_ms
+
+    # -- requests -----------------------------------------------------------------------------------
+    def post(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """``POST /games/{id}/messages``: a seat's signed message into the game's message stream; returns the
+        receipt. Refused, first that applies: 404 ``game/not_found``; 400 ``request/invalid`` (a ``to`` seat
+        the game lacks); 403/401 as for moves (binding and signature); 409 ``message/duplicate`` (this signed
+        message is in the stream already, ``details.position``); 503 ``log/unavailable``."""
+        keys = self._seat_keys(game_id)
+        envelope = submission["envelope"]
+        self._seats_exist(envelope.get("to"), len(keys), "$.envelope.to")
+        self._authenticate(game_id, keys, submission)
+        for _attempt in range(APPEND_ATTEMPTS):
+            try:
+                tip = self.store.tip(game_id)
+                message = seal({"v": 1, "type": "message", "seq": tip.length, "prev": tip.head, "at": now(),
+                                "log_seq": tip.log_seq, "submission": submission}, tip.head)
+                position = self.store.append(game_id, message, submission["sig"])
+            except StaleAppend:
+                continue  # another message or an entry of the log came first: build it again on top
+            except DuplicateSubmission as exc:
+                raise ServiceError(409, "message/duplicate",
+                                   f"this signed message is in the game's messages already at position "
+                                   f"{exc.position}; sign a new one (a new at)",
+                                   details={"position": exc.position}) from exc
+            except GameNotFound as exc:
+                raise ServiceError(404, "game/not_found", f"no game {game_id!r}") from exc
+            except StoreUnavailable as exc:
+                raise ServiceError(503, "log/unavailable", f"the message could not be written durably: {exc}") from exc
+            receipt = {"ctx": MESSAGE_RECEIPT_CTX, "game": game_id, "position": position, "hash": message["hash"],
+                       "at": message["at"], "log_seq": message["log_seq"]}
+            return {"game": game_id, "position": position, "hash": message["hash"], "at": message["at"],
+                    "log_seq": message["log_seq"], "receipt": receipt, "receipt_sig": sign(self.referee_key, receipt)}
+        raise ServiceError(503, "log/unavailable", "the game's messages kept moving; try again")
+
+    def read(self, game_id: str, query: dict[str, Any]) -> dict[str, Any]:
+        """``GET /games/{id}/messages``: the public messages from ``since``; with a seat's signed read (``key``,
+        ``at``, ``sig``: the signature over ``{"v": 1, "ctx": "referee/messages", "game", "key", "at"}``) also
+        the private ones to or from that key's seats, without the messages of the seats they muted."""
+        keys = self._seat_keys(game_id)
+        signed = [name for name in ("key", "at", "sig") if query.get(name)]
+        readers: set[int] = set()
+        muted: set[int] = set()
+        if signed:
+            missing = [name for name in ("key", "at", "sig") if name not in signed]
+            if missing:
+                raise invalid([{"path": f"query.{name}", "problem": "a signed read gives key, at and sig together"}
+                               for name in missing])
+            self._fresh(query["at"], "query.at")
+            envelope = {"v": 1, "ctx": MESSAGES_READ_CTX, "game": game_id, "key": query["key"], "at": query["at"]}
+            if not verify(query["key"], envelope, query["sig"]):
+                raise ServiceError(401, "submission/bad_signature",
+                                   f"sig is not this key's signature over {envelope}")
+            readers = {seat for seat, key in enumerate(keys) if key == query["key"]}
+            if not readers:
+                raise ServiceError(403, "messages/not_a_seat", "this key holds no seat of the game")
+            mutes = self.store.mutes(game_id)
+            muted = {other for seat in readers for other in mutes.get(seat, [])} - readers
+        messages = self.store.read(game_id, query.get("since", 0))
+        shown = [message_view(m) for m in messages if visible_to(m, readers, muted)]
+        out: dict[str, Any] = {"game": game_id, "messages": shown,
+                               "length": self.store.tip(game_id).length, "reader": sorted(readers) if signed else None}
+        if signed:
+            out["muted"] = sorted(muted)
+        return out
+
+    def mute(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """``POST /games/{id}/messages/mute``: the seats a seat mutes for itself (replacing its earlier list).
+        Refused: 404; 400 (a seat the game lacks, the seat itself, a request not signed within
+        :data:`FRESH` s); 403/401 as for moves; 409 ``messages/stale_mute`` when a request of this seat
+        signed later is stored already."""
+        keys = self._seat_keys(game_id)
+        envelope = submission["envelope"]
+        self._seats_exist(envelope["mute"], len(keys), "$.envelope.mute")
+        if envelope["seat"] in envelope["mute"]:
+            raise invalid([{"path": "$.envelope.mute", "problem": "a seat cannot mute itself"}])
+        signed_ms = self._fresh(envelope["at"], "$.envelope.at")
+        seat = self._authenticate(game_id, keys, submission)
+        if not self.store.set_mute(game_id, seat, sorted(envelope["mute"]), signed_ms):
+            raise ServiceError(409, "messages/stale_mute", "a mute request of this seat signed at this time or later "
+                               "is stored already; sign a new one", details={"at": format_ms(signed_ms)})
+        return {"game": game_id, "seat": seat, "muted": sorted(envelope["mute"])}
