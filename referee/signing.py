@@ -24,6 +24,10 @@ ACCEPT_CTX = "referee/accept"
 BUNDLE_CTX = "referee/bundle"
 VACATION_CTX = "referee/vacation"
 RECEIPT_CTX = "referee/receipt"
+# the players' own decisions (CONTRACT section 12, ``referee.decisions``)
+RESIGN_CTX = "referee/resign"
+OFFER_CTX = "referee/offer"
+ANSWER_CTX = "referee/answer"
 
 
 def b64url_encode(raw: bytes) -> str:

@@ -1,0 +1,163 @@
+"""The players' own decisions through the HTTP API on real Redis (CONTRACT section 12, ``referee.decisions``):
+resignations (DC-R1–R3), offers and answers (DC-O1, DC-O2, DC-D1, DC-E1, DC-A1, DC-T1, DC-T2), the bundle
+that verifies afterwards, and a tournament game's resignation counted as a loss."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from svc_helpers import accept_all, create_game, move_envelope, play_random, signed
+from tournament_helpers import Players, join_all, start_game, tournament_state
+
+from referee.signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX, public_key_b64
+from referee.verify import verify_bundle
+
+
+def _tip(http, game_id: str) -> dict[str, Any]:
+    status, state = http.get(f"/games/{game_id}")
+    assert status == 200, state
+    return state
+
+
+def resign(http, game, seat: int):
+    state = _tip(http, game.game_id)
+    envelope = {"v": 1, "ctx": RESIGN_CTX, "game": game.game_id, "seat": seat, "seq": state["seq"],
+                "prev": state["head"]}
+    return http.post(f"/games/{game.game_id}/resign", signed(game.keys[seat], envelope))
+
+
+def offer(http, game, seat: int, kind: str):
+    state = _tip(http, game.game_id)
+    envelope = {"v": 1, "ctx": OFFER_CTX, "game": game.game_id, "seat": seat, "seq": state["seq"],
+                "prev": state["head"], "offer": kind}
+    return http.post(f"/games/{game.game_id}/offers", signed(game.keys[seat], envelope))
+
+
+def answer(http, game, seat: int, position: int, accept: bool):
+    state = _tip(http, game.game_id)
+    envelope = {"v": 1, "ctx": ANSWER_CTX, "game": game.game_id, "seat": seat, "seq": state["seq"],
+                "prev": state["head"], "offer": position, "accept": accept}
+    return http.post(f"/games/{game.game_id}/offers/{position}/answer", signed(game.keys[seat], envelope))
+
+
+def move(http, game, move_dict: dict[str, Any] | None = None):
+    """The seat to move plays ``move_dict`` (default: its first legal move)."""
+    status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+    assert status == 200, legal
+    seat = legal["to_move"]
+    chosen = move_dict or legal["moves"][0]
+    envelope = move_envelope(game.game_id, seat, legal["seq"], legal["head"], chosen)
+    status, receipt = http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], envelope))
+    assert status in (200, 202), receipt
+    game.moves.append((seat, chosen))
+    return seat, chosen
+
+
+def started(http, ruleset_name: str, players: int, seed: int = 0, **extra: Any):
+    game = create_game(http, ruleset_name, players, **extra)
+    accept_all(http, game, random.Random(seed))
+    return game
+
+
+def kinds(store, game_id: str) -> list[str]:
+    return [entry["type"] for entry in store.read_log(game_id)]
+
+
+def verified(app, http, game_id: str) -> None:
+    status, bundle = http.get(f"/games/{game_id}/export")
+    assert status == 200, bundle
+    report = verify_bundle(bundle, referee_key=public_key_b64(app.extensions["referee.key"]))
+    assert report.ok, report.to_dict()
+
+
+# -- resign (DC-R1, DC-R2, DC-R3) --------------------------------------------------------------------
+def test_dc_r1_a_two_seat_resignation_ends_the_game_and_the_bundle_verifies(app, http, store):
+    game = started(http, "fivetowers", 2)
+    play_random(http, game, random.Random(1), max_moves=3)
+    waiting = 1 - _tip(http, game.game_id)["to_move"]  # resigning is allowed whoever is to move
+    status, receipt = resign(http, game, waiting)
+    assert status == 202, receipt
+    assert receipt["receipt"]["ctx"] == "referee/receipt" and receipt["receipt_sig"]
+    assert receipt["status"] == "finished" and receipt["to_move"] is None
+    assert kinds(store, game.game_id)[-2:] == ["resigned", "revealed"]
+    status, result = http.get(f"/games/{game.game_id}/result")
+    assert status == 200, result
+    seats = result["result"]["seats"]
+    assert [(s["rank"], s["resigned"]) for s in seats] == [(2, True) if s["seat"] == waiting else (1, False)
+                                                          for s in seats]
+    assert seats[waiting]["basis"]["rule"] == "DC-R3" and "resigned" in seats[waiting]["basis"]["reason"]
+    assert result["result"]["winners"] == [1 - waiting] and result["result"]["ended_by"]["rule"] == "DC-R1"
+    verified(app, http, game.game_id)
+    # the game is over: nothing more to resign
+    status, error = resign(http, game, 1 - waiting)
+    assert status == 409 and error["error"]["code"] == "game/not_active"
+
+
+def test_dc_r1_not_before_the_start(http):
+    game = create_game(http, "fivetowers", 2)
+    status, error = resign(http, game, 0)
+    assert status == 409 and error["error"]["code"] == "game/not_active"
+
+
+def _three_seats_resign_and_play_out(app, http, store, ruleset_name: str, **extra: Any) -> None:
+    game = started(http, ruleset_name, 3, **extra)
+    rng = random.Random(7)
+    play_random(http, game, rng, max_moves=4)
+    assert resign(http, game, 1)[0] == 202
+    state = _tip(http, game.game_id)
+    assert state["status"] == "active" and state["decisions"]["resigned"] == [1]
+    # a resigned seat cannot move nor resign again
+    status, error = resign(http, game, 1)
+    assert status == 403 and error["error"]["code"] == "decision/resigned", error
+    play_random(http, game, rng)  # the others play on; the referee plays seat 1's turns by default moves
+    log = kinds(store, game.game_id)
+    assert "auto_move" in log and log[-1] == "revealed"
+    assert all(entry["seat"] == 1 for entry in store.read_log(game.game_id) if entry["type"] == "auto_move")
+    status, result = http.get(f"/games/{game.game_id}/result")
+    seats = result["result"]["seats"]
+    assert seats[1]["rank"] == 3 and seats[1]["resigned"] and not seats[0]["resigned"]
+    assert {s["rank"] for s in seats if s["seat"] != 1} <= {1, 2}
+    assert all("basis" in s for s in seats)
+    verified(app, http, game.game_id)
+
+
+def test_dc_r2_a_three_seat_five_towers_game_goes_on_after_a_resignation(app, http, store):
+    _three_seats_resign_and_play_out(app, http, store, "fivetowers")
+
+
+def test_dc_r2_a_three_seat_tower_up_game_goes_on_after_a_resignation(app, http, store):
+    _three_seats_resign_and_play_out(app, http, store, "towerup")
+
+
+def test_dc_r3_seats_that_left_rank_by_who_left_later(app, http, store):
+    game = started(http, "fivetowers", 4)
+    play_random(http, game, random.Random(3), max_moves=2)
+    assert resign(http, game, 2)[0] == 202
+    assert resign(http, game, 0)[0] == 202
+    assert resign(http, game, 3)[0] == 202  # two left: seat 1 wins at once
+    _s, result = http.get(f"/games/{game.game_id}/result")
+    assert [s["rank"] for s in result["result"]["seats"]] == [3, 1, 4, 2]
+    verified(app, http, game.game_id)
+
+
+def test_dc_r1_a_tournament_resignation_counts_as_a_loss(http, store, run_worker):
+    players = Players(2)
+    status, created = http.post("/tournaments", players.body(format={"kind": "series", "rounds": 1,
+                                                                       "table_sizes": [2]}))
+    assert status == 201, created
+    tid = created["tournament"]
+    join_all(http, tid, players)
+    table = tournament_state(http, tid)["rounds"][-1]["tables"][0]
+    game = start_game(http, table, players, random.Random(2))
+    assert resign(http, game, 0)[0] == 202
+    run_worker()
+    state = tournament_state(http, tid)
+    assert state["status"] == "finished"
+    standings = {row["key"]: row for row in state["standings"]}
+    loser, winner = table["players"][0], table["players"][1]
+    assert standings[winner]["rank"] == 1 and standings[loser]["rank"] == 2
+    assert standings[winner]["points"] > standings[loser]["points"]
+    entries = http.get(f"/tournaments/{tid}/log?limit=100")[1]["entries"]
+    assert [e["ranks"] for e in entries if e["type"] == "game_finished"] == [[2, 1]]
+    assert not any(e["type"] == "withdrawn" for e in entries)
