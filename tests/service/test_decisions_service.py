@@ -161,3 +161,127 @@ def test_dc_r1_a_tournament_resignation_counts_as_a_loss(http, store, run_worker
     entries = http.get(f"/tournaments/{tid}/log?limit=100")[1]["entries"]
     assert [e["ranks"] for e in entries if e["type"] == "game_finished"] == [[2, 1]]
     assert not any(e["type"] == "withdrawn" for e in entries)
+
+
+# -- offers and answers (DC-O1, DC-O2, DC-D1, DC-E1, DC-A1) --------------------------------------------
+def _pending(http, game) -> dict[str, Any] | None:
+    return _tip(http, game.game_id)["decisions"]["pending"]
+
+
+def test_dc_d1_a_draw_accepted_ends_the_game_shared_first_and_verifies(app, http, store):
+    game = started(http, "fivetowers", 2)
+    play_random(http, game, random.Random(5), max_moves=3)
+    status, receipt = offer(http, game, 0, "draw")
+    assert status == 202, receipt
+    position = receipt["position"]
+    assert _pending(http, game) == {"offer": position, "seat": 0, "kind": "draw", "accepted": []}
+    status, receipt = answer(http, game, 1, position, True)
+    assert status == 202, receipt
+    assert receipt["status"] == "finished"  # `agreed` was appended in the same step
+    log = store.read_log(game.game_id)
+    assert [e["type"] for e in log[-4:]] == ["offer", "answered", "agreed", "revealed"]
+    assert log[-2]["offer"] == position and log[-4]["offer"] == "draw"
+    _s, result = http.get(f"/games/{game.game_id}/result")
+    assert [s["rank"] for s in result["result"]["seats"]] == [1, 1]
+    assert result["result"]["ended_by"]["rule"] == "DC-D1"
+    assert all(s["basis"]["rule"] == "DC-D1" and not s["resigned"] for s in result["result"]["seats"])
+    verified(app, http, game.game_id)
+
+
+def test_dc_o2_declined_withdrawn_and_lapsed_by_a_move(http, store):
+    game = started(http, "fivetowers", 2)
+    play_random(http, game, random.Random(6), max_moves=2)
+    # declined
+    position = offer(http, game, 0, "draw")[1]["position"]
+    assert answer(http, game, 1, position, False)[0] == 202
+    state = _tip(http, game.game_id)
+    assert state["status"] == "active" and state["decisions"]["pending"] is None
+    assert state["decisions"]["last"]["outcome"] == "declined"
+    # withdrawn by the offerer's own `accept: false`
+    position = offer(http, game, 1, "end")[1]["position"]
+    status, error = answer(http, game, 1, position, True)
+    assert status == 409 and error["error"]["code"] == "answer/own_offer"
+    assert answer(http, game, 1, position, False)[0] == 202
+    assert _tip(http, game.game_id)["decisions"]["last"]["outcome"] == "withdrawn"
+    # lapsed by the next move
+    position = offer(http, game, 0, "draw")[1]["position"]
+    move(http, game)
+    state = _tip(http, game.game_id)
+    assert state["decisions"]["pending"] is None and state["decisions"]["last"]["outcome"] == "lapsed"
+    status, error = answer(http, game, 1, position, True)
+    assert status == 409 and error["error"]["code"] == "offer/none_pending"
+    assert _tip(http, game.game_id)["status"] == "active"
+
+
+def test_dc_o1_one_offer_at_a_time(http):
+    game = started(http, "fivetowers", 3)
+    play_random(http, game, random.Random(8), max_moves=2)
+    position = offer(http, game, 0, "draw")[1]["position"]
+    status, error = offer(http, game, 2, "end")
+    assert status == 409 and error["error"]["code"] == "offer/pending"
+    assert error["error"]["details"]["pending"]["offer"] == position
+    # one acceptance of two needed: still pending
+    assert answer(http, game, 1, position, True)[0] == 202
+    assert _pending(http, game)["accepted"] == [1]
+    status, error = answer(http, game, 1, position, True)
+    assert status == 409 and error["error"]["code"] == "answer/duplicate"
+    # an answer naming another position, and a URL that does not match the envelope
+    status, error = answer(http, game, 2, position + 1, True)
+    assert status == 409 and error["error"]["code"] == "offer/none_pending"
+    state = _tip(http, game.game_id)
+    envelope = {"v": 1, "ctx": ANSWER_CTX, "game": game.game_id, "seat": 2, "seq": state["seq"],
+                "prev": state["head"], "offer": position, "accept": True}
+    status, error = http.post(f"/games/{game.game_id}/offers/{position + 1}/answer", signed(game.keys[2], envelope))
+    assert status == 400, error
+
+
+def test_dc_e1_an_end_accepted_scores_the_position_as_it_stands(app, http, store):
+    game = started(http, "fivetowers", 3)
+    play_random(http, game, random.Random(9), max_moves=9)
+    position = offer(http, game, 2, "end")[1]["position"]
+    assert answer(http, game, 0, position, True)[1]["status"] == "active"
+    assert answer(http, game, 1, position, True)[1]["status"] == "finished"
+    _s, result = http.get(f"/games/{game.game_id}/result")
+    assert result["result"]["ended_by"]["rule"] == "DC-E1" and result["result"]["provisional"] is True
+    assert "provisional result" in result["result"]["ended_by"]["reason"]
+    verified(app, http, game.game_id)
+
+
+def test_dc_a1_abort_before_every_seat_moved_reveals_the_seed_with_no_result(app, http, store):
+    game = started(http, "fivetowers", 2)
+    move(http, game)  # one seat has moved, not both
+    position = offer(http, game, 1, "abort")[1]["position"]
+    status, receipt = answer(http, game, 0, position, True)
+    assert status == 202 and receipt["status"] == "aborted", receipt
+    log = store.read_log(game.game_id)
+    assert [e["type"] for e in log[-2:]] == ["agreed", "revealed"] and log[-1]["reason"] == "abort_agreed"
+    assert http.get(f"/games/{game.game_id}/result")[0] == 409
+    verified(app, http, game.game_id)
+
+
+def test_dc_a1_abort_not_after_every_seat_moved(http):
+    game = started(http, "fivetowers", 2)
+    move(http, game)
+    move(http, game)
+    status, error = offer(http, game, 0, "abort")
+    assert status == 409 and error["error"]["code"] == "offer/not_allowed" and error["error"]["rule"] == "DC-A1"
+    assert "every seat has moved" in error["error"]["message"]
+
+
+def test_dc_a1_a_tournament_game_cannot_be_aborted(http):
+    players = Players(2)
+    status, created = http.post("/tournaments", players.body(format={"kind": "series", "rounds": 1,
+                                                                       "table_sizes": [2]}))
+    tid = created["tournament"]
+    join_all(http, tid, players)
+    table = tournament_state(http, tid)["rounds"][-1]["tables"][0]
+    game = start_game(http, table, players, random.Random(2))
+    status, error = offer(http, game, 0, "abort")
+    assert status == 409 and error["error"]["code"] == "offer/not_allowed"
+    assert "tournament" in error["error"]["message"]
+
+
+def test_dc_o2_offers_and_answers_need_a_running_game(http):
+    game = create_game(http, "fivetowers", 2)
+    status, error = offer(http, game, 0, "draw")
+    assert status == 409 and error["error"]["code"] == "game/not_active"
