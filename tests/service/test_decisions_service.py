@@ -285,3 +285,91 @@ def test_dc_o2_offers_and_answers_need_a_running_game(http):
     game = create_game(http, "fivetowers", 2)
     status, error = offer(http, game, 0, "draw")
     assert status == 409 and error["error"]["code"] == "game/not_active"
+
+
+# -- take-back (DC-T1, DC-T2) --------------------------------------------------------------------------
+def test_dc_t1_a_quiet_move_taken_back_leaves_the_state_before_it_and_dc_t2_a_revealing_one_cannot_be(
+        app, http, store):
+    game = started(http, "towerup", 2)
+    before = _tip(http, game.game_id)
+    assert before["to_move"] == 1  # TU-G3: the last seat places the start floors (a quiet move)
+    seat, _move = move(http, game)
+    assert _tip(http, game.game_id)["state"] != before["state"]
+    status, error = offer(http, game, 0, "takeback")  # not seat 0's move
+    assert status == 409 and error["error"]["code"] == "offer/not_allowed" and error["error"]["rule"] == "DC-T1"
+    status, receipt = offer(http, game, seat, "takeback")
+    assert status == 202, receipt
+    voided = receipt["position"] - 1
+    assert _pending(http, game)["move"] == voided
+    status, receipt = answer(http, game, 0, receipt["position"], True)
+    assert status == 202 and receipt["to_move"] == 1, receipt
+    after = _tip(http, game.game_id)
+    assert after["state"] == before["state"] and after["to_move"] == before["to_move"]
+    assert after["decisions"]["voided"] == [voided]
+    # play on from there: seat 1 places its start floors, then a seat takes a card, which refills the
+    # market from the deck (TU-T1)
+    while True:
+        legal = http.get(f"/games/{game.game_id}/legal-moves")[1]
+        take = next((m for m in legal["moves"] if m["type"] == "take"), None)
+        if take is not None:
+            break
+        move(http, game)
+    taker, _move = move(http, game, take)
+    status, error = offer(http, game, taker, "takeback")
+    assert status == 409 and error["error"]["code"] == "offer/not_allowed", error
+    assert error["error"]["rule"] == "DC-T2" and "TU-T1" in error["error"]["message"]
+    # the log with its voided move verifies once the game is over
+    assert resign(http, game, 1)[0] == 202
+    verified(app, http, game.game_id)
+
+
+def test_dc_t1_a_five_towers_bid_can_be_taken_back(http):
+    game = started(http, "fivetowers", 3)
+    before = _tip(http, game.game_id)
+    seat, _move = move(http, game, {"type": "bid", "amount": 0})
+    position = offer(http, game, seat, "takeback")[1]["position"]
+    assert answer(http, game, 1, position, True)[0] == 202
+    assert _tip(http, game.game_id)["status"] == "active" and _tip(http, game.game_id)["seq"] == position + 2
+    assert answer(http, game, 2, position, True)[0] == 202
+    after = _tip(http, game.game_id)
+    assert after["state"] == before["state"] and after["to_move"] == seat
+
+
+# -- the verifier: a forged agreement fails at its position --------------------------------------------
+def test_a_forged_agreement_fails_verification_at_its_position(app, http, store):
+    from referee.bundle import build_bundle
+    from referee.logchain import seal
+
+    game = started(http, "fivetowers", 3)
+    play_random(http, game, random.Random(11), max_moves=3)
+    position = offer(http, game, 0, "draw")[1]["position"]
+    assert answer(http, game, 1, position, True)[0] == 202  # seat 2 never answered
+    log = store.read_log(game.game_id)
+    forged = seal({"v": 1, "type": "agreed", "seq": len(log), "at": log[-1]["at"], "offer": position},
+                  log[-1]["hash"])
+    secret = store.read_secret(game.game_id)
+    reveal = seal({"v": 1, "type": "revealed", "seq": len(log) + 1, "at": log[-1]["at"],
+                   "server_seed": secret.hex(), "reason": "finished"}, forged["hash"])
+    bundle = build_bundle([*log, forged, reveal], app.extensions["referee.key"])
+    report = verify_bundle(bundle)
+    assert not report.ok
+    replay = report.check("replay")
+    assert replay.position == len(log), report.to_dict()
+    assert "agreement/not_agreed" in replay.reason and "[2]" in replay.reason
+
+
+def test_a_resignation_signed_by_another_seat_fails_verification_at_its_position(app, http, store):
+    from referee.bundle import build_bundle
+    from referee.logchain import seal
+
+    game = started(http, "fivetowers", 2)
+    play_random(http, game, random.Random(12), max_moves=2)
+    log = store.read_log(game.game_id)
+    envelope = {"v": 1, "ctx": RESIGN_CTX, "game": game.game_id, "seat": 1, "seq": len(log), "prev": log[-1]["hash"]}
+    forged = seal({"v": 1, "type": "resigned", "seq": len(log), "at": log[-1]["at"], "seat": 1,
+                   "submission": signed(game.keys[0], envelope)}, log[-1]["hash"])  # seat 0 resigns for seat 1
+    reveal = seal({"v": 1, "type": "revealed", "seq": len(log) + 1, "at": log[-1]["at"],
+                   "server_seed": store.read_secret(game.game_id).hex(), "reason": "finished"}, forged["hash"])
+    report = verify_bundle(build_bundle([*log, forged, reveal], app.extensions["referee.key"]))
+    assert report.check("seat_signatures").position == len(log), report.to_dict()
+    assert report.check("replay").position == len(log)
