@@ -373,3 +373,35 @@ def test_a_resignation_signed_by_another_seat_fails_verification_at_its_position
     report = verify_bundle(build_bundle([*log, forged, reveal], app.extensions["referee.key"]))
     assert report.check("seat_signatures").position == len(log), report.to_dict()
     assert report.check("replay").position == len(log)
+
+
+# -- the command line ---------------------------------------------------------------------------------
+def test_cli_offer_answer_and_resign(server, tmp_path, store):
+    import json
+
+    from svc_helpers import run_cli as run
+
+    keys = {}
+    for name in ("alice", "bob"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        keys[name] = out.strip()
+    code, out = run("create", "fivetowers", "--seat", f"alice={keys['alice']}", "--seat", f"bob={keys['bob']}",
+                    "--server", server)
+    game_id = json.loads(out)["game"]
+    key = {name: str(tmp_path / f"{name}.key") for name in keys}
+    for name in ("alice", "bob"):
+        assert run("accept", game_id, "--key", key[name], "--server", server)[0] == 0
+    code, out = run("offer", game_id, "draw", "--key", key["alice"], "--server", server)
+    assert code == 0, out
+    position = json.loads(out)["position"]
+    code, out = run("answer", game_id, "--key", key["bob"], "--server", server)
+    assert code != 0 and "--accept or --decline" in out
+    code, out = run("answer", game_id, "--decline", "--key", key["bob"], "--server", server)  # the pending one
+    assert code == 0, out
+    assert store.read_log(game_id)[-1]["type"] == "answered" and store.read_log(game_id)[-1]["offer"] == position
+    code, out = run("answer", game_id, str(position), "--accept", "--key", key["bob"], "--server", server)
+    assert code == 1 and json.loads(out)["error"]["code"] == "offer/none_pending"
+    code, out = run("offer", game_id, "takeback", "--key", key["bob"], "--server", server)
+    assert code == 1 and json.loads(out)["error"]["code"] == "offer/not_allowed"
+    code, out = run("resign", game_id, "--key", key["bob"], "--server", server)
+    assert code == 0 and json.loads(out)["status"] == "finished", out
