@@ -289,7 +289,7 @@ def test_dc_o2_offers_and_answers_need_a_running_game(http):
 
 # -- take-back (DC-T1, DC-T2) --------------------------------------------------------------------------
 def test_dc_t1_a_quiet_move_taken_back_leaves_the_state_before_it_and_dc_t2_a_revealing_one_cannot_be(
-        app, http, store):
+        app, http, store, run_worker):
     game = started(http, "towerup", 2)
     before = _tip(http, game.game_id)
     assert before["to_move"] == 1  # TU-G3: the last seat places the start floors (a quiet move)
@@ -306,6 +306,10 @@ def test_dc_t1_a_quiet_move_taken_back_leaves_the_state_before_it_and_dc_t2_a_re
     after = _tip(http, game.game_id)
     assert after["state"] == before["state"] and after["to_move"] == before["to_move"]
     assert after["decisions"]["voided"] == [voided]
+    agreed_at = after["seq"] - 1
+    run_worker()  # the worker's fold writes the events
+    assert any(e["type"] == "turn" and e["id"] == f"{game.game_id}:{agreed_at}:turn" and e["seat"] == 1
+               for e in store.read_outbox())  # the seat whose move was voided is told it is its turn again
     # play on from there: seat 1 places its start floors, then a seat takes a card, which refills the
     # market from the deck (TU-T1)
     while True:
