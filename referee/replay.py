@@ -26,11 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .decisions import Decisions, Offer, agreed, answer_problem, offer_problem, rank_decisions, revealing
 from .games import IllegalMove, ruleset
 from .games.base import Game, Ruleset
 from .games.randomness import derive_game_seed, recorded_game_seed
 from .logchain import GENESIS
-from .signing import ACCEPT_CTX, MOVE_CTX, VACATION_CTX, submitted_entropy, verify
+from .signing import ACCEPT_CTX, ANSWER_CTX, MOVE_CTX, OFFER_CTX, RESIGN_CTX, VACATION_CTX, submitted_entropy, verify
 from .timecontrol import Clocks, engine_options, format_ms, parse_ms
 from .timecontrol.forfeits import rank_forfeits
 from .timecontrol.spec import time_control_of
@@ -39,7 +40,11 @@ WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
 EXPIRED = "expired"  # never accepted by every seat in time (``created.accept_by``)
 
 #: Entries the referee writes on its own (no seat signs them): a verifier fails a log where one is rejected.
-REFEREE_ENTRIES = frozenset({"started", "revealed", "timeout", "forfeited", "auto_move", "adjudicated", "expired"})
+REFEREE_ENTRIES = frozenset({"started", "revealed", "timeout", "forfeited", "auto_move", "adjudicated", "expired",
+                             "agreed"})
+#: The seats' own decisions (CONTRACT section 12): the service checks each one before it appends it, so a
+#: verifier fails a log where one is rejected, as it does for the referee's own entries.
+DECISION_ENTRIES = frozenset({"resigned", "offer", "answered"})
 ADJUDICATE_CTX = "referee/adjudicate"
 
 
@@ -146,6 +151,15 @@ class LogReplayer:
     dropped: int = 0
     #: whether a ``revealed`` entry has been accepted (kept as a flag, so a trimmed fold knows it too)
     revealed: bool = False
+    #: the seats' own decisions (CONTRACT section 12, :mod:`referee.decisions`); immutable, set by ``created``
+    decisions: Decisions | None = None
+    #: the moves applied to the game, newest first, as an immutable chain ``(rest, seat, move, position,
+    #: entry type)``: what a take-back re-folds without its last move (one tuple per move, never copied)
+    applied: tuple[Any, ...] | None = None
+    #: the seats that have had a move applied (an ``abort`` offer is refused once every seat has, DC-A1)
+    moved: frozenset[int] = frozenset()
+    #: how the game was dealt: ``(players, options, deck, seed)`` for ``Ruleset.new_game``
+    dealt: tuple[Any, ...] | None = None
 
     @property
     def seq(self) -> int:
@@ -203,6 +217,7 @@ class LogReplayer:
             self.version_mismatch = {"pinned": str(pinned), "installed": self.rules.version}
         self.created = entry
         self.clocks = Clocks.start(time_control_of(entry), len(self.keys))
+        self.decisions = Decisions.start(len(self.keys))
         return Verdict(0, "created", "ok")
 
     def _on_accepted(self, entry: dict[str, Any]) -> Verdict:
@@ -240,6 +255,7 @@ class LogReplayer:
         options = engine_options(self.created.get("options"))
         game_id = self.created["game"]
         if self.created.get("mode") == "recorded":
+            self.dealt = (players, options, list(self.created["deck"]), recorded_game_seed(game_id))
             self.game = self.rules.new_game(players, options, deck=list(self.created["deck"]),
                                             seed=recorded_game_seed(game_id))
         else:
@@ -250,6 +266,7 @@ class LogReplayer:
                 self.status = ACTIVE
                 return Verdict(entry["seq"], "started", "ok")
             seed = derive_game_seed(self.server_seed, game_id, [self.entropies[i] for i in range(players)])
+            self.dealt = (players, options, None, seed)
             self.game = self.rules.new_game(players, options, seed=seed)
         self.status = ACTIVE
         self._next_decision(entry, None)
@@ -271,14 +288,24 @@ class LogReplayer:
         late = self._late(entry, seat)
         if late:
             return late
+        move = entry["submission"]["envelope"].get("move")
         try:
-            self.game.play(seat, entry["submission"]["envelope"].get("move"))
+            self.game.play(seat, move)
         except IllegalMove as exc:
             return _reject(entry, exc.code, exc.message, exc.rule)
         assert self.clocks is not None
         self.clocks.timeouts_in_row[seat] = 0
+        self._applied(seat, move, entry)
+        if self.decisions is not None and self.decisions.pending is not None:  # DC-O2: a move lapses an offer
+            self.decisions = self.decisions.lapsed("lapsed", entry["seq"])
         self._next_decision(entry, seat)
         return Verdict(entry["seq"], "move", "applied", seat)
+
+    def _applied(self, seat: int, move: Any, entry: dict[str, Any]) -> None:
+        """Remember a move the game applied (for a take-back, DC-T1); O(1), nothing copied."""
+        self.applied = (self.applied, seat, move, entry["seq"], entry.get("type"))
+        if seat not in self.moved:
+            self.moved = self.moved | {seat}
 
     # -- time control (CONTRACT section 8; docs/timecontrol.md) ------------------------------------
     def _late(self, entry: dict[str, Any], seat: int) -> Verdict | None:
@@ -286,6 +313,9 @@ class LogReplayer:
         clocks = self.clocks
         assert clocks is not None
         if clocks.forfeited(seat):
+            if self.decisions is not None and self.decisions.has_left(seat):
+                return _reject(entry, "decision/resigned", f"seat {seat} has resigned; the referee moves for it",
+                               "DC-R2")
             return _reject(entry, "time/forfeited", f"seat {seat} has forfeited; the referee moves for it", "TC-F1")
         if not clocks.running:
             return None
@@ -363,6 +393,8 @@ class LogReplayer:
             clocks.unconfirmed[seat] = entry["seq"]
         if expected["move"] is not None:
             game.play(seat, expected["move"])
+            self._applied(seat, expected["move"], entry)
+            self._lapse_takeback(entry)
         self._next_decision(entry, seat, timed_out=True)
         return Verdict(entry["seq"], "timeout", "applied", seat)
 
@@ -404,8 +436,16 @@ class LogReplayer:
         if entry.get("move") != move:
             return _reject(entry, "time/wrong_move", f"the default move is {move!r}", "TC-M1")
         game.play(seat, move)
+        self._applied(seat, move, entry)
+        self._lapse_takeback(entry)
         self._next_decision(entry, seat)
         return Verdict(entry["seq"], "auto_move", "applied", seat)
+
+    def _lapse_takeback(self, entry: dict[str, Any]) -> None:
+        """A pending take-back lapses at any applied move: the move it names is no longer the last (DC-T1)."""
+        decisions = self.decisions
+        if decisions is not None and decisions.pending is not None and decisions.pending.kind == "takeback":
+            self.decisions = decisions.lapsed("lapsed", entry["seq"])
 
     # -- expiry of a game never accepted (issue 17) ----------------------------------------------------
     def accept_by_ms(self) -> int | None:
@@ -527,6 +567,148 @@ class LogReplayer:
             self.status = ABORTED
         return Verdict(entry["seq"], "revealed", "ok")
 
+    # -- the players' own decisions (CONTRACT section 12; referee.decisions) --------------------------
+    def _decision_entry(self, entry: dict[str, Any], ctx: str) -> Verdict | int:
+        """The seat of a seat's signed decision entry (resign, offer, answer) that may be taken now, or the
+        rejection: the game runs, the binding and signature hold, the seat is still in the game and in time."""
+        assert self.created is not None
+        seat = entry.get("seat")
+        if self.status != ACTIVE or self.clocks is None or self.decisions is None:
+            return _reject(entry, "game/not_active", f"the game is {self.status}")
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            return _reject(entry, "submission/wrong_seat", f"a {entry.get('type')} entry names its seat")
+        problem = check_submission(entry.get("submission"), ctx=ctx, game_id=self.created["game"], seat=seat,
+                                   seq=entry["seq"], prev=self.head, keys=self.keys, verifier=self.verifier)
+        if problem:
+            return _reject(entry, *problem)
+        late = self._late(entry, seat)
+        return late if late is not None else seat
+
+    def _on_resigned(self, entry: dict[str, Any]) -> Verdict:
+        """A seat resigns (DC-R1): it leaves the game; its turns are played by default moves (DC-R2), and with
+        fewer than two seats left the game ends."""
+        seat = self._decision_entry(entry, RESIGN_CTX)
+        if isinstance(seat, Verdict):
+            return seat
+        clocks, decisions = self.clocks, self.decisions
+        assert clocks is not None and decisions is not None
+        clocks.forfeited_at[seat] = entry["seq"]  # out of the game: the clocks treat it as a forfeited seat
+        self.decisions = decisions.resigned(seat, entry["seq"])
+        if len(self.keys) > 1 and len(clocks.standing()) < 2:
+            self.status = FINISHED
+            clocks.begin(None, self._at(entry), entry["seq"])
+        return Verdict(entry["seq"], "resigned", "ok", seat)
+
+    def _on_offer(self, entry: dict[str, Any]) -> Verdict:
+        """A seat's offer (DC-O1, DC-A1, DC-T1, DC-T2): checked against the position, then pending."""
+        seat = self._decision_entry(entry, OFFER_CTX)
+        if isinstance(seat, Verdict):
+            return seat
+        clocks, decisions, created = self.clocks, self.decisions, self.created
+        assert clocks is not None and decisions is not None and created is not None
+        kind = entry["submission"]["envelope"].get("offer")
+        if entry.get("offer") != kind:
+            return _reject(entry, "offer/mismatch", "the entry's offer is not the signed envelope's", "DC-O1")
+        applied = self.applied
+        last = (applied[1], applied[4], applied[3]) if applied is not None else None
+        before, revealed_rule = None, None
+        if kind == "takeback" and last is not None and last[:2] == (seat, "move") and self.game is not None \
+                and decisions.pending is None:
+            before = self._without_last_move()
+            assert self.rules is not None
+            revealed_rule = revealing(self.rules.name, before.view(), self.game.view())
+        problem = offer_problem(decisions, kind, seat, standing=clocks.standing(),
+                                tournament=bool(created.get("tournament")),
+                                all_moved=len(self.moved) >= len(self.keys), last_move=last,
+                                revealed_rule=revealed_rule)
+        if problem:
+            return _reject(entry, *problem)
+        target = last[2] if kind == "takeback" and last is not None else None
+        self.decisions = decisions.offered(Offer(entry["seq"], seat, kind, target=target, before=before))
+        return Verdict(entry["seq"], "offer", "ok", seat)
+
+    def _on_answered(self, entry: dict[str, Any]) -> Verdict:
+        """A seat's answer to the pending offer (DC-O2): an acceptance, a decline, or the offerer's withdrawal."""
+        seat = self._decision_entry(entry, ANSWER_CTX)
+        if isinstance(seat, Verdict):
+            return seat
+        clocks, decisions = self.clocks, self.decisions
+        assert clocks is not None and decisions is not None
+        envelope = entry["submission"]["envelope"]
+        offer, accept = envelope.get("offer"), envelope.get("accept")
+        if entry.get("offer") != offer or entry.get("accept") is not accept:
+            return _reject(entry, "answer/mismatch", "the entry's offer and accept are not the signed envelope's",
+                           "DC-O2")
+        problem = answer_problem(decisions, offer, seat, accept, standing=clocks.standing())
+        if problem:
+            return _reject(entry, *problem)
+        self.decisions = decisions.answered(seat, accept is True)
+        return Verdict(entry["seq"], "answered", "ok", seat)
+
+    def agreement_due(self) -> int | None:
+        """The position of the pending offer when it has every acceptance it needs (the referee owes
+        ``agreed``), else None."""
+        decisions, clocks = self.decisions, self.clocks
+        if self.status != ACTIVE or decisions is None or decisions.pending is None or clocks is None:
+            return None
+        return decisions.pending.position if agreed(decisions.pending, clocks.standing()) else None
+
+    def _on_agreed(self, entry: dict[str, Any]) -> Verdict:
+        """The referee's record that the pending offer passed (DC-O2): a draw or an end finishes the game, an
+        abort ends it without a result, a take-back voids the last move (the game is re-folded without it)."""
+        decisions, clocks = self.decisions, self.clocks
+        if self.status != ACTIVE or decisions is None or clocks is None:
+            return _reject(entry, "game/not_active", f"the game is {self.status}")
+        offer = decisions.pending
+        if offer is None or entry.get("offer") != offer.position:
+            return _reject(entry, "agreement/no_offer", f"no offer at position {entry.get('offer')!r} is pending",
+                           "DC-O2")
+        standing = clocks.standing()
+        if not agreed(offer, standing):
+            missing = sorted(set(standing) - {offer.seat} - offer.accepted)
+            return _reject(entry, "agreement/not_agreed", f"seats {missing} have not accepted offer {offer.position}",
+                           "DC-O2")
+        at = self._at(entry)
+        if offer.kind == "takeback":
+            if self.game is not None:
+                if self.applied is None or self.applied[3] != offer.target or offer.before is None:
+                    return _reject(entry, "agreement/stale", f"the move at position {offer.target} is no longer "
+                                   "the last applied one", "DC-T1")
+                self.game = offer.before.copy()
+                self.applied = self.applied[0]
+            self.decisions = decisions.agreed(entry["seq"])
+            if self.game is not None:
+                clocks.begin(self.game.to_move(), at, entry["seq"])
+            return Verdict(entry["seq"], "agreed", "ok")
+        self.decisions = decisions.agreed(entry["seq"])
+        self.status = ABORTED if offer.kind == "abort" else FINISHED
+        clocks.begin(None, at, entry["seq"])
+        return Verdict(entry["seq"], "agreed", "ok")
+
+    def _without_last_move(self) -> Game:
+        """The game as it was before its last applied move: dealt again and every earlier move replayed."""
+        assert self.rules is not None and self.dealt is not None and self.applied is not None
+        moves = []
+        node = self.applied[0]
+        while node is not None:
+            moves.append((node[1], node[2]))
+            node = node[0]
+        players, options, deck, seed = self.dealt
+        if deck is not None:
+            game = self.rules.new_game(players, options, deck=list(deck), seed=seed)
+        else:
+            game = self.rules.new_game(players, options, seed=seed)
+        for seat, move in reversed(moves):
+            game.play(seat, move)
+        return game
+
+    def _at(self, entry: dict[str, Any]) -> int:
+        try:
+            return parse_ms(entry.get("at"))
+        except ValueError:
+            since = self.clocks.since if self.clocks is not None else None
+            return since or 0
+
     # -- reads -------------------------------------------------------------------------------------
     def to_move(self) -> int | None:
         return self.game.to_move() if self.game is not None and self.status == ACTIVE else None
@@ -544,6 +726,11 @@ class LogReplayer:
         base = game.result() if game.is_over() else game.provisional_result()
         if self.adjudication is not None:
             base = adjudicated_result(base, self.adjudication)
+        decisions = self.decisions
+        if decisions is not None and decisions.shapes_result and (
+                self.adjudication is None or self.adjudication["method"] == "provisional"):
+            left: list[int | None] = self.clocks.forfeited_at if self.clocks is not None else [None] * len(self.keys)
+            return rank_decisions(base, decisions, left, ended_early=not game.is_over())
         if "time_control" not in (self.created or {}):
             return base  # a game logged before clocks existed: its result is the engine's, as it was signed
         forfeited_at: list[int | None] = (self.clocks.forfeited_at if self.clocks is not None

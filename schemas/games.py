@@ -85,12 +85,31 @@ class GameListSchema(Schema):
     next = fields.Integer(allow_none=True)
 
 
+class PendingOfferSchema(Schema):
+    offer = fields.Integer(required=True, metadata={"description": "the offer's id: its log position"})
+    seat = fields.Integer(required=True, metadata={"description": "the seat that made it"})
+    kind = fields.String(required=True, metadata={"description": "draw, end, abort or takeback"})
+    accepted = fields.List(fields.Integer(), required=True, metadata={"description": "seats that accepted so far"})
+    move = fields.Integer(metadata={"description": "takeback: the log position of the move it would void"})
+
+
+class DecisionsSchema(Schema):
+    pending = fields.Nested(PendingOfferSchema, allow_none=True, metadata={
+        "description": "the pending offer (answer it at POST /games/{id}/offers/{offer}/answer), or null"})
+    last = fields.Dict(allow_none=True, metadata={
+        "description": "the last offer settled: {offer, kind, outcome: agreed|declined|withdrawn|lapsed, position}"})
+    resigned = fields.List(fields.Integer(), metadata={"description": "seats that resigned"})
+    voided = fields.List(fields.Integer(), metadata={"description": "log positions of moves voided by take-backs"})
+
+
 class GameSchema(GameSummarySchema):
     options = fields.Dict(required=True)
     state = fields.Dict(allow_none=True, metadata={"description": "the engine's public view (nothing hidden)"})
     last_verdict = fields.Nested(VerdictSchema, allow_none=True)
     version_mismatch = fields.Dict(allow_none=True, metadata={"description": "{pinned, installed} engine versions"})
     blocked = fields.String(allow_none=True)
+    decisions = fields.Nested(DecisionsSchema, allow_none=True, metadata={
+        "description": "the seats' own decisions (CONTRACT section 12): pending offer, resignations"})
     projection = fields.String(required=True, metadata={"description": "'worker' (stored projection) or 'web' "
                                                                         "(folded here because the worker lags)"})
 

@@ -1,4 +1,5 @@
-"""Signed submissions (CONTRACT section 3): moves, acceptances and aborts, and the receipt they get.
+"""Signed submissions (CONTRACT sections 3, 12): moves, acceptances, aborts, vacations, resignations, offers
+and answers, and the receipt they get.
 
 Every schema rejects unknown fields, so an envelope carries exactly what is documented and signed.
 """
@@ -7,7 +8,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from referee.signing import ACCEPT_CTX, MOVE_CTX, RECEIPT_CTX, VACATION_CTX
+from referee.decisions import OFFER_KINDS
+from referee.signing import ACCEPT_CTX, ANSWER_CTX, MOVE_CTX, OFFER_CTX, RECEIPT_CTX, RESIGN_CTX, VACATION_CTX
 
 from .common import GAME_ID, HEX64, VerdictSchema, entropy, sig_field, signer_time, strict_int
 
@@ -50,6 +52,38 @@ class VacationEnvelopeSchema(_EnvelopeBase):
                          metadata={"description": "vacation from now, in seconds (pages and the CLI say days)"})
 
 
+class _StrictBoolean(fields.Boolean):
+    """true or false, nothing else (no 1, "yes" or "true")."""
+
+    def _deserialize(self, value, attr, data, **kwargs):  # type: ignore[no-untyped-def]
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class ResignEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(RESIGN_CTX, error=f"must be {RESIGN_CTX!r}"))
+    seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
+
+
+class OfferEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(OFFER_CTX, error=f"must be {OFFER_CTX!r}"))
+    seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
+    offer = fields.String(required=True, validate=validate.OneOf(OFFER_KINDS), metadata={
+        "description": "draw (every seat still in the game shares first place), end (scored as it stands), "
+                       "abort (before every seat has moved; no result), takeback (your last move, if it revealed "
+                       "nothing)"})
+
+
+class AnswerEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(ANSWER_CTX, error=f"must be {ANSWER_CTX!r}"))
+    seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
+    offer = strict_int(required=True, validate=validate.Range(min=0, max=2**53 - 1),
+                       metadata={"description": "the log position of the offer answered"})
+    accept = _StrictBoolean(required=True, metadata={
+        "description": "true accepts; false declines (the offerer's own false withdraws the offer)"})
+
+
 class AdjudicateEnvelopeSchema(Schema):
     v = strict_int(required=True, validate=validate.Equal(1, error="must be 1"))
     ctx = fields.String(required=True, validate=validate.Equal("referee/adjudicate",
@@ -78,6 +112,21 @@ class VacationSubmissionSchema(Schema):
 
 class MoveSubmissionSchema(Schema):
     envelope = fields.Nested(MoveEnvelopeSchema, required=True)
+    sig = sig_field(required=True)
+
+
+class ResignSubmissionSchema(Schema):
+    envelope = fields.Nested(ResignEnvelopeSchema, required=True)
+    sig = sig_field(required=True)
+
+
+class OfferSubmissionSchema(Schema):
+    envelope = fields.Nested(OfferEnvelopeSchema, required=True)
+    sig = sig_field(required=True)
+
+
+class AnswerSubmissionSchema(Schema):
+    envelope = fields.Nested(AnswerEnvelopeSchema, required=True)
     sig = sig_field(required=True)
 
 

@@ -1,4 +1,5 @@
-"""Signed submissions: acceptances, moves and aborts (CONTRACT section 3)."""
+"""Signed submissions: acceptances, moves, vacations and aborts (CONTRACT section 3), resignations, offers and
+answers (CONTRACT section 12)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from schemas.submissions import (
     AbortSubmissionSchema,
     AcceptSubmissionSchema,
     AdjudicateSchema,
+    AnswerSubmissionSchema,
     MoveSubmissionSchema,
+    OfferSubmissionSchema,
     ReceiptSchema,
+    ResignSubmissionSchema,
     VacationSubmissionSchema,
     WaitQuerySchema,
 )
@@ -21,8 +25,8 @@ from .games import service
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("submissions", __name__, url_prefix="/games",
-                   description="Signed acceptances, moves, vacations and aborts; a 2xx means durably in the log "
-                               "and carries the referee's signed receipt")
+                   description="Signed acceptances, moves, vacations, aborts, resignations, offers and answers; a "
+                               "2xx means durably in the log and carries the referee's signed receipt")
 
 _ERRORS = (400, 401, 403, 404, 409, 413, 415, 503)
 
@@ -90,3 +94,39 @@ class Abort(MethodView):
         """End a seeded game early and reveal its seed (signed by the organiser, or by a seat when the game
         has no organiser)."""
         return service().abort(game_id, submission)
+
+
+# -- the players' own decisions (CONTRACT section 12) ------------------------------------------------
+@blp.route("/<game_id>/resign")
+class Resign(MethodView):
+    @blp.arguments(ResignSubmissionSchema())
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """A seat's signed resignation, whoever is to move: with two seats left the other wins and the game
+        ends; with more the seat ranks below every seat still in the game and its turns are played by the
+        ruleset's default move (DC-R1, DC-R2, DC-R3)."""
+        return service().resign(game_id, submission)
+
+
+@blp.route("/<game_id>/offers")
+class Offers(MethodView):
+    @blp.arguments(OfferSubmissionSchema())
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """A seat's signed offer (draw, end, abort or takeback); its id is its log position (``position``).
+        One offer is pending at a time (409 ``offer/pending``); 409 ``offer/not_allowed`` names the reason."""
+        return service().offer(game_id, submission)
+
+
+@blp.route("/<game_id>/offers/<int:position>/answer")
+class Answer(MethodView):
+    @blp.arguments(AnswerSubmissionSchema())
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str, position: int) -> dict[str, Any]:
+        """A seat's signed answer to the pending offer at ``position``: when every other seat still in the game
+        has accepted, the referee appends ``agreed`` in the same step (409 ``offer/none_pending`` when no offer
+        is pending there)."""
+        return service().answer(game_id, position, submission)

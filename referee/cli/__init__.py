@@ -17,10 +17,11 @@ Playing from a terminal (``games.py``; any server, default ``$REFEREE_SERVER`` o
     referee accept GAME --key alice.key
     referee move GAME '{"type": "bid", "amount": 2}' --key alice.key --wait 5
 
-The clock (``clocks.py``: ``vacation``, ``verify-receipt``), messages (``messages.py``: ``say``, ``messages``),
-notifications (``notifications.py``:
-``contact …``, ``mail-gateway``), tournaments (``tournaments.py``: ``tournament …``) and the offline
-verifiers (``verification.py``: ``verify``, ``verify-tournament``, ``shadow-replay``). What the commands
+The players' own decisions (``decisions.py``: ``resign``, ``offer GAME draw|end|abort|takeback``, ``answer
+GAME [OFFER] --accept|--decline``), messages (``messages.py``: ``say``, ``messages``), the clock (``clocks.py``:
+``vacation``, ``verify-receipt``), notifications (``notifications.py``: ``contact …``, ``mail-gateway``),
+tournaments (``tournaments.py``: ``tournament …``) and the offline verifiers (``verification.py``: ``verify``,
+``verify-tournament``, ``shadow-replay``). What the commands
 that talk to a server share is in ``client.py``; no command module imports another, nor this one.
 ``python -m referee.cli …`` runs the same command (``__main__.py``).
 """
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import click
 
-from . import clocks, games, messages, notifications, operations, tournaments, verification
+from . import clocks, decisions, games, messages, notifications, operations, tournaments, verification
 
 
 @click.group()
@@ -51,6 +52,9 @@ main.add_command(games.accept)
 main.add_command(games.legal_moves)
 main.add_command(games.move)
 main.add_command(clocks.vacation)
+main.add_command(decisions.resign)
+main.add_command(decisions.offer)
+main.add_command(decisions.answer)
 main.add_command(clocks.verify_receipt)
 # talking
 main.add_command(messages.say)

@@ -35,6 +35,18 @@ STATUS_BY_CODE = {
     "time/no_clock": 409,
     "vacation/exceeded": 422,
     "vacation/bad_seconds": 400,
+    # the players' own decisions (CONTRACT section 12)
+    "decision/resigned": 403,
+    "decision/left": 403,
+    "offer/bad_kind": 400,
+    "offer/mismatch": 400,
+    "offer/pending": 409,
+    "offer/not_allowed": 409,
+    "offer/none_pending": 409,
+    "answer/bad_accept": 400,
+    "answer/mismatch": 400,
+    "answer/own_offer": 409,
+    "answer/duplicate": 409,
 }
 
 

@@ -49,6 +49,7 @@ def projection_of(replayer: LogReplayer) -> dict[str, Any]:
         "blocked": replayer.blocked,
         "accepted": sorted(replayer.entropies),
         "clocks": clocks_of(replayer),
+        "decisions": replayer.decisions.view() if replayer.decisions is not None else None,
         "last_verdict": replayer.verdicts[-1].to_dict() if replayer.verdicts else None,
         "updated_at": now(),
     }

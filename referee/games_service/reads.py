@@ -58,7 +58,7 @@ class GameReads(ServiceCore):
             source = "web"
         return {**self._describe(game_id, created, projection), "state": projection["view"],
                 "last_verdict": projection["last_verdict"], "version_mismatch": projection["version_mismatch"],
-                "blocked": projection["blocked"], "projection": source}
+                "blocked": projection["blocked"], "decisions": projection.get("decisions"), "projection": source}
 
     def list_games(self, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """``GET /games``: newest first, from the stored projections (a game that has none yet is folded here)."""

@@ -12,16 +12,18 @@ Inputs arrive already validated by the marshmallow schemas of ``schemas/``; outp
 * ``core`` — the store, the cache of folds, the referee's own entries settling a fold, dispatchers, ids;
 * ``submissions`` — the one path of a seat's signed submission (moves, vacations, acceptances);
 * ``lifecycle`` — creation, acceptance, abort, adjudication, a withdrawn seat's forfeit;
+* ``decisions`` — the seats' own decisions: resignations, offers and answers (CONTRACT section 12);
 * ``reads`` — state, listings, legal moves, the log, the replay, the result.
 """
 
 from __future__ import annotations
 
+from .decisions import PlayerDecisions
 from .lifecycle import Lifecycle
 from .reads import GameReads
 
 
-class GameService(Lifecycle, GameReads):
+class GameService(Lifecycle, PlayerDecisions, GameReads):
     """Creates games, takes signed acceptances and moves, and answers reads; one per app."""
 
 

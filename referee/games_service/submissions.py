@@ -6,7 +6,8 @@ whose key signed it, the kind's check of the game's state, staleness (409 ``subm
 check of the turn, the entry sealed at the fold's position and checked on a copy of the fold, the atomic
 append at exactly that position with the referee's own entries it entails, and the referee's signed
 receipt. Moves and vacations come in here (:meth:`Submissions.submit_move`, :meth:`Submissions.vacation`),
-acceptances from ``lifecycle``; every further kind of signed submission is one more caller of ``_submit``.
+acceptances from ``lifecycle``, resignations, offers and answers from ``decisions``; every further kind of
+signed submission is one more caller of ``_submit``.
 """
 
 from __future__ import annotations
@@ -116,10 +117,11 @@ class Submissions(ServiceCore):
 
     # -- the path -------------------------------------------------------------------------------------
     def _submit(self, game_id: str, submission: dict[str, Any], kind: str, state: StateCheck, *,
-                clocked: bool = True, turn: TurnCheck | None = None
+                clocked: bool = True, turn: TurnCheck | None = None, payload: dict[str, Any] | None = None
                 ) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
-        """Take a seat's signed ``submission`` into the log as an entry of type ``kind``; returns the
-        receipt (:meth:`_receipt`), the fold advanced past it (now cached) and what was appended.
+        """Take a seat's signed ``submission`` into the log as an entry of type ``kind`` (with the fields of
+        ``payload`` beside ``seat`` and ``submission``); returns the receipt (:meth:`_receipt`), the fold
+        advanced past it (now cached) and what was appended.
 
         In this order: the fold the envelope names (:meth:`fold_for`); the seat whose key signed it
         (:meth:`_authenticate`); ``state(fold, seat)`` (see :data:`StateCheck`); staleness of ``seq`` and
@@ -130,7 +132,8 @@ class Submissions(ServiceCore):
         fold, so that every process answers a submission with the same error (issue 26)."""
         replayer = self.fold_for(game_id, submission["envelope"])
         try:
-            return self._submit_at(game_id, submission, kind, state, replayer, clocked=clocked, turn=turn)
+            return self._submit_at(game_id, submission, kind, state, replayer, clocked=clocked, turn=turn,
+                                   payload=payload)
         except ServiceError as error:
             if error.code in _ANSWERED_FROM_THE_TIP or error.status >= 500 or not self._behind(game_id, replayer):
                 raise
@@ -138,7 +141,8 @@ class Submissions(ServiceCore):
         # submission): a refusal must not depend on which process answers (CONTRACT section 6 puts 409
         # stale before 403 not-your-turn and 422 illegal), so it is answered again from the current fold.
         self.cache.forget(game_id)
-        return self._submit_at(game_id, submission, kind, state, self.fold(game_id), clocked=clocked, turn=turn)
+        return self._submit_at(game_id, submission, kind, state, self.fold(game_id), clocked=clocked, turn=turn,
+                               payload=payload)
 
     def _behind(self, game_id: str, replayer: LogReplayer) -> bool:
         """Whether the log has entries past ``replayer`` (one round trip; asked only before a refusal)."""
@@ -149,8 +153,8 @@ class Submissions(ServiceCore):
         return (tip.seq, tip.head) != (replayer.seq, replayer.head)
 
     def _submit_at(self, game_id: str, submission: dict[str, Any], kind: str, state: StateCheck,
-                   replayer: LogReplayer, *, clocked: bool, turn: TurnCheck | None
-                   ) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
+                   replayer: LogReplayer, *, clocked: bool, turn: TurnCheck | None,
+                   payload: dict[str, Any] | None = None) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
         envelope, sig = submission["envelope"], submission["sig"]
         seat = self._authenticate(game_id, replayer, submission)
         tip = Tip(replayer.seq, replayer.head)
@@ -162,7 +166,7 @@ class Submissions(ServiceCore):
         at = self._enforce_deadline(game_id, replayer, seat, envelope, sig) if clocked else None
         if turn is not None:
             turn(replayer, seat)
-        entry = make_entry(kind, tip.seq, tip.head, at=at, seat=seat, submission=submission)
+        entry = make_entry(kind, tip.seq, tip.head, at=at, seat=seat, **(payload or {}), submission=submission)
         advanced, appended = self._append_submission(game_id, replayer, entry, submission)
         return self._receipt(game_id, appended[0], advanced, entry), advanced, appended
 

@@ -78,7 +78,7 @@ def entry_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict,
     if verdict.type == "timeout":
         out.append({**_base(replayer, position, "timeout"), "seat": entry.get("seat"),
                     "key": keys[entry["seat"]], "deadline": entry.get("deadline"), "action": entry.get("action")})
-    if verdict.type == "started" or verdict.status == "applied":
+    if verdict.type in ("started", "agreed") or verdict.status == "applied":  # agreed: a take-back's seat moves again
         seat = replayer.to_move()
         clocks = replayer.clocks
         if seat is not None and not (clocks is not None and clocks.forfeited(seat)):

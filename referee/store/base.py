@@ -38,7 +38,7 @@ class Tip(NamedTuple):
 
 #: Fields of a projection (``write_projection`` / ``read_projection``); every value is JSON-safe.
 PROJECTION_FIELDS = ("seq", "head", "status", "to_move", "view", "result", "version_mismatch", "blocked",
-                     "accepted", "last_verdict", "updated_at", "clocks")
+                     "accepted", "last_verdict", "updated_at", "clocks", "decisions")
 
 
 def encode_projection(projection: dict[str, Any]) -> dict[str, str]:

@@ -16,7 +16,8 @@ The checks run in this order; each one reports ``status`` (``passed``, ``failed`
    (``created.organiser_sig``) over the creation request rebuilt from ``created``
    (:func:`creation_requests`), and the game id derived from that signature. Skipped, as not applicable,
    when the game has no organiser; the report's summary names the organiser key either way.
-5. ``seat_signatures`` — every ``accepted``, ``move`` and ``vacation`` submission: its binding (ctx, game, seat, seq,
+5. ``seat_signatures`` — every ``accepted``, ``move``, ``vacation``, ``resigned``, ``offer`` and ``answered``
+   submission: its binding (ctx, game, seat, seq,
    prev = the previous entry's hash) and its seat's signature, against the keys in ``created``; and the
    signed abort an ``aborted`` reveal carries (the organiser's, or any seat's when there is none).
 6. ``seed_commitment`` — ``sha256(revealed server seed) == commitment`` (seeded games).
@@ -25,7 +26,9 @@ The checks run in this order; each one reports ``status`` (``passed``, ``failed`
    with a clock, every ``timeout`` (at or after the deadline the fold computes from the entries' ``at``,
    for the seat to move, with the declared action and the engine's default move), every ``vacation``
    (signed by its seat, within its allowance), every ``forfeited`` and ``auto_move`` must hold, and no
-   move may be logged after its seat's deadline; the first that does not is reported at its position.
+   move may be logged after its seat's deadline; every ``resigned``, ``offer``, ``answered`` and ``agreed``
+   (CONTRACT section 12: who could offer what at that position, that an agreement had every needed
+   answer, that a voided move is skipped) must hold; the first that does not is reported at its position.
 9. ``result`` — the recomputed result (the engine's ``result()``, with forfeited seats ranked last:
    :meth:`referee.replay.LogReplayer.result`) has the same RFC 8785 bytes as the claimed ``result``.
 10. ``messages`` — the game's public messages the bundle carries (``referee.verify.messages``): the chain

@@ -11,7 +11,7 @@ from typing import Any
 from ..canonical import canonical_bytes
 from ..games import Ruleset
 from ..games import ruleset as load_ruleset
-from ..replay import ABORTED, EXPIRED, FINISHED, REFEREE_ENTRIES, LogError, LogReplayer
+from ..replay import ABORTED, DECISION_ENTRIES, EXPIRED, FINISHED, REFEREE_ENTRIES, LogError, LogReplayer
 from .context import Context
 from .report import FAILED, MAX_LISTED, PASSED, SKIPPED, Check
 
@@ -94,11 +94,13 @@ def _check_replay(ctx: Context) -> Check:
         details["rejected_entries"] = rejected[:MAX_LISTED]
     if ctx.ended_at is not None:
         details["ended_at"] = ctx.ended_at
-    # The referee's own entries (timeouts, forfeits, auto moves, …), the vacations it granted and the moves it
-    # logged must all hold by the fold: the service checks each one before it appends it, so a rejected one
-    # means the log is not what the referee's rules would have written (CONTRACT section 8).
+    # The referee's own entries (timeouts, forfeits, auto moves, agreements, …), the vacations it granted, the
+    # seats' decisions it took (resignations, offers, answers) and the moves it logged must all hold by the
+    # fold: the service checks each one before it appends it, so a rejected one means the log is not what the
+    # referee's rules would have written (CONTRACT sections 8 and 12).
     wrong = next((v for v in verdicts if v.status == "rejected" and (
-        v.type in REFEREE_ENTRIES or v.type == "vacation" or (v.error or {}).get("code") == "time/expired")), None)
+        v.type in REFEREE_ENTRIES or v.type == "vacation" or v.type in DECISION_ENTRIES
+        or (v.error or {}).get("code") == "time/expired")), None)
     if wrong is not None:
         error = wrong.error or {}
         rule = f" ({error['rule']})" if error.get("rule") else ""

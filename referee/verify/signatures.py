@@ -11,12 +11,24 @@ from typing import Any, TypeGuard
 
 from ..logchain import GENESIS, first_broken_link
 from ..replay import check_submission
-from ..signing import ACCEPT_CTX, MOVE_CTX, VACATION_CTX, b64url_decode, load_public_key, verify
+from ..signing import (
+    ACCEPT_CTX,
+    ANSWER_CTX,
+    MOVE_CTX,
+    OFFER_CTX,
+    RESIGN_CTX,
+    VACATION_CTX,
+    b64url_decode,
+    load_public_key,
+    verify,
+)
 from .context import Context
 from .report import FAILED, MAX_LISTED, PASSED, SKIPPED, Check
 
 #: entries that carry a seat's signed submission, and the ``ctx`` each must be signed with
-SIGNED_CTX = {"accepted": ACCEPT_CTX, "move": MOVE_CTX, "vacation": VACATION_CTX}
+SIGNED_CTX = {"accepted": ACCEPT_CTX, "move": MOVE_CTX, "vacation": VACATION_CTX,
+              # the players' own decisions (CONTRACT section 12)
+              "resigned": RESIGN_CTX, "offer": OFFER_CTX, "answered": ANSWER_CTX}
 
 #: ``ctx`` of a signed abort (the service's ``referee.games_service.ABORT_CTX``; kept here so that the
 #: verifier imports nothing of the service).

@@ -22,7 +22,7 @@ from referee.config import ConfigError, load_config, with_password
 from referee.defences import CONTENT_SECURITY_POLICY
 
 REPO = str(Path(__file__).resolve().parents[2])
-PLACEHOLDERS = {"filename": "style.css", "game_id": "placeholder-game", "name": "fivetowers"}
+PLACEHOLDERS = {"filename": "style.css", "game_id": "placeholder-game", "name": "fivetowers", "position": 0}
 
 
 def assert_secured(response, what: str) -> None:

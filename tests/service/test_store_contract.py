@@ -194,7 +194,7 @@ def test_list_games_newest_first_and_scan(store):
 def projection(seq: int, head: str, **extra) -> dict:
     return {"seq": seq, "head": head, "status": "active", "to_move": 1, "view": {"x": [1, 2]}, "result": None,
             "version_mismatch": None, "blocked": None, "accepted": [0, 1], "last_verdict": {"seq": seq - 1},
-            "updated_at": "2026-11-21T10:00:00.000Z", "clocks": None, **extra}
+            "updated_at": "2026-11-21T10:00:00.000Z", "clocks": None, "decisions": None, **extra}
 
 
 def verdicts(start: int, stop: int) -> list[dict]:
