@@ -304,9 +304,6 @@ def write_backup(out_path: str | Path, redis_url: str, key_file: str | Path, arc
         dbsize = client.dbsize()
     except redis.RedisError as error:
         raise BackupError(f"cannot reach the log Redis: {error}") from error
-    if info.get("redis_mode") == "cluster":
-        raise BackupError("the log Redis is a Redis Cluster: back up each master with its own --url "
-                          "(docs/operations.md)")
     rdb_path = _method_for(redis_url, client, method)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".partial", dir=out_path.parent)
@@ -336,7 +333,8 @@ def write_backup(out_path: str | Path, redis_url: str, key_file: str | Path, arc
             "format": FORMAT, "format_version": FORMAT_VERSION, "referee_version": referee_version,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "created_ms": int(started * 1000),
             "log_redis": {"redis_version": info.get("redis_version"), "host": parts.hostname, "port": parts.port,
-                          "keys_at_start": dbsize, "aof_enabled": persistence.get("aof_enabled"), **snapshot},
+                          "keys_at_start": dbsize, "aof_enabled": persistence.get("aof_enabled"),
+                          "redis_mode": info.get("redis_mode"), **snapshot},
             "referee_public_key": _public_key(key_bytes),
             "archive_dir": str(archive_dir) if archive_dir is not None and Path(archive_dir).is_dir() else None,
             "members": summary,

@@ -78,7 +78,7 @@ def _log_redis_url(url: str | None, config: dict[str, Any]) -> str:
         log_url = with_password(log_url, read_password_file(config["REFEREE_REDIS_PASSWORD_FILE"]))
     if is_cluster_url(log_url):
         raise click.UsageError("the logs' Redis is a cluster: back up each master with its own --url "
-                               "(docs/operations.md)")
+                               "redis://HOST:PORT (docs/operations.md)")
     return log_url
 
 
