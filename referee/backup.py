@@ -180,8 +180,12 @@ def sync_snapshot(url: str, out: BinaryIO, progress: Progress = _no_progress, ti
             answer = _reply_line(stream)
             if not answer.startswith(b"+"):
                 raise BackupError(f"the log Redis refused the password: {answer.decode(errors='replace')}")
-        sock.sendall(_command("REPLCONF", "rdb-only", "1"))  # Redis >= 7: no replica is registered
-        _reply_line(stream)  # older ones answer an error: harmless
+        # we read the diskless form too (no RDB written on the server where repl-diskless-sync is on, the
+        # default from Redis 7), and from Redis 7 on ask for the snapshot alone; an older Redis answers an
+        # error to what it does not know: harmless
+        sock.sendall(_command("REPLCONF", "capa", "eof") + _command("REPLCONF", "rdb-only", "1"))
+        _reply_line(stream)
+        _reply_line(stream)
         sock.sendall(_command("SYNC"))
         while True:
             line = _reply_line(stream)

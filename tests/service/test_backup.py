@@ -168,12 +168,18 @@ def test_sync_snapshot_equals_the_data_and_refusals(tmp_path):
         with open(tmp_path / "raw.rdb", "wb") as out:
             sync_snapshot(server.url, out)
         assert (tmp_path / "raw.rdb").read_bytes()[:5] == b"REDIS"
+        client.config_set("repl-diskless-sync", "yes")  # the default from Redis 7: streamed, ends with a mark
+        client.config_set("repl-diskless-sync-delay", "0")
+        with open(tmp_path / "diskless.rdb", "wb") as out:
+            sync_snapshot(server.url, out)
         with pytest.raises(BackupError, match="password"):
             sync_snapshot(server.url.replace(server.password, "wrong"), open(os.devnull, "wb"))
         with pytest.raises(BackupError, match="not overwriting"):
             write_backup(tmp_path / "b.tar", server.url, key, None)
-    loaded = tmp_path / "loaded"
-    loaded.mkdir()
-    (tmp_path / "raw.rdb").rename(loaded / "dump.rdb")
-    with EmbeddedRedis(directory=loaded, durable=False) as copy:
-        assert redis.Redis.from_url(copy.url).dbsize() == 200
+    for name in ("raw.rdb", "diskless.rdb"):  # each loads as the same 200 logs
+        loaded = tmp_path / f"loaded-{name}"
+        loaded.mkdir()
+        (tmp_path / name).rename(loaded / "dump.rdb")
+        with EmbeddedRedis(directory=loaded, durable=False) as copy:
+            restored = redis.Redis.from_url(copy.url)
+            assert restored.dbsize() == 200 and restored.xlen("game:{g7}:log") == 1
