@@ -113,10 +113,12 @@ def bgsave_snapshot(client: Any, rdb_path: Path, out: BinaryIO, progress: Progre
     to end and ask again, so the snapshot copied is one forked after the backup began."""
     import redis  # noqa: PLC0415
 
-    began = int(client.time()[0])  # the server's clock, seconds: what LASTSAVE counts in
-    while int(client.time()[0]) <= max(began, int(client.lastsave().timestamp())):
-        time.sleep(0.05)  # LASTSAVE has one-second steps: start in a second after the last save's
-    before = int(client.lastsave().timestamp())
+    def last_save() -> int:
+        return int(client.info("persistence")["rdb_last_save_time"])  # LASTSAVE, in the server's seconds
+
+    while int(client.time()[0]) <= last_save():
+        time.sleep(0.05)  # LASTSAVE has one-second steps: ours must end in a later second than the last one
+    before = last_save()
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -130,7 +132,7 @@ def bgsave_snapshot(client: Any, rdb_path: Path, out: BinaryIO, progress: Progre
     progress("BGSAVE", 0, None)
     while True:
         info = client.info("persistence")
-        if not info.get("rdb_bgsave_in_progress") and int(client.lastsave().timestamp()) > before:
+        if not info.get("rdb_bgsave_in_progress") and int(info["rdb_last_save_time"]) > before:
             break
         if time.monotonic() > deadline:
             raise BackupError(f"BGSAVE did not finish within {timeout:.0f}s")
@@ -145,7 +147,7 @@ def bgsave_snapshot(client: Any, rdb_path: Path, out: BinaryIO, progress: Progre
             out.write(chunk)
             done += len(chunk)
             progress("copying the RDB", done, total)
-    return {"method": "bgsave", "rdb_file": str(rdb_path), "lastsave": int(client.lastsave().timestamp())}
+    return {"method": "bgsave", "rdb_file": str(rdb_path), "lastsave": int(info["rdb_last_save_time"])}
 
 
 def _command(*parts: str | bytes) -> bytes:
@@ -565,8 +567,11 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
         keys = rdb_to_aof(redis_dir, progress)
         _fsync_tree(redis_dir)
         key_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(staging / KEY_MEMBER, 0o600)
-        os.link(staging / KEY_MEMBER, key_path)  # fails if a key appeared meanwhile
+        fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # fails if a key appeared meanwhile
+        with os.fdopen(fd, "wb") as out:
+            out.write((staging / KEY_MEMBER).read_bytes())
+            out.flush()
+            os.fsync(out.fileno())
         _fsync_dir(key_path.parent)
         archived = 0
         if (staging / "archive").is_dir():

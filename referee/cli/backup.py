@@ -37,9 +37,11 @@ class _Progress:
             return
         self.last = now
         if self.tty:
-            amount = f"{done / 1e6:,.1f} MB" if total is None else \
-                f"{done / 1e6:,.1f} / {total / 1e6:,.1f} MB ({100 * done / max(total, 1):.0f} %)"
-            click.echo(f"\r\x1b[2K{stage}: {amount}", err=True, nl=False)
+            if total is not None:
+                amount = f": {done / 1e6:,.1f} / {total / 1e6:,.1f} MB ({100 * done / max(total, 1):.0f} %)"
+            else:
+                amount = f": {done / 1e6:,.1f} MB" if done else " …"
+            click.echo(f"\r\x1b[2K{stage}{amount}", err=True, nl=False)
 
     def close(self) -> None:
         if self.tty and self.stage is not None:
