@@ -9,6 +9,8 @@ Running the service (``operations.py``)::
     referee worker                an RQ replay worker with the scheduler and the reconciler
     referee reconcile             queue replays for games whose projection lags (once, or --every N)
     referee rebuild GAME… | --all rebuild projections from the logs, from scratch
+    referee backup --out FILE     (``backup.py``) the log Redis, the archive and the key into one file, live
+    referee restore FILE          that file into an empty data directory
 
 Playing from a terminal (``games.py``; any server, default ``$REFEREE_SERVER`` or http://127.0.0.1:8000)::
 
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import click
 
-from . import clocks, decisions, games, messages, notifications, operations, tournaments, verification
+from . import backup, clocks, decisions, games, messages, notifications, operations, tournaments, verification
 
 
 @click.group()
@@ -45,6 +47,8 @@ main.add_command(operations.reconcile)
 main.add_command(operations.rebuild)
 main.add_command(operations.embedded_redis)  # `_redis`, hidden: serve's children
 main.add_command(operations.werkzeug_server)  # `_werkzeug`, hidden: serve's web server without gunicorn
+main.add_command(backup.backup)
+main.add_command(backup.restore)
 # playing from a terminal
 main.add_command(games.keygen)
 main.add_command(games.create)
