@@ -10,6 +10,7 @@ entry again (same position, same previous hash, same signature) until one of the
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 import time
@@ -124,9 +125,9 @@ class Writers:
         return min(after) - since if after else None
 
     def longest_gap(self, games: list[str]) -> float:
-        """The longest time any of ``games`` went without an acknowledgement."""
-        return max((b - a for game in games for a, b in zip(self.ack_times[game], self.ack_times[game][1:],
-                                                             strict=False)), default=0.0)
+        """The longest time none of ``games`` had an append acknowledged (while the writers ran)."""
+        times = sorted(t for game in games for t in self.ack_times[game][1:])  # [0]: the creation
+        return max((b - a for a, b in itertools.pairwise(times)), default=0.0)
 
 
 def game_ids(count: int, prefix: str = "g_fo") -> list[str]:
@@ -150,6 +151,11 @@ class AppPlayer:
     rng: random.Random
     acked: list[tuple[int, str]] = field(default_factory=list)  # (position, signature)
     retries: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)  # "GET 503", "POST 503", … -> how many
+
+    def _count(self, method: str, status: int) -> None:
+        self.retries += 1
+        self.statuses[f"{method} {status}"] = self.statuses.get(f"{method} {status}", 0) + 1
 
     def _get(self, path: str, deadline: float) -> Any:
         while True:
@@ -157,7 +163,7 @@ class AppPlayer:
             if status == 200:
                 return body
             assert status >= 500 and time.monotonic() < deadline, (status, body)
-            self.retries += 1
+            self._count("GET", status)
             time.sleep(0.05)
 
     def play(self, moves: int, deadline: float) -> bool:
@@ -175,13 +181,13 @@ class AppPlayer:
                 if status in (200, 202):
                     self.acked.append((answer["position"], body["sig"]))
                     break
-                if status == 409 and answer["code"] == "submission/duplicate":
-                    self.acked.append((answer["details"]["position"], body["sig"]))
+                if status == 409 and answer["error"]["code"] == "submission/duplicate":
+                    self.acked.append((answer["error"]["details"]["position"], body["sig"]))
                     break
                 assert status >= 500 and time.monotonic() < deadline, (status, answer)
                 if status == 503:
-                    assert answer["code"] == "log/unavailable", answer
-                self.retries += 1
+                    assert answer["error"]["code"] == "log/unavailable", answer
+                self._count("POST", status)
                 time.sleep(0.05)
             self.game.moves.append((seat, move))
         return False
