@@ -49,6 +49,7 @@ def init_store(app: Flask) -> None:
         store: Any = MemoryStore()
     else:
         store = RedisStore.from_url(config["REDIS_URL"], work_url=config["REFEREE_WORK_REDIS_URL"])
+        store.require_replicas(config["REFEREE_MIN_REPLICAS"], config["REFEREE_REPLICA_TIMEOUT_MS"])
         durability = store.durability()  # best effort: {} when Redis is down or CONFIG is not allowed
         if durability and durability != {"appendonly": "yes", "appendfsync": "always"}:
             log.warning("the log's Redis runs with %s: a 2xx would not mean 'on disk'; "

@@ -24,6 +24,11 @@ name                        default                     meaning
                                                         ~10x the longest golden game's bundle
 ``REFEREE_RATE_VERIFY``     ``10 per minute``           ``POST /verify`` per client address (else 429);
                                                         Flask-Limiter notation, counted in the work Redis
+``REFEREE_MIN_REPLICAS``    ``0``                       replicas that must have each log write the
+                                                        service acknowledges (``WAIT``; ``WAITAOF`` on
+                                                        Redis >= 7.2) before its 2xx; too few in time:
+                                                        503 ``log/unavailable`` (``docs/scale.md``)
+``REFEREE_REPLICA_TIMEOUT_MS`` ``1000``                 milliseconds a write waits for those replicas
 ``REFEREE_REDIS_MAXMEMORY`` ``1gb``                     memory limit of each Redis ``referee serve``
                                                         embeds (``noeviction``: a full log Redis
                                                         refuses writes, 503, and loses nothing)
@@ -105,6 +110,8 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_RATE_VERIFY": "10 per minute",
     "REFEREE_RATE_CREATE": "30 per minute;120 per hour",
     "REFEREE_REDIS_MAXMEMORY": "1gb",
+    "REFEREE_MIN_REPLICAS": 0,
+    "REFEREE_REPLICA_TIMEOUT_MS": 1000,
     "REFEREE_ACCEPT_WITHIN": 604800.0,
     "REFEREE_RATE_CONTACTS": "30 per minute;120 per hour",
     "REFEREE_RATE_CREATE_PER_KEY": "30 per minute;120 per hour",
@@ -138,7 +145,8 @@ DEFAULTS.update({
 })
 # ------------------------------------------------------------------------------------------------------
 
-_INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER"}
+_INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",
+         "REFEREE_REPLICA_TIMEOUT_MS"}
 _FLOATS = {"REFEREE_ACCEPT_WITHIN",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
            "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",
@@ -206,9 +214,11 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
             retries, str) else [int(x) for x in retries]
     except ValueError as exc:
         raise ConfigError(f"REFEREE_WEBHOOK_RETRIES must be seconds separated by commas: {exc}") from exc
-    for name in ("REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE"):
+    for name in ("REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_REPLICA_TIMEOUT_MS"):
         if config[name] <= 0:
             raise ConfigError(f"{name} must be positive")
+    if config["REFEREE_MIN_REPLICAS"] < 0:
+        raise ConfigError("REFEREE_MIN_REPLICAS must be 0 or more")
     _check_defences(config)
     for name in DEFAULTS:
         if name.startswith("REFEREE_RATE_"):

@@ -91,10 +91,15 @@ class EmbeddedRedis:
 
     ``password_file`` keeps the password between runs (created 0600 if missing); without it the server
     gets a fresh random password. ``url`` carries it; ``public_url`` does not (for printing).
+
+    ``replica_of``: another embedded server on loopback whose replica this one is (``replicaof``, with the
+    other's password as its own and as ``masterauth``): the single layout with one replica (``docs/scale.md``,
+    fail-over); ``REPLICAOF NO ONE`` promotes it.
     """
 
     def __init__(self, directory: str | Path | None = None, durable: bool = True, port: int | None = None,
-                 password_file: str | Path | None = None, maxmemory: str | None = None):
+                 password_file: str | Path | None = None, maxmemory: str | None = None,
+                 *, replica_of: EmbeddedRedis | None = None):
         self._own_dir = directory is None
         self.directory = Path(directory or tempfile.mkdtemp(prefix="referee-redis-"))
         self.durable = durable
@@ -103,6 +108,9 @@ class EmbeddedRedis:
         self.process: subprocess.Popen[bytes] | None = None
         #: the memory limit; at it, writes are refused (``noeviction``) and never is an entry evicted
         self.maxmemory = maxmemory
+        self.replica_of = replica_of
+        if replica_of is not None:
+            self.password = replica_of.password
 
     @property
     def public_url(self) -> str:
@@ -118,6 +126,8 @@ class EmbeddedRedis:
                     "requirepass": _config_value(self.password), "maxmemory-policy": "noeviction"}
         if self.maxmemory:
             settings["maxmemory"] = self.maxmemory
+        if self.replica_of is not None:
+            settings.update(replicaof=f"127.0.0.1 {self.replica_of.port}", masterauth=_config_value(self.password))
         if self.durable:
             settings.update(appendonly="yes", appendfsync="always")
         else:
@@ -159,6 +169,12 @@ class EmbeddedRedis:
                 time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"redis-server did not answer on port {self.port} within {timeout}s")
+
+    def kill(self) -> None:
+        """SIGKILL the server (no shutdown, no last write): a crash, for the fail-over tests. Its files stay."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:

@@ -15,6 +15,12 @@ rebuilt from the logs and the reconciler re-queues every game whose projection l
 On a Redis Cluster (opt-in: ``REDIS_URL=redis+cluster://…``, ``referee.store.cluster``) ``connection`` is
 a :class:`redis.cluster.RedisCluster`, the projections stay on it (``work`` is the cluster too) and only
 RQ's queue goes to the plain Redis of ``REFEREE_WORK_REDIS_URL`` (``queue_redis``).
+
+Fail-over (``REFEREE_MIN_REPLICAS``, :meth:`RedisStore.require_replicas`): with N >= 1 every log write the
+service acknowledges (a game's or a tournament's creation and appends) is followed, on the same connection
+to the master that took it, by ``WAIT N timeout`` (``WAITAOF`` on Redis >= 7.2); fewer than N replicas in
+time is :class:`StoreUnavailable` (a 503): the entry is in the master's log and may or may not survive a
+fail-over (``docs/scale.md``).
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ from typing import Any, TypeAlias, cast
 
 import redis
 from redis.cluster import RedisCluster
+from redis.exceptions import AskError, ClusterDownError, MovedError, NoScriptError, RedisError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import KeyT, StreamIdT
 
@@ -87,6 +93,24 @@ FOLLOWERS_MAX = 20_000
 FOLLOW_BLOCK_MAX = 60.0
 #: on a cluster, how often ``follow_logs`` reads the logs of several games again (s): one XREAD per game each time
 CLUSTER_POLL = 1.0
+#: the default of ``REFEREE_REPLICA_TIMEOUT_MS``: how long a write waits for its replicas (``WAIT``)
+REPLICA_TIMEOUT_MS = 1000
+#: replies that mean "this node no longer serves the slot" (a fail-over or a resharding): nothing was run
+_ELSEWHERE = (MovedError, AskError, ClusterDownError, TryAgainError)
+
+
+class NotReplicated(StoreUnavailable):
+    """A write the master took whose replicas did not all confirm it in time (``REFEREE_MIN_REPLICAS``): the
+    entry is in the master's log, and survives a fail-over only if a replica got it anyway."""
+
+    def __init__(self, what: str, acked: int, wanted: int, timeout_ms: int, command: str):
+        super().__init__(
+            f"{what} is in the log of the Redis master that took it, but only {acked} of the {wanted} replica(s) "
+            f"asked for confirmed it within {timeout_ms} ms ({command}): it may or may not survive a fail-over. "
+            "Sending the same signed request again is safe: if the entry is in the log, the answer is 409 "
+            "submission/duplicate (game/exists for a creation) with its position")
+        self.acked = acked
+        self.wanted = wanted
 
 
 class RedisStore(LogStore):
@@ -113,6 +137,22 @@ class RedisStore(LogStore):
         #: the replay workers' ready list that the append scripts push a game onto when they raise its pending
         #: flag (:meth:`use_ready_list`); ``None``: the caller notifies the workers itself
         self.ready_key: str | None = None
+        #: replicas that must confirm each acknowledged log write (``REFEREE_MIN_REPLICAS``; 0: no ``WAIT``)
+        self.min_replicas = 0
+        #: how long a write waits for them (``REFEREE_REPLICA_TIMEOUT_MS``)
+        self.replica_timeout_ms = REPLICA_TIMEOUT_MS
+        #: the wait command per master (``WAIT`` or, on Redis >= 7.2, ``WAITAOF``), by the node's name
+        self._wait_commands: dict[str, tuple[Any, ...]] = {}
+        self._refreshed = 0.0
+
+    def require_replicas(self, count: int, timeout_ms: int = REPLICA_TIMEOUT_MS) -> RedisStore:
+        """Acknowledge a log write only once ``count`` replicas have it (``WAIT count timeout_ms`` on the
+        connection that wrote it; ``WAITAOF 0|1 count timeout_ms`` on Redis >= 7.2, where the replicas must
+        also have fsync'd it). 0 turns it off."""
+        if count < 0 or timeout_ms <= 0:
+            raise ValueError("REFEREE_MIN_REPLICAS must be >= 0 and REFEREE_REPLICA_TIMEOUT_MS > 0")
+        self.min_replicas, self.replica_timeout_ms = int(count), int(timeout_ms)
+        return self
 
     @property
     def ready_redis(self) -> cluster.Client:
@@ -165,10 +205,13 @@ class RedisStore(LogStore):
         k = keys.game_keys(game_id)
         extra = self._flag_keys()
         now = now_ms()
+        call_keys = [k.log, k.head, k.secret, k.pending, *extra]
+        call_args = [stored_json(entry), entry["hash"], secret.hex() if secret else "", now, game_id]
         try:
-            result = self._create(keys=[k.log, k.head, k.secret, k.pending, *extra],
-                                  args=[stored_json(entry), entry["hash"], secret.hex() if secret else "", now,
-                                        game_id])
+            if self.min_replicas:
+                result = self._replicated(self._create, call_keys, call_args, f"game {game_id}'s creation")
+            else:
+                result = self._create(keys=call_keys, args=call_args)
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
         if _text(result[0]) == "exists":
@@ -176,10 +219,122 @@ class RedisStore(LogStore):
         if self.cluster:
             self._index_pending([(game_id, now)])
         try:
-            self.redis.zadd(keys.GAMES_INDEX, {game_id: now_ms()})
+            self._index(keys.GAMES_INDEX, game_id, now_ms(), nx=False)
         except RedisError as exc:  # the game exists; `referee rebuild --all` re-indexes it from the logs
             raise StoreUnavailable(f"the game was created but not indexed: {exc}") from exc
         return Appended(0, entry["hash"], True, len(extra) == 2)
+
+    # -- replicas (REFEREE_MIN_REPLICAS) ----------------------------------------------------------------
+    def _replicated(self, script: Any, call_keys: list[str], call_args: list[Any], what: str) -> Any:
+        """``script`` on ``call_keys``, then ``WAIT`` (:meth:`_wait_command`) in the same pipeline: one round trip,
+        one connection — ``WAIT`` counts the replicas that have the writes of its own connection — to the master
+        of the keys' slot (on a cluster, that node's own client: redis-py's cluster client would take the two
+        commands on two connections). Returns the script's reply; raises :class:`NotReplicated` when it wrote
+        (or found its entry already written: ``duplicate``, ``exists``) and fewer than ``min_replicas`` replicas
+        confirmed in time, :class:`StoreUnavailable` when the master could not be reached or refused it.
+
+        After a fail-over the slot's old master answers ``MOVED`` (or is gone): the cluster's map is read again
+        and the call sent to the new master (a ``MOVED`` reply means nothing was run)."""
+        for attempt in range(4):
+            client, node = self._master_of(call_keys[0])
+            wait = self._wait_command(client, node)
+            pipe = client.pipeline(transaction=False)
+            pipe.evalsha(script.sha, len(call_keys), *call_keys, *call_args)
+            pipe.execute_command(*wait)
+            try:
+                result, acked = pipe.execute(raise_on_error=False)
+            except (RedisConnectionError, RedisTimeoutError) as exc:
+                self._refresh_cluster(force=True)
+                raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
+            if isinstance(result, NoScriptError):  # a restarted or promoted node that never saw the script
+                script.sha = client.script_load(script.script)
+                continue
+            if isinstance(result, _ELSEWHERE):
+                self._refresh_cluster(force=attempt > 0)
+                time.sleep(0.05 * attempt)
+                continue
+            if isinstance(result, Exception):
+                raise StoreUnavailable(f"Redis refused the write: {result}")
+            status = _text(result[0])
+            if status in {"ok", "duplicate", "exists"}:
+                count = self._replicas_of(acked)
+                if count < self.min_replicas:
+                    raise NotReplicated(what, count, self.min_replicas, self.replica_timeout_ms, str(wait[0]))
+            return result
+        raise StoreUnavailable("the cluster kept moving the slot of the write (a fail-over under way?): retry")
+
+    @staticmethod
+    def _replicas_of(reply: Any) -> int:
+        """The replicas that confirmed, from a ``WAIT`` reply (an integer) or a ``WAITAOF`` one
+        (``[local, replicas]``)."""
+        if isinstance(reply, Exception):
+            log.warning("the replicas' confirmation failed: %s", reply)
+            return 0
+        if isinstance(reply, list | tuple):
+            return int(reply[1])
+        return int(reply)
+
+    def _master_of(self, key: str) -> tuple[redis.Redis, str]:
+        """The client of the master that owns ``key`` (a plain Redis: the store's own) and its name."""
+        if not self.cluster:
+            return cast(redis.Redis, self.redis), ""
+        on_cluster = cast(RedisCluster, self.redis)
+        node = on_cluster.get_node_from_key(key, replica=False)
+        return on_cluster.get_redis_connection(node), node.name
+
+    def _refresh_cluster(self, force: bool = False) -> None:
+        """Read the cluster's map of slots again (after ``MOVED`` or a lost master): at most every 0.2 s unless
+        ``force``. Nothing on a plain Redis (its pool reconnects by itself)."""
+        if not self.cluster or (not force and time.monotonic() - self._refreshed < 0.2):
+            return
+        self._refreshed = time.monotonic()
+        try:
+            cast(RedisCluster, self.redis).nodes_manager.initialize()
+        except RedisError:
+            log.warning("could not read the cluster's slots again", exc_info=True)
+
+    def _wait_command(self, client: redis.Redis, node: str) -> tuple[Any, ...]:
+        """``WAIT n timeout``, or ``WAITAOF local n timeout`` where the master runs Redis >= 7.2 (``local`` 1 when
+        its own append-only file is on): asked once per master (``INFO``)."""
+        found = self._wait_commands.get(node)
+        if found is None:
+            found = ("WAIT", self.min_replicas, self.replica_timeout_ms)
+            try:
+                info = client.info()
+                version = tuple(int(part) for part in str(info.get("redis_version", "0")).split(".")[:2])
+                if version >= (7, 2):
+                    local = 1 if int(info.get("aof_enabled", 0)) else 0
+                    found = ("WAITAOF", local, self.min_replicas, self.replica_timeout_ms)
+            except (RedisError, ValueError):
+                log.warning("could not read the Redis version of %s; using WAIT", node or "the log's Redis",
+                            exc_info=True)
+                return found
+            self._wait_commands[node] = found
+        return found
+
+    def _index(self, key: str, member: str, score: int, *, nx: bool) -> None:
+        """List ``member`` in the index ``key`` (the games', the tournaments'); with ``min_replicas``, on its
+        master's connection followed by ``WAIT`` (a shortfall is only logged: the log is what counts, and
+        ``referee rebuild --all`` re-indexes from the logs)."""
+        if not self.min_replicas:
+            self.redis.zadd(key, {member: score}, nx=nx)
+            return
+        for attempt in range(4):
+            client, node = self._master_of(key)
+            pipe = client.pipeline(transaction=False)
+            pipe.zadd(key, {member: score}, nx=nx)
+            pipe.execute_command(*self._wait_command(client, node))
+            added, acked = pipe.execute(raise_on_error=False)
+            if isinstance(added, _ELSEWHERE):
+                self._refresh_cluster(force=attempt > 0)
+                time.sleep(0.05 * attempt)
+                continue
+            if isinstance(added, Exception):
+                raise added
+            if self._replicas_of(acked) < self.min_replicas:
+                log.warning("%s is listed in %s, but not confirmed by %d replica(s)", member, key, self.min_replicas)
+            return
+        raise StoreUnavailable(f"the cluster kept moving the slot of {key} (a fail-over under way?)")
 
     def _flag_keys(self) -> list[str]:
         """The optional keys of a game's flag-raising script: the pending index and the ready list (plain Redis
@@ -212,10 +367,14 @@ class RedisStore(LogStore):
             options = ["1" if self.ready_key else "0",
                        "" if timer is KEEP_TIMER else "-" if timer is None else int(timer)]  # type: ignore[call-overload]
         now = now_ms()
+        call_keys = [k.log, k.head, k.sigs, k.pending, *extra]
+        call_args = [entry["seq"], prev, stored_json(entry), entry["hash"], signature or "", now, log_id, *options]
         try:
-            result = self._append(keys=[k.log, k.head, k.sigs, k.pending, *extra],
-                                  args=[entry["seq"], prev, stored_json(entry), entry["hash"], signature or "",
-                                        now, log_id, *options])
+            if self.min_replicas:
+                result = self._replicated(self._append, call_keys, call_args,
+                                          f"the entry at position {entry['seq']} of {log_id}")
+            else:
+                result = self._append(keys=call_keys, args=call_args)
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
         except RedisError as exc:
@@ -579,12 +738,16 @@ class RedisStore(LogStore):
     # -- tournaments ------------------------------------------------------------------------------------
     def create_tournament(self, tournament_id: str, entry: dict[str, Any], secret: bytes) -> Appended:
         k = keys.tournament_keys(tournament_id)
+        call_keys = [k.log, k.head, k.secret, k.pending]
+        call_args = [stored_json(entry), entry["hash"], secret.hex(), now_ms()]
         try:
-            result = self._create(keys=[k.log, k.head, k.secret, k.pending],
-                                  args=[stored_json(entry), entry["hash"], secret.hex(), now_ms()])
+            if self.min_replicas:
+                result = self._replicated(self._create, call_keys, call_args, f"tournament {tournament_id}'s creation")
+            else:
+                result = self._create(keys=call_keys, args=call_args)
             if _text(result[0]) == "exists":
                 raise GameExists(tournament_id)
-            self.redis.zadd(keys.TOURNAMENTS_INDEX, {tournament_id: now_ms()}, nx=True)
+            self._index(keys.TOURNAMENTS_INDEX, tournament_id, now_ms(), nx=True)
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
         return Appended(0, entry["hash"], True)
