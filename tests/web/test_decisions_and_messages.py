@@ -1,7 +1,8 @@
 """The players' own decisions and the messages on the game page, by clicks in Chromium (issue 22, item 4):
 seat 0 resigns through the in-page confirmation (Escape cancels it first) and both pages show the result
 with ``resigned`` and each seat's basis; a draw offered by clicks is accepted by the other seat by clicks;
-a take-back is offered only to the seat whose move is the last one, an abort only before every seat moved;
+a take-back is offered only to the seat whose move is the last one, an abort only before every seat moved, a
+refusal is shown in words;
 messages sent by clicks (public, private, NFC-normalised before signing) reach the other seat — on a phone
 — and not a spectator; a muted seat's messages disappear. Every page watches for CSP violations and console
 errors, and there must be none.
@@ -112,13 +113,17 @@ def test_a_seat_resigns_by_clicks_after_cancelling_once(browser, web_server, con
     result = requests.get(f"{web_server}/games/{game}/result", timeout=10).json()["result"]
     assert result["winners"] == [1] and result["seats"][0]["resigned"] is True
     ann.locator("#result-section").screenshot(path=str(artifacts / "resigned-result.png"))
+    # The replay names the entry.
+    ann.goto(f"{web_server}/play/games/{game}/replay#{result['resignations'][0]['position']}")
+    ann.wait_for_selector("#replay[data-ready=true]", timeout=STEP_MS)
+    assert "Ann resigned" in ann.locator("#entry").inner_text()
     assert_clean(ann, bea)
     console_errors.assert_none()
     ann_ctx.close()
     bea_ctx.close()
 
 
-def test_a_draw_offered_by_clicks_is_accepted_by_the_other_seat(browser, web_server, console_errors):
+def test_a_draw_offered_by_clicks_is_accepted_by_the_other_seat(browser, web_server, console_errors, artifacts):
     game, keys = new_game(web_server)
     moved = {play_one(web_server, game, keys)}
     last = None
@@ -135,6 +140,19 @@ def test_a_draw_offered_by_clicks_is_accepted_by_the_other_seat(browser, web_ser
         # Only the seat whose move is the last applied one may ask to take it back.
         assert buttons.get_by_role("button", name="Ask to take back").count() == (1 if seat == last else 0)
 
+    # A refusal is shown in words: its rule, code and message (the referee's answer stubbed here).
+    refusal = {"error": {"code": "offer/not_allowed", "rule": "DC-T2", "message": "the move revealed something hidden"}}
+    ann.route("**/offers", lambda route: route.fulfill(status=409, json=refusal))
+    console_errors.expect("status of 409")
+    ann.locator("#decision-buttons").get_by_role("button", name="Offer to end").click()
+    ann.get_by_role("button", name="Yes, offer to end").click()
+    error = ann.locator("#errors .error[data-code='offer/not_allowed']")
+    error.wait_for(timeout=STEP_MS)
+    assert "Your offer was refused" in error.inner_text() and "revealed something hidden" in error.inner_text()
+    assert error.locator(".rule").inner_text() == "DC-T2"
+    ann.unroute("**/offers")
+    error.locator(".dismiss").click()
+
     ann.locator("#decision-buttons").get_by_role("button", name="Offer draw").click()
     ann.get_by_role("button", name="Yes, offer draw").click()
     for page in pages:
@@ -146,6 +164,7 @@ def test_a_draw_offered_by_clicks_is_accepted_by_the_other_seat(browser, web_ser
 
     bea.locator("#decision-buttons").get_by_role("button", name="Accept").click()
     assert "last answer needed" in bea.locator("#decision-confirm").inner_text()
+    bea.locator("#decisions-panel").screenshot(path=str(artifacts / "draw-offer-confirm.png"))
     bea.get_by_role("button", name="Yes, accept").click()
     for page in pages:
         page.wait_for_selector("#game[data-status=finished]", timeout=STEP_MS)

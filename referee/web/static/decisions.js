@@ -216,6 +216,7 @@ export function decisionsPanel({ section, gameId, sign, reload }) {
 
   async function perform(action) {
     busy = true;
+    for (const button of buttonsBox.querySelectorAll("button")) button.disabled = true;
     statusBox.textContent = "Signing and sending…";
     let kind;
     try {
@@ -244,6 +245,10 @@ export function decisionsPanel({ section, gameId, sign, reload }) {
       busy = false;
       shownKey = null;
       await reload();
+      // The confirmation and its button are gone: keep the keyboard's place in the panel.
+      if ((!document.activeElement || document.activeElement === document.body) && !section.hidden) {
+        section.querySelector("h2").focus();
+      }
     }
   }
 
@@ -288,13 +293,13 @@ export function decisionsPanel({ section, gameId, sign, reload }) {
     const pending = decisions.pending;
     if (pending) {
       const by = seatName(game.seats, pending.seat);
-      const what = pending.kind === "takeback" && pending.move !== undefined
-        ? `to take back their move #${pending.move}` : offerWords(pending.kind);
+      const what = pending.kind === "takeback" ? `asks to take back their move${pending.move !== undefined ? ` #${pending.move}` : ""}`
+        : `offers ${offerWords(pending.kind)}`;
       const left = standing();
       const accepted = (pending.accepted || []).map((i) => seatName(game.seats, i));
       const waiting = left.filter((i) => i !== pending.seat && !(pending.accepted || []).includes(i)).map((i) => seatName(game.seats, i));
       parts.push(el("p", { class: "pending-offer", dataset: { kind: pending.kind, seat: String(pending.seat), offer: String(pending.offer) } },
-        el("strong", {}, `${by} offers ${what}.`),
+        el("strong", {}, `${by} ${what}.`),
         accepted.length ? ` Accepted by ${accepted.join(", ")}.` : "",
         waiting.length ? ` Waiting for ${waiting.join(", ")}.` : ""));
     }
