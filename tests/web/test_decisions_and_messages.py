@@ -223,3 +223,20 @@ def test_messages_by_clicks_reach_the_other_seat_on_a_phone(browser, web_server,
     console_errors.assert_none()
     for ctx in (ann_ctx, bea_ctx, spy_ctx):
         ctx.close()
+
+
+TEXTS = ["gg\nwell played", "Be\u0301a", "a\u202eb", "tab\there", "x" * 2000, "y" * 2001, "😀" * 2000, "\u200d",
+         "  padded  ", "", "\r\nwindows\r\nline ends", "\ufb01 ligature", "Å", "\u0041\u030a"]
+
+
+def test_the_page_prepares_and_checks_a_text_as_the_referee_does(static_page):
+    """messages.js normalises a text (NFC, line feeds, trimmed) and refuses it exactly when the referee's own
+    check (schemas.common.message_text_problem) would refuse the prepared text."""
+    from schemas.common import message_text_problem
+
+    page_says = static_page.evaluate("""async (texts) => { const m = await import('./static/messages.js');
+        return texts.map((t) => { const p = m.prepareText(t); return [p, m.textProblem(p)]; }); }""", TEXTS)
+    for raw, (prepared, problem) in zip(TEXTS, page_says, strict=True):
+        expected = unicodedata.normalize("NFC", raw.replace("\r\n", "\n").strip())
+        assert prepared == expected, raw
+        assert (problem is None) == (message_text_problem(prepared) is None), (raw, problem)
