@@ -60,12 +60,13 @@ def play_one(base_url: str, game: str, keys) -> int:
 
 
 def open_page(browser, base_url: str, console_errors, game: str, key=None, *, name: str = "", **context_options):
-    """The game page in a context of its own, holding `key` (or none: a spectator), watched for CSP violations."""
+    """The game page in a context of its own, holding `key` (a list: several keys; None: a spectator), watched
+    for CSP violations."""
     context = browser.new_context(**(context_options or {"viewport": {"width": 1300, "height": 1000}}))
     context.add_init_script(WATCH_CSP)
     if key is not None:
-        stored = [{"name": name, "public": public_key_b64(key), "private": private_key_b64(key),
-                   "created": "2026-01-01T00:00:00Z"}]
+        stored = [{"name": f"{name} {i}", "public": public_key_b64(k), "private": private_key_b64(k),
+                   "created": "2026-01-01T00:00:00Z"} for i, k in enumerate(key if isinstance(key, list) else [key])]
         context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
     page = console_errors.watch(context.new_page())
     page.goto(f"{base_url}/play/games/{game}")
@@ -177,6 +178,26 @@ def test_a_draw_offered_by_clicks_is_accepted_by_the_other_seat(browser, web_ser
     console_errors.assert_none()
     ann_ctx.close()
     bea_ctx.close()
+
+
+def test_one_browser_holding_both_seats_aborts_by_agreement(browser, web_server, console_errors):
+    """Hot seat: every button names its seat; an abort offered as Ann is accepted as Bea on the same page."""
+    game, keys = new_game(web_server)
+    ctx, page = open_page(browser, web_server, console_errors, game, keys, name="both")
+    buttons = page.locator("#decision-buttons")
+    buttons.get_by_role("button", name="Offer to abort as Ann").click()
+    page.get_by_role("button", name="Yes, offer to abort").click()
+    page.wait_for_selector("#decisions-panel[data-pending=abort]", timeout=STEP_MS)
+    assert buttons.get_by_role("button", name="Withdraw as Ann").is_visible()
+    buttons.get_by_role("button", name="Accept as Bea").click()
+    page.get_by_role("button", name="Yes, accept").click()
+    page.wait_for_selector("#game[data-status=aborted]", timeout=STEP_MS)
+    page.locator("#pending-offer", has_text="aborted by agreement").wait_for(timeout=STEP_MS)
+    assert page.locator("#result-section").is_hidden()  # an aborted game has no result
+    assert requests.get(f"{web_server}/games/{game}", timeout=10).json()["status"] == "aborted"
+    assert_clean(page)
+    console_errors.assert_none()
+    ctx.close()
 
 
 def test_messages_by_clicks_reach_the_other_seat_on_a_phone(browser, web_server, console_errors, artifacts):
