@@ -42,6 +42,10 @@ _GAME_ID = re.compile(r"^[A-Za-z0-9_\-]{1,80}$")
 # How often a game page asks ``GET /games/<id>`` whether the log grew (milliseconds). Tests lower it
 # through the app config ``WEB_POLL_MS``.
 DEFAULT_POLL_MS = 1500
+# How often a game page reads ``GET /games/<id>/messages`` (milliseconds) besides after every change of the
+# game: messages go to their own stream, not the log, so the log's event stream does not announce them.
+# Tests lower it through the app config ``WEB_MESSAGES_POLL_MS``.
+DEFAULT_MESSAGES_POLL_MS = 5000
 
 
 def _checked(game_id: str) -> str:
@@ -50,12 +54,12 @@ def _checked(game_id: str) -> str:
     return game_id
 
 
-def _poll_ms() -> int:
-    value = current_app.config.get("WEB_POLL_MS", DEFAULT_POLL_MS)
+def _poll_ms(name: str = "WEB_POLL_MS", default: int = DEFAULT_POLL_MS) -> int:
+    value = current_app.config.get(name, default)
     try:
         return max(200, int(value))
     except (TypeError, ValueError):
-        return DEFAULT_POLL_MS
+        return default
 
 
 @bp.get("/static/keyfile-format.js")
@@ -83,7 +87,8 @@ def keys() -> str:
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> str:
-    return render_template("web/game.html", page="game", game_id=_checked(game_id), poll_ms=_poll_ms())
+    return render_template("web/game.html", page="game", game_id=_checked(game_id), poll_ms=_poll_ms(),
+                           messages_ms=_poll_ms("WEB_MESSAGES_POLL_MS", DEFAULT_MESSAGES_POLL_MS))
 
 
 @bp.get("/games/<game_id>/replay")

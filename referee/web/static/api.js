@@ -64,5 +64,12 @@ export const api = {
   createTournament: (body) => request("POST", "/tournaments", body),
   joinTournament: (id, submission) => request("POST", `/tournaments/${encodeURIComponent(id)}/join`, submission),
   withdrawTournament: (id, submission) => request("POST", `/tournaments/${encodeURIComponent(id)}/withdraw`, submission),
+  resign: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/resign`, submission),
+  offer: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/offers`, submission),
+  answer: (id, position, submission) =>
+    request("POST", `/games/${encodeURIComponent(id)}/offers/${encodeURIComponent(position)}/answer`, submission),
+  messages: (id, query = {}) => request("GET", `/games/${encodeURIComponent(id)}/messages?${new URLSearchParams(query)}`),
+  say: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/messages`, submission),
+  mute: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/messages/mute`, submission),
   move: (id, submission, wait = 5) => request("POST", `/games/${encodeURIComponent(id)}/moves?wait=${wait}`, submission),
 };

@@ -1,4 +1,5 @@
-// The game page: board, players, acceptances, the move picker, signing and submission, live updates.
+// The game page: board, players, acceptances, the move picker, signing and submission, live updates; the
+// players' own decisions (decisions.js: resign, offers, answers) and the message panel (messages.js).
 
 import { api, ApiError } from "./api.js";
 import { expiredContext, markForfeits, renderClocks } from "./clock.js";
@@ -6,6 +7,8 @@ import { entropy, findKey, signEnvelope } from "./keys.js";
 import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
 import { followGame } from "./live.js";
+import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
+import { messagesPanel } from "./messages.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const root = document.getElementById("game");
@@ -22,6 +25,8 @@ let busy = false;
 let shownSeq = null;
 let shownStatus = null;
 let acceptedSeats = new Set();
+let facts = { moved: new Set(), lastMove: null, tournament: false }; // what the log says (decisions.js)
+const logEntries = logReader(gameId);
 
 function nowIso() {
   return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -114,6 +119,7 @@ async function renderResult() {
     const result = await api.result(gameId);
     document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, game.seats, components));
     markForfeits(document.getElementById("result"), result.result || result, game.seats);
+    markDecisions(document.getElementById("result"), result.result || result, game.seats);
     section.hidden = false;
   } catch (err) {
     showError(err, "Loading the result");
@@ -127,6 +133,7 @@ function renderAll() {
   renderBoard();
   renderMovePanel();
   renderVerdict();
+  decisions.render(game, facts, mySeats());
   root.dataset.seq = String(game.seq);
   root.dataset.status = game.status;
   root.dataset.toMove = game.toMove === null || game.toMove === undefined ? "" : String(game.toMove);
@@ -175,6 +182,7 @@ async function load() {
   renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
   if (!changed) return false;
   if (game.status === "waiting") await loadAccepted();
+  if (game.raw.decisions) facts = logFacts(await logEntries.update(game.seq), game.raw.decisions.voided || []);
   await refreshLegal();
   shownSeq = game.seq;
   shownStatus = game.status;
@@ -249,6 +257,11 @@ async function submitMove(move) {
   }
 }
 
+const decisions = decisionsPanel({ section: document.getElementById("decisions-panel"), gameId, sign: submit,
+  reload: () => safeLoad(true) });
+const messages = messagesPanel({ section: document.getElementById("messages-panel"), gameId, getGame: () => game,
+  mySeats, intervalMs: Number(root.dataset.messagesMs) || 5000 });
+
 async function safeLoad(force = false) {
   if (force) shownSeq = null;
   try {
@@ -263,7 +276,9 @@ async function safeLoad(force = false) {
 async function refresh() {
   if (busy) return false;
   try {
-    return await load();
+    const changed = await load();
+    if (changed) messages.refresh(); // a move, an offer…: a good moment to look for new messages too
+    return changed;
   } catch (err) {
     // A failed update is shown once; the next one tries again.
     if (!document.querySelector(`.error[data-code="${err.code}"]`)) showError(err, "Updating the game");
@@ -297,6 +312,10 @@ api.log(gameId, "?from=0&limit=1").then((page) => {
 }).catch(() => {}); // only a convenience: the game page works without it
 
 safeLoad().then(() => {
+  if (game) messages.start();
   live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq) });
 });
-window.addEventListener("beforeunload", () => live && live.stop());
+window.addEventListener("beforeunload", () => {
+  if (live) live.stop();
+  messages.stop();
+});

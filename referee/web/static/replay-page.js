@@ -6,6 +6,7 @@ import { allLogEntries, describeClockEntry, markForfeits, renderClockEntries } f
 import { describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
 import { el, showError } from "./ui.js";
 import { followGame } from "./live.js";
+import { describeDecisionEntry, markDecisions } from "./decisions.js";
 
 const root = document.getElementById("replay");
 const gameId = root.dataset.game;
@@ -18,6 +19,7 @@ let current = 0;
 let total = 0;
 const cache = new Map();
 let token = 0;
+let logEntries = []; // the whole log once loaded: names the offer an answer or an agreement is about
 
 function normStep(data) {
   if (!data) return null;
@@ -51,7 +53,7 @@ function describeEntry(entry) {
     case "revealed":
       return `Server seed revealed (${entry.reason || "finished"}): ${String(entry.server_seed || "").slice(0, 16)}…`;
     default:
-      return describeClockEntry(entry, seats, moveText) || `${entry.type}`;
+      return describeClockEntry(entry, seats, moveText) || describeDecisionEntry(entry, seats, logEntries) || `${entry.type}`;
   }
 }
 
@@ -115,6 +117,7 @@ async function showResult() {
     const [result, replay] = await Promise.all([api.result(gameId), api.replay(gameId)]);
     document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, seats, components));
     markForfeits(document.getElementById("result"), result.result || result, seats);
+    markDecisions(document.getElementById("result"), result.result || result, seats);
     const steps = normSteps(replay);
     document.getElementById("chart-h").textContent = game.ruleset === "towerup" ? "Locomotive tracks over the game" : "Tower points over the game";
     document.getElementById("chart").replaceChildren(mod.chart(steps, seats));
@@ -157,8 +160,10 @@ async function init() {
   root.dataset.total = String(total);
   const start = /^#\d+$/.test(location.hash) ? Number(location.hash.slice(1)) : 0;
   await show(start);
-  allLogEntries(gameId).then((entries) => renderClockEntries(document.getElementById("clock-entries"), entries, seats, moveText, show))
-    .catch((err) => showError(err, "Loading the log"));
+  allLogEntries(gameId).then((entries) => {
+    logEntries = entries;
+    renderClockEntries(document.getElementById("clock-entries"), entries, seats, moveText, show);
+  }).catch((err) => showError(err, "Loading the log"));
   await showResult();
   root.dataset.ready = "true";
   if (game.status === "waiting" || game.status === "active") followGame(gameId, { root, refresh: followLive, pollMs: 5000, seqOf: () => total });
