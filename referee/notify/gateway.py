@@ -140,9 +140,10 @@ def _submit_one(index: int, submission: dict[str, Any], submit: Submit) -> Outco
     game_id = envelope.get("game") if isinstance(envelope.get("game"), str) else None
     ctx = envelope.get("ctx")
     if ctx not in MAIL_CTXS:
-        carried = ", a ".join(MAIL_CTXS.values())
+        names = [("an " if name[0] in "aeiou" else "a ") + name for name in MAIL_CTXS.values()]
+        carried = ", ".join(names[:-1]) + " or " + names[-1]
         return Outcome(index, False, game_id, error={"code": "mail/unsupported",
-                                                     "message": f"a mail block may carry a {carried} (ctx "
+                                                     "message": f"a mail block may carry {carried} (ctx "
                                                                 f"{', '.join(MAIL_CTXS)}), not ctx {ctx!r}"})
     if game_id is None:
         return Outcome(index, False, error={"code": "request/invalid", "message": "the envelope names no game"})

@@ -409,3 +409,41 @@ def test_cli_offer_answer_and_resign(server, tmp_path, store):
     assert code == 1 and json.loads(out)["error"]["code"] == "offer/not_allowed"
     code, out = run("resign", game_id, "--key", key["bob"], "--server", server)
     assert code == 0 and json.loads(out)["status"] == "finished", out
+
+
+def test_cli_armor_prints_signed_blocks_for_the_mail_gateway_and_posts_nothing(server, tmp_path, store, http):
+    import json
+
+    from svc_helpers import run_cli as run
+
+    from referee.notify.armor import find_blocks
+
+    keys = {}
+    for name in ("alice", "bob"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        keys[name] = out.strip()
+    code, out = run("create", "fivetowers", "--seat", f"alice={keys['alice']}", "--seat", f"bob={keys['bob']}",
+                    "--server", server)
+    game_id = json.loads(out)["game"]
+    key = {name: str(tmp_path / f"{name}.key") for name in keys}
+    for name in ("alice", "bob"):
+        assert run("accept", game_id, "--key", key[name], "--server", server)[0] == 0
+    before = store.read_log(game_id)
+    blocks = {}
+    for command in (("resign", game_id), ("offer", game_id, "draw"), ("answer", game_id, "4", "--decline"),
+                    ("say", game_id, "good game", "--to", "1")):
+        code, out = run(*command, "--key", key["alice"], "--armor", "--server", server)
+        assert code == 0, out
+        found = find_blocks(out)
+        assert out.startswith("-----BEGIN REFEREE SUBMISSION-----") and len(found) == 1, out
+        blocks[command[0]] = found[0].submission
+    assert store.read_log(game_id) == before  # --armor posts nothing
+    assert {name: block["envelope"]["ctx"] for name, block in blocks.items()} == {
+        "resign": RESIGN_CTX, "offer": OFFER_CTX, "answer": ANSWER_CTX, "say": "referee/message"}
+    assert blocks["offer"]["envelope"]["seq"] == len(before) and blocks["offer"]["envelope"]["offer"] == "draw"
+    assert blocks["answer"]["envelope"] | {"seq": 0, "prev": ""} == {
+        "v": 1, "ctx": ANSWER_CTX, "game": game_id, "seat": 0, "seq": 0, "prev": "", "offer": 4, "accept": False}
+    assert blocks["say"]["envelope"]["to"] == [1] and blocks["say"]["envelope"]["text"] == "good game"
+    # what it signed is what the referee takes
+    status, receipt = http.post(f"/games/{game_id}/offers", blocks["offer"])
+    assert status == 202, receipt
