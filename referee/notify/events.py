@@ -117,10 +117,10 @@ def decision_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdi
                             "position": pending.position, "by": pending.seat, "seat": actor, "outcome": "accepted",
                             "recipients": _recipients(keys, seats, actor)})
         elif decisions.last is not None:  # declined, or withdrawn by the offerer
-            last = decisions.last
-            out.append({**_base(replayer, position, "offer_answered"), "offer": last["kind"],
-                        "position": last["offer"], "by": _offerer(replayer, last["offer"]), "seat": actor,
-                        "outcome": last["outcome"], "recipients": _recipients(keys, seats, actor)})
+            settled = decisions.last
+            out.append({**_base(replayer, position, "offer_answered"), "offer": settled["kind"],
+                        "position": settled["offer"], "by": _offerer(replayer, settled["offer"]), "seat": actor,
+                        "outcome": settled["outcome"], "recipients": _recipients(keys, seats, actor)})
     last = decisions.last
     if last is not None and last.get("position") == position and last.get("outcome") in ("agreed", "lapsed"):
         out.append({**_base(replayer, position, "offer_answered"), "offer": last["kind"], "position": last["offer"],
