@@ -55,6 +55,7 @@ def render_event(event: dict[str, Any], *, base_url: str, game: dict[str, Any] |
                  "If your time runs out the referee plays your default move (or you forfeit, as the game says).",
                  "", f"Open the game: {link}", ""]
         lines += ready_block(event, game)
+        lines += pending_offer_block(event, game)
     elif kind == "timeout":
         action = "played your default move" if event.get("action") == "auto_move" else "recorded your forfeit"
         subject = f"Time ran out in {name} {game_id}"
