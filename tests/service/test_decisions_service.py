@@ -447,3 +447,27 @@ def test_cli_armor_prints_signed_blocks_for_the_mail_gateway_and_posts_nothing(s
     # what it signed is what the referee takes
     status, receipt = http.post(f"/games/{game_id}/offers", blocks["offer"])
     assert status == 202, receipt
+
+
+def test_offer_answered_events_say_accepted_declined_and_lapsed_to_every_seat_but_the_actor(app, http, store,
+                                                                                          run_worker):
+    """Issue 22 item 4: what became of an offer, from the fold (``referee.notify.events``)."""
+    game = started(http, "fivetowers", 3)
+    status, first = offer(http, game, 0, "draw")
+    assert status == 202, first
+    assert answer(http, game, 1, first["position"], True)[0] == 202  # still pending: seat 2 must accept too
+    assert answer(http, game, 2, first["position"], False)[0] == 202  # declined
+    status, second = offer(http, game, 1, "end")
+    assert status == 202, second
+    moved_at = _tip(http, game.game_id)["seq"]
+    move(http, game)  # a move lapses it
+    run_worker()
+    answered = [e for e in store.read_outbox() if e["type"] == "offer_answered" and e["game"] == game.game_id]
+    assert [(e["position"], e["by"], e["seat"], e["outcome"]) for e in answered] == [
+        (first["position"], 0, 1, "accepted"), (first["position"], 0, 2, "declined"),
+        (second["position"], 1, None, "lapsed")]
+    assert [[r["seat"] for r in e["recipients"]] for e in answered] == [[0, 2], [0, 1], [0, 1, 2]]
+    assert answered[2]["id"] == f"{game.game_id}:{moved_at}:offer_answered"
+    offers = [e for e in store.read_outbox() if e["type"] == "offer" and e["game"] == game.game_id]
+    assert [(e["seat"], e["offer"], [r["seat"] for r in e["recipients"]]) for e in offers] == [
+        (0, "draw", [1, 2]), (1, "end", [0, 2])]
