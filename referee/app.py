@@ -79,7 +79,8 @@ def init_store(app: Flask) -> None:
     games = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"], config["REFEREE_MAX_WAIT"],
                         app.extensions.get("referee.key"), accept_within=config["REFEREE_ACCEPT_WITHIN"] or None)
     app.extensions["referee.service"] = games
-    app.extensions["referee.messages"] = MessageService(messages_of(store), games.created_entry, games.referee_key)
+    app.extensions["referee.messages"] = MessageService(messages_of(store), games.created_entry, games.referee_key,
+                                                          emit=store.emit_events)
     tournaments = TournamentService(store, games, config["REFEREE_ORGANISER_KEYS"])
     app.extensions["referee.tournaments"] = tournaments
     if dispatch == "inline":

@@ -6,7 +6,8 @@ from marshmallow import Schema, fields, validate
 
 from .common import key_field, sig_field, strict_int
 
-EVENT_NAMES = ("turn", "reminder", "timeout", "started", "finished", "tournament_round")
+EVENT_NAMES = ("turn", "reminder", "timeout", "started", "finished", "tournament_round", "offer", "offer_answered",
+               "resigned", "message")
 CONTACT_ID = validate.Regexp(r"^c_[a-z2-7]{16}$", error="not a contact id")
 
 
@@ -22,7 +23,8 @@ class ContactEnvelopeSchema(_Signed):
     contact = fields.String(validate=CONTACT_ID, metadata={"description": "PUT only: the contact changed"})
     webhook = fields.String(allow_none=True, validate=validate.Length(max=2000))
     email = fields.Email(allow_none=True, validate=validate.Length(max=254))
-    events = fields.List(fields.String(validate=validate.OneOf(EVENT_NAMES)), validate=validate.Length(max=6),
+    events = fields.List(fields.String(validate=validate.OneOf(EVENT_NAMES)),
+                         validate=validate.Length(max=len(EVENT_NAMES)),
                          metadata={"description": "default: turn, reminder, timeout, finished"})
 
 

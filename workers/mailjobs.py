@@ -17,14 +17,24 @@ from rq import Queue, Retry
 from referee.config import load_config
 from referee.errors import invalid
 from referee.games_service import GameService
+from referee.messages import MessageService
 from referee.notify.gateway import MAX_MAIL, GatewayHandler, parse, process_message, reply_text
 from referee.notify.mail import compose
 from referee.signing import read_or_create_key_file
 from referee.store import RedisStore, keys
 from referee.store.cluster import Client, connect
+from referee.store.messages import messages_of
 from referee.store.redis_store import rows_of
 from schemas.common import problems_from_messages
-from schemas.submissions import AcceptSubmissionSchema, MoveSubmissionSchema, VacationSubmissionSchema
+from schemas.messages import MessageSubmissionSchema
+from schemas.submissions import (
+    AcceptSubmissionSchema,
+    AnswerSubmissionSchema,
+    MoveSubmissionSchema,
+    OfferSubmissionSchema,
+    ResignSubmissionSchema,
+    VacationSubmissionSchema,
+)
 
 from .deliveries import context, notify_queue
 from .queue import ReplayDispatch, replay_queue
@@ -34,7 +44,9 @@ log = logging.getLogger(__name__)
 MAIL_JOB = "workers.mailjobs.process_mail"
 REPLIES_PER_HOUR = 5  # to an address that is no confirmed contact (CONTRACT section 11)
 SCHEMAS = {"referee/move": MoveSubmissionSchema, "referee/accept": AcceptSubmissionSchema,
-           "referee/vacation": VacationSubmissionSchema}
+           "referee/vacation": VacationSubmissionSchema, "referee/resign": ResignSubmissionSchema,
+           "referee/offer": OfferSubmissionSchema, "referee/answer": AnswerSubmissionSchema,
+           "referee/message": MessageSubmissionSchema}
 DONE = "mail:done:{mail}"
 
 
@@ -62,6 +74,8 @@ class _Service:
         self.games = GameService(store, ReplayDispatch(replay_queue(store.queue_redis, config["REFEREE_QUEUE"]), store),
                                  config["REFEREE_ORGANISER_KEYS"], referee_key=read_or_create_key_file(
                                      config["REFEREE_KEY_FILE"]))
+        self.messages = MessageService(messages_of(store), self.games.created_entry, self.games.referee_key,
+                                       emit=store.emit_events)
 
     def submit(self, ctx: str, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """The same checks as HTTP: the submission's schema (400 listing every problem), then the service."""
@@ -74,6 +88,14 @@ class _Service:
             return self.games.submit_move(game_id, submission)[1]
         if ctx == "referee/accept":
             return self.games.accept(game_id, submission)
+        if ctx == "referee/resign":
+            return self.games.resign(game_id, submission)
+        if ctx == "referee/offer":
+            return self.games.offer(game_id, submission)
+        if ctx == "referee/answer":  # the offer's position is the envelope's (the URL's, over HTTP)
+            return self.games.answer(game_id, submission["envelope"]["offer"], submission)
+        if ctx == "referee/message":
+            return self.messages.post(game_id, submission)
         return self.games.vacation(game_id, submission)
 
 

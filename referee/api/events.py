@@ -12,6 +12,16 @@ comment after ``REFEREE_SSE_HEARTBEAT`` seconds without entries so that proxies 
 after ``REFEREE_SSE_LIFETIME`` seconds: the client reconnects with ``Last-Event-ID`` and misses nothing,
 and a restart or deploy never strands a client on an old process.
 
+The game's public messages (CONTRACT section 12) come on the same stream, as they arrive, as events named
+``chat`` (``event: chat``, ``data:`` the message as ``GET /games/{id}/messages`` shows it, ``position`` its
+place in the message stream) and without ``id:``, so ``Last-Event-ID`` stays a log position and a page's
+``onmessage`` sees log entries only (``addEventListener("chat", …)`` for the messages). They start at the
+end of the message stream when the stream opens, or at ``?messages_from=k`` (message position k, e.g. one
+past the last the page has; ``GET /games/{id}/messages?since=k`` gives those before). A private message
+never comes on this stream (it has no reader's signature); its addressees get it by their signed read and
+their contacts (the ``message`` event). The log's decisions entries (``offer``, ``answered``, ``agreed``,
+``resigned``) are log entries like the others.
+
 ``GET /games/events?games=a,b,…`` (at most ``MAX_GAMES``) is the lobby's stream: one ``XREAD BLOCK`` over
 those games' logs, and for each new entry an event ``data: {"game", "position", "type"}`` (no ``id``:
 it starts at the end of every log; a lobby reloads when it (re)connects). Unknown games are skipped
@@ -32,8 +42,10 @@ from flask import Blueprint, Response, current_app, request
 from redis.exceptions import RedisError
 
 from referee.errors import ServiceError, invalid
+from referee.messages import message_view
 from referee.store import GameNotFound
 from referee.store.keys import valid_game_id
+from referee.store.messages import MessageStore
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +92,20 @@ def sse_stream(follow: Callable[[int, float], list[tuple[int, bytes]]], after: i
                lifetime: float, clock: Callable[[], float] = time.monotonic) -> Iterator[bytes]:
     """The text of an event stream resuming after position ``after``: ``follow(after, timeout)`` returns
     the entries after ``after`` (waiting at most ``timeout`` seconds)."""
+    return game_stream(lambda position, _message, timeout: (follow(position, timeout), []), after, 0,
+                       heartbeat=heartbeat, lifetime=lifetime, clock=clock)
+
+
+#: ``follow(after, message_from, timeout) -> (entries, messages)``: the log's entries after ``after`` and the
+#: stored messages from ``message_from`` (``MessageStore.follow``)
+FollowGame = Callable[[int, int, float], tuple[list[tuple[int, bytes]], list[dict[str, Any]]]]
+
+
+def game_stream(follow: FollowGame, after: int, message_from: int, *, heartbeat: float, lifetime: float,
+                clock: Callable[[], float] = time.monotonic) -> Iterator[bytes]:
+    """The text of a game's event stream: its log's entries after position ``after`` (``id:`` the position),
+    and its public messages from position ``message_from`` as ``chat`` events (no ``id:``; private ones are
+    skipped), interleaved as they arrive."""
     yield f"retry: {RETRY_MS}\nid: {after}\n\n".encode()
     end = clock() + lifetime
     while True:
@@ -87,24 +113,44 @@ def sse_stream(follow: Callable[[int, float], list[tuple[int, bytes]]], after: i
         if left <= 0:
             return
         try:
-            rows = follow(after, min(heartbeat, left))
+            rows, messages = follow(after, message_from, min(heartbeat, left))
         except _ENDED_BY as exc:  # the client reconnects with its Last-Event-ID
             log.warning("event stream ended: %s", exc)
             return
-        if not rows:
+        if not rows and not messages:
             yield b": heartbeat\n\n"
             continue
         chunk = []
         for position, raw in rows:
             chunk.append(b"id: %d\ndata: %s\n\n" % (position, raw))
             after = position
-        yield b"".join(chunk)
+        for message in messages:
+            message_from = max(message_from, int(message["seq"]) + 1)
+            if message["submission"]["envelope"].get("to") is None:  # public: anyone may read it
+                data = json.dumps(message_view(message), separators=(",", ":"), ensure_ascii=False)
+                chunk.append(b"event: chat\ndata: %s\n\n" % data.encode())
+        if chunk:
+            yield b"".join(chunk)
+
+
+def resume_messages(query: str | None) -> int | None:
+    """The message position given by ``?messages_from=``; ``None`` without it; 400 when it is not one.
+
+    >>> resume_messages("4"), resume_messages(None)
+    (4, None)
+    """
+    if query is None or query == "":
+        return None
+    if not _POSITION.match(query.strip()):
+        raise invalid([{"path": "$query.messages_from", "problem": "must be a message position (an integer ≥ 0)"}])
+    return int(query.strip())
 
 
 @bp.get("/games/<game_id>/events")
 def game_events(game_id: str) -> Response:
     """Server-Sent Events of ``game_id``'s log (see the module's docstring)."""
     after = resume_after(request.headers.get("Last-Event-ID"), request.args.get("last_event_id"))
+    message_from = resume_messages(request.args.get("messages_from"))
     if not valid_game_id(game_id):
         raise _not_found(game_id)
     store: Any = current_app.extensions["referee.store"]
@@ -117,9 +163,17 @@ def game_events(game_id: str) -> Response:
     elif after >= tip.seq:  # never given by this log: the stream would wait for positions that came before
         raise invalid([{"path": "$header.Last-Event-ID", "problem": f"beyond the log (its last position is "
                                                                     f"{tip.seq - 1})"}])
+    messages: MessageStore = current_app.extensions["referee.messages"].store
+    length = messages.tip(game_id).length
+    if message_from is None:
+        message_from = length
+    elif message_from > length:
+        raise invalid([{"path": "$query.messages_from", "problem": f"beyond the game's messages (there are "
+                                                                   f"{length})"}])
     config = current_app.config
-    stream = sse_stream(lambda position, timeout: store.follow_log(game_id, position, timeout), after,
-                        float(config["REFEREE_SSE_HEARTBEAT"]), _lifetime(config))
+    stream = game_stream(lambda position, message, timeout: messages.follow(game_id, position, message, timeout),
+                         after, message_from, heartbeat=float(config["REFEREE_SSE_HEARTBEAT"]),
+                         lifetime=_lifetime(config))
     return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

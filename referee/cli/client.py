@@ -79,6 +79,28 @@ def seat_of(game: dict[str, Any], public: str, seat: int | None) -> int:
     return seats[0]
 
 
+armor_option = click.option("--armor", is_flag=True,
+                             help="print the signed submission as an armored block for a mail to the referee's mail "
+                                  "gateway; do not submit")
+
+
+def echo_armored(submission: dict[str, Any]) -> None:
+    """Print ``submission`` as an armored block (CONTRACT section 9) for a mail, instead of posting it."""
+    from ..notify.armor import armor  # noqa: PLC0415
+
+    click.echo(armor(submission), nl=False)
+
+
+def armor_at_tip(state_url: str, key: Any, envelope_of: Any) -> None:
+    """Read the log's position (``GET state_url``), sign ``envelope_of(state)`` for it and print the armored
+    block (what ``--armor`` does instead of :func:`post_at_tip`: the mail gateway submits it)."""
+    status, state = http("GET", state_url)
+    if status != 200:
+        fail(status, state)
+    envelope = envelope_of(state)
+    echo_armored({"envelope": envelope, "sig": sign(key, envelope)})
+
+
 def post_at_tip(state_url: str, post_url: str, key: Any, envelope_of: Any, attempts: int = 10) -> None:
     """Read the log's position (``GET state_url``), sign ``envelope_of(state)`` for it and post it to
     ``post_url``; again if the log moved meanwhile (409 ``submission/stale``). Prints the answer."""

@@ -1,5 +1,6 @@
 """The players' own decisions from a terminal (CONTRACT section 12): ``referee resign``, ``referee offer`` and
-``referee answer``, each signed at the log's tip like ``referee move`` (``client.post_at_tip``)."""
+``referee answer``, each signed at the log's tip like ``referee move`` (``client.post_at_tip``); with
+``--armor`` each prints the signed block for a mail to the mail gateway instead (``client.armor_at_tip``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import click
 
 from ..decisions import OFFER_KINDS
 from ..signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX, public_key_b64
-from .client import fail, http, load_key, post_at_tip, seat_of, server_option
+from .client import armor_at_tip, armor_option, fail, http, load_key, post_at_tip, seat_of, server_option
 
 _key_option = click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
 _seat_option = click.option("--seat", type=int, help="seat number (default: the seat of this key)")
@@ -19,16 +20,21 @@ _seat_option = click.option("--seat", type=int, help="seat number (default: the 
 @click.argument("game_id", metavar="GAME")
 @_key_option
 @_seat_option
+@armor_option
 @server_option
-def resign(game_id: str, key_file: str, seat: int | None, server: str) -> None:
+def resign(game_id: str, key_file: str, seat: int | None, armor: bool, server: str) -> None:
     """Resign GAME, whoever is to move: with two seats left the other wins; with more you rank below every
-    seat still in the game and the referee plays your turns by default moves. Prints the signed receipt."""
+    seat still in the game and the referee plays your turns by default moves. Prints the signed receipt
+    (with --armor: the block to mail to the referee instead)."""
     key = load_key(key_file)
 
     def envelope_of(game: dict[str, Any]) -> dict[str, Any]:
         return {"v": 1, "ctx": RESIGN_CTX, "game": game_id, "seat": seat_of(game, public_key_b64(key), seat),
                 "seq": game["seq"], "prev": game["head"]}
 
+    if armor:
+        armor_at_tip(f"{server}/games/{game_id}", key, envelope_of)
+        return
     post_at_tip(f"{server}/games/{game_id}", f"{server}/games/{game_id}/resign", key, envelope_of)
 
 
@@ -37,17 +43,22 @@ def resign(game_id: str, key_file: str, seat: int | None, server: str) -> None:
 @click.argument("kind", metavar="KIND", type=click.Choice(OFFER_KINDS))
 @_key_option
 @_seat_option
+@armor_option
 @server_option
-def offer(game_id: str, kind: str, key_file: str, seat: int | None, server: str) -> None:
+def offer(game_id: str, kind: str, *, key_file: str, seat: int | None, armor: bool, server: str) -> None:
     """Offer the other seats of GAME a draw, an end (scored as it stands), an abort (before every seat has
     moved) or a take-back of your last move (when it revealed nothing). The answer's ``position`` is the
-    offer's id, which the others answer with ``referee answer``."""
+    offer's id, which the others answer with ``referee answer`` (with --armor: prints the block to mail to
+    the referee instead)."""
     key = load_key(key_file)
 
     def envelope_of(game: dict[str, Any]) -> dict[str, Any]:
         return {"v": 1, "ctx": OFFER_CTX, "game": game_id, "seat": seat_of(game, public_key_b64(key), seat),
                 "seq": game["seq"], "prev": game["head"], "offer": kind}
 
+    if armor:
+        armor_at_tip(f"{server}/games/{game_id}", key, envelope_of)
+        return
     post_at_tip(f"{server}/games/{game_id}", f"{server}/games/{game_id}/offers", key, envelope_of)
 
 
@@ -58,11 +69,13 @@ def offer(game_id: str, kind: str, key_file: str, seat: int | None, server: str)
               help="accept the offer, or decline it (the offerer's own --decline withdraws it); one is required")
 @_key_option
 @_seat_option
+@armor_option
 @server_option
 def answer(game_id: str, position: int | None, *, accept: bool | None, key_file: str, seat: int | None,
-           server: str) -> None:
+           armor: bool, server: str) -> None:
     """Answer the offer at log position OFFER of GAME (default: the pending offer). When yours is the last
-    acceptance needed, the referee records the agreement at once."""
+    acceptance needed, the referee records the agreement at once (with --armor: prints the block to mail to
+    the referee instead)."""
     if accept is None:
         raise click.UsageError("say --accept or --decline")
     key = load_key(key_file)
@@ -79,4 +92,7 @@ def answer(game_id: str, position: int | None, *, accept: bool | None, key_file:
         return {"v": 1, "ctx": ANSWER_CTX, "game": game_id, "seat": seat_of(game, public_key_b64(key), seat),
                 "seq": game["seq"], "prev": game["head"], "offer": position, "accept": accept}
 
+    if armor:
+        armor_at_tip(f"{server}/games/{game_id}", key, envelope_of)
+        return
     post_at_tip(f"{server}/games/{game_id}", f"{server}/games/{game_id}/offers/{position}/answer", key, envelope_of)

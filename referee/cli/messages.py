@@ -12,7 +12,7 @@ import click
 
 from ..clock import now
 from ..signing import MESSAGE_CTX, MESSAGES_READ_CTX, public_key_b64, sign
-from .client import echo_json, fail, http, load_key, seat_of, server_option
+from .client import armor_option, echo_armored, echo_json, fail, http, load_key, seat_of, server_option
 
 
 @click.command()
@@ -22,10 +22,13 @@ from .client import echo_json, fail, http, load_key, seat_of, server_option
               help="a seat the message is for (repeat for several); without it, everyone reads it")
 @click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--seat", type=int, help="seat number (default: the seat of this key)")
+@armor_option
 @server_option
-def say(*, game_id: str, text: str, to: tuple[int, ...], key_file: str, seat: int | None, server: str) -> None:
+def say(*, game_id: str, text: str, to: tuple[int, ...], key_file: str, seat: int | None, armor: bool,
+        server: str) -> None:
     """Sign TEXT as a message of your seat in GAME and post it: it goes to the game's message stream, not
-    its log, so it never makes a move stale. Prints the referee's receipt."""
+    its log, so it never makes a move stale. Prints the referee's receipt (with --armor: the block to mail
+    to the referee instead)."""
     key = load_key(key_file)
     status, game = http("GET", f"{server}/games/{game_id}")
     if status != 200:
@@ -34,6 +37,9 @@ def say(*, game_id: str, text: str, to: tuple[int, ...], key_file: str, seat: in
     envelope = {"v": 1, "ctx": MESSAGE_CTX, "game": game_id, "seat": seat_of(game, public_key_b64(key), seat),
                 "text": text, "to": sorted(set(to)) or None, "at": now()}
     submission = {"envelope": envelope, "sig": sign(key, envelope)}
+    if armor:
+        echo_armored(submission)
+        return
     status, body = http("POST", f"{server}/games/{game_id}/messages", submission)
     if status >= 300:
         fail(status, body)

@@ -45,7 +45,8 @@ _key_option = click.option("--key", "key_file", required=True, type=click.Path(e
 @click.option("--webhook", help="an http(s) URL to POST events to (Standard Webhooks signatures)")
 @click.option("--email", help="an address to mail events to (confirmed first, by a code mailed to it)")
 @click.option("--events", default="turn,reminder,timeout,finished", show_default=True,
-              help="comma-separated: turn, reminder, timeout, started, finished, tournament_round")
+              help="comma-separated: turn, reminder, timeout, started, finished, tournament_round, offer, "
+                   "offer_answered, resigned, message")
 @server_option
 def add(key_file: str, webhook: str | None, email: str | None, events: str, server: str) -> None:
     """Register a contact; prints it, with the webhook's secret (shown only this once)."""

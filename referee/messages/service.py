@@ -6,10 +6,18 @@ A message is bound to its game and seat and signed by the seat's key from the ga
 to no log position: it never makes a move stale, and a move never makes it stale. The referee stamps it with
 its arrival time ``at`` and the game's log length then (``log_seq``), chains it in the stream, and signs a
 receipt (ctx ``referee/message-receipt``: a position of the message stream, never of the log).
+
+Each message taken is also an outgoing ``message`` event (CONTRACT section 12; :func:`referee.notify.events.
+message_event`): the service puts it into the same outbox as the log's events (``emit``, the store's
+``emit_events``) right after the append, with an id of the message's position, so that contacts get it like
+``turn`` — a private one only its addressees', never a muting seat's. Should that write fail after the message
+is stored, the message stands (its receipt is answered) and the same signed message posted again, answered 409
+``message/duplicate``, puts the event out then (the outbox takes an id once).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +27,7 @@ from ..clock import now, now_ms
 from ..errors import ServiceError, invalid
 from ..logchain import seal
 from ..notify.contacts import FRESH
+from ..notify.events import message_event
 from ..signing import MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, sign, verify
 from ..store import DuplicateSubmission, GameNotFound, StaleAppend, StoreUnavailable
 from ..store.messages import MessageStore
@@ -28,6 +37,10 @@ from ..timecontrol import format_ms, parse_ms
 APPEND_ATTEMPTS = 50
 
 CreatedEntry = Callable[[str], dict[str, Any]]
+#: ``emit(events)``: put outgoing events into the outbox (``LogStore.emit_events``; idempotent by id)
+Emit = Callable[[list[dict[str, Any]]], Any]
+
+log = logging.getLogger(__name__)
 
 
 def visible_to(message: dict[str, Any], readers: set[int], muted: set[int]) -> bool:
@@ -59,10 +72,21 @@ class MessageService:
     """Messages of games: ``created_entry(game)`` gives a game's ``created`` entry (404 ``ServiceError`` for an
     unknown game): the seats and their keys."""
 
-    def __init__(self, store: MessageStore, created_entry: CreatedEntry, referee_key: Ed25519PrivateKey):
+    def __init__(self, store: MessageStore, created_entry: CreatedEntry, referee_key: Ed25519PrivateKey,
+                 emit: Emit | None = None):
         self.store = store
         self.created_entry = created_entry
         self.referee_key = referee_key
+        self.emit = emit
+
+    def _emit(self, game_id: str, message: dict[str, Any], keys: list[str]) -> None:
+        """Put the ``message`` event of a stored message into the outbox (see the module's docstring)."""
+        if self.emit is None:
+            return
+        try:
+            self.emit([message_event(game_id, message, keys, self.store.mutes(game_id))])
+        except Exception:  # the message is stored: posting it again puts the event out (409 message/duplicate)
+            log.exception("could not emit the message event of %s:%s", game_id, message.get("seq"))
 
     # -- the checks a seat's signed request goes through --------------------------------------------
     def _seat_keys(self, game_id: str) -> list[str]:
@@ -131,6 +155,9 @@ class MessageService:
             except StaleAppend:
                 continue  # another message or an entry of the log came first: build it again on top
             except DuplicateSubmission as exc:
+                stored = self.store.read(game_id, exc.position)[:1]
+                if stored and stored[0]["submission"].get("sig") == submission["sig"]:
+                    self._emit(game_id, stored[0], keys)  # an event the first post could not emit goes out now
                 raise ServiceError(409, "message/duplicate",
                                    f"this signed message is in the game's messages already at position "
                                    f"{exc.position}; sign a new one (a new at)",
@@ -139,6 +166,7 @@ class MessageService:
                 raise ServiceError(404, "game/not_found", f"no game {game_id!r}") from exc
             except StoreUnavailable as exc:
                 raise ServiceError(503, "log/unavailable", f"the message could not be written durably: {exc}") from exc
+            self._emit(game_id, message, keys)
             receipt = {"ctx": MESSAGE_RECEIPT_CTX, "game": game_id, "position": position, "hash": message["hash"],
                        "at": message["at"], "log_seq": message["log_seq"]}
             return {"game": game_id, "position": position, "hash": message["hash"], "at": message["at"],

@@ -33,7 +33,8 @@ from ..store import cluster, keys
 from ..timecontrol import parse_ms
 from .targets import url_problem
 
-EVENTS = ("turn", "reminder", "timeout", "started", "finished", "tournament_round")
+EVENTS = ("turn", "reminder", "timeout", "started", "finished", "tournament_round", "offer", "offer_answered",
+          "resigned", "message")
 FRESH = 600  # seconds an envelope's `at` may be off the server's clock
 CONFIRMATIONS_PER_DAY = 3
 CODE_RE = re.compile(r"Confirmation code:\s*([A-Za-z0-9_-]{8,64})")
@@ -325,8 +326,10 @@ class ContactService:
 
 
 def event_keys(event: dict[str, Any]) -> list[str]:
-    """The keys an event concerns: the seat's key, or every seat's (started, finished)."""
+    """The keys an event concerns: the seat's key, or every seat's (started, finished), or its ``recipients``'
+    (the players' own decisions and messages: a private message's addressees only)."""
     if event.get("key"):
         return [event["key"]]
-    found = [row.get("key") for row in event.get("seats", []) + event.get("ranks", []) if row.get("key")]
+    rows = event.get("seats", []) + event.get("ranks", []) + event.get("recipients", [])
+    found = [row.get("key") for row in rows if row.get("key")]
     return list(dict.fromkeys(found))

@@ -18,9 +18,29 @@ _round                                        log (k: the player's index in the 
                                               ``round``, ``key``, ``seat`` (null: a bye), ``players``
                                               (keys in seat order), ``bye``, ``tournament_link``;
                                               ``game``/``link`` are the player's game (null on a bye)
+offer      ``<game>:<position>:offer``        ``seat`` (who offers), ``offer`` (draw, end, abort,
+                                              takeback), ``position`` (the offer's id), ``move``
+                                              (takeback: the move it would void), ``recipients``
+offer      ``<game>:<position>:offer_answered`` ``offer``, ``position`` (the offer's), ``by`` (who
+_answered                                     offered), ``seat`` (who answered; null when the referee
+                                              recorded it), ``outcome``: ``accepted`` (still pending:
+                                              other seats must accept), ``declined``, ``withdrawn``,
+                                              ``lapsed`` (a move or a resignation came first) or
+                                              ``agreed`` (it passed; from the ``agreed`` entry — the
+                                              last acceptance gives no ``accepted`` event of its own),
+                                              ``recipients``
+resigned   ``<game>:<position>:resigned``     ``seat``, ``goes_on`` (more than one seat still in the
+                                              game), ``recipients``
+message    ``<game>:m<position>:message``     from the message stream, not the log
+                                              (:func:`message_event`; ``<position>`` is the message's):
+                                              ``seat`` (sender), ``to`` (seats, null: everyone),
+                                              ``text``, ``at``, ``position``, ``recipients``
 ========== ================================== ==================================================
 
 ``<position>`` is the log position of the entry the event follows from; ``link`` is the game page's path.
+``recipients`` (``[{seat, key}]``) are the seats an event of the players' own decisions goes to: every seat
+of the game but the one that acted (its own request's answer told it already); for a private message only
+its addressees, and never a seat that muted the sender.
 """
 
 from __future__ import annotations
@@ -63,6 +83,87 @@ def tournament_round_events(tournament_id: str, entry: dict[str, Any]) -> list[d
     return out
 
 
+def _recipients(keys: list[str], seats: Any, actor: int | None) -> list[dict[str, Any]]:
+    return [{"seat": seat, "key": keys[seat]} for seat in seats if seat != actor and 0 <= seat < len(keys)]
+
+
+def decision_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict) -> list[dict[str, Any]]:
+    """The events of the players' own decisions (CONTRACT section 12) that ``entry`` gives rise to:
+    ``offer``, ``offer_answered`` and ``resigned``."""
+    decisions = replayer.decisions
+    if decisions is None or verdict.status == "rejected":
+        return []
+    position = entry.get("seq", replayer.seq - 1)
+    keys = replayer.keys
+    seats = range(len(keys))
+    out: list[dict[str, Any]] = []
+    actor = verdict.seat
+    if verdict.type == "resigned":
+        standing = replayer.clocks.standing() if replayer.clocks is not None else []
+        out.append({**_base(replayer, position, "resigned"), "seat": actor, "goes_on": len(standing) > 1,
+                    "recipients": _recipients(keys, seats, actor)})
+    elif verdict.type == "offer" and decisions.pending is not None and decisions.pending.position == position:
+        pending = decisions.pending
+        event = {**_base(replayer, position, "offer"), "seat": pending.seat, "offer": pending.kind,
+                 "position": position, "recipients": _recipients(keys, seats, pending.seat)}
+        if pending.target is not None:
+            event["move"] = pending.target
+        out.append(event)
+    elif verdict.type == "answered":
+        if decisions.pending is not None:
+            if replayer.agreement_due() is None:  # the last acceptance: the agreed entry's event says it
+                pending = decisions.pending
+                out.append({**_base(replayer, position, "offer_answered"), "offer": pending.kind,
+                            "position": pending.position, "by": pending.seat, "seat": actor, "outcome": "accepted",
+                            "recipients": _recipients(keys, seats, actor)})
+        elif decisions.last is not None:  # declined, or withdrawn by the offerer
+            settled = decisions.last
+            out.append({**_base(replayer, position, "offer_answered"), "offer": settled["kind"],
+                        "position": settled["offer"], "by": _offerer(replayer, settled["offer"]), "seat": actor,
+                        "outcome": settled["outcome"], "recipients": _recipients(keys, seats, actor)})
+    last = decisions.last
+    if last is not None and last.get("position") == position and last.get("outcome") in ("agreed", "lapsed"):
+        out.append({**_base(replayer, position, "offer_answered"), "offer": last["kind"], "position": last["offer"],
+                    "by": _offerer(replayer, last["offer"]), "seat": None, "outcome": last["outcome"],
+                    "recipients": _recipients(keys, seats, None)})
+    return out
+
+
+def _offerer(replayer: LogReplayer, offer: int) -> int | None:
+    """The seat that made the offer at ``offer`` (from its verdict, when the fold still holds it: an offer
+    lapses at the next move, so it is a few entries back at most; None when a trimmed fold dropped it)."""
+    try:
+        verdicts = replayer.verdicts_since(offer)
+    except ValueError:
+        return None
+    return verdicts[0].seat if verdicts and verdicts[0].seq == offer else None
+
+
+def message_event(game_id: str, message: dict[str, Any], keys: list[str],
+                  mutes: dict[int, list[int]] | None = None) -> dict[str, Any]:
+    """The ``message`` event of a stored message (``referee/store/messages.py``): for everyone but the sender
+    when it is public, for its addressees only when it is private, and never for a seat that muted the
+    sender. The only event that comes from the message stream rather than the log (the message service
+    emits it where it appends the message).
+
+    >>> m = {"seq": 3, "at": "t", "log_seq": 9, "submission": {"envelope": {"seat": 0, "to": [2], "text": "hi"}}}
+    >>> event = message_event("g_x", m, ["k0", "k1", "k2"])
+    >>> event["id"], event["recipients"]
+    ('g_x:m3:message', [{'seat': 2, 'key': 'k2'}])
+    >>> [r["seat"] for r in message_event("g_x", {**m, "submission": {"envelope": {"seat": 0, "to": None,
+    ...     "text": "hi"}}}, ["k0", "k1", "k2"], {1: [0]})["recipients"]]
+    [2]
+    """
+    envelope = message["submission"]["envelope"]
+    sender, to = envelope["seat"], envelope.get("to")
+    wanted = range(len(keys)) if to is None else sorted(set(to))
+    muting = {seat for seat, muted in (mutes or {}).items() if sender in muted}
+    return {"id": f"{game_id}:m{message['seq']}:message", "type": "message", "game": game_id,
+            "seq": message["log_seq"], "link": game_link(game_id), "position": message["seq"], "seat": sender,
+            "to": to, "text": envelope["text"], "at": message["at"],
+            "recipients": [r for r in _recipients(keys, wanted, sender) if r["seat"] not in muting]}
+
+
 def entry_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict, was: str) -> list[dict[str, Any]]:
     """The events that ``entry`` (just folded into ``replayer``, with ``verdict``) gives rise to; ``was`` is
     the game's status before it."""
@@ -90,6 +191,7 @@ def entry_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict,
         ranks = [{"seat": s["seat"], "key": keys[s["seat"]], "rank": s.get("rank"),
                   "forfeited": s.get("forfeited", False)} for s in result.get("seats", [])]
         out.append({**_base(replayer, position, "finished"), "ranks": ranks})
+    out += decision_events(replayer, entry, verdict)
     return out
 
 

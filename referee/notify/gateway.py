@@ -9,9 +9,13 @@ lost. Any recipient address is accepted: the block, not the address, names the g
 
 Processing (:func:`process_message`, pure but for the ``submit`` and ``confirm`` callables it is given):
 every block of the mail, in order — in text parts, HTML parts (tags stripped), and ``.txt``/``.json`` or
-text attachments — is submitted through the service's one write path (acceptance, move or vacation, by
-the envelope's ``ctx``). The same signed submission twice (a mail delivered twice, or a block both in the
-text and an attachment) is one move: the second is answered from the log. One reply reports every block:
+text attachments — is submitted through the service's one write path (acceptance, move, vacation,
+resignation, offer, answer or message, by the envelope's ``ctx``: :data:`MAIL_CTXS`). The same signed
+submission twice (a mail delivered twice, or a block both in the
+text and an attachment) is one move: the second is answered from the log. The players' own decisions
+(CONTRACT section 12) come the same way: a resignation, an offer, an answer to an offer (its ``offer`` names
+the offer's log position) and a message (into the game's message stream, not its log). One reply reports
+every block:
 an accepted one with ``{"receipt", "receipt_sig"}`` on lines of its own, a refused one with the error
 code, rule id and message; a mail without a block gets ``mail/no_block``.
 """
@@ -38,6 +42,11 @@ log = logging.getLogger(__name__)
 MAX_MAIL = 1024 * 1024  # bytes; larger mail is refused at the SMTP level (552)
 _TAG = re.compile(r"<[^>]+>")
 _BREAK = re.compile(r"<\s*(br|/p|/div|/pre|/tr|/li)\b[^>]*>", re.I)
+
+#: what a block may carry (an envelope's ``ctx``), and what it is called in a reply
+MAIL_CTXS = {"referee/move": "move", "referee/accept": "acceptance", "referee/vacation": "vacation",
+             "referee/resign": "resignation", "referee/offer": "offer", "referee/answer": "answer",
+             "referee/message": "message"}
 
 #: ``submit(ctx, game_id, submission) -> answer`` (the 2xx body) or raises ServiceError
 Submit = Callable[[str, str, dict[str, Any]], dict[str, Any]]
@@ -130,14 +139,16 @@ def _submit_one(index: int, submission: dict[str, Any], submit: Submit) -> Outco
     envelope = submission.get("envelope") or {}
     game_id = envelope.get("game") if isinstance(envelope.get("game"), str) else None
     ctx = envelope.get("ctx")
-    if ctx not in ("referee/move", "referee/accept", "referee/vacation"):
+    if ctx not in MAIL_CTXS:
+        names = [("an " if name[0] in "aeiou" else "a ") + name for name in MAIL_CTXS.values()]
+        carried = ", ".join(names[:-1]) + " or " + names[-1]
         return Outcome(index, False, game_id, error={"code": "mail/unsupported",
-                                                     "message": f"a mail block may carry a move, an acceptance "
-                                                                f"or a vacation, not ctx {ctx!r}"})
+                                                     "message": f"a mail block may carry {carried} (ctx "
+                                                                f"{', '.join(MAIL_CTXS)}), not ctx {ctx!r}"})
     if game_id is None:
         return Outcome(index, False, error={"code": "request/invalid", "message": "the envelope names no game"})
     try:
-        return Outcome(index, True, game_id, answer=submit(ctx, game_id, submission))
+        return Outcome(index, True, game_id, answer={**submit(ctx, game_id, submission), "ctx": ctx})
     except ServiceError as exc:
         return Outcome(index, False, game_id, error=exc.to_dict()["error"])
 
@@ -151,6 +162,7 @@ def reply_text(processed: Processed, base_url: str) -> str:
         if not processed.confirmed:
             lines += ["", "mail/no_block: the mail holds no -----BEGIN REFEREE SUBMISSION----- block.",
                       "Sign a move with: referee move GAME 'MOVE' --key KEYFILE --armor",
+                      "(or referee resign, offer, answer or say with --armor)",
                       "and paste what it prints into a mail to this address."]
         return "\n".join(lines) + "\n"
     for outcome in processed.outcomes:
@@ -158,8 +170,15 @@ def reply_text(processed: Processed, base_url: str) -> str:
         where = f" (game {outcome.game})" if outcome.game else ""
         if outcome.ok and outcome.answer is not None:
             answer = outcome.answer
-            lines.append(f"Block {outcome.index + 1}{where}: ACCEPTED at log position {answer.get('position')}.")
-            lines.append("Receipt (the referee's signature proves the move is in the log at this time):")
+            what = MAIL_CTXS.get(str(answer.get("ctx")), "submission")
+            if answer.get("ctx") == "referee/message":
+                lines.append(f"Block {outcome.index + 1}{where}: ACCEPTED: the message is at position "
+                             f"{answer.get('position')} of the game's messages.")
+                lines.append("Receipt (the referee's signature proves the message is in the game's messages):")
+            else:
+                lines.append(f"Block {outcome.index + 1}{where}: ACCEPTED ({what}) at log position "
+                             f"{answer.get('position')}.")
+                lines.append(f"Receipt (the referee's signature proves the {what} is in the log at this time):")
             lines.append(json.dumps({"receipt": answer.get("receipt"), "receipt_sig": answer.get("receipt_sig")},
                                     separators=(",", ":"), sort_keys=True))
             if outcome.game:
@@ -169,6 +188,10 @@ def reply_text(processed: Processed, base_url: str) -> str:
             rule = f" (rule {error['rule']})" if error.get("rule") else ""
             lines.append(f"Block {outcome.index + 1}{where}: REFUSED {error.get('code')}{rule}: {error.get('message')}")
             details = error.get("details") or {}
+            if isinstance(details.get("pending"), dict):
+                pending = details["pending"]
+                lines.append(f"The pending offer: seat {pending.get('seat')}'s {pending.get('kind')} at log position "
+                             f"{pending.get('offer')}.")
             if "seq" in details and "head" in details:
                 lines.append(f"The log is now at seq {details['seq']}, head {details['head']}: sign for that "
                              "position.")

@@ -34,7 +34,7 @@ from . import keys, scripts
 from .base import LogStore
 from .errors import DuplicateSubmission, GameNotFound, StaleAppend, StoreUnavailable
 from .memory import MemoryStore
-from .redis_store import RedisStore, stored_json
+from .redis_store import FOLLOW_BLOCK_MAX, RedisStore, stored_json, streams_of
 
 
 class MessageTip(NamedTuple):
@@ -67,6 +67,14 @@ class MessageStore(ABC):
         """The stored messages from position ``start``, in order (none for a game without messages)."""
 
     @abstractmethod
+    def follow(self, game_id: str, after: int, message_from: int, timeout: float, limit: int = 100
+               ) -> tuple[list[tuple[int, bytes]], list[dict[str, Any]]]:
+        """What ``GET /games/{id}/events`` streams: the log's entries after position ``after`` (``(position,
+        stored JSON)``, as ``LogStore.follow_log`` gives them) and the stored messages from position
+        ``message_from``, waiting up to ``timeout`` seconds for the first of either (one blocking read of both
+        streams; no polling). Both lists empty when nothing came in time."""
+
+    @abstractmethod
     def set_mute(self, game_id: str, seat: int, mute: list[int], signed_ms: int) -> bool:
         """Record that ``seat`` mutes ``mute`` (replacing what it muted before), unless a request signed at
         ``signed_ms`` or later is stored already (then False, nothing written)."""
@@ -84,6 +92,7 @@ class RedisMessageStore(MessageStore):
     """Messages on the log's Redis (durable, like the log): a stream per game under the game's hash tag."""
 
     def __init__(self, store: RedisStore):
+        self.logs = store
         self.redis = store.redis
         self._append = self.redis.register_script(scripts.APPEND_MESSAGE)
         self._set_mute = self.redis.register_script(scripts.SET_MUTE)
@@ -124,6 +133,25 @@ class RedisMessageStore(MessageStore):
         rows: Any = self.redis.xrange(keys.message_keys(game_id).stream, min=keys.stream_id(max(start, 0)), max="+")
         return [json.loads(fields.get(b"e", fields.get("e"))) for _id, fields in rows]
 
+    def follow(self, game_id: str, after: int, message_from: int, timeout: float, limit: int = 100
+               ) -> tuple[list[tuple[int, bytes]], list[dict[str, Any]]]:
+        k = keys.message_keys(game_id)  # the log and the messages share the game's hash tag: one XREAD
+        block_ms = max(1, int(min(timeout, FOLLOW_BLOCK_MAX) * 1000))
+        streams: dict[Any, Any] = {k.log: keys.stream_id(after),
+                                   k.stream: keys.stream_id(max(message_from, 0) - 1)}
+        reply = streams_of(self.logs.follower().xread(streams, count=limit, block=block_ms))
+        entries: list[tuple[int, bytes]] = []
+        messages: list[dict[str, Any]] = []
+        for stream, rows in reply or []:
+            for stream_id_, fields in rows:
+                raw = fields.get(b"e", fields.get("e"))
+                data = raw if isinstance(raw, bytes) else str(raw).encode()
+                if _text(stream) == k.log:
+                    entries.append((keys.position_of(stream_id_), data))
+                else:
+                    messages.append(json.loads(data))
+        return entries, messages
+
     def set_mute(self, game_id: str, seat: int, mute: list[int], signed_ms: int) -> bool:
         value = json.dumps({"mute": list(mute), "ms": signed_ms}, separators=(",", ":"))
         return bool(int(self._set_mute(keys=[keys.message_keys(game_id).mutes], args=[seat, value, signed_ms])))
@@ -148,6 +176,7 @@ class MemoryMessageStore(MessageStore):
     def __init__(self, store: MemoryStore):
         self.logs = store
         self._lock: threading.RLock = getattr(store, "_lock", threading.RLock())
+        self._appended: threading.Condition = getattr(store, "_appended", threading.Condition(self._lock))
         self._streams: dict[str, _Stream] = {}
 
     def _stream(self, game_id: str) -> _Stream:
@@ -172,7 +201,18 @@ class MemoryMessageStore(MessageStore):
             stream.messages.append(canonical_bytes(message))
             stream.head = message["hash"]
             stream.sigs[signature] = count
+            self._appended.notify_all()  # wakes the followers of the game (its log's and its messages')
             return count
+
+    def follow(self, game_id: str, after: int, message_from: int, timeout: float, limit: int = 100
+               ) -> tuple[list[tuple[int, bytes]], list[dict[str, Any]]]:
+        def rows() -> tuple[list[tuple[int, bytes]], list[dict[str, Any]]] | None:
+            entries = [(position, raw) for _game, position, raw in self.logs.follow_logs({game_id: after}, 0, limit)]
+            messages = self.read(game_id, message_from)[:limit]
+            return (entries, messages) if entries or messages else None
+
+        with self._appended:
+            return self._appended.wait_for(rows, timeout=max(0.0, timeout)) or ([], [])
 
     def read(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
         with self._lock:

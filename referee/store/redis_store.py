@@ -455,6 +455,26 @@ class RedisStore(LogStore):
             return results
         raise AssertionError("unreachable")
 
+    def follower(self) -> cluster.Client:
+        """The client of the blocking reads (``XREAD BLOCK``) that follow logs and message streams: its own,
+        made once, whose socket timeout outlasts the longest block (``FOLLOW_BLOCK_MAX``), with one connection
+        per open stream (bounded by the web server's connections, not by redis-py's default pool size)."""
+        if self._follower is None:
+            if self.cluster:
+                # a pool per node as large as a single Redis's follower pool
+                on_cluster = cast(RedisCluster, self.redis)
+                node = on_cluster.get_default_node()
+                kwargs = {**on_cluster.nodes_manager.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0,
+                          "max_connections": FOLLOWERS_MAX}
+                kwargs = {k: v for k, v in kwargs.items() if k not in {"host", "port", "connection_class", "db"}}
+                self._follower = cluster.RedisCluster(host=node.host, port=node.port, **kwargs)
+            else:
+                pool = cast(redis.Redis, self.redis).connection_pool
+                kwargs = {**pool.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0}
+                self._follower = redis.Redis(connection_pool=redis.ConnectionPool(
+                    connection_class=pool.connection_class, max_connections=FOLLOWERS_MAX, **kwargs))
+        return self._follower
+
     def follow_log(self, game_id: str, after: int, timeout: float, limit: int = 100) -> list[tuple[int, bytes]]:
         """The stored entries after position ``after`` as ``(position, stored JSON)``, waiting up to
         ``timeout`` seconds for the first one with ``XREAD BLOCK`` on the game's log (no polling): what
@@ -470,18 +490,11 @@ class RedisStore(LogStore):
         ``(game, position, stored JSON)`` of the entries after ``afters[game]``."""
         if self.cluster:
             return self._follow_logs_on_cluster(afters, timeout, limit)
-        if self._follower is None:
-            pool = cast(redis.Redis, self.redis).connection_pool  # not a cluster (above)
-            # the socket timeout outlasts the longest block (FOLLOW_BLOCK_MAX)
-            kwargs = {**pool.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0}
-            # one connection per open stream: bounded by the web server's connections, not by redis-py's
-            # default pool size (100)
-            self._follower = redis.Redis(connection_pool=redis.ConnectionPool(
-                connection_class=pool.connection_class, max_connections=FOLLOWERS_MAX, **kwargs))
+        follower = self.follower()
         block_ms = max(1, int(min(timeout, FOLLOW_BLOCK_MAX) * 1000))
         streams: dict[KeyT, StreamIdT] = {keys.game_keys(game).log: keys.stream_id(after)
                                           for game, after in afters.items()}
-        reply = streams_of(self._follower.xread(streams, count=limit, block=block_ms))
+        reply = streams_of(follower.xread(streams, count=limit, block=block_ms))
         out: list[tuple[str, int, bytes]] = []
         for stream, rows in reply or []:
             game = keys.game_id_of_log_key(stream)
@@ -496,15 +509,8 @@ class RedisStore(LogStore):
         the logs of several games are on several slots, which one XREAD cannot span, so they are read
         without blocking (one pipeline, one round trip per node), then again every ``CLUSTER_POLL`` s until
         ``timeout`` (a poll, for multi-game streams only: the lobby's, whose other parts poll every 10 s)."""
-        if self._follower is None:
-            # a client of its own whose socket timeout outlasts the longest block, with a pool per node as large
-            # as a single Redis's follower pool (one connection per open stream)
-            on_cluster = cast(RedisCluster, self.redis)
-            node = on_cluster.get_default_node()
-            kwargs = {**on_cluster.nodes_manager.connection_kwargs, "socket_timeout": FOLLOW_BLOCK_MAX + 10.0,
-                      "max_connections": FOLLOWERS_MAX}
-            kwargs = {k: v for k, v in kwargs.items() if k not in {"host", "port", "connection_class", "db"}}
-            self._follower = cluster.RedisCluster(host=node.host, port=node.port, **kwargs)
+        self.follower()
+        assert self._follower is not None
         streams: dict[KeyT, StreamIdT] = {keys.game_keys(game).log: keys.stream_id(after)
                                           for game, after in afters.items()}
         deadline = time.monotonic() + min(timeout, FOLLOW_BLOCK_MAX)

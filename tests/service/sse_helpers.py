@@ -17,6 +17,7 @@ class Block:
     data: str | None
     retry: int | None
     comment: bool
+    event: str | None = None  # the event's name (``event:``); None: the default ("message")
 
     def entry(self) -> dict[str, Any]:
         assert self.data is not None
@@ -34,7 +35,7 @@ def parse_block(text: str) -> Block:
         fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
     data = "\n".join(fields["data"]) if "data" in fields else None
     retry = int(fields["retry"][0]) if "retry" in fields else None
-    return Block(fields.get("id", [None])[-1], data, retry, comment and not fields)
+    return Block(fields.get("id", [None])[-1], data, retry, comment and not fields, fields.get("event", [None])[-1])
 
 
 class SSEClient:

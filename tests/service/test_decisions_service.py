@@ -409,3 +409,65 @@ def test_cli_offer_answer_and_resign(server, tmp_path, store):
     assert code == 1 and json.loads(out)["error"]["code"] == "offer/not_allowed"
     code, out = run("resign", game_id, "--key", key["bob"], "--server", server)
     assert code == 0 and json.loads(out)["status"] == "finished", out
+
+
+def test_cli_armor_prints_signed_blocks_for_the_mail_gateway_and_posts_nothing(server, tmp_path, store, http):
+    import json
+
+    from svc_helpers import run_cli as run
+
+    from referee.notify.armor import find_blocks
+
+    keys = {}
+    for name in ("alice", "bob"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        keys[name] = out.strip()
+    code, out = run("create", "fivetowers", "--seat", f"alice={keys['alice']}", "--seat", f"bob={keys['bob']}",
+                    "--server", server)
+    game_id = json.loads(out)["game"]
+    key = {name: str(tmp_path / f"{name}.key") for name in keys}
+    for name in ("alice", "bob"):
+        assert run("accept", game_id, "--key", key[name], "--server", server)[0] == 0
+    before = store.read_log(game_id)
+    blocks = {}
+    for command in (("resign", game_id), ("offer", game_id, "draw"), ("answer", game_id, "4", "--decline"),
+                    ("say", game_id, "good game", "--to", "1")):
+        code, out = run(*command, "--key", key["alice"], "--armor", "--server", server)
+        assert code == 0, out
+        found = find_blocks(out)
+        assert out.startswith("-----BEGIN REFEREE SUBMISSION-----") and len(found) == 1, out
+        blocks[command[0]] = found[0].submission
+    assert store.read_log(game_id) == before  # --armor posts nothing
+    assert {name: block["envelope"]["ctx"] for name, block in blocks.items()} == {
+        "resign": RESIGN_CTX, "offer": OFFER_CTX, "answer": ANSWER_CTX, "say": "referee/message"}
+    assert blocks["offer"]["envelope"]["seq"] == len(before) and blocks["offer"]["envelope"]["offer"] == "draw"
+    assert blocks["answer"]["envelope"] | {"seq": 0, "prev": ""} == {
+        "v": 1, "ctx": ANSWER_CTX, "game": game_id, "seat": 0, "seq": 0, "prev": "", "offer": 4, "accept": False}
+    assert blocks["say"]["envelope"]["to"] == [1] and blocks["say"]["envelope"]["text"] == "good game"
+    # what it signed is what the referee takes
+    status, receipt = http.post(f"/games/{game_id}/offers", blocks["offer"])
+    assert status == 202, receipt
+
+
+def test_offer_answered_events_say_accepted_declined_and_lapsed_to_every_seat_but_the_actor(app, http, store,
+                                                                                          run_worker):
+    """Issue 22 item 4: what became of an offer, from the fold (``referee.notify.events``)."""
+    game = started(http, "fivetowers", 3)
+    status, first = offer(http, game, 0, "draw")
+    assert status == 202, first
+    assert answer(http, game, 1, first["position"], True)[0] == 202  # still pending: seat 2 must accept too
+    assert answer(http, game, 2, first["position"], False)[0] == 202  # declined
+    status, second = offer(http, game, 1, "end")
+    assert status == 202, second
+    moved_at = _tip(http, game.game_id)["seq"]
+    move(http, game)  # a move lapses it
+    run_worker()
+    answered = [e for e in store.read_outbox() if e["type"] == "offer_answered" and e["game"] == game.game_id]
+    assert [(e["position"], e["by"], e["seat"], e["outcome"]) for e in answered] == [
+        (first["position"], 0, 1, "accepted"), (first["position"], 0, 2, "declined"),
+        (second["position"], 1, None, "lapsed")]
+    assert [[r["seat"] for r in e["recipients"]] for e in answered] == [[0, 2], [0, 1], [0, 1, 2]]
+    assert answered[2]["id"] == f"{game.game_id}:{moved_at}:offer_answered"
+    offers = [e for e in store.read_outbox() if e["type"] == "offer" and e["game"] == game.game_id]
+    assert [(e["seat"], e["offer"], [r["seat"] for r in e["recipients"]]) for e in offers] == [
+        (0, "draw", [1, 2]), (1, "end", [0, 2])]

@@ -254,3 +254,44 @@ def test_the_stream_text_resumes_after_n_sends_heartbeats_and_ends():
                     'id: 1\ndata: {"n":1}\n\nid: 2\ndata: {"n":2}\n\n'
                     ": heartbeat\n\n: heartbeat\n\n: heartbeat\n\n")
     assert asked == [(0, 15), (2, 15), (2, 15), (2, 10)]  # the last block only until the lifetime ends
+
+
+def test_the_stream_carries_offers_answers_resignations_and_the_public_messages_never_the_private(server, store):
+    """Issue 22 item 4: the live page hears of the players' own decisions (log entries like the others) and
+    of their public messages (``chat`` events without ``id:``), never of a private message."""
+    from test_decisions_service import answer, offer, resign
+    from test_messages import say
+
+    http = Http(requests.Session(), server)
+    game = create_game(http, "fivetowers", 3)
+    accept_all(http, game)
+    stream = SSEClient(server, f"/games/{game.game_id}/events")
+    try:
+        opening = stream.next_block()
+        status, offered = offer(http, game, 0, "draw")
+        assert status == 202, offered
+        assert http.post(f"/games/{game.game_id}/messages", say(game, 1, "just between us", to=[2]))[0] == 201
+        assert http.post(f"/games/{game.game_id}/messages", say(game, 1, "never!"))[0] == 201
+        assert answer(http, game, 1, offered["position"], False)[0] == 202
+        assert resign(http, game, 2)[0] == 202
+        blocks = [stream.next_event() for _ in range(4)]
+    finally:
+        stream.close()
+    entries = [b for b in blocks if b.event is None]
+    assert [b.entry()["type"] for b in entries] == ["offer", "answered", "resigned"]
+    assert [int(b.id) for b in entries] == [int(opening.id) + 1, int(opening.id) + 2, int(opening.id) + 3]
+    assert [b.entry() for b in entries] == store.read_log(game.game_id)[int(opening.id) + 1:]
+    chats = [b for b in blocks if b.event == "chat"]
+    assert len(chats) == 1 and chats[0].id is None
+    assert (chats[0].entry()["text"], chats[0].entry()["position"], chats[0].entry()["seat"]) == ("never!", 1, 1)
+    assert all("between us" not in (b.data or "") for b in blocks)
+    # a page that has messages up to k resumes them with ?messages_from=k (the public ones only)
+    stream = SSEClient(server, f"/games/{game.game_id}/events?messages_from=0")
+    try:
+        stream.next_block()
+        chat = stream.next_event()
+        assert chat.event == "chat" and chat.entry()["text"] == "never!"
+    finally:
+        stream.close()
+    bad = SSEClient(server, f"/games/{game.game_id}/events?messages_from=9")
+    assert bad.status == 400 and bad.body_json()["error"]["details"]["problems"][0]["path"] == "$query.messages_from"

@@ -222,3 +222,74 @@ def test_a_reply_to_the_confirmation_mail_through_the_gateway_confirms_the_addre
     run()
     assert "mail/no_block" in replies(sink, "mallory@example.org")[-1]
     assert "confirmed for" not in replies(sink, "mallory@example.org")[-1]
+
+
+# -- the players' own decisions by mail (CONTRACT section 12, issue 22 item 4) ------------------------------
+def decision_block(http: Http, game, seat: int, ctx: str, **fields) -> str:
+    """The armored block of a seat's resignation, offer or answer signed for the log's tip."""
+    _status, state = http.get(f"/games/{game.game_id}")
+    envelope = {"v": 1, "ctx": ctx, "game": game.game_id, "seat": seat, "seq": state["seq"], "prev": state["head"],
+                **fields}
+    return armor(signed(game.keys[seat], envelope))
+
+
+def test_an_offer_an_answer_a_message_and_a_resignation_by_mail_are_taken_and_replied_to(gateway):
+    from referee.clock import now
+
+    app, port, sink, run = gateway
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    send(port, "I offer a draw.\n\n" + decision_block(http, game, 0, "referee/offer", offer="draw"), subject="draw?")
+    run()
+    reply = replies(sink)[-1]
+    offered = store.read_log(game.game_id)[-1]
+    assert offered["type"] == "offer" and offered["offer"] == "draw"
+    assert f"Block 1 (game {game.game_id}): ACCEPTED (offer) at log position {offered['seq']}." in reply, reply
+    assert '"receipt_sig"' in reply
+    message = {"v": 1, "ctx": "referee/message", "game": game.game_id, "seat": 1, "text": "No thanks, let's play on.",
+               "to": None, "at": now()}
+    send(port, decision_block(http, game, 1, "referee/answer", offer=offered["seq"], accept=False) + "\n"
+         + armor(signed(game.keys[1], message)), sender="bob@example.org", subject="Re: draw?")
+    run()
+    reply = replies(sink, "bob@example.org")[-1]
+    assert "Block 1" in reply and "ACCEPTED (answer)" in reply, reply
+    assert "Block 2" in reply and "ACCEPTED: the message is at position 0 of the game's messages." in reply
+    assert store.read_log(game.game_id)[-1]["type"] == "answered"
+    assert [m["text"] for m in http.get(f"/games/{game.game_id}/messages")[1]["messages"]] == [message["text"]]
+    send(port, "I resign. Well played!\n" + decision_block(http, game, 1, "referee/resign"), sender="bob@example.org")
+    run()
+    assert "ACCEPTED (resignation)" in replies(sink, "bob@example.org")[-1]
+    state = http.get(f"/games/{game.game_id}")[1]
+    assert state["status"] == "finished" and state["decisions"]["resigned"] == [1]
+
+
+@pytest.mark.parametrize("bad", ["unknown_kind", "pending", "wrong_key", "unsupported"])
+def test_a_bad_offer_by_mail_gets_a_reply_naming_the_problem_and_changes_no_log(gateway, bad):
+    app, port, sink, run = gateway
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    if bad == "pending":
+        send(port, decision_block(http, game, 1, "referee/offer", offer="end"))
+        run()
+    before = store.read_log(game.game_id)
+    if bad == "unknown_kind":
+        block, expected = decision_block(http, game, 0, "referee/offer", offer="surrender"), \
+            "REFUSED request/invalid: the request is malformed: $.envelope.offer"
+    elif bad == "pending":
+        block = decision_block(http, game, 0, "referee/offer", offer="draw")
+        expected = f"REFUSED offer/pending (rule DC-O1): seat 1's end offer (position {before[-1]['seq']}) is pending"
+    elif bad == "wrong_key":
+        _status, state = http.get(f"/games/{game.game_id}")
+        envelope = {"v": 1, "ctx": "referee/offer", "game": game.game_id, "seat": 0, "seq": state["seq"],
+                    "prev": state["head"], "offer": "draw"}
+        block, expected = armor(signed(game.keys[1], envelope)), "REFUSED submission/wrong_key"
+    else:
+        block = decision_block(http, game, 0, "referee/mute", mute=[1])
+        expected = "REFUSED mail/unsupported: a mail block may carry a move, an acceptance"
+    send(port, "My offer:\n" + block)
+    run()
+    reply = replies(sink)[-1]
+    assert expected in reply, reply
+    assert store.read_log(game.game_id) == before

@@ -214,3 +214,107 @@ def test_every_notification_job_is_on_the_workers_allow_list():
     for name in names:
         module, _, func = name.rpartition(".")
         assert callable(getattr(__import__(module, fromlist=[func]), func))
+
+
+# -- the players' own decisions and messages (CONTRACT section 12, issue 22 item 4) -------------------------
+def _events(receiver, secret):
+    """The events a receiver got, each checked by the Standard Webhooks reference implementation."""
+    out = []
+    for request in receiver.received:
+        event = Webhook(secret).verify(request["body"], request["headers"])
+        assert request["headers"]["webhook-id"] == event["id"]
+        out.append(event)
+    return out
+
+
+def test_a_webhook_gets_offer_offer_answered_and_resigned_events_signed(napp, notify_env, redis_url, run_worker):
+    from test_decisions_service import answer, offer, resign
+
+    client, keys = napp.test_client(), [generate_key(), generate_key()]
+    http = Http(client)
+    with webhook_receiver() as receiver:
+        hook = client.post("/contacts", json=signed_contact(keys[1], webhook=receiver.url,
+                                                            events=["offer", "offer_answered", "resigned"]))
+        assert hook.status_code == 201, hook.json
+        game = create_game(http, "fivetowers", 2, keys=keys)
+        accept_all(http, game)
+        status, offered = offer(http, game, 0, "draw")
+        assert status == 202, offered
+        assert answer(http, game, 0, offered["position"], False)[0] == 202  # the offerer withdraws it
+        assert resign(http, game, 0)[0] == 202
+        run_worker(napp.extensions["referee.queue"])
+        deliver_all(napp, redis_url)
+        events = {e["type"]: e for e in _events(receiver, hook.json["secret"])}
+    assert set(events) == {"offer", "offer_answered", "resigned"}
+    made = events["offer"]
+    assert made["id"] == f"{game.game_id}:{offered['position']}:offer"
+    assert (made["seat"], made["offer"], made["position"]) == (0, "draw", offered["position"])
+    assert made["recipients"] == [{"seat": 1, "key": public_key_b64(keys[1])}]
+    assert made["link"] == f"https://referee.example/play/games/{game.game_id}"
+    withdrawn = events["offer_answered"]
+    assert (withdrawn["outcome"], withdrawn["seat"], withdrawn["by"], withdrawn["position"]) == (
+        "withdrawn", 0, 0, offered["position"])
+    assert (events["resigned"]["seat"], events["resigned"]["goes_on"]) == (0, False)
+
+
+def test_an_address_gets_the_agreed_offer_in_words_and_its_turn_mail_shows_the_pending_offer(
+        napp, notify_env, redis_url, run_worker):
+    from test_decisions_service import answer, move, offer
+
+    sink, client, keys = notify_env, napp.test_client(), [generate_key(), generate_key()]
+    http, address = Http(client), "carol@example.org"
+    contact = client.post("/contacts", json=signed_contact(keys[0], email=address, events=["turn", "offer_answered"]))
+    deliver_all(napp, redis_url, rounds=1)
+    code = text_of(sink.wait_for(address)[0]).split("Confirmation code:")[1].split()[0]
+    assert client.post(f"/contacts/{contact.json['id']}/confirm", json={"code": code}).status_code == 200
+    game = create_game(http, "fivetowers", 2, keys=keys)
+    accept_all(http, game)
+    assert http.get(f"/games/{game.game_id}")[1]["to_move"] == 0
+    move(http, game)  # seat 0 bids …
+    move(http, game)  # … seat 1 bids: seat 0's turn (its mail is rendered when delivered) …
+    status, offered = offer(http, game, 1, "draw")  # … and seat 1 offers a draw meanwhile
+    assert status == 202, offered
+    run_worker(napp.extensions["referee.queue"])
+    deliver_all(napp, redis_url)
+    turn = [text_of(m) for m in sink.to(address) if "Your turn" in str(m["Subject"])]
+    assert len(turn) == 1
+    assert f"offers a draw: every seat still in the game would share first place (log position " \
+           f"{offered['position']})" in turn[0]
+    assert f"referee answer {game.game_id} {offered['position']} --accept --key <your key file> --armor" in turn[0]
+    status, answered = answer(http, game, 0, offered["position"], True)  # the last acceptance: agreed follows
+    assert status == 202 and answered["status"] == "finished", answered
+    run_worker(napp.extensions["referee.queue"])
+    deliver_all(napp, redis_url)
+    mails = [m for m in sink.to(address) if "offer" in str(m["Subject"])]
+    assert [str(m["Subject"]) for m in mails] == [f"The draw offer in 5 Towers {game.game_id} was agreed"]
+    text = text_of(mails[0])
+    assert "Every seat accepted" in text and "the game is drawn." in text
+    assert f"https://referee.example/play/games/{game.game_id}" in text
+    assert mails[0].get_body(preferencelist=("html",)) is not None
+
+
+def test_a_private_messages_event_reaches_only_its_addressees_contact(napp, notify_env, redis_url):
+    from test_messages import say
+
+    client, keys = napp.test_client(), [generate_key() for _ in range(3)]
+    http = Http(client)
+    with webhook_receiver() as one, webhook_receiver() as two:
+        hooks = {seat: client.post("/contacts", json=signed_contact(keys[seat], webhook=receiver.url,
+                                                                    events=["message"])).json
+                 for seat, receiver in ((1, one), (2, two))}
+        game = create_game(http, "fivetowers", 3, keys=keys)
+        accept_all(http, game)
+        status, private = http.post(f"/games/{game.game_id}/messages", say(game, 0, "psst, seat 2 only", to=[2]))
+        assert status == 201, private
+        status, public = http.post(f"/games/{game.game_id}/messages", say(game, 0, "hello, table"))
+        assert status == 201, public
+        deliver_all(napp, redis_url)
+        got = {seat: _events(receiver, hooks[seat]["secret"]) for seat, receiver in ((1, one), (2, two))}
+        raw_one = b"".join(request["body"] for request in one.received)
+    assert [e["text"] for e in got[2]] == ["psst, seat 2 only", "hello, table"]
+    assert [e["text"] for e in got[1]] == ["hello, table"]
+    assert b"psst" not in raw_one  # never the private text, in any field
+    first = got[2][0]
+    assert first["id"] == f"{game.game_id}:m{private['position']}:message" and first["type"] == "message"
+    assert (first["seat"], first["to"], first["position"], first["seq"]) == (0, [2], 0, private["log_seq"])
+    assert first["recipients"] == [{"seat": 2, "key": public_key_b64(keys[2])}]

@@ -470,3 +470,26 @@ def test_a_seats_mute_is_replaced_only_by_a_later_request(store):
     assert messages.mutes("g_msg") == {0: [1, 2], 1: [0]}
     assert messages.set_mute("g_msg", 0, [], 1001)
     assert messages.mutes("g_msg") == {0: [], 1: [0]}
+
+
+def test_follow_waits_for_the_next_entry_or_message_of_the_game(store):
+    """What the live stream reads (issue 22 item 4): one blocking read of the log and the messages."""
+    import json
+    import threading
+    import time
+
+    from referee.store.messages import messages_of
+
+    messages = messages_of(store)
+    log = grow(store, "g_follow", 2)
+    assert messages.follow("g_follow", 2, 0, timeout=0.1) == ([], [])
+    first = message(0, GENESIS, 3)
+    started = time.monotonic()
+    threading.Timer(0.3, lambda: messages.append("g_follow", first, "s0")).start()
+    entries, found = messages.follow("g_follow", 2, 0, timeout=10)
+    assert entries == [] and found == [first] and time.monotonic() - started < 5  # woken, not timed out
+    assert messages.follow("g_follow", 2, 1, timeout=0.1) == ([], [])
+    store.append("g_follow", entry(3, log[-1]["hash"]), log[-1]["hash"])
+    entries, found = messages.follow("g_follow", 2, 0, timeout=10)
+    assert [position for position, _raw in entries] == [3] and found == [first]
+    assert json.loads(entries[0][1])["seq"] == 3
