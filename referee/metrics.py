@@ -94,7 +94,7 @@ def prepare_directory(path: str | os.PathLike[str]) -> Path:
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     for stale in directory.glob("*.db"):
         stale.unlink(missing_ok=True)
-    return directory
+    return directory.resolve()
 
 
 def mark_process_dead(pid: int) -> None:

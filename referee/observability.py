@@ -137,7 +137,7 @@ def _collectors(app: Flask) -> list[Any]:
 
     def memory(field: str) -> Any:
         def read() -> dict[tuple[str, ...], float]:
-            values = {}
+            values: dict[tuple[str, ...], float] = {}
             for name, client in servers.items():
                 info = client.info("memory")
                 if isinstance(info, dict) and field in info:  # a cluster client answers per node: left out
