@@ -103,11 +103,12 @@ def unbind(token: contextvars.Token[dict[str, str] | None]) -> None:
     _CONTEXT.reset(token)
 
 
-def announce(message: str, *, err: bool = False, **fields: Any) -> None:
+def announce(message: str, *, err: bool = False, warning: bool | None = None, **fields: Any) -> None:
     """What a command tells its operator: printed (stdout, or stderr with ``err``) in text mode; in JSON mode a
-    log line of the logger ``referee.<process>`` (WARNING with ``err``), with ``fields`` as its extra fields."""
+    log line of the logger ``referee.<process>`` (WARNING if ``warning``, which defaults to ``err``), with
+    ``fields`` as its extra fields."""
     if is_json():
         logger = logging.getLogger(f"referee.{_state['process'] or 'cli'}")
-        logger.log(logging.WARNING if err else logging.INFO, message, extra=fields)
+        logger.log(logging.WARNING if (err if warning is None else warning) else logging.INFO, message, extra=fields)
         return
     print(message, file=sys.stderr if err else sys.stdout, flush=True)

@@ -97,7 +97,8 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
         raise click.UsageError("REDIS_URL names a Redis Cluster: set REFEREE_WORK_REDIS_URL to a plain Redis for "
                                "RQ's queue (docs/scale.md)")
     env = dict(os.environ)
-    supervisor = Supervisor(lambda args: _spawn(args, env), lambda message: announce(f"serve: {message}", err=True))
+    supervisor = Supervisor(lambda args: _spawn(args, env), lambda message: announce(
+        f"serve: {message}", err=True, warning=" started (pid " not in message))  # exits and restarts: warnings
     redis_children: list[Child] = []
 
     var = Path(config["REFEREE_VAR"])

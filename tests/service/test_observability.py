@@ -14,7 +14,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 from svc_helpers import REPO, Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
@@ -54,7 +53,7 @@ def test_counters_move_by_the_moves_made(app, http, run_worker):
     accept_all(http, game)
     played = play_random(http, game, random.Random(3), max_moves=3)
     # one stale move (seq already taken) and one illegal one
-    status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+    _status, legal = http.get(f"/games/{game.game_id}/legal-moves")
     seat = legal["to_move"]
     stale = move_envelope(game.game_id, seat, legal["seq"] - 1, legal["head"], legal["moves"][0])
     stale_status, _ = http.post(f"/games/{game.game_id}/moves", signed(game.keys[seat], stale))
@@ -133,3 +132,83 @@ def test_a_trusted_proxys_request_id_is_kept(make_app):
 
 def test_metrics_are_not_in_the_openapi_document(app):
     assert "/metrics" not in app.test_client().get("/openapi.json").get_json()["paths"]
+
+
+def _lines(path: Path) -> list[dict]:
+    """Every line of a JSON log, parsed (a line that is not one JSON object fails the test)."""
+    parsed = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            assert isinstance(record, dict), line
+            parsed.append(record)
+    return parsed
+
+
+def test_serve_writes_json_lines_from_every_process_and_one_metrics_view(tmp_path):
+    """``referee serve`` with ``REFEREE_LOG_FORMAT=json``, 2 gunicorn workers, a replay worker, the notify
+    worker and the mail gateway: every line of its output is a JSON object; every kind of process wrote
+    some; ``/metrics`` adds up what both web workers and the replay worker counted."""
+    port, mail_port = free_port(), free_port()
+    env = {key: value for key, value in os.environ.items()
+           if key not in {"REDIS_URL", "REFEREE_WORK_REDIS_URL", "PROMETHEUS_MULTIPROC_DIR"}}
+    env.update(PYTHONPATH=REPO, REFEREE_VAR=str(tmp_path / "var"), REFEREE_LOG_FORMAT="json")
+    log_path = tmp_path / "serve.log"
+    out = open(log_path, "w+")
+    process = subprocess.Popen([sys.executable, "-m", "referee.cli", "serve", "--port", str(port), "--web-workers",
+                                "2", "--mail-gateway", str(mail_port)], cwd=REPO, env=env, stdout=out,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: "referee serving on" in log_path.read_text(), timeout=60, every=0.2)
+        http = Http(requests, base)
+        game = create_game(http, "fivetowers", 2)
+        accept_all(http, game)
+        played = play_random(http, game, random.Random(5), max_moves=3, wait=5)  # 200: the worker's verdicts
+        answer = requests.get(f"{base}/games/{game.game_id}", timeout=5)
+        request_id = answer.headers["X-Request-Id"]
+
+        def access() -> list[dict]:
+            return [r for r in _lines(log_path) if r.get("logger") == "gunicorn.access"]
+
+        def both_web_workers_answered() -> bool:  # new connections until each worker has answered some
+            requests.get(f"{base}/health", timeout=5)
+            return len({r["pid"] for r in access()}) >= 2
+
+        wait_until(both_web_workers_answered, timeout=30, every=0)
+        web_pids = {r["pid"] for r in access()}
+        directory = tmp_path / "var" / "metrics"
+        assert all((directory / f"counter_{pid}.db").exists() for pid in web_pids)
+
+        def scraped() -> dict:
+            return scrape(requests.get(f"{base}/metrics", timeout=5).text)
+
+        def health_counted() -> bool:  # the scrape's sum over the processes = the requests both workers logged
+            logged = sum(1 for r in access() if r["path"] == "/health")
+            return total(scraped(), "referee_http_requests_total", endpoint="health.Health") == logged
+
+        wait_until(health_counted, timeout=10)
+        samples = scraped()
+        assert total(samples, "referee_submissions_total", kind="moves", outcome="accepted") == played
+        assert total(samples, "referee_submissions_total", kind="accept", outcome="accepted") == 2
+        assert total(samples, "referee_replay_lag_seconds_count") >= 2 + played  # counted by the replay worker
+        assert value(samples, "referee_games") == 1
+        assert requests.get(f"{base}/metrics", headers={"X-Forwarded-For": "203.0.113.5"}, timeout=5).ok  # untrusted
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        out.close()
+    records = _lines(log_path)
+    assert {"serve", "web", "worker", "notify", "mail-gateway"} <= {r["process"] for r in records}
+    for record in records:
+        assert {"time", "level", "process", "pid", "event", "logger"} <= set(record), record
+    assert records[-1]["event"] == "referee stopped" and records[-1]["process"] == "serve"
+    lines = [r for r in records if r["logger"] == "gunicorn.access"]
+    assert all({"method", "path", "status", "duration_ms", "request_id"} <= set(r) for r in lines)
+    mine = [r for r in lines if r["request_id"] == request_id]
+    assert len(mine) == 1 and mine[0]["game_id"] == game.game_id and mine[0]["status"] == 200
+    moves = [r for r in lines if r["path"] == f"/games/{game.game_id}/moves"]
+    assert len(moves) == played and all(r["status"] == 200 and r["game_id"] == game.game_id for r in moves)
