@@ -14,11 +14,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import requests
+from freezegun import freeze_time
 from prometheus_client.parser import text_string_to_metric_families
 from svc_helpers import REPO, Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 
 from referee.embedded_redis import free_port
+from referee.timecontrol import parse_ms
+from workers import deliveries
+from workers.deadlines import DeadlineScheduler
 
 OTHER = {"REMOTE_ADDR": "203.0.113.5"}
 
@@ -79,6 +84,40 @@ def test_counters_move_by_the_moves_made(app, http, run_worker):
     assert ("referee_redis_maxmemory_bytes", frozenset({("redis", "log")})) in after
     assert value(after, "referee_archived_games_total") == 0  # defined; nothing archives yet
     assert ("referee_timeouts_total", frozenset()) in after
+
+
+def test_timeouts_are_counted(app, http, store):
+    client = app.test_client()
+    hour = {"kind": "per_move", "per_move": 3600, "reminders": []}
+    with freeze_time("2026-11-21T10:00:00Z"):
+        games = [create_game(http, "fivetowers", 2, options={"time_control": hour}) for _ in range(2)]
+        for game in games:
+            accept_all(http, game)
+    before = metrics_of(client)
+    done = DeadlineScheduler(store, threads=1).run_once(now=parse_ms("2026-11-21T11:00:01.000Z"))
+    assert [d["appended"][0] for d in done] == ["timeout", "timeout"]
+    assert value(metrics_of(client), "referee_timeouts_total") - value(before, "referee_timeouts_total") == 2
+
+
+def test_deliveries_are_counted_by_kind_and_outcome(app, run_worker):
+    client = app.test_client()
+    deliveries.reset_context()
+    before = metrics_of(client)
+    event = {"id": "ev-1", "game": "g-1", "type": "turn"}
+    assert "skipped" in deliveries.deliver_webhook("no-such-contact", {"event": event})
+    assert "skipped" in deliveries.deliver_mail("no-such-contact", {"event": event})
+
+    @deliveries.counted("webhook")
+    def failing(contact_id, payload):
+        raise RuntimeError("the endpoint answered 500")
+
+    with pytest.raises(RuntimeError):
+        failing("c", {"event": event})
+    after = metrics_of(client)
+    for kind, outcome in (("webhook", "skipped"), ("mail", "skipped"), ("webhook", "failed")):
+        assert value(after, "referee_deliveries_total", kind=kind, outcome=outcome) - value(
+            before, "referee_deliveries_total", kind=kind, outcome=outcome) == 1, (kind, outcome)
+    deliveries.reset_context()
 
 
 def test_games_waiting_for_a_worker_are_counted_at_scrape_time(app, http):
@@ -212,3 +251,11 @@ def test_serve_writes_json_lines_from_every_process_and_one_metrics_view(tmp_pat
     assert len(mine) == 1 and mine[0]["game_id"] == game.game_id and mine[0]["status"] == 200
     moves = [r for r in lines if r["path"] == f"/games/{game.game_id}/moves"]
     assert len(moves) == played and all(r["status"] == 200 and r["game_id"] == game.game_id for r in moves)
+
+
+@pytest.mark.parametrize("setting", [{"REFEREE_LOG_FORMAT": "xml"}, {"REFEREE_METRICS_ALLOW": "127.0.0.1,localhost"}])
+def test_bad_settings_stop_the_start_with_their_name(setting):
+    from referee.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError, match=next(iter(setting))):
+        load_config(setting, environ={})
