@@ -18,6 +18,8 @@
 * ``app.extensions["referee.limiter"]`` — the rate limits (``referee.api.limits``, Flask-Limiter on the
   work Redis), each named by a ``REFEREE_RATE_*`` setting.
 * the browser defences and forwarded-header policy (``referee.defences``: headers on every answer).
+* the logs (``referee.logs.configure_logging``: JSON lines with ``REFEREE_LOG_FORMAT=json``) and the metrics
+  (``referee.observability``: request ids, counts of every answer, ``GET /metrics``).
 
 Gunicorn: ``gunicorn 'referee.app:create_app()'``.
 """
@@ -111,11 +113,12 @@ def init_body_limit(app: Flask) -> None:
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The referee's Flask app; ``config`` overrides the environment (tests pass a dict)."""
-    from . import api, defences  # noqa: PLC0415 - keep the import of `referee.app` light
+    from . import api, defences, logs, observability  # noqa: PLC0415 - keep the import of `referee.app` light
 
     app = Flask(__name__)
     settings = load_config(config)
     app.config.update(settings)
+    logs.configure_logging(settings, process="web")
     for name, value in (config or {}).items():  # extra Flask settings (TESTING, WEB_POLL_MS, …)
         app.config.setdefault(name, value)
     cast(DefaultJSONProvider, app.json).sort_keys = False  # Flask's own provider (no json_provider_class here)
@@ -123,6 +126,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     init_store(app)
     api.init_app(app)
     defences.init_app(app)  # security headers on every answer, forwarded headers (issue 17)
+    observability.init_app(app)  # request ids, metrics, GET /metrics (issue 23); before the limits' hooks
     init_limits(app)
     init_body_limit(app)
     return app

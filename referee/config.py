@@ -85,6 +85,11 @@ name                        default                     meaning
                                                         event stream (``GET /games/{id}/events``)
 ``REFEREE_SSE_LIFETIME``    ``300``                     seconds an event stream stays open (at most); the
                                                         client then reconnects with Last-Event-ID
+``REFEREE_LOG_FORMAT``      ``text``                    ``json``: every process writes one JSON object a
+                                                        line to stderr (``referee/logs.py``)
+``REFEREE_METRICS``         ``1``                       ``0``: no counting, no ``GET /metrics``
+``REFEREE_METRICS_ALLOW``   ``127.0.0.1/8,::1``         client addresses/networks ``GET /metrics`` answers
+                                                        (404 to any other; ``referee/metrics.py``)
 =========================== =========================== ==========================================
 """
 
@@ -144,6 +149,12 @@ DEFAULTS.update({
     "REFEREE_REDIS_PASSWORD_FILE": None,
 })
 # ------------------------------------------------------------------------------------------------------
+# -- operating it (issue 23): logs and metrics ----------------------------------------------------------
+DEFAULTS.update({
+    "REFEREE_LOG_FORMAT": "text",
+    "REFEREE_METRICS": True,
+    "REFEREE_METRICS_ALLOW": "127.0.0.1/8,::1",
+})
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",
          "REFEREE_REPLICA_TIMEOUT_MS"}
@@ -151,7 +162,7 @@ _FLOATS = {"REFEREE_ACCEPT_WITHIN",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
            "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",
            "REFEREE_BODY_TIMEOUT"}
-_BOOLS = {"REFEREE_BENCH_NOOP", "REFEREE_WEBHOOK_PRIVATE"}
+_BOOLS = {"REFEREE_BENCH_NOOP", "REFEREE_WEBHOOK_PRIVATE", "REFEREE_METRICS"}
 
 
 class ConfigError(ValueError):
@@ -220,6 +231,7 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
     if config["REFEREE_MIN_REPLICAS"] < 0:
         raise ConfigError("REFEREE_MIN_REPLICAS must be 0 or more")
     _check_defences(config)
+    _check_observability(config)
     for name in DEFAULTS:
         if name.startswith("REFEREE_RATE_"):
             config[name] = rate(name, config[name])
@@ -277,6 +289,19 @@ def _check_defences(config: dict[str, Any]) -> None:
         password = read_password_file(config["REFEREE_REDIS_PASSWORD_FILE"])
         for name in ("REDIS_URL", "REFEREE_WORK_REDIS_URL"):
             config[name] = with_password(config[name], password)
+
+
+def _check_observability(config: dict[str, Any]) -> None:
+    if config["REFEREE_LOG_FORMAT"] not in {"text", "json"}:
+        raise ConfigError(f"REFEREE_LOG_FORMAT must be 'text' or 'json', not {config['REFEREE_LOG_FORMAT']!r}")
+    allow = config["REFEREE_METRICS_ALLOW"]
+    items = allow.split(",") if isinstance(allow, str) else list(allow or [])
+    config["REFEREE_METRICS_ALLOW"] = [item.strip() for item in items if item.strip()]
+    for item in config["REFEREE_METRICS_ALLOW"]:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError as exc:
+            raise ConfigError(f"REFEREE_METRICS_ALLOW: {item!r} is no IP address or network") from exc
 
 
 def rate(name: str, value: Any) -> str:

@@ -20,14 +20,24 @@ from 127.0.0.1, so any local process could make the pages' links point at anothe
 (``SCRIPT_NAME: //evil.example``). Here only the proxies named in ``REFEREE_TRUSTED_PROXIES`` (none by
 default) are trusted, and a header with an underscore from anyone else is dropped (the request is still
 answered). The app applies the same setting itself (``referee/defences.py``).
+
+**Metrics and logs** (``docs/operations.md``): ``child_exit`` tells prometheus_client's multi-process view
+that a web worker is gone (``referee.metrics.mark_process_dead``). With ``REFEREE_LOG_FORMAT=json``
+gunicorn's own messages and its access log (on, to stderr) are JSON lines of the root logger
+(``referee.logs``): :class:`JsonLogger` writes one line per request with its method, path, status,
+duration, request id and game id (from the WSGI environ, where ``referee/observability.py`` put them).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+from typing import Any
+
+from gunicorn.glogging import Logger
 
 from referee.config import load_config
+from referee.logs import configure_logging
 
 _config = load_config()
 _default_class = "gevent" if importlib.util.find_spec("gevent") is not None else "gthread"
@@ -57,3 +67,39 @@ def post_worker_init(worker: object) -> None:
     from referee.runtime import settle_heap  # noqa: PLC0415
 
     settle_heap()
+
+
+def child_exit(server: object, worker: Any) -> None:
+    """A web worker is gone: its live gauges leave the multi-process view of ``GET /metrics``."""
+    from referee.metrics import mark_process_dead  # noqa: PLC0415 - after PROMETHEUS_MULTIPROC_DIR is read
+
+    mark_process_dead(worker.pid)
+
+
+class JsonLogger(Logger):  # type: ignore[misc]
+    """gunicorn's logger, writing through the root logger's JSON lines (``referee.logs``): its error log as
+    is, its access log one line per request with the request's fields."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        for logger in (self.error_log, self.access_log):
+            for handler in [h for h in logger.handlers if getattr(h, "_gunicorn", False)]:
+                logger.removeHandler(handler)
+            logger.propagate = True
+
+    def access(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any) -> None:
+        status = getattr(resp, "status_code", None)
+        fields = {"method": environ.get("REQUEST_METHOD"), "path": environ.get("PATH_INFO"), "status": status,
+                  "duration_ms": round(request_time.total_seconds() * 1000, 3),
+                  "remote": environ.get("REMOTE_ADDR"), "bytes": getattr(resp, "sent", None)}
+        for name in ("request_id", "game_id"):
+            value = environ.get(f"referee.{name}")
+            if value:
+                fields[name] = value
+        self.access_log.info("%s %s %s", fields["method"], fields["path"], status, extra=fields)
+
+
+if _config["REFEREE_LOG_FORMAT"] == "json":
+    configure_logging(_config, process="web")
+    logger_class = JsonLogger
+    accesslog = "-"

@@ -32,6 +32,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from referee import logs, metrics
 from referee.clock import now_ms
 from referee.errors import ServiceError
 from referee.games_service.core import Dispatcher, NoDispatch, notify_appended
@@ -95,12 +96,13 @@ class DeadlineScheduler:
     def _look(self, game_id: str, now: int | None) -> dict[str, Any] | None:
         if game_id.startswith(TOURNAMENT_TIMER_PREFIX):
             return self.handle_tournament(game_id, now if now is not None else now_ms())
-        try:
-            return self.handle(game_id, now if now is not None else now_ms())
-        except (GameNotFound, LogError) as exc:
-            log.warning("dropping the timer of %s: %s", game_id, exc)
-            self.store.set_timer(game_id, None)
-            return None
+        with logs.bound(game_id=game_id):
+            try:
+                return self.handle(game_id, now if now is not None else now_ms())
+            except (GameNotFound, LogError) as exc:
+                log.warning("dropping the timer of %s: %s", game_id, exc)
+                self.store.set_timer(game_id, None)
+                return None
 
     def handle(self, game_id: str, now: int) -> dict[str, Any]:
         """Look at one game at ``now``: reminders, the timeout if its deadline has passed, the next timer."""
@@ -126,6 +128,7 @@ class DeadlineScheduler:
             trial = clone_replayer(self.cache.current(game_id))  # the log moved on under us: fold again
         self.store.set_timer(game_id, next_alarm(trial, now))
         if appended_types:
+            metrics.TIMEOUTS.inc(appended_types.count("timeout"))
             log.info("%s: appended %s", game_id, ", ".join(appended_types))
         return {"game": game_id, "appended": appended_types, "reminders": reminders}
 

@@ -14,14 +14,20 @@
 * :func:`deliver_mail` mails the event in words (``referee/notify/render.py``) to a confirmed address.
 * :func:`send_confirmation` mails an address its confirmation code (CONTRACT section 11).
 
+Every delivery job is counted in ``referee_deliveries_total`` by kind (``webhook``, ``mail``, ``confirm``) and
+outcome (``ok``, ``failed`` — an attempt that RQ retries —, ``skipped``, ``disabled``), and its log lines
+carry the event's game id (:func:`counted`).
+
 Jobs run in a worker separate from the replay jobs' queue, so a slow or hostile endpoint never delays a
 replay, and never the accept path, which only appends to the log.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,6 +36,7 @@ from rq import Queue, Retry
 from rq.serializers import JSONSerializer
 from standardwebhooks import Webhook
 
+from referee import logs, metrics
 from referee.clock import now
 from referee.config import load_config
 from referee.notify import targets
@@ -111,6 +118,33 @@ def enqueue_jobs(work: redis.Redis, queue: str, retries: list[int] | None = None
 
 
 # -- jobs ----------------------------------------------------------------------------------------------
+Job = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+def counted(kind: str) -> Callable[[Job], Job]:
+    """A delivery job counted in ``referee_deliveries_total{kind, outcome}``, its log lines bound to the event's
+    game."""
+
+    def wrap(job: Job) -> Job:
+        @functools.wraps(job)
+        def run(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+            event = payload.get("event") if isinstance(payload, dict) else None
+            with logs.bound(game_id=event.get("game") if isinstance(event, dict) else None):
+                try:
+                    result = job(contact_id, payload)
+                except Exception:
+                    metrics.DELIVERIES.labels(kind, "failed").inc()
+                    raise
+            outcome = "skipped" if "skipped" in result else "disabled" if result.get("disabled") else "ok"
+            metrics.DELIVERIES.labels(kind, outcome).inc()
+            return result
+
+        return run
+
+    return wrap
+
+
+@counted("webhook")
 def deliver_webhook(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
     ctx = context()
     contact = ctx.contacts.get(contact_id)
@@ -164,6 +198,7 @@ def _notice_disabled(ctx: _Context, contact: dict[str, Any]) -> None:
                                 text=text))
 
 
+@counted("mail")
 def deliver_mail(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
     ctx = context()
     contact = ctx.contacts.get(contact_id)
@@ -198,6 +233,7 @@ def _game_state(ctx: _Context, game_id: str | None) -> dict[str, Any] | None:
         return None
 
 
+@counted("confirm")
 def send_confirmation(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
     ctx = context()
     contact = ctx.contacts.get(contact_id)

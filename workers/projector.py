@@ -5,6 +5,9 @@ stored, folds every entry after it, appends the referee's own entries if they ar
 ``revealed``; the web process normally did already), and stores the new projection only if nobody
 stored a newer one meanwhile (``WRITE_PROJECTION`` in ``referee/store/scripts.py``). A job killed at any
 point leaves the stored projection as it was; the next job, or the reconciler, simply does it again.
+
+Each entry newly held by a stored projection is measured from its ``at`` (the time of its append) to the
+moment the projection was stored: ``referee_replay_lag_seconds`` (``referee/metrics.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from referee import metrics
 from referee.clock import now_ms
 from referee.games_service.entries import append_system_entries
 from referee.games_service.folds import fold
@@ -23,8 +27,21 @@ from referee.games_service.projection import projection_of
 from referee.notify.events import entry_events, next_alarm
 from referee.replay import FINISHED, LogReplayer
 from referee.store.base import LogStore
+from referee.timecontrol.times import parse_ms
 
 log = logging.getLogger(__name__)
+
+
+def observe_lag(entries: list[dict[str, Any]]) -> None:
+    """``referee_replay_lag_seconds``: from each entry's ``at`` to now (its projection has just been stored)."""
+    if not entries:
+        return
+    now = now_ms()
+    for entry in entries:
+        try:
+            metrics.REPLAY_LAG.observe(max(0, now - parse_ms(entry.get("at"))) / 1000)
+        except ValueError:  # an entry without a readable time is not measured
+            continue
 
 #: Test-only hook: seconds to sleep after each entry a job folds, so that a test can SIGKILL a worker
 #: in the middle of a job. Never set it in production.
@@ -116,6 +133,7 @@ class Projector:
             else:
                 hot.append((game_id, replayer))
         fed: list[tuple[str, LogReplayer, int]] = []
+        fresh: dict[str, list[dict[str, Any]]] = {}  # the entries each game's projection will newly hold
         events: list[dict[str, Any]] = []
         for (game_id, replayer), read in zip(hot, self.store.read_since_many([(g, r.seq) for g, r in hot]),
                                              strict=True):
@@ -130,6 +148,7 @@ class Projector:
             from_seq = replayer.seq
             self._feed(game_id, replayer, entries, events, from_seq)
             fed.append((game_id, replayer, from_seq))
+            fresh[game_id] = entries
         if events:  # before the projections are stored, as in the single path
             self.store.emit_events(events)
         self.store.set_timers([timer for game_id, replayer, _from_seq in fed
@@ -142,6 +161,7 @@ class Projector:
             if result == 1:
                 self._keep(game_id, replayer)
                 written.append((game_id, replayer))
+                observe_lag(fresh[game_id])
             else:  # someone else stored a projection meanwhile: the single path starts from what is stored
                 rest.append(game_id)
         for (game_id, _replayer), released in zip(
@@ -219,6 +239,7 @@ class Projector:
                                                   [v.to_dict() for v in replayer.verdicts_since(from_seq)], from_seq)
             if written == 1:
                 self._keep(game_id, replayer)
+                observe_lag([entry for entry in entries if entry.get("seq", from_seq) >= from_seq])
                 return {"game": game_id, "seq": replayer.seq, "written": True, "log": tip.seq}
             replayer = None  # someone else stored a projection meanwhile: start again from what is stored
         raise RuntimeError(f"could not store the projection of {game_id}: it kept moving")

@@ -25,6 +25,7 @@ from typing import Any
 from redis.exceptions import RedisError
 from rq import Queue
 
+from referee import logs
 from referee.clock import now_ms
 
 from .looping import PassLoop
@@ -70,18 +71,19 @@ class ReplayLoop:
     def replay(self, game_id: str) -> bool:
         """Catch ``game_id`` up; on failure hand it to RQ (retries, the failed registry). Returns whether it
         was caught up here."""
-        try:
-            self.projector.catch_up(game_id)
-            self.done += 1
-            return True
-        except Exception:
-            self.failed += 1
-            log.exception("replay of %s failed; handed to RQ for retries", game_id)
+        with logs.bound(game_id=game_id):
             try:
-                enqueue_replay(self.queue, game_id, f"retry-{game_id}-{now_ms()}")
-            except RedisError:  # the flag stays set: the reconciler pushes the game again once it is stale
-                log.exception("could not hand %s to RQ; the reconciler will push it again", game_id)
-            return False
+                self.projector.catch_up(game_id)
+                self.done += 1
+                return True
+            except Exception:
+                self.failed += 1
+                log.exception("replay of %s failed; handed to RQ for retries", game_id)
+                try:
+                    enqueue_replay(self.queue, game_id, f"retry-{game_id}-{now_ms()}")
+                except RedisError:  # the flag stays set: the reconciler pushes the game again once it is stale
+                    log.exception("could not hand %s to RQ; the reconciler will push it again", game_id)
+                return False
 
     def run_once(self, block: float = 0.0) -> int:
         """One pass: take what waits (waiting up to ``block`` s for the first) and catch each game up.

@@ -89,6 +89,8 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
     worker = WORKER_CLASSES[worker_class](queues, connection=connection, serializer=JSONSerializer, name=name)
     if not burst:
         settle_heap()  # the start-up objects out of every full garbage collection (referee/runtime.py)
+    log.info("worker %s on queue %s: %s", worker.name, queue_name,
+             "deliveries only" if notify == "only" else "replays and deliveries" if notify else "replays")
     try:
         replayed = loop.drain() if loop is not None and burst else 0
         worked = worker.work(burst=burst, with_scheduler=True, logging_level=logging_level)

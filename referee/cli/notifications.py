@@ -142,7 +142,11 @@ def mail_gateway(host: str, port: int, public_url: str | None) -> None:
     worker` does (REDIS_URL, REFEREE_WORK_REDIS_URL)."""
     from workers.mailjobs import run_gateway  # noqa: PLC0415
 
+    from ..config import load_config  # noqa: PLC0415
+    from ..logs import announce, configure_logging  # noqa: PLC0415
+
     if public_url:
         os.environ["REFEREE_PUBLIC_URL"] = public_url
-    click.echo(f"mail gateway on smtp://{host}:{port} (Ctrl-C stops)")
+    configure_logging(load_config(), process="mail-gateway")
+    announce(f"mail gateway on smtp://{host}:{port} (Ctrl-C stops)")
     run_gateway(host, port)

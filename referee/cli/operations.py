@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 import click
 
 from ..config import load_config, read_password_file, with_password
+from ..logs import announce, configure_logging
 from ..signing import read_or_create_key_file
 from ..supervise import Child, Supervisor, describe_exit
 
@@ -91,11 +92,13 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
     from ..store.cluster import is_cluster_url  # noqa: PLC0415
 
     config = load_config()
+    configure_logging(config, process="serve")  # REFEREE_LOG_FORMAT=json: what serve says, as JSON lines
     if is_cluster_url(os.environ.get("REDIS_URL")) and not os.environ.get("REFEREE_WORK_REDIS_URL"):
         raise click.UsageError("REDIS_URL names a Redis Cluster: set REFEREE_WORK_REDIS_URL to a plain Redis for "
                                "RQ's queue (docs/scale.md)")
     env = dict(os.environ)
-    supervisor = Supervisor(lambda args: _spawn(args, env), lambda message: click.echo(f"serve: {message}", err=True))
+    supervisor = Supervisor(lambda args: _spawn(args, env), lambda message: announce(
+        f"serve: {message}", err=True, warning=" started (pid " not in message))  # exits and restarts: warnings
     redis_children: list[Child] = []
 
     var = Path(config["REFEREE_VAR"])
@@ -103,6 +106,10 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
     password_file = var / "redis-password"  # the embedded servers' password (0600); see embedded_redis.py
     if not (os.environ.get("REDIS_URL") and os.environ.get("REFEREE_WORK_REDIS_URL")):
         read_or_create_password(password_file)  # once, before the Redis processes read it
+    if config["REFEREE_METRICS"]:  # one metrics view over every child: prometheus_client's multi-process mode
+        from ..metrics import MULTIPROC_ENV, prepare_directory  # noqa: PLC0415
+
+        env[MULTIPROC_ENV] = str(prepare_directory(os.environ.get(MULTIPROC_ENV) or var / "metrics"))
 
     def embedded(name: str, durable: bool) -> str:
         directory = var / name
@@ -119,7 +126,7 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
             supervisor.stop(redis_children)
             raise click.ClickException(f"the embedded Redis in {directory} did not start")
         kind = "logs; AOF, appendfsync always" if durable else "queue and projections; not persisted"
-        click.echo(f"embedded Redis on {public} ({kind}) in {directory}; password in {password_file}")
+        announce(f"embedded Redis on {public} ({kind}) in {directory}; password in {password_file}")
         return url
 
     redis_url = os.environ.get("REDIS_URL") or embedded("redis", durable=True)
@@ -128,7 +135,7 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
     env["REDIS_URL"], env["REFEREE_WORK_REDIS_URL"] = redis_url, work_url
     env.setdefault("REFEREE_PUBLIC_URL", f"http://{f'[{host}]' if ':' in host else host}:{port}")
     if not os.environ.get("REDIS_URL") or not os.environ.get("REFEREE_WORK_REDIS_URL"):
-        click.echo(f"more workers: REDIS_URL={_without_password(redis_url)} "
+        announce(f"more workers: REDIS_URL={_without_password(redis_url)} "
                    f"REFEREE_WORK_REDIS_URL={_without_password(work_url)} "
                    f"REFEREE_REDIS_PASSWORD_FILE={password_file} referee worker")
     read_or_create_key_file(config["REFEREE_KEY_FILE"])  # create it once, before the web workers race for it
@@ -149,25 +156,25 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
         if mail_port is not None:
             gateway = [sys.executable, "-m", "referee.cli", "mail-gateway", "--host", host, "--port", str(mail_port)]
             served.append(supervisor.start("mail gateway", lambda _restarts: gateway))
-            click.echo(f"mail gateway on smtp://{host}:{mail_port}")
+            announce(f"mail gateway on smtp://{host}:{mail_port}")
         from ..notify.mail import mailer_from_config  # noqa: PLC0415
 
-        click.echo(mailer_from_config(config).describe())
-        click.echo("webhooks may reach loopback and private addresses (local use; REFEREE_WEBHOOK_PRIVATE=0 refuses "
+        announce(mailer_from_config(config).describe())
+        announce("webhooks may reach loopback and private addresses (local use; REFEREE_WEBHOOK_PRIVATE=0 refuses "
                    "them, as the Procfile does)" if config["REFEREE_WEBHOOK_PRIVATE"] else
                    "webhooks may not reach loopback or private addresses (REFEREE_WEBHOOK_PRIVATE=0)")
         web_args = _web_args(host, port, web_workers)
         served.append(supervisor.start("web server", lambda _restarts: web_args))
         if _wait_http(url):
-            click.echo(f"referee serving on {url}  (API docs: {url}/docs; Ctrl-C stops)")
+            announce(f"referee serving on {url}  (API docs: {url}/docs; Ctrl-C stops)")
         else:
-            click.echo(f"the web server did not answer on {url}", err=True)
+            announce(f"the web server did not answer on {url}", err=True)
             stopping = True
         while not stopping:  # restart dead workers and web servers; stop when a Redis of ours is gone
             gone = supervisor.essential_exited()
             if gone is not None:
                 assert gone.process is not None
-                click.echo(f"serve: {gone.name} (pid {gone.pid}) {describe_exit(gone.process.returncode)}; "
+                announce(f"serve: {gone.name} (pid {gone.pid}) {describe_exit(gone.process.returncode)}; "
                            "the service cannot run without it: stopping", err=True)
                 break
             supervisor.poll()
@@ -177,7 +184,7 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
         supervisor.stop(redis_children)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        click.echo("referee stopped")
+        announce("referee stopped")
 
 
 def _without_password(url: str) -> str:
@@ -265,6 +272,7 @@ def worker(*, url: str | None, work_url: str | None, queue: str | None, burst: b
     from workers.runner import run_worker  # noqa: PLC0415
 
     config = load_config()
+    configure_logging(config, process="notify" if notify == "only" else "worker")
     log_url, work = _redis_urls(url, work_url)
     run_worker(log_url, queue or config["REFEREE_QUEUE"], work_url=work, burst=burst, worker_class=worker_class,
                reconcile_every=config["REFEREE_RECONCILE_EVERY"], stale_after=config["REFEREE_STALE_AFTER"],

@@ -384,22 +384,19 @@ def wait_http(port: int, timeout: float = 30.0) -> None:
     raise RuntimeError("the web server did not start")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds of each throughput phase")
-    parser.add_argument("--latency-duration", type=float, default=20.0)
-    parser.add_argument("--clients", type=int, default=4, help="load-generating processes")
-    parser.add_argument("--games-per-client", type=int, default=12)
-    parser.add_argument("--rate", type=float, default=100.0, help="submissions per second in the latency phase")
-    parser.add_argument("--games", type=int, default=50, help="concurrent games in the latency phase")
-    parser.add_argument("--phases", default="noop,accept,latency",
-                        help="which phases to run (comma-separated): noop, accept, latency, and curves, cluster (the "
-                             "flat-cost curves and the cluster's accept ratio, by bench_scale.py and bench_cluster.py)")
-    parser.add_argument("--worker-class", default=None,
-                        help="gunicorn worker class (default: referee/gunicorn_conf.py's, gevent, as `referee serve`)")
-    parser.add_argument("--replay-workers", type=int, default=2, help="`referee worker` processes")
-    args = parser.parse_args()
-    phases = set(args.phases.split(","))
+def _observe_env(observe: str, tmp: Path) -> dict[str, str]:
+    """``--observe off``: no metrics (``REFEREE_METRICS=0``), text logs; ``on``: what ``referee serve`` runs with
+    ``REFEREE_LOG_FORMAT=json``: metrics in prometheus_client's multi-process mode over every process, JSON
+    logs and gunicorn's access log (into the processes' log file)."""
+    if observe == "off":
+        return {"REFEREE_METRICS": "0", "REFEREE_LOG_FORMAT": "text"}
+    directory = tmp / "metrics"
+    directory.mkdir(exist_ok=True)
+    return {"REFEREE_METRICS": "1", "REFEREE_LOG_FORMAT": "json", "PROMETHEUS_MULTIPROC_DIR": str(directory)}
+
+
+def run_layout(args: Any, phases: set[str], observe: str) -> dict[str, float]:
+    """One layout (Redis, gunicorn, replay workers), the phases run against it, then stopped."""
 
     children: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
@@ -411,7 +408,8 @@ def main() -> None:
                    "REFEREE_VAR": str(Path(tmp) / "var"),
                    "REFEREE_BENCH_NOOP": "1", "REFEREE_QUEUE": "bench", "PYTHONPATH": str(REPO),
                    # the load generator creates games from one address and unsigned: lift the creation limits
-                   "REFEREE_RATE_CREATE": "1000000 per minute", "REFEREE_RATE_CREATE_PER_KEY": "1000000 per minute"}
+                   "REFEREE_RATE_CREATE": "1000000 per minute", "REFEREE_RATE_CREATE_PER_KEY": "1000000 per minute",
+                   **_observe_env(observe, Path(tmp))}
             log = open(Path(tmp) / "processes.log", "wb")
             children.append(subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", "2",
@@ -426,7 +424,8 @@ def main() -> None:
             print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; logs on Redis "
                   f"{redis.public_url} (AOF, appendfsync always), queue and projections on {work.public_url}; "
                   f"gunicorn 2 {args.worker_class or 'gevent'} workers; "
-                  f"{args.replay_workers} replay workers; {args.clients} client processes")
+                  f"{args.replay_workers} replay workers; {args.clients} client processes; metrics and JSON logs "
+                  f"{observe}")
             noop_rate = accept_rate = float("nan")
             result: dict[str, Any] = {}
             groups = {"web": [children[0].pid], "replay workers": [c.pid for c in children[1:]],
@@ -475,6 +474,36 @@ def main() -> None:
             stop_children(children)
             redis.stop()
             work.stop()
+    return {"noop_per_s": noop_rate, "accepted_per_s": accept_rate}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds of each throughput phase")
+    parser.add_argument("--latency-duration", type=float, default=20.0)
+    parser.add_argument("--clients", type=int, default=4, help="load-generating processes")
+    parser.add_argument("--games-per-client", type=int, default=12)
+    parser.add_argument("--rate", type=float, default=100.0, help="submissions per second in the latency phase")
+    parser.add_argument("--games", type=int, default=50, help="concurrent games in the latency phase")
+    parser.add_argument("--phases", default="noop,accept,latency",
+                        help="which phases to run (comma-separated): noop, accept, latency, and curves, cluster (the "
+                             "flat-cost curves and the cluster's accept ratio, by bench_scale.py and bench_cluster.py)")
+    parser.add_argument("--worker-class", default=None,
+                        help="gunicorn worker class (default: referee/gunicorn_conf.py's, gevent, as `referee serve`)")
+    parser.add_argument("--replay-workers", type=int, default=2, help="`referee worker` processes")
+    parser.add_argument("--observe", choices=["off", "on", "both"], default="off",
+                        help="metrics and JSON logs off (REFEREE_METRICS=0), on (multi-process metrics, "
+                             "REFEREE_LOG_FORMAT=json, access log), or both: the layout twice, and the ratio")
+    args = parser.parse_args()
+    phases = set(args.phases.split(","))
+    results = {}
+    for observe in (["off", "on"] if args.observe == "both" else [args.observe]):
+        results[observe] = run_layout(args, phases, observe)
+    if len(results) == 2 and "accept" in phases:
+        off, on = results["off"]["accepted_per_s"], results["on"]["accepted_per_s"]
+        print(f"accept path, metrics and JSON logs on vs off: {on:.1f} / {off:.1f} submissions/s = {on / off:.3f} "
+              f"(target >= 0.95); no-op POST {results['on']['noop_per_s']:.1f} / {results['off']['noop_per_s']:.1f} "
+              f"= {results['on']['noop_per_s'] / results['off']['noop_per_s']:.3f}")
     # issue 13's other figures, by the benchmarks that measure them (after this layout is stopped, so that
     # they do not share the machine with it)
     if "curves" in phases:
