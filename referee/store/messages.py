@@ -32,7 +32,7 @@ from ..canonical import canonical_bytes
 from ..logchain import GENESIS
 from . import keys, scripts
 from .base import LogStore
-from .errors import DuplicateSubmission, GameNotFound, StaleAppend, StoreUnavailable
+from .errors import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend, StoreUnavailable
 from .memory import MemoryStore
 from .redis_store import RedisStore, stored_json
 
@@ -124,6 +124,8 @@ class RedisMessageStore(MessageStore):
         if status == "duplicate":
             tip = self.tip(game_id)
             raise DuplicateSubmission(int(result[1]), tip.length, tip.head)
+        if self.log_store.archive is not None and self.log_store.archive.has(game_id):
+            raise GameArchived(game_id)
         raise GameNotFound(game_id)
 
     def read(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
@@ -136,7 +138,13 @@ class RedisMessageStore(MessageStore):
 
     def set_mute(self, game_id: str, seat: int, mute: list[int], signed_ms: int) -> bool:
         value = json.dumps({"mute": list(mute), "ms": signed_ms}, separators=(",", ":"))
-        return bool(int(self._set_mute(keys=[keys.message_keys(game_id).mutes], args=[seat, value, signed_ms])))
+        k = keys.message_keys(game_id)
+        stored = int(self._set_mute(keys=[k.mutes, k.log], args=[seat, value, signed_ms]))
+        if stored < 0:
+            if self.log_store.archive is not None and self.log_store.archive.has(game_id):
+                raise GameArchived(game_id)
+            raise GameNotFound(game_id)
+        return bool(stored)
 
     def mutes(self, game_id: str) -> dict[int, list[int]]:
         raw: Any = self.redis.hgetall(keys.message_keys(game_id).mutes)

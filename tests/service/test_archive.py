@@ -12,7 +12,9 @@ import pytest
 from svc_helpers import accept_all, create_game, move_envelope, play_random, run_cli, signed
 from test_messages import say
 
+from referee.clock import now
 from referee.games_service.archiving import archive_game, document_of
+from referee.signing import MUTE_CTX
 from referee.store.archive import DirectoryArchive
 from referee.store.messages import messages_of
 from referee.verify import verify_bundle
@@ -86,6 +88,12 @@ def test_every_read_answers_the_same_bytes_before_and_after_archiving(app, http,
     envelope = move_envelope(game.game_id, 0, state["seq"], state["head"], {"type": "pass"})
     status, body = http.post(f"/games/{game.game_id}/moves", signed(game.keys[0], envelope))
     assert status == 409 and body["error"]["code"] == "game/not_active", body
+    # messages and mutes are still taken by a finished game, but an archived one takes nothing more
+    status, body = http.post(f"/games/{game.game_id}/messages", say(game, 0, "after the archive"))
+    assert status == 409 and body["error"]["code"] == "game/archived", body
+    mute = {"v": 1, "ctx": MUTE_CTX, "game": game.game_id, "seat": 0, "mute": [1], "at": now()}
+    status, body = http.post(f"/games/{game.game_id}/messages/mute", signed(game.keys[0], mute))
+    assert status == 409 and body["error"]["code"] == "game/archived", body
     assert _game_keys(store, game.game_id) == []
 
     again = archive_game(store, messages, archive, game.game_id, key, older_than=0)  # idempotent
