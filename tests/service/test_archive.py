@@ -15,6 +15,7 @@ from test_messages import say
 from referee.clock import now
 from referee.games_service.archiving import archive_game, document_of
 from referee.signing import MUTE_CTX
+from referee.store import GameExists
 from referee.store.archive import DirectoryArchive
 from referee.store.messages import messages_of
 from referee.verify import verify_bundle
@@ -96,6 +97,12 @@ def test_every_read_answers_the_same_bytes_before_and_after_archiving(app, http,
     assert status == 409 and body["error"]["code"] == "game/archived", body
     assert _game_keys(store, game.game_id) == []
 
+    run_worker()  # the replay workers (and their reconciler) leave an archived game alone
+    assert _game_keys(store, game.game_id) == []
+    with pytest.raises(GameExists):  # its id is taken for good (a signed creation sent again, say)
+        store.create(game.game_id, json.loads(before["/log"])["entries"][0], None)
+    assert _game_keys(store, game.game_id) == []
+
     again = archive_game(store, messages, archive, game.game_id, key, older_than=0)  # idempotent
     assert again.action == "cleaned"
     _same_reads(_reads(app, game.game_id), before)
@@ -164,3 +171,51 @@ def test_the_command_dry_run_changes_nothing_then_archives(app, http, run_worker
     assert list(archive.list()) == [game.game_id] and _game_keys(store, game.game_id) == []
     _same_reads(_reads(app, game.game_id), before)
     assert http.get(f"/games/{running.game_id}")[0] == 200
+
+
+_DIES_AFTER_THE_FILE = """
+import os, signal, sys
+from referee.games_service.archiving import archive_game
+from referee.signing import read_or_create_key_file
+from referee.store import RedisStore
+from referee.store.archive import DirectoryArchive
+from referee.store.messages import messages_of
+
+url, folder, key_file, game_id = sys.argv[1:]
+put = DirectoryArchive.put
+
+def put_then_die(self, game, document):
+    put(self, game, document)
+    os.kill(os.getpid(), signal.SIGKILL)  # the file is on disk; the keys not deleted yet
+
+DirectoryArchive.put = put_then_die
+archive = DirectoryArchive(folder)
+store = RedisStore.from_url(url).use_archive(archive)
+archive_game(store, messages_of(store), archive, game_id, read_or_create_key_file(key_file), older_than=0)
+"""
+
+
+def test_a_process_killed_between_the_file_and_the_deletion_loses_nothing(app, http, run_worker, redis_url,
+                                                                         monkeypatch):
+    import subprocess
+    import sys
+
+    from svc_helpers import REPO
+
+    game = _finished(http, run_worker, "fivetowers", 3, seed=13)
+    store, _messages, archive, _key = _archive(app)
+    before, keys_before = _reads(app, game.game_id), sorted(_game_keys(store, game.game_id))
+    died = subprocess.run([sys.executable, "-c", _DIES_AFTER_THE_FILE, redis_url, str(archive.path),
+                           app.config["REFEREE_KEY_FILE"], game.game_id], check=False, cwd=REPO, capture_output=True,
+                          timeout=60)
+    assert died.returncode == -9, died.stderr.decode()
+    assert archive.has(game.game_id) and sorted(_game_keys(store, game.game_id)) == keys_before
+    _same_reads(_reads(app, game.game_id), before)
+
+    monkeypatch.setenv("REFEREE_VAR", app.config["REFEREE_VAR"])
+    monkeypatch.delenv("REFEREE_ARCHIVE_DIR", raising=False)
+    monkeypatch.delenv("REFEREE_KEY_FILE", raising=False)
+    code, output = run_cli("archive", "--older-than", "0", "--url", redis_url)
+    assert code == 0 and f"archived {game.game_id}" in output, output
+    assert _game_keys(store, game.game_id) == []
+    _same_reads(_reads(app, game.game_id), before)
