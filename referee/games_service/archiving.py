@@ -78,6 +78,9 @@ def _text(value: Any) -> str:
 def document_of(store: RedisStore, messages: MessageStore, game_id: str, key: Ed25519PrivateKey
                 ) -> tuple[dict[str, Any] | None, str]:
     """The archive document of a live game, or ``(None, why not)`` when it may not be archived yet."""
+    early = store.read_projection(game_id)  # a cheap look first: most games in a scan are still running
+    if early is not None and early.get("status") not in OVER:
+        return None, f"it is {early.get('status')}"
     stored_messages = messages.read(game_id)  # before the log, as the export reads them
     log = store.read_log(game_id)
     projection = store.read_projection(game_id, with_verdicts=True)
