@@ -89,7 +89,10 @@ name                        default                     meaning
                                                         (one fsync'd file per game; back it up)
 ``REFEREE_ARCHIVE_AFTER``   ``604800`` (7 days)         seconds after a game's ``revealed`` entry (a
                                                         recorded game: its last) before ``referee
-                                                        archive`` moves it out of Redis
+                                                        archive`` and the replay workers move it
+                                                        out of Redis
+``REFEREE_ARCHIVE_EVERY``   ``3600``                    seconds between the replay workers' archiving
+                                                        passes (one worker at a time; 0: never)
 =========================== =========================== ==========================================
 """
 
@@ -142,6 +145,7 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_SSE_LIFETIME": 300.0,
     "REFEREE_ARCHIVE_DIR": None,  # None: <REFEREE_VAR>/archive
     "REFEREE_ARCHIVE_AFTER": 604800.0,
+    "REFEREE_ARCHIVE_EVERY": 3600.0,
 }
 
 # -- facing the open internet (issue 17): public URL, trusted proxies, the Redis password -------------
@@ -154,7 +158,7 @@ DEFAULTS.update({
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",
          "REFEREE_REPLICA_TIMEOUT_MS"}
-_FLOATS = {"REFEREE_ACCEPT_WITHIN", "REFEREE_ARCHIVE_AFTER",
+_FLOATS = {"REFEREE_ACCEPT_WITHIN", "REFEREE_ARCHIVE_AFTER", "REFEREE_ARCHIVE_EVERY",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
            "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",
            "REFEREE_BODY_TIMEOUT"}

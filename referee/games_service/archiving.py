@@ -21,6 +21,7 @@ separate work Redis leaves only derived keys (projection, verdicts), which the n
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -171,3 +172,26 @@ def archive_games(store: RedisStore, messages: MessageStore, archive: Archive, k
         if progress is not None:
             progress(len(out), len(targets))
     return out
+
+
+def due_games(store: RedisStore, older_than: float, now: int | None = None, chunk: int = 500) -> list[str]:
+    """The listed games that may be due for the archive: still in Redis, their projection over and last
+    written at least ``older_than`` seconds ago (it is written after the ``revealed`` entry, so this never
+    misses a due game whose projection was not rebuilt since). One pipelined ``HMGET`` per game, in chunks;
+    :func:`archive_game` checks each exactly."""
+    cutoff = (now_ms() if now is None else now) - older_than * 1000
+    due: list[str] = []
+    offset = 0
+    while True:
+        games = store.list_games(offset, chunk)
+        if not games:
+            return due
+        offset += len(games)
+        pipe = store.work.pipeline(transaction=False)
+        for game_id in games:
+            pipe.hmget(game_keys(game_id).projection, ["status", "updated_at"])
+        for game_id, (status, updated) in zip(games, pipe.execute(), strict=True):
+            if status is None or updated is None or json.loads(status) not in OVER:
+                continue
+            if parse_ms(json.loads(updated)) <= cutoff:
+                due.append(game_id)

@@ -219,3 +219,18 @@ def test_a_process_killed_between_the_file_and_the_deletion_loses_nothing(app, h
     assert code == 0 and f"archived {game.game_id}" in output, output
     assert _game_keys(store, game.game_id) == []
     _same_reads(_reads(app, game.game_id), before)
+
+
+def test_the_replay_workers_archive_by_themselves(app, http, run_worker, spawn_worker):
+    from svc_helpers import wait_until
+
+    game = _finished(http, run_worker, "towerup", 2, seed=17)
+    running = create_game(http, "towerup", 2)
+    store, _messages, archive, _key = _archive(app)
+    before = _reads(app, game.game_id)
+    spawn_worker(env={"REFEREE_VAR": app.config["REFEREE_VAR"], "REFEREE_ARCHIVE_AFTER": "0",
+                      "REFEREE_ARCHIVE_EVERY": "0.3", "REFEREE_KEY_FILE": "", "REFEREE_ARCHIVE_DIR": ""})
+    wait_until(lambda: store.archived_games() == [game.game_id], timeout=60, every=0.2)
+    assert _game_keys(store, game.game_id) == [] and list(archive.list()) == [game.game_id]
+    _same_reads(_reads(app, game.game_id), before)
+    assert http.get(f"/games/{running.game_id}")[0] == 200 and _game_keys(store, running.game_id)
