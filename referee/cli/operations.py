@@ -324,6 +324,9 @@ def archive(games: tuple[str, ...], older_than: float | None, dry_run: bool, url
     log_url, work = _redis_urls(url, work_url)
     archive_dir = DirectoryArchive(config["REFEREE_ARCHIVE_DIR"])
     store = RedisStore.from_url(log_url, work_url=work).use_archive(archive_dir)
+    if not Path(config["REFEREE_KEY_FILE"]).is_file():  # never a key of its own: the bundles are the referee's
+        raise click.UsageError(f"the referee's key file {config['REFEREE_KEY_FILE']} is not there: run with the "
+                               "service's REFEREE_VAR or REFEREE_KEY_FILE")
     key = read_or_create_key_file(config["REFEREE_KEY_FILE"])
     limit = config["REFEREE_ARCHIVE_AFTER"] if older_than is None else older_than
     tty = sys.stderr.isatty()
