@@ -43,6 +43,7 @@ def init_store(app: Flask) -> None:
     from .games_service import GameService, InlineDispatch, NoDispatch  # noqa: PLC0415
     from .messages import MessageService  # noqa: PLC0415
     from .store import MemoryStore, RedisStore  # noqa: PLC0415
+    from .store.archive import DirectoryArchive  # noqa: PLC0415
     from .store.messages import messages_of  # noqa: PLC0415
     from .tournaments.service import TournamentService  # noqa: PLC0415
 
@@ -51,6 +52,7 @@ def init_store(app: Flask) -> None:
         store: Any = MemoryStore()
     else:
         store = RedisStore.from_url(config["REDIS_URL"], work_url=config["REFEREE_WORK_REDIS_URL"])
+        store.use_archive(DirectoryArchive(config["REFEREE_ARCHIVE_DIR"]))  # archived games' reads
         store.require_replicas(config["REFEREE_MIN_REPLICAS"], config["REFEREE_REPLICA_TIMEOUT_MS"])
         durability = store.durability()  # best effort: {} when Redis is down or CONFIG is not allowed
         if durability and durability != {"appendonly": "yes", "appendfsync": "always"}:

@@ -94,6 +94,25 @@ def build_bundle(log: list[dict[str, Any]], key: Ed25519PrivateKey, *, result: A
     return sign_bundle(unsigned, key)
 
 
+def published_result(projection: dict[str, Any] | None, log: list[dict[str, Any]]) -> Any:
+    """The result the referee published (its stored ``projection``'s), if that projection is at the end of
+    ``log``; else ``None``."""
+    if (projection and log and projection.get("seq") == len(log) and projection.get("head") == log[-1].get("hash")
+            and projection.get("result") is not None):
+        return projection["result"]
+    return None
+
+
+def export_bundle(log: list[dict[str, Any]], projection: dict[str, Any] | None, key: Ed25519PrivateKey,
+                  messages: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The bundle ``GET /games/{id}/export`` answers (and the archive keeps): the published result when the
+    stored projection is at the end of the log, else the result recomputed by replaying it."""
+    published = published_result(projection, log)
+    if published is None:
+        return build_bundle(log, key, messages=messages)
+    return build_bundle(log, key, result=published, messages=messages)
+
+
 def sign_bundle(bundle: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
     """``bundle`` with ``referee_key`` set to ``key``'s public key and a fresh ``referee_sig``."""
     unsigned = unsigned_part(bundle)

@@ -90,6 +90,14 @@ name                        default                     meaning
 ``REFEREE_METRICS``         ``1``                       ``0``: no counting, no ``GET /metrics``
 ``REFEREE_METRICS_ALLOW``   ``127.0.0.1/8,::1``         client addresses/networks ``GET /metrics`` answers
                                                         (404 to any other; ``referee/metrics.py``)
+``REFEREE_ARCHIVE_DIR``     ``<REFEREE_VAR>/archive``   where finished games go when they leave Redis
+                                                        (one fsync'd file per game; back it up)
+``REFEREE_ARCHIVE_AFTER``   ``604800`` (7 days)         seconds after a game's ``revealed`` entry (a
+                                                        recorded game: its last) before ``referee
+                                                        archive`` and the replay workers move it
+                                                        out of Redis
+``REFEREE_ARCHIVE_EVERY``   ``3600``                    seconds between the replay workers' archiving
+                                                        passes (one worker at a time; 0: never)
 =========================== =========================== ==========================================
 """
 
@@ -140,6 +148,9 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_SSE_HEARTBEAT": 15.0,
     "REFEREE_BODY_TIMEOUT": 20.0,
     "REFEREE_SSE_LIFETIME": 300.0,
+    "REFEREE_ARCHIVE_DIR": None,  # None: <REFEREE_VAR>/archive
+    "REFEREE_ARCHIVE_AFTER": 604800.0,
+    "REFEREE_ARCHIVE_EVERY": 3600.0,
 }
 
 # -- facing the open internet (issue 17): public URL, trusted proxies, the Redis password -------------
@@ -158,7 +169,7 @@ DEFAULTS.update({
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",
          "REFEREE_REPLICA_TIMEOUT_MS"}
-_FLOATS = {"REFEREE_ACCEPT_WITHIN",
+_FLOATS = {"REFEREE_ACCEPT_WITHIN", "REFEREE_ARCHIVE_AFTER", "REFEREE_ARCHIVE_EVERY",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
            "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",
            "REFEREE_BODY_TIMEOUT"}
@@ -208,6 +219,8 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
             config[name] = _coerce(name, config[name])
     if not config["REFEREE_WORK_REDIS_URL"]:
         config["REFEREE_WORK_REDIS_URL"] = config["REDIS_URL"]
+    if not config["REFEREE_ARCHIVE_DIR"]:
+        config["REFEREE_ARCHIVE_DIR"] = os.path.join(config["REFEREE_VAR"], "archive")
     if not config["REFEREE_KEY_FILE"]:
         config["REFEREE_KEY_FILE"] = os.path.join(config["REFEREE_VAR"], "referee-key")
     if config["REFEREE_STORE"] not in {"redis", "memory"}:

@@ -32,8 +32,8 @@ series                              type      what
                                               and ``outcome`` (``ok``, ``failed``, ``skipped``,
                                               ``disabled``)
 ``referee_timeouts_total``          counter   ``timeout`` entries the deadline scheduler appended
-``referee_archived_games_total``    counter   games moved to the archive (0: archiving does not
-                                              exist yet)
+``referee_archived_games_total``    counter   games moved to the archive (``referee archive``, the
+                                              replay workers' archiving passes)
 ``referee_redis_used_memory_bytes`` gauge     ``used_memory`` of each Redis (``redis`` = ``log``,
                                               ``work``)
 ``referee_redis_maxmemory_bytes``   gauge     its ``maxmemory`` (0: no limit)
@@ -68,7 +68,7 @@ REPLAY_LAG = Histogram("referee_replay_lag_seconds",
 DELIVERIES = Counter("referee_deliveries", "Deliveries (webhook, mail, confirm) by kind and outcome",
                      ["kind", "outcome"])
 TIMEOUTS = Counter("referee_timeouts", "Timeout entries appended by the deadline scheduler")
-ARCHIVED = Counter("referee_archived_games", "Finished games moved to the archive (0 until archiving exists)")
+ARCHIVED = Counter("referee_archived_games", "Finished games moved to the archive")
 
 
 def outcome_of(status: int) -> str:

@@ -25,6 +25,7 @@ from referee.store import RedisStore
 
 from . import jobs
 from .allowlist import RefereeSimpleWorker, RefereeWorker
+from .archiver import archiver_of
 from .deadlines import DeadlineScheduler
 from .projector import Projector
 from .queue import ReplayDispatch, replay_queue
@@ -81,6 +82,9 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
             deadlines.run_once()
         else:
             deadlines.start()
+    archiver = archiver_of(store, load_config()) if not burst and notify != "only" else None
+    if archiver is not None:
+        archiver.start()
     loop = None
     if notify != "only":
         loop = jobs.replay_loop(queue, Projector(store))  # its own projector: the RQ retries use jobs.projector()
@@ -102,6 +106,8 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
             loop.stop()
         if reconciler is not None:
             reconciler.stop()
+        if archiver is not None:
+            archiver.stop()
         if deadlines is not None and not burst:
             deadlines.stop()
         if router is not None and not burst:

@@ -24,7 +24,7 @@ from flask.views import MethodView
 
 from schemas.common import ErrorSchema
 
-from ..bundle import build_bundle, load_bundle
+from ..bundle import export_bundle, load_bundle
 from ..canonical import StrictJSONError
 from ..errors import ServiceError, invalid
 from ..signing import public_key_b64
@@ -71,22 +71,8 @@ class Export(MethodView):
             log = store.read_log(game_id)
         except GameNotFound as exc:
             raise ServiceError(404, "game/not_found", f"no game {game_id!r}") from exc
-        published = _published_result(store, game_id, log)
-        key = current_app.extensions["referee.key"]
-        if published is None:
-            bundle = build_bundle(log, key, messages=messages)
-        else:
-            bundle = build_bundle(log, key, result=published, messages=messages)
+        bundle = export_bundle(log, store.read_projection(game_id), current_app.extensions["referee.key"], messages)
         return current_app.response_class(current_app.json.dumps(bundle), mimetype="application/json")
-
-
-def _published_result(store: Any, game_id: str, log: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The result the referee published (its projection's), if the projection is at the end of ``log``."""
-    projection = store.read_projection(game_id)
-    if (projection and log and projection.get("seq") == len(log) and projection.get("head") == log[-1].get("hash")
-            and projection.get("result") is not None):
-        return projection["result"]
-    return None
 
 
 @blp.route("/verify")

@@ -9,6 +9,7 @@ Running the service (``operations.py``)::
     referee worker                an RQ replay worker with the scheduler and the reconciler
     referee reconcile             queue replays for games whose projection lags (once, or --every N)
     referee rebuild GAME… | --all rebuild projections from the logs, from scratch
+    referee archive [GAME…]       move finished games out of Redis into the archive
     referee backup --out FILE     (``backup.py``) the log Redis, the archive and the key into one file, live
     referee restore FILE          that file into an empty data directory
 
@@ -45,6 +46,7 @@ main.add_command(operations.serve)
 main.add_command(operations.worker)
 main.add_command(operations.reconcile)
 main.add_command(operations.rebuild)
+main.add_command(operations.archive)
 main.add_command(operations.embedded_redis)  # `_redis`, hidden: serve's children
 main.add_command(operations.werkzeug_server)  # `_werkzeug`, hidden: serve's web server without gunicorn
 main.add_command(backup.backup)

@@ -314,6 +314,48 @@ def reconcile(*, url: str | None, work_url: str | None, queue: str | None, every
 
 @click.command()
 @click.argument("games", nargs=-1)
+@click.option("--older-than", type=float, metavar="SECONDS",
+              help="archive games over for at least this long (default $REFEREE_ARCHIVE_AFTER: 604800, a week)")
+@click.option("--dry-run", is_flag=True, help="only print what would move; change nothing")
+@url_option
+@work_url_option
+def archive(games: tuple[str, ...], older_than: float | None, dry_run: bool, url: str | None,
+            work_url: str | None) -> None:
+    """Move finished games out of Redis into the archive ($REFEREE_ARCHIVE_DIR): every listed game (or GAMES)
+    over for --older-than seconds; each file is written and fsync'd before the game's keys are deleted."""
+    from ..games_service.archiving import archive_games  # noqa: PLC0415
+    from ..store import RedisStore  # noqa: PLC0415
+    from ..store.archive import DirectoryArchive  # noqa: PLC0415
+    from ..store.messages import messages_of  # noqa: PLC0415
+
+    config = load_config()
+    log_url, work = _redis_urls(url, work_url)
+    archive_dir = DirectoryArchive(config["REFEREE_ARCHIVE_DIR"])
+    store = RedisStore.from_url(log_url, work_url=work).use_archive(archive_dir)
+    if not Path(config["REFEREE_KEY_FILE"]).is_file():  # never a key of its own: the bundles are the referee's
+        raise click.UsageError(f"the referee's key file {config['REFEREE_KEY_FILE']} is not there: run with the "
+                               "service's REFEREE_VAR or REFEREE_KEY_FILE")
+    key = read_or_create_key_file(config["REFEREE_KEY_FILE"])
+    limit = config["REFEREE_ARCHIVE_AFTER"] if older_than is None else older_than
+    tty = sys.stderr.isatty()
+    outcomes = archive_games(store, messages_of(store), archive_dir, key, older_than=limit, dry_run=dry_run,
+                             games=list(games) or None,
+                             progress=(lambda done, total: click.echo(f"\r\x1b[2K{done}/{total} game(s) looked at",
+                                                                     err=True, nl=False)) if tty else None)
+    if tty:
+        click.echo("", err=True)
+    moved = [o for o in outcomes if o.action == "archived"]
+    verb = "would archive" if dry_run else "archived"
+    for outcome in outcomes:
+        if outcome.action == "archived":
+            click.echo(f"{verb} {outcome.game}")
+        elif outcome.action in ("retry", "cleaned") or games:
+            click.echo(f"{outcome.game}: {outcome.action}{': ' + outcome.reason if outcome.reason else ''}")
+    click.echo(f"{verb} {len(moved)} game(s) of {len(outcomes)} looked at, into {archive_dir.path}")
+
+
+@click.command()
+@click.argument("games", nargs=-1)
 @click.option("--all", "all_games", is_flag=True, help="every game that has a log, and the ratings")
 @click.option("--ratings", is_flag=True,
               help="every ruleset's ratings, from the tournaments' logs (counting the organiser-signed tournaments "

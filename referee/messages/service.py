@@ -29,7 +29,7 @@ from ..logchain import seal
 from ..notify.contacts import FRESH
 from ..notify.events import message_event
 from ..signing import MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, sign, verify
-from ..store import DuplicateSubmission, GameNotFound, StaleAppend, StoreUnavailable
+from ..store import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend, StoreUnavailable
 from ..store.messages import MessageStore
 from ..timecontrol import format_ms, parse_ms
 
@@ -162,6 +162,8 @@ class MessageService:
                                    f"this signed message is in the game's messages already at position "
                                    f"{exc.position}; sign a new one (a new at)",
                                    details={"position": exc.position}) from exc
+            except GameArchived as exc:
+                raise _archived(game_id) from exc
             except GameNotFound as exc:
                 raise ServiceError(404, "game/not_found", f"no game {game_id!r}") from exc
             except StoreUnavailable as exc:
@@ -216,7 +218,18 @@ class MessageService:
             raise invalid([{"path": "$.envelope.mute", "problem": "a seat cannot mute itself"}])
         signed_ms = self._fresh(envelope["at"], "$.envelope.at")
         seat = self._authenticate(game_id, keys, submission)
-        if not self.store.set_mute(game_id, seat, sorted(envelope["mute"]), signed_ms):
+        try:
+            stored = self.store.set_mute(game_id, seat, sorted(envelope["mute"]), signed_ms)
+        except GameArchived as exc:
+            raise _archived(game_id) from exc
+        except GameNotFound as exc:
+            raise ServiceError(404, "game/not_found", f"no game {game_id!r}") from exc
+        if not stored:
             raise ServiceError(409, "messages/stale_mute", "a mute request of this seat signed at this time or later "
                                "is stored already; sign a new one", details={"at": format_ms(signed_ms)})
         return {"game": game_id, "seat": seat, "muted": sorted(envelope["mute"])}
+
+
+def _archived(game_id: str) -> ServiceError:
+    return ServiceError(409, "game/archived", f"game {game_id} is over and archived: it takes no more messages or "
+                        "mutes (its messages are still read)")

@@ -6,7 +6,15 @@ Key names live in :mod:`.keys`, every Lua script in :mod:`.scripts`, the interfa
 from __future__ import annotations
 
 from .base import PROJECTION_FIELDS, Appended, LogStore, Tip
-from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreError, StoreUnavailable
+from .errors import (
+    DuplicateSubmission,
+    GameArchived,
+    GameExists,
+    GameNotFound,
+    StaleAppend,
+    StoreError,
+    StoreUnavailable,
+)
 from .memory import MemoryStore
 from .redis_store import RedisStore
 
@@ -14,6 +22,7 @@ __all__ = [
     "PROJECTION_FIELDS",
     "Appended",
     "DuplicateSubmission",
+    "GameArchived",
     "GameExists",
     "GameNotFound",
     "LogStore",

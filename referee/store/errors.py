@@ -44,3 +44,12 @@ class DuplicateSubmission(StoreError):
 
 class StoreUnavailable(StoreError):
     """The backing store could not be reached or did not confirm the write."""
+
+
+class GameArchived(StoreError):
+    """A write (a message, a mute) to a game that was moved to the archive (``referee.store.archive``): archived
+    games take nothing more; nothing written."""
+
+    def __init__(self, game_id: str):
+        super().__init__(f"game {game_id} is archived")
+        self.game_id = game_id

@@ -28,7 +28,10 @@ key                             type        content
 ``game:{<id>}:messages-sigs``   hash        signature → message position, for a message posted twice
 ``game:{<id>}:mutes``           hash        seat → JSON ``{"mute": [seats], "ms"}``: whom that seat muted, and
                                             the signer's time of the request (a later one replaces it)
-``referee:games``               sorted set  game ids scored by creation time (ms)
+``referee:games``               sorted set  game ids scored by creation time (ms); an archived game stays
+                                            listed (the lobby pages over this one set)
+``referee:archived``            sorted set  archived game ids (``referee.store.archive``) scored by when they
+                                            were archived (ms): their keys above are gone from Redis
 ``tournament:{<id>}:log``       stream      a tournament's log (same entry format and stream IDs as a
                                             game's; ``docs/tournaments.md``), appended by APPEND_ENTRY
 ``tournament:{<id>}:head``      string      hex hash of its last entry
@@ -83,6 +86,8 @@ GAME_MESSAGES_HEAD = "game:{{{game}}}:messages-head"
 GAME_MESSAGES_SIGS = "game:{{{game}}}:messages-sigs"
 GAME_MUTES = "game:{{{game}}}:mutes"
 GAMES_INDEX = "referee:games"
+#: sorted set: the games moved to the archive (their own keys deleted), scored by when (ms)
+ARCHIVED_INDEX = "referee:archived"
 TOURNAMENT_LOG = "tournament:{{{tournament}}}:log"
 TOURNAMENT_HEAD = "tournament:{{{tournament}}}:head"
 TOURNAMENT_SECRET = "tournament:{{{tournament}}}:secret"
@@ -195,3 +200,11 @@ def message_keys(game_id: str) -> MessageKeys:
         raise ValueError(f"not a valid game id: {game_id!r}")
     return MessageKeys(*(template.format(game=game_id) for template in (
         GAME_MESSAGES, GAME_MESSAGES_HEAD, GAME_MESSAGES_SIGS, GAME_MUTES, GAME_LOG)))
+
+
+def archived_game_keys(game_id: str) -> tuple[list[str], list[str]]:
+    """Every key of one game, as archiving deletes them: ``(on the log's Redis, on the work Redis)`` (the
+    projection, verdicts and events live on the work Redis when it is another server)."""
+    k, m = game_keys(game_id), message_keys(game_id)
+    return [k.log, k.head, k.secret, k.sigs, k.pending, m.stream, m.head, m.sigs, m.mutes], [
+        k.projection, k.verdicts, k.events]

@@ -32,7 +32,7 @@ from ..canonical import canonical_bytes
 from ..logchain import GENESIS
 from . import keys, scripts
 from .base import LogStore
-from .errors import DuplicateSubmission, GameNotFound, StaleAppend, StoreUnavailable
+from .errors import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend, StoreUnavailable
 from .memory import MemoryStore
 from .redis_store import FOLLOW_BLOCK_MAX, RedisStore, stored_json, streams_of
 
@@ -94,6 +94,8 @@ class RedisMessageStore(MessageStore):
     def __init__(self, store: RedisStore):
         self.logs = store
         self.redis = store.redis
+        #: answers an archived game's messages from its archived document (``RedisStore.archived``)
+        self.log_store = store
         self._append = self.redis.register_script(scripts.APPEND_MESSAGE)
         self._set_mute = self.redis.register_script(scripts.SET_MUTE)
 
@@ -105,7 +107,11 @@ class RedisMessageStore(MessageStore):
         pipe.xlen(k.log)
         count, head, log_seq = pipe.execute()
         if not log_seq:
-            raise GameNotFound(game_id)
+            document = self.log_store.archived(game_id)
+            if document is None:
+                raise GameNotFound(game_id)
+            stored = document.get("messages") or []
+            return MessageTip(len(stored), stored[-1]["hash"] if stored else GENESIS, len(document["bundle"]["log"]))
         return MessageTip(int(count), _text(head) if head else GENESIS, int(log_seq))
 
     def append(self, game_id: str, message: dict[str, Any], signature: str) -> int:
@@ -127,10 +133,16 @@ class RedisMessageStore(MessageStore):
         if status == "duplicate":
             tip = self.tip(game_id)
             raise DuplicateSubmission(int(result[1]), tip.length, tip.head)
+        if self.log_store.archive is not None and self.log_store.archive.has(game_id):
+            raise GameArchived(game_id)
         raise GameNotFound(game_id)
 
     def read(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
         rows: Any = self.redis.xrange(keys.message_keys(game_id).stream, min=keys.stream_id(max(start, 0)), max="+")
+        if not rows:
+            document = self.log_store.archived(game_id)
+            if document is not None:
+                return list(document.get("messages") or [])[max(start, 0):]
         return [json.loads(fields.get(b"e", fields.get("e"))) for _id, fields in rows]
 
     def follow(self, game_id: str, after: int, message_from: int, timeout: float, limit: int = 100
@@ -154,10 +166,19 @@ class RedisMessageStore(MessageStore):
 
     def set_mute(self, game_id: str, seat: int, mute: list[int], signed_ms: int) -> bool:
         value = json.dumps({"mute": list(mute), "ms": signed_ms}, separators=(",", ":"))
-        return bool(int(self._set_mute(keys=[keys.message_keys(game_id).mutes], args=[seat, value, signed_ms])))
+        k = keys.message_keys(game_id)
+        stored = int(self._set_mute(keys=[k.mutes, k.log], args=[seat, value, signed_ms]))
+        if stored < 0:
+            if self.log_store.archive is not None and self.log_store.archive.has(game_id):
+                raise GameArchived(game_id)
+            raise GameNotFound(game_id)
+        return bool(stored)
 
     def mutes(self, game_id: str) -> dict[int, list[int]]:
-        raw = self.redis.hgetall(keys.message_keys(game_id).mutes)
+        raw: Any = self.redis.hgetall(keys.message_keys(game_id).mutes)
+        if not raw:
+            document = self.log_store.archived(game_id)
+            raw = (document.get("mutes") or {}) if document is not None else {}
         return {int(_text(seat)): list(json.loads(value)["mute"]) for seat, value in raw.items()}
 
 

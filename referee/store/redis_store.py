@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, TypeAlias, cast
 
 import redis
@@ -40,6 +41,7 @@ from redis.typing import KeyT, StreamIdT
 from ..clock import now_ms
 from ..logchain import GENESIS
 from . import cluster, keys, scripts
+from .archive import Archive
 from .base import KEEP_TIMER, Appended, LogStore, Tip, decode_projection, encode_projection
 from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
 
@@ -144,6 +146,29 @@ class RedisStore(LogStore):
         #: the wait command per master (``WAIT`` or, on Redis >= 7.2, ``WAITAOF``), by the node's name
         self._wait_commands: dict[str, tuple[Any, ...]] = {}
         self._refreshed = 0.0
+        #: where archived games are (``REFEREE_ARCHIVE_DIR``): the reads of a game whose keys are gone from
+        #: Redis are answered from its archived document (:meth:`archived`); ``None``: no archive
+        self.archive: Archive | None = None
+
+    def use_archive(self, archive: Archive | None) -> RedisStore:
+        """Answer the reads of archived games from ``archive`` (``referee.store.archive``)."""
+        self.archive = archive
+        return self
+
+    def archived(self, game_id: str) -> dict[str, Any] | None:
+        """The archived document of ``game_id`` (``referee.store.archive``), or ``None``: no archive, or the
+        game is not in it. (Not cached: a document written by an archiving run that then did not delete the
+        game's keys is rewritten by the next run.)"""
+        if self.archive is None:
+            return None
+        return self.archive.get(game_id)
+
+    def _archived_log(self, game_id: str) -> list[dict[str, Any]]:
+        """The log of an archived game; ``GameNotFound`` when the game is not archived either."""
+        document = self.archived(game_id)
+        if document is None:
+            raise GameNotFound(game_id)
+        return list(document["bundle"]["log"])
 
     def require_replicas(self, count: int, timeout_ms: int = REPLICA_TIMEOUT_MS) -> RedisStore:
         """Acknowledge a log write only once ``count`` replicas have it (``WAIT count timeout_ms`` on the
@@ -203,6 +228,8 @@ class RedisStore(LogStore):
     # -- games and their logs ---------------------------------------------------------------------
     def create(self, game_id: str, entry: dict[str, Any], secret: bytes | None) -> Appended:
         k = keys.game_keys(game_id)
+        if self.archive is not None and self.archive.has(game_id):
+            raise GameExists(game_id)
         extra = self._flag_keys()
         now = now_ms()
         call_keys = [k.log, k.head, k.secret, k.pending, *extra]
@@ -401,14 +428,17 @@ class RedisStore(LogStore):
         k = keys.game_keys(game_id)
         rows = rows_of(self.redis.xrange(k.log, min=keys.stream_id(max(start, 0)), max="+", count=limit))
         if not rows and (start == 0 or not self.redis.exists(k.log)):
-            raise GameNotFound(game_id)
+            archived = self._archived_log(game_id)
+            start = max(start, 0)
+            return archived[start:None if limit is None else start + limit]
         return [_entry(fields) for _id, fields in rows]
 
     def read_since(self, game_id: str, start: int) -> tuple[list[dict[str, Any]], Tip]:
         k = keys.game_keys(game_id)
         length, head, *rows = self._read_since(keys=[k.log, k.head], args=[keys.stream_id(max(start, 0))])
         if not length:
-            raise GameNotFound(game_id)
+            archived = self._archived_log(game_id)
+            return archived[max(start, 0):], Tip(len(archived), archived[-1]["hash"])
         return [json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
 
     def read_since_many(self, starts: list[tuple[str, int]]) -> list[tuple[list[dict[str, Any]], Tip] | Exception]:
@@ -423,8 +453,10 @@ class RedisStore(LogStore):
                 out.append(reply)
                 continue
             length, head, *rows = reply
-            out.append(([json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS))
-                       if length else GameNotFound(game_id))
+            if length:
+                out.append(([json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)))
+            else:  # an archived game's log is not the replay workers' to fold again
+                out.append(GameNotFound(game_id))
         return out
 
     def _evalsha_many(self, client: Any, script: Any, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
@@ -544,15 +576,22 @@ class RedisStore(LogStore):
         pipe.get(k.head)
         length, head = pipe.execute()
         if not length:
-            raise GameNotFound(game_id)
+            archived = self._archived_log(game_id)
+            return Tip(len(archived), archived[-1]["hash"])
         return Tip(int(length), _text(head) if head else GENESIS)
 
     def read_secret(self, game_id: str) -> bytes | None:
         raw = self.redis.get(keys.game_keys(game_id).secret)
+        if not raw:
+            document = self.archived(game_id)
+            raw = document.get("secret") if document is not None else None
         return bytes.fromhex(_text(raw)) if raw else None
 
     def find_submission(self, game_id: str, signature: str) -> int | None:
         raw = self.redis.hget(keys.game_keys(game_id).sigs, signature)
+        if raw is None:
+            document = self.archived(game_id)
+            raw = (document.get("sigs") or {}).get(signature) if document is not None else None
         return int(raw) if raw is not None else None
 
     def list_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
@@ -567,6 +606,41 @@ class RedisStore(LogStore):
         """(Re-)list a game in the index (used by ``rebuild --all`` for games found by scanning)."""
         self.redis.zadd(keys.GAMES_INDEX, {game_id: created_ms}, nx=True)
 
+    def drop_archived(self, game_id: str, when_ms: int, archive_first: Callable[[], bool] | None = None) -> bool:
+        """Delete every key of ``game_id`` (``keys.archived_game_keys``) and move it from the pending and timer
+        indexes to ``referee:archived`` (it stays listed in ``referee:games``, the lobby's index).
+
+        The game's keys on the log's Redis are ``WATCH``ed first; then ``archive_first()`` runs (it writes and
+        checks the archived document from what it reads now; ``False``: do not delete); then the deletion is one
+        ``MULTI``, which Redis refuses if any watched key changed meanwhile (a message, a mute, an entry): then
+        nothing is deleted and this returns ``False`` (archive it again: the document is rewritten). The
+        derived keys on a separate work Redis go after. Repeating it is harmless. Not on a Redis Cluster yet."""
+        if self.cluster:
+            raise StoreUnavailable("archiving games out of a Redis Cluster is not supported yet")
+        log_keys, work_keys = keys.archived_game_keys(game_id)
+        same = self.work is self.redis
+        with cast(redis.Redis, self.redis).pipeline(transaction=True) as pipe:
+            pipe.watch(*log_keys)
+            if archive_first is not None and not archive_first():
+                pipe.unwatch()
+                return False
+            pipe.multi()
+            pipe.delete(*log_keys, *(work_keys if same else []))
+            pipe.zrem(keys.PENDING_INDEX, game_id)
+            pipe.zrem(keys.TIMERS, game_id)
+            pipe.zadd(keys.ARCHIVED_INDEX, {game_id: when_ms}, nx=True)
+            try:
+                pipe.execute()
+            except redis.WatchError:
+                return False
+        if not same:
+            self.work.delete(*work_keys)
+        return True
+
+    def archived_games(self) -> list[str]:
+        """The ids in ``referee:archived``, oldest archived first."""
+        return [_text(game) for game in self.redis.zrange(keys.ARCHIVED_INDEX, 0, -1)]
+
     # -- replay bookkeeping -------------------------------------------------------------------------
     def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:
         k = keys.game_keys(game_id)
@@ -578,7 +652,13 @@ class RedisStore(LogStore):
         else:
             raw, verdicts = self.work.hgetall(k.projection), None
         if not raw:
-            return None
+            document = self.archived(game_id)
+            if document is None or document.get("projection") is None:
+                return None
+            projection = dict(document["projection"])
+            if with_verdicts:
+                projection["verdicts"] = list(document.get("verdicts") or [])
+            return projection
         projection = decode_projection({_text(name): _text(value) for name, value in raw.items()})
         if verdicts is not None:
             projection["verdicts"] = [json.loads(v) for v in verdicts]
@@ -588,7 +668,12 @@ class RedisStore(LogStore):
         end = -1 if stop is None else stop - 1
         if stop is not None and stop <= start:
             return []
-        return [json.loads(v) for v in self.work.lrange(keys.game_keys(game_id).verdicts, start, end)]
+        stored = [json.loads(v) for v in self.work.lrange(keys.game_keys(game_id).verdicts, start, end)]
+        if not stored:
+            document = self.archived(game_id)
+            if document is not None:
+                return list(document.get("verdicts") or [])[start:stop]
+        return stored
 
     @staticmethod
     def _projection_call(game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]], from_seq: int,

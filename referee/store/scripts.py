@@ -110,10 +110,12 @@ expected position, recording the game's log length then; the chain is hashed in 
 
 SET_MUTE — replace whom a seat muted, unless a request signed later is stored already
     KEYS[1]  game:{id}:mutes          hash: seat -> JSON {"mute": [seats], "ms": signer's time in ms}
+    KEYS[2]  game:{id}:log            the game's log: only read (that the game is still in Redis, not archived)
     ARGV[1]  the seat
     ARGV[2]  the JSON to store
     ARGV[3]  its signer's time in ms
     returns  1: stored | 0: a request signed at that time or later is stored; nothing written
+           | -1: no such game in Redis (unknown, or archived); nothing written
 
 WRITE_PROJECTION — store what a replay job folded, if nobody stored more meanwhile
     KEYS[1]  game:{id}:proj      hash of projection fields (all strings; JSON where structured)
@@ -300,6 +302,9 @@ return {'ok', len}
 """
 
 SET_MUTE = """
+if redis.call('XLEN', KEYS[2]) == 0 then
+  return -1
+end
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if old and tonumber(cjson.decode(old)['ms']) >= tonumber(ARGV[3]) then
   return 0

@@ -1,0 +1,201 @@
+"""Archiving finished games out of Redis (CONTRACT section 13, "Archive"): :func:`archive_game`.
+
+A game is archived when it is over (finished, aborted or expired), its bundle is final (the seed revealed,
+or a recorded game over), its replay worker's projection is at the end of its log, and its ``revealed``
+entry (a recorded game: its last entry) is at least ``older_than`` seconds old (``REFEREE_ARCHIVE_AFTER``).
+
+The steps, each safe to interrupt (``RedisStore.drop_archived``):
+
+1. ``WATCH`` the game's keys on the log's Redis;
+2. read the game (log, projection and verdicts, messages, mutes, seed, signatures) and make its document
+   (``referee.store.archive``: the bundle exactly as ``GET /games/{id}/export`` answers it, and the rest);
+3. write it to the archive (fsync'd file, fsync'd folder) unless the same document is there already, and
+   read it back: it must equal what was read;
+4. delete every key of the game in one ``MULTI`` (refused if a watched key changed since 1: nothing is
+   deleted, and the next run writes the document again from the newer data).
+
+A crash after 3 leaves the game whole in Redis (it is still served from there) with a document beside it:
+the next run finds the document, checks it against Redis, and deletes the keys. A crash after 4 on a
+separate work Redis leaves only derived keys (projection, verdicts), which the next run deletes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from ..bundle import export_bundle, is_final
+from ..clock import now_ms
+from ..metrics import ARCHIVED
+from ..replay import ABORTED, EXPIRED, FINISHED
+from ..store import GameNotFound, RedisStore
+from ..store.archive import ARCHIVE_FORMAT, Archive
+from ..store.keys import game_keys, message_keys
+from ..store.messages import MessageStore
+from ..timecontrol import parse_ms
+
+#: the statuses of a game that takes nothing more
+OVER = frozenset({FINISHED, ABORTED, EXPIRED})
+#: ``REFEREE_ARCHIVE_AFTER``'s default: a week after the seed is revealed
+ARCHIVE_AFTER = 7 * 24 * 3600.0
+
+
+@dataclass
+class Outcome:
+    """What :func:`archive_game` did with one game: ``action`` is ``archived`` (moved now, or would be with
+    ``dry_run``), ``cleaned`` (it was archived already; leftover keys deleted), ``kept`` (not eligible:
+    ``reason`` says why) or ``retry`` (the game changed while it was being archived: nothing deleted)."""
+
+    game: str
+    action: str
+    reason: str = ""
+    size: int = 0
+
+
+def over_since(log: list[dict[str, Any]]) -> int | None:
+    """When the game's ``revealed`` entry was logged (ms; a recorded game: its last entry), or ``None``."""
+    if not log:
+        return None
+    if log[0].get("mode") == "recorded":
+        return parse_ms(log[-1].get("at"))
+    for entry in reversed(log):
+        if entry.get("type") == "revealed":
+            return parse_ms(entry.get("at"))
+    return None
+
+
+def _raw_hash(store: RedisStore, key: str) -> dict[str, str]:
+    raw: Any = store.redis.hgetall(key)
+    return {_text(name): _text(value) for name, value in raw.items()}
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def document_of(store: RedisStore, messages: MessageStore, game_id: str, key: Ed25519PrivateKey
+                ) -> tuple[dict[str, Any] | None, str]:
+    """The archive document of a live game, or ``(None, why not)`` when it may not be archived yet."""
+    early = store.read_projection(game_id)  # a cheap look first: most games in a scan are still running
+    if early is not None and early.get("status") not in OVER:
+        return None, f"it is {early.get('status')}"
+    stored_messages = messages.read(game_id)  # before the log, as the export reads them
+    log = store.read_log(game_id)
+    projection = store.read_projection(game_id, with_verdicts=True)
+    if not is_final(log):
+        return None, "not over (the seed is not revealed)"
+    if projection is None or projection["seq"] != len(log) or projection["head"] != log[-1]["hash"]:
+        return None, "its projection is behind its log (a replay worker has not caught up)"
+    if projection.get("status") not in OVER:
+        return None, f"it is {projection.get('status')}"
+    verdicts = projection.pop("verdicts")
+    secret = store.read_secret(game_id)
+    document = {
+        "format": ARCHIVE_FORMAT,
+        "game": game_id,
+        "bundle": export_bundle(log, projection, key, stored_messages),
+        "secret": secret.hex() if secret else None,
+        "projection": projection,
+        "verdicts": verdicts,
+        "messages": stored_messages,
+        "mutes": _raw_hash(store, message_keys(game_id).mutes),
+        "sigs": _raw_hash(store, game_keys(game_id).sigs),
+        "message_sigs": _raw_hash(store, message_keys(game_id).sigs),
+    }
+    return document, ""
+
+
+def _same(a: dict[str, Any] | None, b: dict[str, Any]) -> bool:
+    return a is not None and {k: v for k, v in a.items() if k != "archived_at"} == {
+        k: v for k, v in b.items() if k != "archived_at"}
+
+
+def archive_game(store: RedisStore, messages: MessageStore, archive: Archive, game_id: str, key: Ed25519PrivateKey,
+                 *, older_than: float = ARCHIVE_AFTER, now: int | None = None, dry_run: bool = False) -> Outcome:
+    """Move ``game_id`` out of Redis into ``archive`` if it may go (see the module's text)."""
+    now = now_ms() if now is None else now
+    if game_id not in store.log_lengths([game_id]):
+        if archive.has(game_id):
+            if not dry_run:
+                store.drop_archived(game_id, now)  # what a crash after the log's deletion left (derived keys)
+            return Outcome(game_id, "cleaned")
+        raise GameNotFound(game_id)
+    outcome = Outcome(game_id, "kept")
+
+    def write_first() -> bool:
+        document, why = document_of(store, messages, game_id, key)
+        if document is None:
+            outcome.reason = why
+            return False
+        since = over_since(document["bundle"]["log"])
+        if since is None or since > now - older_than * 1000:
+            outcome.reason = f"over for less than {older_than:g} s"
+            return False
+        outcome.action = "archived"
+        if dry_run:
+            return False
+        existing = archive.get(game_id)
+        if not _same(existing, document):
+            archive.put(game_id, {**document, "archived_at": now})
+            existing = archive.get(game_id)
+            if not _same(existing, document):
+                raise OSError(f"the archived document of {game_id} does not read back as written")
+        outcome.size = len(document["bundle"]["log"])
+        return True
+
+    if store.drop_archived(game_id, now, write_first):
+        if outcome.action == "archived" and not dry_run:
+            ARCHIVED.inc()  # referee_archived_games_total (docs/operations.md, "Metrics and alerts")
+    elif outcome.action == "archived" and not dry_run:
+        outcome.action, outcome.reason = "retry", "the game changed while it was archived; nothing deleted"
+    return outcome
+
+
+def archive_games(store: RedisStore, messages: MessageStore, archive: Archive, key: Ed25519PrivateKey, *,
+                  older_than: float = ARCHIVE_AFTER, dry_run: bool = False, games: list[str] | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+    """:func:`archive_game` of every listed game still in Redis (or of ``games``), and the cleaning of every
+    game archived before whose keys a crash left behind."""
+    now = now_ms()
+    if games is None:
+        listed = store.list_games()
+        live = store.log_lengths(listed)
+        games = [g for g in listed if g in live]
+    targets = games
+    out = []
+    for game_id in targets:
+        try:
+            out.append(archive_game(store, messages, archive, game_id, key, older_than=older_than, now=now,
+                                    dry_run=dry_run))
+        except GameNotFound:
+            out.append(Outcome(game_id, "kept", "no such game"))
+        if progress is not None:
+            progress(len(out), len(targets))
+    return out
+
+
+def due_games(store: RedisStore, older_than: float, now: int | None = None, chunk: int = 500) -> list[str]:
+    """The listed games that may be due for the archive: still in Redis, their projection over and last
+    written at least ``older_than`` seconds ago (it is written after the ``revealed`` entry, so this never
+    misses a due game whose projection was not rebuilt since). One pipelined ``HMGET`` per game, in chunks;
+    :func:`archive_game` checks each exactly."""
+    cutoff = (now_ms() if now is None else now) - older_than * 1000
+    due: list[str] = []
+    offset = 0
+    while True:
+        games = store.list_games(offset, chunk)
+        if not games:
+            return due
+        offset += len(games)
+        pipe = store.work.pipeline(transaction=False)
+        for game_id in games:
+            pipe.hmget(game_keys(game_id).projection, ["status", "updated_at"])
+        for game_id, (status, updated) in zip(games, pipe.execute(), strict=True):
+            if status is None or updated is None or json.loads(status) not in OVER:
+                continue
+            if parse_ms(json.loads(updated)) <= cutoff:
+                due.append(game_id)

@@ -1,0 +1,74 @@
+"""The replay workers' archiver (CONTRACT section 13, "Archive"): every ``REFEREE_ARCHIVE_EVERY`` seconds, one
+worker at a time (a lock in the log's Redis) moves the games over for ``REFEREE_ARCHIVE_AFTER`` seconds into
+the archive (``referee.games_service.archiving``), as ``referee archive`` does by hand. It signs the archived
+bundles with the referee's key, so it runs only where the key file (``REFEREE_KEY_FILE``) is there already:
+a worker never makes a key of its own."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from referee.games_service.archiving import archive_game, due_games
+from referee.signing import read_or_create_key_file
+from referee.store import GameNotFound, RedisStore
+from referee.store.archive import DirectoryArchive
+from referee.store.messages import messages_of
+
+from .looping import PassLoop
+
+log = logging.getLogger(__name__)
+
+#: the lock one archiving pass holds (a string key on the log's Redis, with an expiry)
+LOCK = "referee:archiver"
+
+
+class Archiver(PassLoop):
+    """One archiving pass every ``every`` seconds, in a daemon thread."""
+
+    def __init__(self, store: RedisStore, archive: DirectoryArchive, key: Any, after: float, every: float):
+        super().__init__("archiver", self.run_once, pause=every, retry=max(every, 1.0))
+        self.store, self.archive, self.key, self.after, self.every = store, archive, key, after, every
+        self.messages = messages_of(store)
+        self.token = f"{os.getpid()}-{id(self)}"
+
+    def run_once(self) -> int:
+        """One pass (skipped while another worker's holds the lock); returns how many games it archived."""
+        if not self.store.redis.set(LOCK, self.token, nx=True, ex=max(60, int(self.every * 2))):
+            return 0
+        moved = 0
+        try:
+            for game_id in due_games(self.store, self.after):
+                if self.stopping.is_set():
+                    break
+                try:
+                    outcome = archive_game(self.store, self.messages, self.archive, game_id, self.key,
+                                           older_than=self.after)
+                except GameNotFound:
+                    continue
+                if outcome.action == "archived":
+                    moved += 1
+            if moved:
+                log.info("archived %d game(s) into %s", moved, self.archive.path)
+        finally:
+            if self.store.redis.get(LOCK) == self.token.encode():
+                self.store.redis.delete(LOCK)
+        return moved
+
+
+def archiver_of(store: RedisStore, config: dict[str, Any]) -> Archiver | None:
+    """The worker's archiver from the settings, or ``None``: ``REFEREE_ARCHIVE_EVERY`` is 0, the logs are on a
+    Redis Cluster (not supported yet), or the referee's key file is not there."""
+    every = config["REFEREE_ARCHIVE_EVERY"]
+    if not every or every <= 0 or store.cluster:
+        return None
+    key_file = Path(config["REFEREE_KEY_FILE"])
+    if not key_file.is_file():
+        log.warning("not archiving finished games: the referee's key file %s is not here (REFEREE_KEY_FILE)",
+                    key_file)
+        return None
+    archive = DirectoryArchive(config["REFEREE_ARCHIVE_DIR"])
+    store.use_archive(archive)
+    return Archiver(store, archive, read_or_create_key_file(str(key_file)), config["REFEREE_ARCHIVE_AFTER"], every)
