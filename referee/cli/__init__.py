@@ -21,7 +21,8 @@ Playing from a terminal (``games.py``; any server, default ``$REFEREE_SERVER`` o
     referee move GAME '{"type": "bid", "amount": 2}' --key alice.key --wait 5
 
 The players' own decisions (``decisions.py``: ``resign``, ``offer GAME draw|end|abort|takeback``, ``answer
-GAME [OFFER] --accept|--decline``), messages (``messages.py``: ``say``, ``messages``), the clock (``clocks.py``:
+GAME [OFFER] --accept|--decline``), a computer player (``bots.py``: ``bot --key FILE``), messages
+(``messages.py``: ``say``, ``messages``), the clock (``clocks.py``:
 ``vacation``, ``verify-receipt``), notifications (``notifications.py``: ``contact …``, ``mail-gateway``),
 tournaments (``tournaments.py``: ``tournament …``) and the offline verifiers (``verification.py``: ``verify``,
 ``verify-tournament``, ``shadow-replay``). What the commands
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import click
 
-from . import backup, clocks, decisions, games, messages, notifications, operations, tournaments, verification
+from . import backup, bots, clocks, decisions, games, messages, notifications, operations, tournaments, verification
 
 
 @click.group()
@@ -62,6 +63,7 @@ main.add_command(decisions.resign)
 main.add_command(decisions.offer)
 main.add_command(decisions.answer)
 main.add_command(clocks.verify_receipt)
+main.add_command(bots.bot)
 # talking
 main.add_command(messages.say)
 main.add_command(messages.messages)

@@ -1,0 +1,139 @@
+"""``referee bot``: two bot processes, each with its own key, play whole games against a live referee; the
+bundles verify with the referee's key; a bot killed mid-game picks its game up again; Ctrl-C stops it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+import requests
+from svc_helpers import REPO, stop_process, wait_until
+from svc_helpers import run_cli as run
+
+from referee.verify import verify_bundle
+
+
+def _keys(tmp_path):
+    keys = {}
+    for name in ("ada", "bob"):
+        code, out = run("keygen", "--out", str(tmp_path / f"{name}.key"))
+        assert code == 0, out
+        keys[name] = out.strip()
+    return keys
+
+
+def _bot(tmp_path, server, name, strategy="greedy", tag=""):
+    log = open(tmp_path / f"bot-{name}{tag}.log", "wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "bot", "--key", str(tmp_path / f"{name}.key"), "--strategy", strategy,
+         "--think", "0.05", "--poll", "0.3", "--server", server],
+        cwd=REPO, env={**os.environ, "PYTHONPATH": REPO, "PYTHONUNBUFFERED": "1"}, stdout=log,
+        stderr=subprocess.STDOUT)
+    return process, log
+
+
+def _create(server, ruleset, keys):
+    body = {"ruleset": ruleset, "options": {}, "seats": [{"name": n, "key": k} for n, k in keys.items()]}
+    response = requests.post(f"{server}/games", json=body, timeout=10)
+    assert response.status_code == 201, response.text
+    return response.json()["game"]
+
+
+def _state(server, game_id):
+    return requests.get(f"{server}/games/{game_id}", timeout=10).json()
+
+
+@pytest.mark.parametrize("ruleset,strategy", [("fivetowers", "greedy"), ("towerup", "random")])
+def test_two_bots_play_a_whole_game_that_verifies(server, spawn_worker, tmp_path, ruleset, strategy):
+    spawn_worker()  # the verdicts
+    keys = _keys(tmp_path)
+    game_id = _create(server, ruleset, keys)
+    bots = [_bot(tmp_path, server, name, strategy) for name in keys]
+    try:
+        wait_until(lambda: _state(server, game_id)["status"] == "finished", timeout=150, every=0.5)
+    finally:
+        for process, _log in bots:
+            process.send_signal(signal.SIGINT)
+        for process, log in bots:
+            assert process.wait(15) == 0
+            log.close()
+    for name in keys:
+        out = (tmp_path / f"bot-{name}.log").read_text()
+        assert "accepts" in out and " plays " in out and "refused" not in out, out[-2000:]
+        assert out.rstrip().endswith("bot stopped")
+    referee_key = requests.get(f"{server}/referee-key", timeout=10).json()["key"]
+    bundle = requests.get(f"{server}/games/{game_id}/export", timeout=10).json()
+    report = verify_bundle(bundle, referee_key=referee_key)
+    assert report.first_failure is None and report.status == "verified", report.to_dict()
+    seats = {entry["seat"] for entry in bundle["log"] if entry["type"] == "move"}
+    assert seats == {0, 1}  # every move signed by a bot's own key, checked by the verifier
+
+
+def test_a_bot_killed_mid_game_picks_its_game_up_again(server, spawn_worker, tmp_path):
+    spawn_worker()
+    keys = _keys(tmp_path)
+    game_id = _create(server, "fivetowers", keys)
+    ada, ada_log = _bot(tmp_path, server, "ada", "random")
+    bob, bob_log = _bot(tmp_path, server, "bob", "random")
+    logs = [ada_log, bob_log]
+    try:
+        wait_until(lambda: _state(server, game_id)["seq"] >= 12, timeout=60, every=0.2)
+        bob.kill()  # no goodbye
+        bob.wait(10)
+        stalled = _state(server, game_id)
+        assert stalled["status"] == "active"
+        bob, again_log = _bot(tmp_path, server, "bob", "random", tag="-again")
+        logs.append(again_log)
+        wait_until(lambda: _state(server, game_id)["status"] == "finished", timeout=120, every=0.5)
+        again = (tmp_path / "bot-bob-again.log").read_text()
+        assert " plays " in again, again
+    finally:
+        for process in (ada, bob):
+            stop_process(process)
+        for log in logs:
+            log.close()
+
+
+def test_a_bot_waits_for_an_unreachable_referee(tmp_path):
+    _keys(tmp_path)
+    process, log = _bot(tmp_path, "http://127.0.0.1:9", "ada")
+    try:
+        wait_until(lambda: "unreachable" in (tmp_path / "bot-ada.log").read_text(), timeout=20, every=0.2)
+        assert process.poll() is None  # still running, backing off
+        process.send_signal(signal.SIGINT)
+        assert process.wait(10) == 0
+    finally:
+        stop_process(process)
+        log.close()
+    assert (tmp_path / "bot-ada.log").read_text().rstrip().endswith("bot stopped")
+
+
+def test_bot_answers_offers_by_its_policy(server, spawn_worker, tmp_path):
+    """Take-backs are declined; a draw is declined by a bot that is not behind (at the start, level)."""
+    from referee.cli.client import load_key
+    from referee.signing import OFFER_CTX, sign
+
+    keys = _keys(tmp_path)
+    game_id = _create(server, "fivetowers", keys)
+    for name in keys:
+        assert run("accept", game_id, "--key", str(tmp_path / f"{name}.key"), "--server", server)[0] == 0
+    ada = load_key(str(tmp_path / "ada.key"))
+    state = _state(server, game_id)
+    envelope = {"v": 1, "ctx": OFFER_CTX, "game": game_id, "seat": 0, "seq": state["seq"], "prev": state["head"],
+                "offer": "draw"}
+    submission = {"envelope": envelope, "sig": sign(ada, envelope)}
+    response = requests.post(f"{server}/games/{game_id}/offers", json=submission, timeout=10)
+    assert response.status_code < 300, response.text
+    bob, log = _bot(tmp_path, server, "bob", "random")
+    try:
+        wait_until(lambda: (_state(server, game_id)["decisions"]["last"] or {}).get("outcome") is not None,
+                   timeout=30, every=0.2)
+        assert _state(server, game_id)["decisions"]["last"]["outcome"] == "declined"
+    finally:
+        bob.send_signal(signal.SIGINT)
+        assert bob.wait(10) == 0
+        log.close()
+    assert "declines seat 0's draw offer" in (tmp_path / "bot-bob.log").read_text()
