@@ -43,7 +43,7 @@ from svc_helpers import Http, PlayedGame, accept_all, create_game, play_random, 
 from referee.embedded_redis import EmbeddedRedis  # noqa: E402
 from referee.games_service.archiving import archive_game, archive_games  # noqa: E402
 from referee.signing import RESIGN_CTX  # noqa: E402
-from referee.store import RedisStore  # noqa: E402
+from referee.store import RedisStore, keys  # noqa: E402
 from referee.store.messages import messages_of  # noqa: E402
 from workers.projector import Projector  # noqa: E402
 
@@ -54,6 +54,14 @@ def used_memory(client: Any) -> int:
     except Exception:  # not every allocator has it
         pass
     return int(client.info("memory")["used_memory"])
+
+
+def figures(store: RedisStore) -> dict[str, int]:
+    """``used_memory`` of both Redis servers, and of the log's without the outbox stream (a ring of events for
+    the delivery workers, capped at ``keys.OUTBOX_MAXLEN`` entries whatever the number of games)."""
+    log, work = used_memory(store.redis), used_memory(store.work)
+    outbox = int(store.redis.memory_usage(keys.OUTBOX) or 0)
+    return {"log": log, "work": work, "log_without_outbox": log - outbox, "outbox": outbox}
 
 
 def finished_game(http: Http, projector: Projector, rng: random.Random, moves: int) -> PlayedGame:
@@ -120,7 +128,7 @@ def main() -> None:
             # a running game and a live reference game first, so the "before" figure holds the service's own keys
             reference = finished_game(http, projector, rng, args.moves)
             create_game(http, "fivetowers", 2)
-            before = {"log": used_memory(store.redis), "work": used_memory(store.work)}
+            before = figures(store)
             keys_before = {"log": store.redis.dbsize(), "work": store.work.dbsize()}
             started = time.perf_counter()
             games = []
@@ -128,17 +136,19 @@ def main() -> None:
                 games.append(finished_game(http, projector, rng, args.moves).game_id)
                 if (n + 1) % 200 == 0:
                     print(f"  played {n + 1}/{args.games} ({time.perf_counter() - started:.0f} s)", flush=True)
-            played = {"log": used_memory(store.redis), "work": used_memory(store.work)}
+            played = figures(store)
             started = time.perf_counter()
             outcomes = archive_games(store, messages, archive, key, older_than=0, games=games)
             took = time.perf_counter() - started
             assert all(o.action == "archived" for o in outcomes), [o for o in outcomes if o.action != "archived"][:3]
-            after = {"log": used_memory(store.redis), "work": used_memory(store.work)}
+            after = figures(store)
             keys_after = {"log": store.redis.dbsize(), "work": store.work.dbsize()}
             on_disk = sum(f.stat().st_size for f in Path(archive.path).rglob("*.json"))  # type: ignore[attr-defined]
             out["memory"] = {
                 "before": before, "played": played, "archived": after,
-                "ratio_archived_to_before": {r: round(after[r] / before[r], 4) for r in before},
+                "ratio_archived_to_before": {r: round(after[r] / before[r], 4) for r in before if r != "outbox"},
+                "indexes_per_game": {name: round(int(store.redis.memory_usage(name) or 0) / (args.games + 2), 1)
+                                     for name in ("referee:games", "referee:archived")},
                 "per_game_played": {r: round((played[r] - before[r]) / args.games) for r in before},
                 "per_game_left": {r: round((after[r] - before[r]) / args.games, 1) for r in before},
                 "keys_before": keys_before, "keys_after": keys_after,

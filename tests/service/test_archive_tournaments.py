@@ -18,6 +18,7 @@ from tournament_helpers import Players, join_all, start_game, tournament_state, 
 
 from referee.cli.verification import verify_tournament_command
 from referee.games_service.archiving import archive_games
+from referee.store.keys import OUTBOX_SEEN
 from referee.tournaments.certificate import verify_certificate
 
 
@@ -32,6 +33,10 @@ def _tournament_reads(app, tid: str, games: list[str]) -> dict[str, bytes]:
         assert response.status_code == 200, (path, response.data[:300])
         out[path] = response.data
     return out
+
+
+def _outbox_marks(store, game_id: str) -> list[bytes]:
+    return list(store.redis.scan_iter(match=OUTBOX_SEEN.format(event=f"{game_id}:*")))
 
 
 def test_a_tournaments_standings_certificate_and_ratings_answer_the_same_after_its_games_are_archived(
@@ -61,9 +66,11 @@ def test_a_tournaments_standings_certificate_and_ratings_answer_the_same_after_i
     assert verify_certificate(certificate, bundles, referee_key=certificate["referee_key"]).ok
 
     store, messages, archive, key = _archive(app)
+    assert any(_outbox_marks(store, g) for g in games)  # the marks of their events (against sending one twice)
     outcomes = archive_games(store, messages, archive, key, older_than=0, games=games)
     assert [o.action for o in outcomes] == ["archived", "archived"], outcomes
     assert all(_game_keys(store, g) == [] for g in games) and sorted(archive.list()) == sorted(games)
+    assert [m for g in games for m in _outbox_marks(store, g)] == []  # never folded again: the marks go with the keys
 
     _same_reads(_tournament_reads(app, tid, games), before)
     for g in games:
