@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from referee.games_service.archiving import archive_game, due_games
+from referee.games_service.archiving import archive_game, drop_outbox_marks, due_games
 from referee.signing import read_or_create_key_file
 from referee.store import GameNotFound, RedisStore
 from referee.store.archive import DirectoryArchive
@@ -39,6 +39,7 @@ class Archiver(PassLoop):
         if not self.store.redis.set(LOCK, self.token, nx=True, ex=max(60, int(self.every * 2))):
             return 0
         moved = 0
+        gone: set[str] = set()
         try:
             for game_id in due_games(self.store, self.after):
                 if self.stopping.is_set():
@@ -50,6 +51,9 @@ class Archiver(PassLoop):
                     continue
                 if outcome.action == "archived":
                     moved += 1
+                if outcome.action in ("archived", "cleaned"):
+                    gone.add(game_id)
+            drop_outbox_marks(self.store, gone)  # one walk over the keys a pass
             if moved:
                 log.info("archived %d game(s) into %s", moved, self.archive.path)
         finally:

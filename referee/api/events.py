@@ -30,6 +30,7 @@ it starts at the end of every log; a lobby reloads when it (re)connects). Unknow
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import random
@@ -46,6 +47,7 @@ from referee.messages import message_view
 from referee.store import GameNotFound
 from referee.store.keys import valid_game_id
 from referee.store.messages import MessageStore
+from referee.store.redis_store import stored_json
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +135,22 @@ def game_stream(follow: FollowGame, after: int, message_from: int, *, heartbeat:
             yield b"".join(chunk)
 
 
+def final_follow(log: list[dict[str, Any]], stored_messages: list[dict[str, Any]],
+                 sleep: Callable[[float], None] = time.sleep) -> FollowGame:
+    """The ``follow`` of an archived game's stream: its log's entries after ``after`` and its messages from
+    ``message_from`` (as the live follow answers them), then nothing but the waits of its heartbeats, as a
+    finished game's stream in Redis."""
+
+    def follow(after: int, message_from: int, timeout: float) -> tuple[list[tuple[int, bytes]], list[dict[str, Any]]]:
+        rows = [(position, stored_json(entry)) for position, entry in enumerate(log) if position > after]
+        messages = stored_messages[max(message_from, 0):]
+        if not rows and not messages:
+            sleep(timeout)
+        return rows, messages
+
+    return follow
+
+
 def resume_messages(query: str | None) -> int | None:
     """The message position given by ``?messages_from=``; ``None`` without it; 400 when it is not one.
 
@@ -171,8 +189,10 @@ def game_events(game_id: str) -> Response:
         raise invalid([{"path": "$query.messages_from", "problem": f"beyond the game's messages (there are "
                                                                    f"{length})"}])
     config = current_app.config
-    stream = game_stream(lambda position, message, timeout: messages.follow(game_id, position, message, timeout),
-                         after, message_from, heartbeat=float(config["REFEREE_SSE_HEARTBEAT"]),
+    follow: FollowGame = functools.partial(messages.follow, game_id)
+    if not store.log_lengths([game_id]):  # archived (its log is gone from Redis): nothing more will come
+        follow = final_follow(store.read_log(game_id), messages.read(game_id))
+    stream = game_stream(follow, after, message_from, heartbeat=float(config["REFEREE_SSE_HEARTBEAT"]),
                          lifetime=_lifetime(config))
     return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -218,11 +238,26 @@ def lobby_events() -> Response:
     if problems:
         raise invalid(problems)
     store: Any = current_app.extensions["referee.store"]
-    afters = {game: length - 1 for game, length in store.log_lengths(games).items()}
+    live = store.log_lengths(games)
+    afters = {game: length - 1 for game, length in live.items()}
+    for game in games:  # an archived game is followed as a finished one: nothing more comes of it
+        if game not in live:
+            try:
+                afters[game] = store.tip(game).seq - 1
+            except GameNotFound:
+                continue
     if not afters:
         raise ServiceError(404, "game/not_found", "none of these games exists")
+
+    def follow(followed: dict[str, int], timeout: float) -> list[tuple[str, int, bytes]]:
+        in_redis = {game: after for game, after in followed.items() if game in live}
+        if in_redis:
+            return store.follow_logs(in_redis, timeout)  # type: ignore[no-any-return]
+        time.sleep(timeout)
+        return []
+
     config = current_app.config
-    stream = notice_stream(store.follow_logs, afters,
+    stream = notice_stream(follow, afters,
                            float(config["REFEREE_SSE_HEARTBEAT"]), _lifetime(config))
     return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -34,7 +34,7 @@ from ..metrics import ARCHIVED
 from ..replay import ABORTED, EXPIRED, FINISHED
 from ..store import GameNotFound, RedisStore
 from ..store.archive import ARCHIVE_FORMAT, Archive
-from ..store.keys import game_keys, message_keys
+from ..store.keys import OUTBOX_SEEN, game_keys, message_keys
 from ..store.messages import MessageStore
 from ..timecontrol import parse_ms
 
@@ -175,7 +175,32 @@ def archive_games(store: RedisStore, messages: MessageStore, archive: Archive, k
             out.append(Outcome(game_id, "kept", "no such game"))
         if progress is not None:
             progress(len(out), len(targets))
+    if not dry_run:
+        drop_outbox_marks(store, {o.game for o in out if o.action in ("archived", "cleaned")})
     return out
+
+
+def drop_outbox_marks(store: RedisStore, games: set[str], batch: int = 500) -> int:
+    """Delete the outbox's marks of the events of ``games`` (``{outbox}:seen:<game>:…``, which keep an event
+    from being sent twice when a game's log is folded again, and expire by themselves after
+    ``keys.OUTBOX_SEEN_TTL``): an archived game is never folded again, so its marks are only memory (about a
+    hundred bytes an event: one a move). One ``SCAN`` of the marks for a whole pass (not one a game), so a pass
+    costs a walk over the keyspace once; returns how many were deleted. A crash before it leaves the marks to
+    expire."""
+    if not games:
+        return 0
+    prefix = OUTBOX_SEEN.format(event="")
+    doomed: list[Any] = []
+    deleted = 0
+    for raw in store.redis.scan_iter(match=OUTBOX_SEEN.format(event="*"), count=1000):
+        if _text(raw)[len(prefix):].split(":", 1)[0] in games:
+            doomed.append(raw)
+            if len(doomed) >= batch:
+                deleted += int(store.redis.delete(*doomed))
+                doomed = []
+    if doomed:
+        deleted += int(store.redis.delete(*doomed))
+    return deleted
 
 
 def due_games(store: RedisStore, older_than: float, now: int | None = None, chunk: int = 500) -> list[str]:
