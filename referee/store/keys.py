@@ -29,6 +29,9 @@ key                             type        content
 ``game:{<id>}:mutes``           hash        seat → JSON ``{"mute": [seats], "ms"}``: whom that seat muted, and
                                             the signer's time of the request (a later one replaces it)
 ``referee:games``               sorted set  game ids scored by creation time (ms)
+``player:{<key>}:games``        sorted set  the games a player's public key is seated in, scored by their
+                                            ``created`` entry's ``at`` (ms); kept by the game service at
+                                            creation, rebuilt from the logs by ``referee rebuild --all``
 ``tournament:{<id>}:log``       stream      a tournament's log (same entry format and stream IDs as a
                                             game's; ``docs/tournaments.md``), appended by APPEND_ENTRY
 ``tournament:{<id>}:head``      string      hex hash of its last entry
@@ -83,6 +86,8 @@ GAME_MESSAGES_HEAD = "game:{{{game}}}:messages-head"
 GAME_MESSAGES_SIGS = "game:{{{game}}}:messages-sigs"
 GAME_MUTES = "game:{{{game}}}:mutes"
 GAMES_INDEX = "referee:games"
+#: the games of one player's key (its own hash tag: one key per player, written one command each)
+PLAYER_GAMES = "player:{{{key}}}:games"
 TOURNAMENT_LOG = "tournament:{{{tournament}}}:log"
 TOURNAMENT_HEAD = "tournament:{{{tournament}}}:head"
 TOURNAMENT_SECRET = "tournament:{{{tournament}}}:secret"
@@ -124,6 +129,17 @@ LOG_SCAN_PATTERN = "game:{*}:log"
 
 #: What a game id may look like: it goes inside a hash tag, so never ``{``, ``}``, ``:`` or spaces.
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+#: What a player's key may look like in a key name: base64url (an Ed25519 key is 43 characters of it).
+PLAYER_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def player_games_key(public_key: str) -> str:
+    """The key of a player's games (``player:{<key>}:games``); refuses anything that is not base64url."""
+    if not isinstance(public_key, str) or PLAYER_KEY_RE.match(public_key) is None:
+        raise ValueError(f"not a public key: {public_key!r}")
+    return PLAYER_GAMES.format(key=public_key)
 
 
 def valid_game_id(game_id: str) -> bool:

@@ -58,6 +58,7 @@ class MemoryStore(LogStore):
         self._outbox: list[dict[str, Any]] = []
         self._seen: set[str] = set()
         self._tournaments: dict[str, _Game] = {}
+        self._players: dict[str, dict[str, int]] = {}
 
     def _game(self, game_id: str) -> _Game:
         keys.game_keys(game_id)  # same id rules as the Redis store
@@ -149,6 +150,21 @@ class MemoryStore(LogStore):
     def scan_games(self) -> list[str]:
         with self._lock:
             return sorted(game for game, state in self._games.items() if state.log)
+
+    # -- the games of a player's key ------------------------------------------------------------------
+    def index_player_games(self, rows: list[tuple[str, str, int]]) -> None:
+        for public_key, _game, _ms in rows:
+            keys.player_games_key(public_key)
+        with self._lock:
+            for public_key, game_id, created_ms in rows:
+                self._players.setdefault(public_key, {})[game_id] = int(created_ms)
+
+    def player_games(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        keys.player_games_key(public_key)
+        with self._lock:
+            listed = dict(self._players.get(public_key, {}))
+        ordered = sorted(listed.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        return ordered[offset:None if limit is None else offset + limit]
 
     # -- replay bookkeeping -------------------------------------------------------------------------
     def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:

@@ -567,6 +567,52 @@ class RedisStore(LogStore):
         """(Re-)list a game in the index (used by ``rebuild --all`` for games found by scanning)."""
         self.redis.zadd(keys.GAMES_INDEX, {game_id: created_ms}, nx=True)
 
+    # -- the games of a player's key ------------------------------------------------------------------
+    def index_player_games(self, rows: list[tuple[str, str, int]]) -> None:
+        """One ``ZADD`` per row in one pipeline (on a cluster, redis-py's pipeline sends each to its key's node)."""
+        if not rows:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for public_key, game_id, created_ms in rows:
+            pipe.zadd(keys.player_games_key(public_key), {game_id: int(created_ms)})
+        pipe.execute()
+
+    def player_games(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        stop = -1 if limit is None else offset + limit - 1
+        if limit == 0:
+            return []
+        rows = cast(list[tuple[bytes, float]],
+                    self.redis.zrevrange(keys.player_games_key(public_key), offset, stop, withscores=True))
+        return [(_text(game), int(score)) for game, score in rows]
+
+    def read_projections(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
+        """One ``HGETALL`` per game in one pipeline on the work Redis."""
+        if not game_ids:
+            return []
+        pipe = self.work.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hgetall(keys.game_keys(game_id).projection)
+        return [decode_projection({_text(name): _text(value) for name, value in raw.items()}) if raw else None
+                for raw in pipe.execute()]
+
+    def read_created(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
+        """One ``XRANGE … COUNT 1`` per game in one pipeline."""
+        if not game_ids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xrange(keys.game_keys(game_id).log, min=keys.stream_id(0), max="+", count=1)
+        return [_entry(rows_of(rows)[0][1]) if rows else None for rows in pipe.execute()]
+
+    def read_last_entries(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
+        """One ``XREVRANGE … COUNT 1`` per game in one pipeline."""
+        if not game_ids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xrevrange(keys.game_keys(game_id).log, count=1)
+        return [_entry(rows_of(rows)[0][1]) if rows else None for rows in pipe.execute()]
+
     # -- replay bookkeeping -------------------------------------------------------------------------
     def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:
         k = keys.game_keys(game_id)
