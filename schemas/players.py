@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from .games import GAMES_MAX_PAGE, PendingOfferSchema, RulesetRefSchema, _page_limit, _position
+from .tournaments import TournamentSummarySchema
 
 #: what ``?status=`` takes: a game's status, or ``open`` (waiting or active)
 PLAYER_STATUSES = ("waiting", "active", "finished", "aborted", "expired", "open")
@@ -53,4 +54,17 @@ class PlayerGamesSchema(Schema):
     games = fields.List(fields.Nested(PlayerGameSchema), required=True)
     offset = fields.Integer(required=True)
     total = fields.Integer(required=True, metadata={"description": "the key's games (of ?status=, if given)"})
+    next = fields.Integer(allow_none=True, metadata={"description": "the offset of the next page, or null"})
+
+
+class PlayerTournamentsQuerySchema(Schema):
+    offset = _position("tournaments to skip, newest first", load_default=0)
+    limit = _page_limit(GAMES_MAX_PAGE, load_default=GAMES_MAX_PAGE)
+
+
+class PlayerTournamentsSchema(Schema):
+    key = fields.String(required=True)
+    tournaments = fields.List(fields.Nested(TournamentSummarySchema), required=True)
+    offset = fields.Integer(required=True)
+    total = fields.Integer(required=True, metadata={"description": "the key's tournaments"})
     next = fields.Integer(allow_none=True, metadata={"description": "the offset of the next page, or null"})

@@ -309,7 +309,8 @@ def reconcile(*, url: str | None, work_url: str | None, queue: str | None, every
 @click.option("--all", "all_games", is_flag=True,
               help="every game that has a log, the players' index of games, and the ratings")
 @click.option("--players", is_flag=True,
-              help="only the players' index of games (player:{<key>}:games), from every log's created entry")
+              help="only the players' index of games and tournaments (player:{<key>}:games, :tournaments), from every "
+                   "log's created entry")
 @click.option("--ratings", is_flag=True,
               help="every ruleset's ratings, from the tournaments' logs (counting the organiser-signed tournaments "
                    "only when REFEREE_ORGANISER_KEYS is set)")
@@ -320,7 +321,7 @@ def rebuild(games: tuple[str, ...], *, all_games: bool, players: bool, ratings: 
     """Rebuild projections from the logs, from scratch (the logs are only read)."""
     from workers.projector import Projector  # noqa: PLC0415
 
-    from ..games_service.players import rebuild_player_index  # noqa: PLC0415
+    from ..games_service.players import rebuild_player_index, rebuild_tournament_index  # noqa: PLC0415
     from ..store import GameNotFound, RedisStore  # noqa: PLC0415
 
     if not games and not all_games and not ratings and not players:
@@ -332,7 +333,8 @@ def rebuild(games: tuple[str, ...], *, all_games: bool, players: bool, ratings: 
     if all_games or players:
         scanned = store.scan_games()
         rows = rebuild_player_index(store, scanned)
-        click.echo(f"players' index: {rows} row(s) of {len(scanned)} game(s)")
+        click.echo(f"players' index: {rows} row(s) of {len(scanned)} game(s), "
+                   f"{rebuild_tournament_index(store)} row(s) of tournaments")
     if all_games:
         targets = scanned
         listed = set(store.list_games())

@@ -28,11 +28,12 @@ log = logging.getLogger(__name__)
 CHUNK = 500
 
 
-def player_rows(game_id: str, created: dict[str, Any]) -> list[tuple[str, str, int]]:
-    """The index rows of a game (``(key, game, created ms)`` per seated key) from its ``created`` entry."""
+def player_rows(item_id: str, created: dict[str, Any], field: str = "seats") -> list[tuple[str, str, int]]:
+    """The index rows of a game (``(key, game, created ms)`` per seated key) from its ``created`` entry; of a
+    tournament with ``field="players"``."""
     at = parse_ms(created["at"])
-    keys = {seat["key"] for seat in created.get("seats") or [] if isinstance(seat, dict)}
-    return [(key, game_id, at) for key in sorted(keys) if isinstance(key, str) and PLAYER_KEY_RE.match(key)]
+    keys = {seat.get("key") for seat in created.get(field) or [] if isinstance(seat, dict)}
+    return [(key, item_id, at) for key in sorted(k for k in keys if isinstance(k, str)) if PLAYER_KEY_RE.match(key)]
 
 
 def bad_key(public_key: str) -> ServiceError | None:
@@ -58,6 +59,33 @@ def index_players(store: LogStore, game_id: str, created: dict[str, Any]) -> Non
         store.index_player_games(player_rows(game_id, created))
     except Exception:
         log.exception("could not list game %s under its players' keys; `referee rebuild --all` will", game_id)
+
+
+def index_tournament_players(store: LogStore, tournament_id: str, created: dict[str, Any]) -> None:
+    """List a new tournament under each of its players' keys (right after its creation); a failure is logged,
+    as :func:`index_players` does."""
+    try:
+        store.index_player_tournaments(player_rows(tournament_id, created, "players"))
+    except Exception:
+        log.exception("could not list tournament %s under its players' keys; `referee rebuild --all` will",
+                      tournament_id)
+
+
+def rebuild_tournament_index(store: LogStore) -> int:
+    """List every tournament of ``referee:tournaments`` under its players' keys again, from the ``created``
+    entries (additive, as :func:`rebuild_player_index`). Returns the rows written."""
+    from ..store import GameNotFound  # noqa: PLC0415
+
+    rows = []
+    for tournament_id in store.list_tournaments():
+        try:
+            entries, _tip = store.read_tournament(tournament_id)
+        except GameNotFound:
+            continue
+        rows += player_rows(tournament_id, entries[0], "players")
+    for chunk in _chunks(rows):
+        store.index_player_tournaments(chunk)
+    return len(rows)
 
 
 def rebuild_player_index(store: LogStore, game_ids: list[str]) -> int:

@@ -177,6 +177,20 @@ class LogStore(ABC):
         :raises ValueError: for a key that is not base64url.
         """
 
+    @abstractmethod
+    def index_player_tournaments(self, rows: list[tuple[str, str, int]]) -> None:
+        """:meth:`index_player_games` for tournaments: ``(public key, tournament, created ms)`` rows.
+
+        :raises ValueError: for a key that is not base64url.
+        """
+
+    @abstractmethod
+    def player_tournaments(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        """``(tournament, created ms)`` of the tournaments listed under ``public_key``, newest first.
+
+        :raises ValueError: for a key that is not base64url.
+        """
+
     def read_projections(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
         """:meth:`read_projection` (without verdicts) of several games, in order; one round trip where the store
         can."""

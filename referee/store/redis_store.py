@@ -568,22 +568,33 @@ class RedisStore(LogStore):
         self.redis.zadd(keys.GAMES_INDEX, {game_id: created_ms}, nx=True)
 
     # -- the games of a player's key ------------------------------------------------------------------
-    def index_player_games(self, rows: list[tuple[str, str, int]]) -> None:
+    def _index_rows(self, key_of: Any, rows: list[tuple[str, str, int]]) -> None:
         """One ``ZADD`` per row in one pipeline (on a cluster, redis-py's pipeline sends each to its key's node)."""
         if not rows:
             return
         pipe = self.redis.pipeline(transaction=False)
-        for public_key, game_id, created_ms in rows:
-            pipe.zadd(keys.player_games_key(public_key), {game_id: int(created_ms)})
+        for public_key, item, created_ms in rows:
+            pipe.zadd(key_of(public_key), {item: int(created_ms)})
         pipe.execute()
 
-    def player_games(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
-        stop = -1 if limit is None else offset + limit - 1
+    def _listed(self, key: str, offset: int, limit: int | None) -> list[tuple[str, int]]:
         if limit == 0:
             return []
-        rows = cast(list[tuple[bytes, float]],
-                    self.redis.zrevrange(keys.player_games_key(public_key), offset, stop, withscores=True))
-        return [(_text(game), int(score)) for game, score in rows]
+        stop = -1 if limit is None else offset + limit - 1
+        rows = cast(list[tuple[bytes, float]], self.redis.zrevrange(key, offset, stop, withscores=True))
+        return [(_text(item), int(score)) for item, score in rows]
+
+    def index_player_games(self, rows: list[tuple[str, str, int]]) -> None:
+        self._index_rows(keys.player_games_key, rows)
+
+    def player_games(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        return self._listed(keys.player_games_key(public_key), offset, limit)
+
+    def index_player_tournaments(self, rows: list[tuple[str, str, int]]) -> None:
+        self._index_rows(keys.player_tournaments_key, rows)
+
+    def player_tournaments(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        return self._listed(keys.player_tournaments_key(public_key), offset, limit)
 
     def read_projections(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
         """One ``HGETALL`` per game in one pipeline on the work Redis."""

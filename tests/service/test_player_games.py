@@ -129,3 +129,32 @@ def test_a_game_created_over_http_is_listed_for_every_seat_and_by_rebuild_all(ht
 def test_a_bad_key_or_bad_paging_is_a_400(http, path, code):
     status, body = http.get(path.format(alice=public_key_b64(generate_key())))
     assert status == 400 and body["error"]["code"] == code, body
+
+
+def test_a_players_tournaments_and_their_games_are_listed_and_rebuilt(http, store, redis_url):
+    from tournament_helpers import Players, join_all
+
+    players = Players(3)
+    made = []
+    for _ in range(2):
+        status, created = http.post("/tournaments", players.body(format={"kind": "round_robin"}))
+        assert status == 201, created
+        made.append(created["tournament"])
+    join_all(http, made[0], players)  # round 1 is paired: its game is the tournament's
+    key = players.public[0]
+    status, page = http.get(f"/players/{key}/tournaments")
+    assert status == 200 and page["total"] == 2 and page["next"] is None
+    assert [t["tournament"] for t in page["tournaments"]] == made[::-1]  # newest first
+    assert page["tournaments"][1]["status"] == "active" and page["tournaments"][0]["status"] == "waiting"
+    status, first = http.get(f"/players/{key}/tournaments?limit=1")
+    assert status == 200 and len(first["tournaments"]) == 1 and first["next"] == 1
+    games = [g for p in players.public for g in http.get(f"/players/{p}/games")[1]["games"]]
+    assert games and {g["tournament"] for g in games} == {made[0]}
+    kept = {p: store.player_tournaments(p) for p in players.public}
+    store.redis.delete(*(store_keys.player_tournaments_key(p) for p in players.public))
+    result = CliRunner().invoke(cli, ["rebuild", "--players", "--url", redis_url])
+    assert result.exit_code == 0, result.output
+    assert {p: store.player_tournaments(p) for p in players.public} == kept
+    status, body = http.get("/players/nope/tournaments")
+    assert status == 400 and body["error"]["code"] == "player/bad_key"
+    assert http.get(f"/players/{key}/tournaments?limit=101")[0] == 400

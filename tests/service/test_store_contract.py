@@ -508,6 +508,12 @@ def test_a_players_games_are_listed_newest_first_in_pages(store):
     assert store.player_games(ALICE, 5, 10) == []
     assert store.player_games(BOB) == [("g_a", 1000)]
     store.index_player_games([])
+    # tournaments: their own index per key, apart from the games'
+    assert store.player_tournaments(ALICE) == []
+    store.index_player_tournaments([(ALICE, "t_a", 5000), (ALICE, "t_b", 4000), (BOB, "t_b", 4000)])
+    assert store.player_tournaments(ALICE) == [("t_a", 5000), ("t_b", 4000)]
+    assert store.player_tournaments(ALICE, 1, 5) == [("t_b", 4000)] and store.player_tournaments(BOB) == [("t_b", 4000)]
+    assert len(store.player_games(ALICE)) == 3
 
 
 @pytest.mark.parametrize("bad", ["", "a{b}", "a:b", "a b", "x" * 65])
@@ -516,6 +522,10 @@ def test_player_keys_that_could_escape_their_hash_tag_are_refused(store, bad):
         store.player_games(bad)
     with pytest.raises(ValueError):
         store.index_player_games([(bad, "g_a", 1)])
+    with pytest.raises(ValueError):
+        store.player_tournaments(bad)
+    with pytest.raises(ValueError):
+        store.index_player_tournaments([(bad, "t_a", 1)])
 
 
 def test_batched_reads_of_created_last_entries_and_projections(store):
