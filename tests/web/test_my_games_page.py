@@ -44,8 +44,11 @@ def many_games(redis_server, tmp_path_factory):
         made.append(service.create_game({"ruleset": "fivetowers", "seats": seats, "deck": deck,
                                          "options": {"time_control": tc}})["game"])
     assert time.monotonic() - started < 60
+    players = [{"name": f"P{i}", "key": public_key_b64(k)} for i, k in enumerate([me, them, generate_key()])]
+    tournament = app.extensions["referee.tournaments"].create(
+        {"ruleset": "towerup", "players": players, "format": {"kind": "round_robin"}})["tournament"]
     with serving(app) as url:
-        yield url, me, them, made
+        yield url, me, them, made, tournament
     app.extensions["referee.store"].close()
 
 
@@ -59,7 +62,7 @@ def _browser_with_keys(browser, console_errors, *keys):
 
 def test_every_game_of_my_key_is_on_the_page_waiting_for_me_first_by_deadline(browser, many_games, console_errors,
                                                                                artifacts):
-    url, me, _them, made = many_games
+    url, me, _them, made, tournament = many_games
     context, page = _browser_with_keys(browser, console_errors, me)
     try:
         page.goto(f"{url}/play/me")
@@ -86,6 +89,11 @@ def test_every_game_of_my_key_is_on_the_page_waiting_for_me_first_by_deadline(br
             offset = body["next"]
         assert [r["game"] for r in found] == api
         page.screenshot(path=str(artifacts / "my-games-page.png"), full_page=False)
+        # my tournaments, below
+        page.wait_for_selector("#my-tournaments-section[aria-busy=false]", timeout=STEP_MS)
+        assert page.get_attribute("#my-tournaments-section", "data-total") == "1"
+        item = page.locator(f"#my-tournaments li[data-tournament='{tournament}']")
+        assert "Tower Up" in item.inner_text() and "waiting" in item.inner_text()
         # the lobby's section: every game waiting for me, a few others, and a link to all
         page.goto(f"{url}/play/")
         page.wait_for_selector(f"#my-games[data-total='{GAMES}']", timeout=STEP_MS)
@@ -98,7 +106,7 @@ def test_every_game_of_my_key_is_on_the_page_waiting_for_me_first_by_deadline(br
 
 
 def test_a_browser_holding_both_seats_sees_each_game_once_and_every_one_waiting(browser, many_games, console_errors):
-    url, me, them, made = many_games
+    url, me, them, made, _tournament = many_games
     context, page = _browser_with_keys(browser, console_errors, me, them)
     try:
         page.goto(f"{url}/play/me")

@@ -242,6 +242,50 @@ function tableRow(r, now) {
   el("td", { dataset: { label: "Offer" } }, offer || "—"));
 }
 
+/** Every tournament of one key: all pages of GET /players/{key}/tournaments. */
+export async function tournamentsOfKey(key) {
+  const out = [];
+  let offset = 0;
+  while (offset !== null && offset !== undefined) {
+    const page = await getJson(`/players/${encodeURIComponent(key)}/tournaments?offset=${offset}&limit=${PAGE}`);
+    out.push(...(page.tournaments || []));
+    offset = page.next;
+  }
+  return out;
+}
+
+const TOURNAMENT_RANK = { active: 0, waiting: 1 };
+
+/** The tournaments of several keys, merged: running ones first (active, then waiting), then newest. */
+export function mergeTournaments(lists) {
+  const byId = new Map();
+  for (const list of lists) for (const t of list) byId.set(t.tournament, t);
+  return [...byId.values()].sort((a, b) => (TOURNAMENT_RANK[a.status] ?? 2) - (TOURNAMENT_RANK[b.status] ?? 2)
+    || (Date.parse(b.created_at) || 0) - (Date.parse(a.created_at) || 0));
+}
+
+async function drawTournaments(keys) {
+  const section = document.getElementById("my-tournaments-section");
+  const list = document.getElementById("my-tournaments");
+  if (!section || !list) return;
+  try {
+    const found = mergeTournaments(await Promise.all(keys.map((key) => tournamentsOfKey(key))));
+    section.dataset.total = String(found.length);
+    list.replaceChildren(...(found.length ? found.map((t) => {
+      const rules = t.ruleset && typeof t.ruleset === "object" ? t.ruleset.name : t.ruleset;
+      const kind = t.format && t.format.kind ? t.format.kind.replace("_", " ") : "";
+      return el("li", { dataset: { tournament: t.tournament, status: t.status } },
+        el("a", { href: `${WEB}tournaments/${encodeURIComponent(t.tournament)}` }, ruleName({ ruleset: rules })),
+        ` · ${kind} · ${t.players} players · `, el("strong", {}, t.status),
+        t.round ? ` · round ${t.round}` : "", el("span", { class: "mono details" }, ` ${t.tournament}`));
+    }) : [el("li", {}, "No tournaments for the keys in this browser.")]));
+  } catch (err) {
+    showError(err, "Loading my tournaments");
+  } finally {
+    section.setAttribute("aria-busy", "false");
+  }
+}
+
 async function drawPage() {
   const root = document.getElementById("all-my-games");
   const body = document.getElementById("all-my-games-body");
@@ -251,9 +295,11 @@ async function drawPage() {
       el("a", { href: `${WEB}keys` }, "My keys"), ".");
     body.replaceChildren();
     root.setAttribute("aria-busy", "false");
+    const section = document.getElementById("my-tournaments-section");
+    if (section) section.hidden = true;
     return;
   }
-  const rows = await loadMyGames();
+  const [rows] = await Promise.all([loadMyGames(), drawTournaments([...new Set(listKeys().map((k) => k.public))])]);
   if (lastError) showError(lastError, "Loading my games");
   const count = rows.filter((r) => r.waiting.length).length;
   setTitle(count);
