@@ -158,3 +158,27 @@ def test_a_players_tournaments_and_their_games_are_listed_and_rebuilt(http, stor
     status, body = http.get("/players/nope/tournaments")
     assert status == 400 and body["error"]["code"] == "player/bad_key"
     assert http.get(f"/players/{key}/tournaments?limit=101")[0] == 400
+
+
+def test_a_pending_offer_and_the_last_entrys_time_come_from_the_game(http, store, run_worker):
+    import random
+
+    from svc_helpers import accept_all, signed
+
+    from referee.signing import OFFER_CTX
+
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game, random.Random(0))
+    state = http.get(f"/games/{game.game_id}")[1]
+    envelope = {"v": 1, "ctx": OFFER_CTX, "game": game.game_id, "seat": 0, "seq": state["seq"], "prev": state["head"],
+                "offer": "draw"}
+    status, receipt = http.post(f"/games/{game.game_id}/offers", signed(game.keys[0], envelope))
+    assert status == 202, receipt
+    run_worker()
+    last = store.read_log(game.game_id)[-1]
+    for key in game.keys:
+        status, page = http.get(f"/players/{public_key_b64(key)}/games")
+        assert status == 200
+        row = page["games"][0]
+        assert row["pending_offer"] == {"offer": receipt["position"], "seat": 0, "kind": "draw", "accepted": []}
+        assert row["last_move_at"] == last["at"] and row["seq"] == len(store.read_log(game.game_id))
