@@ -130,3 +130,21 @@ def test_without_keys_the_page_says_where_to_get_one(browser, many_games, consol
     finally:
         context.close()
     console_errors.assert_none()
+
+
+def test_the_page_fits_a_phone_without_horizontal_scroll(browser, many_games, console_errors, artifacts):
+    url, me, *_ = many_games
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    stored = [{"name": "me", "public": public_key_b64(me), "private": private_key_b64(me),
+               "created": "2026-01-01T00:00:00Z"}]
+    context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+    page = console_errors.watch(context.new_page())
+    try:
+        page.goto(f"{url}/play/me")
+        page.wait_for_selector(f"#all-my-games[data-total='{GAMES}'][aria-busy=false]", timeout=STEP_MS)
+        page.wait_for_selector("#my-tournaments-section[aria-busy=false]", timeout=STEP_MS)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        page.screenshot(path=str(artifacts / "phone-my-games.png"))
+    finally:
+        context.close()
+    console_errors.assert_none()
