@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 
 #: games read per pipeline (projections, ``created`` entries, last entries)
 CHUNK = 500
+#: the projection's fields a listing reads (not the public state, ``view``, nor the last verdict)
+LISTED_FIELDS = ("status", "to_move", "accepted", "clocks", "decisions")
 
 
 def player_rows(item_id: str, created: dict[str, Any], field: str = "seats") -> list[tuple[str, str, int]]:
@@ -128,7 +130,7 @@ class PlayerGames(ServiceCore):
         ids = [game for game, _ms in listed]
         projections: list[dict[str, Any] | None] = []
         for chunk in _chunks(ids):
-            projections += self.store.read_projections(chunk)
+            projections += self.store.read_projections(chunk, LISTED_FIELDS)
         createds = self._created_many(ids)
         now = now_ms()
         rows = []

@@ -191,10 +191,16 @@ class LogStore(ABC):
         :raises ValueError: for a key that is not base64url.
         """
 
-    def read_projections(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
+    def read_projections(self, game_ids: list[str], fields: tuple[str, ...] | None = None
+                         ) -> list[dict[str, Any] | None]:
         """:meth:`read_projection` (without verdicts) of several games, in order; one round trip where the store
-        can."""
-        return [self.read_projection(game_id) for game_id in game_ids]
+        can. With ``fields`` (names of ``PROJECTION_FIELDS``) only those are read (the others are ``None``):
+        a listing need not carry every game's public state (``view``)."""
+        out = [self.read_projection(game_id) for game_id in game_ids]
+        if fields is None:
+            return out
+        return [None if p is None else {name: p[name] if name in fields or name == "seq" else None for name in p}
+                for p in out]
 
     def read_created(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
         """The first entry (``created``) of each game's log, in order (``None`` for a game without a log); one

@@ -596,15 +596,25 @@ class RedisStore(LogStore):
     def player_tournaments(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
         return self._listed(keys.player_tournaments_key(public_key), offset, limit)
 
-    def read_projections(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
-        """One ``HGETALL`` per game in one pipeline on the work Redis."""
+    def read_projections(self, game_ids: list[str], fields: tuple[str, ...] | None = None
+                         ) -> list[dict[str, Any] | None]:
+        """One ``HGETALL`` (with ``fields``: ``HMGET`` of those and ``seq``) per game in one pipeline on the work
+        Redis."""
         if not game_ids:
             return []
+        names = None if fields is None else ["seq", *(name for name in fields if name != "seq")]
         pipe = self.work.pipeline(transaction=False)
         for game_id in game_ids:
-            pipe.hgetall(keys.game_keys(game_id).projection)
-        return [decode_projection({_text(name): _text(value) for name, value in raw.items()}) if raw else None
-                for raw in pipe.execute()]
+            if names is None:
+                pipe.hgetall(keys.game_keys(game_id).projection)
+            else:
+                pipe.hmget(keys.game_keys(game_id).projection, names)
+        out: list[dict[str, Any] | None] = []
+        for reply in pipe.execute():
+            raw = reply if names is None else {} if reply[0] is None else {
+                name: value for name, value in zip(names, reply, strict=True) if value is not None}
+            out.append(decode_projection({_text(name): _text(value) for name, value in raw.items()}) if raw else None)
+        return out
 
     def read_created(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
         """One ``XRANGE … COUNT 1`` per game in one pipeline."""

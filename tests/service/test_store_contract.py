@@ -537,4 +537,8 @@ def test_batched_reads_of_created_last_entries_and_projections(store):
     assert store.read_last_entries(games) == [first[3], None, second[0]]
     assert store.read_projections(games) == [store.read_projection(g) for g in games]
     assert store.read_projections(games)[0]["seq"] == 4 and store.read_projections(games)[2] is None
+    listed = store.read_projections(games, ("status", "accepted"))
+    assert listed[1] is None and listed[2] is None
+    assert listed[0] == {**{name: None for name in store.read_projections(games)[0]}, "seq": 4, "status": "active",
+                         "accepted": [0, 1]}
     assert store.read_created([]) == store.read_last_entries([]) == store.read_projections([]) == []
