@@ -73,6 +73,7 @@ class RefereeApi(Api):
 def init_app(app: Flask) -> Api:
     """Register the API's blueprints, docs and error handlers on ``app``."""
     from . import contacts, docs, events, games, health, messages, rulesets, submissions, tournaments  # noqa: PLC0415
+    from .players import blp as players_blp  # noqa: PLC0415
 
     app.config.setdefault("API_TITLE", "referee")
     app.config.setdefault("API_VERSION", "1")
@@ -82,6 +83,7 @@ def init_app(app: Flask) -> Api:
     api = RefereeApi(app)
     for module in (rulesets, games, submissions, messages, contacts, health):
         api.register_blueprint(module.blp)
+    api.register_blueprint(players_blp)
     api.register_blueprint(tournaments.blp)
     api.register_blueprint(tournaments.ratings_blp)
     verification = _optional_blueprint("referee.api.verification", "blp")

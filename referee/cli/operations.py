@@ -356,26 +356,37 @@ def archive(games: tuple[str, ...], older_than: float | None, dry_run: bool, url
 
 @click.command()
 @click.argument("games", nargs=-1)
-@click.option("--all", "all_games", is_flag=True, help="every game that has a log, and the ratings")
+@click.option("--all", "all_games", is_flag=True,
+              help="every game that has a log, the players' index of games, and the ratings")
+@click.option("--players", is_flag=True,
+              help="only the players' index of games and tournaments (player:{<key>}:games, :tournaments), from every "
+                   "log's created entry")
 @click.option("--ratings", is_flag=True,
               help="every ruleset's ratings, from the tournaments' logs (counting the organiser-signed tournaments "
                    "only when REFEREE_ORGANISER_KEYS is set)")
 @url_option
 @work_url_option
-def rebuild(games: tuple[str, ...], all_games: bool, ratings: bool, url: str | None, work_url: str | None) -> None:
+def rebuild(games: tuple[str, ...], *, all_games: bool, players: bool, ratings: bool, url: str | None,
+            work_url: str | None) -> None:
     """Rebuild projections from the logs, from scratch (the logs are only read)."""
     from workers.projector import Projector  # noqa: PLC0415
 
+    from ..games_service.players import rebuild_player_index, rebuild_tournament_index  # noqa: PLC0415
     from ..store import GameNotFound, RedisStore  # noqa: PLC0415
 
-    if not games and not all_games and not ratings:
-        raise click.UsageError("name games to rebuild, or --all, or --ratings")
+    if not games and not all_games and not ratings and not players:
+        raise click.UsageError("name games to rebuild, or --all, or --players, or --ratings")
     log_url, work = _redis_urls(url, work_url)
     store = RedisStore.from_url(log_url, work_url=work)
     projector = Projector(store, entry_delay=0)
     targets = list(games)
+    if all_games or players:
+        scanned = store.scan_games()
+        rows = rebuild_player_index(store, scanned)
+        click.echo(f"players' index: {rows} row(s) of {len(scanned)} game(s), "
+                   f"{rebuild_tournament_index(store)} row(s) of tournaments")
     if all_games:
-        targets = store.scan_games()
+        targets = scanned
         listed = set(store.list_games())
         for game_id in targets:
             if game_id not in listed:  # a game whose indexing was lost: list it again

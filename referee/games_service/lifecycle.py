@@ -24,6 +24,7 @@ from ..timecontrol import resolve as resolve_time_control
 from .core import new_game_id, signed_game_id, unavailable
 from .entries import append_system_entries, make_entry
 from .folds import clone_replayer
+from .players import index_players
 from .submissions import Submissions
 
 CREATE_CTX = "referee/create"
@@ -133,6 +134,7 @@ class Lifecycle(Submissions):
                                details={"game": game_id}) from exc
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
+        index_players(self.store, game_id, entry)
         replayer = LogReplayer(server_seed=secret)
         replayer.feed(entry)
         more = append_system_entries(self.store, game_id, replayer, secret)

@@ -13,17 +13,19 @@ Inputs arrive already validated by the marshmallow schemas of ``schemas/``; outp
 * ``submissions`` — the one path of a seat's signed submission (moves, vacations, acceptances);
 * ``lifecycle`` — creation, acceptance, abort, adjudication, a withdrawn seat's forfeit;
 * ``decisions`` — the seats' own decisions: resignations, offers and answers (CONTRACT section 12);
-* ``reads`` — state, listings, legal moves, the log, the replay, the result.
+* ``reads`` — state, listings, legal moves, the log, the replay, the result;
+* ``players`` — a player's games (the per-key index, kept at creation).
 """
 
 from __future__ import annotations
 
 from .decisions import PlayerDecisions
 from .lifecycle import Lifecycle
+from .players import PlayerGames
 from .reads import GameReads
 
 
-class GameService(Lifecycle, PlayerDecisions, GameReads):
+class GameService(Lifecycle, PlayerDecisions, GameReads, PlayerGames):
     """Creates games, takes signed acceptances and moves, and answers reads; one per app."""
 
 

@@ -159,6 +159,76 @@ class LogStore(ABC):
     def scan_games(self) -> list[str]:
         """Every game that has a log, found from the logs themselves (not the index); for ``rebuild --all``."""
 
+    # -- the games of a player's key (an index: rebuilt from the ``created`` entries by ``rebuild --all``) ----
+    @abstractmethod
+    def index_player_games(self, rows: list[tuple[str, str, int]]) -> None:
+        """List each game under each key: ``(public key, game, created ms)`` rows (the ``created`` entry's
+        ``at``); listing a game again under a key changes nothing but its score. One round trip where the
+        store can (one command per key: each key's index is its own hash tag).
+
+        :raises ValueError: for a key that is not base64url.
+        """
+
+    @abstractmethod
+    def player_games(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        """``(game, created ms)`` of the games listed under ``public_key``, newest first (``[]`` for a key with
+        none).
+
+        :raises ValueError: for a key that is not base64url.
+        """
+
+    @abstractmethod
+    def index_player_tournaments(self, rows: list[tuple[str, str, int]]) -> None:
+        """:meth:`index_player_games` for tournaments: ``(public key, tournament, created ms)`` rows.
+
+        :raises ValueError: for a key that is not base64url.
+        """
+
+    @abstractmethod
+    def player_tournaments(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        """``(tournament, created ms)`` of the tournaments listed under ``public_key``, newest first.
+
+        :raises ValueError: for a key that is not base64url.
+        """
+
+    def read_projections(self, game_ids: list[str], fields: tuple[str, ...] | None = None
+                         ) -> list[dict[str, Any] | None]:
+        """:meth:`read_projection` (without verdicts) of several games, in order; one round trip where the store
+        can. With ``fields`` (names of ``PROJECTION_FIELDS``) only those are read (the others are ``None``):
+        a listing need not carry every game's public state (``view``)."""
+        out = [self.read_projection(game_id) for game_id in game_ids]
+        if fields is None:
+            return out
+        return [None if p is None else {name: p[name] if name in fields or name == "seq" else None for name in p}
+                for p in out]
+
+    def read_created(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
+        """The first entry (``created``) of each game's log, in order (``None`` for a game without a log); one
+        round trip where the store can."""
+        from .errors import GameNotFound  # noqa: PLC0415 - avoid a cycle at import time
+
+        out: list[dict[str, Any] | None] = []
+        for game_id in game_ids:
+            try:
+                out.append(self.read_log(game_id, 0, 1)[0])
+            except GameNotFound:
+                out.append(None)
+        return out
+
+    def read_last_entries(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
+        """The last entry of each game's log, in order (``None`` for a game without a log); one round trip where
+        the store can."""
+        from .errors import GameNotFound  # noqa: PLC0415 - avoid a cycle at import time
+
+        out: list[dict[str, Any] | None] = []
+        for game_id in game_ids:
+            try:
+                tip = self.tip(game_id)
+                out.append(self.read_log(game_id, tip.seq - 1, 1)[0])
+            except GameNotFound:
+                out.append(None)
+        return out
+
     # -- replay bookkeeping -------------------------------------------------------------------------
     @abstractmethod
     def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:

@@ -32,6 +32,11 @@ key                             type        content
                                             listed (the lobby pages over this one set)
 ``referee:archived``            sorted set  archived game ids (``referee.store.archive``) scored by when they
                                             were archived (ms): their keys above are gone from Redis
+``player:{<key>}:games``        sorted set  the games a player's public key is seated in, scored by their
+                                            ``created`` entry's ``at`` (ms); kept by the game service at
+                                            creation, rebuilt from the logs by ``referee rebuild --all``
+``player:{<key>}:tournaments``  sorted set  the tournaments a player's key is a player of, scored by their
+                                            ``created`` entry's ``at`` (ms); kept and rebuilt the same way
 ``tournament:{<id>}:log``       stream      a tournament's log (same entry format and stream IDs as a
                                             game's; ``docs/tournaments.md``), appended by APPEND_ENTRY
 ``tournament:{<id>}:head``      string      hex hash of its last entry
@@ -88,6 +93,9 @@ GAME_MUTES = "game:{{{game}}}:mutes"
 GAMES_INDEX = "referee:games"
 #: sorted set: the games moved to the archive (their own keys deleted), scored by when (ms)
 ARCHIVED_INDEX = "referee:archived"
+#: the games of one player's key (its own hash tag: one key per player, written one command each)
+PLAYER_GAMES = "player:{{{key}}}:games"
+PLAYER_TOURNAMENTS = "player:{{{key}}}:tournaments"
 TOURNAMENT_LOG = "tournament:{{{tournament}}}:log"
 TOURNAMENT_HEAD = "tournament:{{{tournament}}}:head"
 TOURNAMENT_SECRET = "tournament:{{{tournament}}}:secret"
@@ -129,6 +137,24 @@ LOG_SCAN_PATTERN = "game:{*}:log"
 
 #: What a game id may look like: it goes inside a hash tag, so never ``{``, ``}``, ``:`` or spaces.
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+#: What a player's key may look like in a key name: base64url (an Ed25519 key is 43 characters of it).
+PLAYER_KEY_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def player_games_key(public_key: str) -> str:
+    """The key of a player's games (``player:{<key>}:games``); refuses anything that is not base64url."""
+    if not isinstance(public_key, str) or PLAYER_KEY_RE.match(public_key) is None:
+        raise ValueError(f"not a public key: {public_key!r}")
+    return PLAYER_GAMES.format(key=public_key)
+
+
+def player_tournaments_key(public_key: str) -> str:
+    """The key of a player's tournaments (``player:{<key>}:tournaments``); rules as :func:`player_games_key`."""
+    if not isinstance(public_key, str) or PLAYER_KEY_RE.match(public_key) is None:
+        raise ValueError(f"not a public key: {public_key!r}")
+    return PLAYER_TOURNAMENTS.format(key=public_key)
 
 
 def valid_game_id(game_id: str) -> bool:

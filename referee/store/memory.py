@@ -58,6 +58,8 @@ class MemoryStore(LogStore):
         self._outbox: list[dict[str, Any]] = []
         self._seen: set[str] = set()
         self._tournaments: dict[str, _Game] = {}
+        self._players: dict[str, dict[str, int]] = {}
+        self._player_tournaments: dict[str, dict[str, int]] = {}
 
     def _game(self, game_id: str) -> _Game:
         keys.game_keys(game_id)  # same id rules as the Redis store
@@ -149,6 +151,34 @@ class MemoryStore(LogStore):
     def scan_games(self) -> list[str]:
         with self._lock:
             return sorted(game for game, state in self._games.items() if state.log)
+
+    # -- the games of a player's key ------------------------------------------------------------------
+    def _index_rows(self, index: dict[str, dict[str, int]], rows: list[tuple[str, str, int]]) -> None:
+        for public_key, _item, _ms in rows:
+            keys.player_games_key(public_key)
+        with self._lock:
+            for public_key, item, created_ms in rows:
+                index.setdefault(public_key, {})[item] = int(created_ms)
+
+    def _listed(self, index: dict[str, dict[str, int]], public_key: str, offset: int, limit: int | None
+                ) -> list[tuple[str, int]]:
+        keys.player_games_key(public_key)
+        with self._lock:
+            listed = dict(index.get(public_key, {}))
+        ordered = sorted(listed.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        return ordered[offset:None if limit is None else offset + limit]
+
+    def index_player_games(self, rows: list[tuple[str, str, int]]) -> None:
+        self._index_rows(self._players, rows)
+
+    def player_games(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        return self._listed(self._players, public_key, offset, limit)
+
+    def index_player_tournaments(self, rows: list[tuple[str, str, int]]) -> None:
+        self._index_rows(self._player_tournaments, rows)
+
+    def player_tournaments(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        return self._listed(self._player_tournaments, public_key, offset, limit)
 
     # -- replay bookkeeping -------------------------------------------------------------------------
     def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:

@@ -641,6 +641,93 @@ class RedisStore(LogStore):
         """The ids in ``referee:archived``, oldest archived first."""
         return [_text(game) for game in self.redis.zrange(keys.ARCHIVED_INDEX, 0, -1)]
 
+    # -- the games of a player's key ------------------------------------------------------------------
+    def _index_rows(self, key_of: Any, rows: list[tuple[str, str, int]]) -> None:
+        """One ``ZADD`` per row in one pipeline (on a cluster, redis-py's pipeline sends each to its key's node)."""
+        if not rows:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for public_key, item, created_ms in rows:
+            pipe.zadd(key_of(public_key), {item: int(created_ms)})
+        pipe.execute()
+
+    def _listed(self, key: str, offset: int, limit: int | None) -> list[tuple[str, int]]:
+        if limit == 0:
+            return []
+        stop = -1 if limit is None else offset + limit - 1
+        rows = cast(list[tuple[bytes, float]], self.redis.zrevrange(key, offset, stop, withscores=True))
+        return [(_text(item), int(score)) for item, score in rows]
+
+    def index_player_games(self, rows: list[tuple[str, str, int]]) -> None:
+        self._index_rows(keys.player_games_key, rows)
+
+    def player_games(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        return self._listed(keys.player_games_key(public_key), offset, limit)
+
+    def index_player_tournaments(self, rows: list[tuple[str, str, int]]) -> None:
+        self._index_rows(keys.player_tournaments_key, rows)
+
+    def player_tournaments(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        return self._listed(keys.player_tournaments_key(public_key), offset, limit)
+
+    def read_projections(self, game_ids: list[str], fields: tuple[str, ...] | None = None
+                         ) -> list[dict[str, Any] | None]:
+        """One ``HGETALL`` (with ``fields``: ``HMGET`` of those and ``seq``) per game in one pipeline on the work
+        Redis."""
+        if not game_ids:
+            return []
+        names = None if fields is None else ["seq", *(name for name in fields if name != "seq")]
+        pipe = self.work.pipeline(transaction=False)
+        for game_id in game_ids:
+            if names is None:
+                pipe.hgetall(keys.game_keys(game_id).projection)
+            else:
+                pipe.hmget(keys.game_keys(game_id).projection, names)
+        out: list[dict[str, Any] | None] = []
+        for reply in pipe.execute():
+            raw = reply if names is None else {} if reply[0] is None else {
+                name: value for name, value in zip(names, reply, strict=True) if value is not None}
+            out.append(decode_projection({_text(name): _text(value) for name, value in raw.items()}) if raw else None)
+        for index, found in enumerate(out):  # an archived game's projection is in its archived document
+            if found is None and self.archive is not None:
+                document = self.archived(game_ids[index])
+                if document is not None and document.get("projection") is not None:
+                    projection = dict(document["projection"])
+                    out[index] = projection if fields is None else {
+                        name: value for name, value in projection.items() if name in {"seq", *fields}}
+        return out
+
+    def read_created(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
+        """One ``XRANGE … COUNT 1`` per game in one pipeline."""
+        if not game_ids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xrange(keys.game_keys(game_id).log, min=keys.stream_id(0), max="+", count=1)
+        found = [_entry(rows_of(rows)[0][1]) if rows else None for rows in pipe.execute()]
+        return self._archived_ends(game_ids, found, 0)
+
+    def _archived_ends(self, game_ids: list[str], found: list[dict[str, Any] | None], index: int
+                       ) -> list[dict[str, Any] | None]:
+        """``found``, with the first (``index`` 0) or last (-1) entry of each archived game it lacks."""
+        if self.archive is not None:
+            for i, entry in enumerate(found):
+                if entry is None:
+                    document = self.archived(game_ids[i])
+                    if document is not None and document["bundle"]["log"]:
+                        found[i] = dict(document["bundle"]["log"][index])
+        return found
+
+    def read_last_entries(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
+        """One ``XREVRANGE … COUNT 1`` per game in one pipeline."""
+        if not game_ids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xrevrange(keys.game_keys(game_id).log, count=1)
+        found = [_entry(rows_of(rows)[0][1]) if rows else None for rows in pipe.execute()]
+        return self._archived_ends(game_ids, found, -1)
+
     # -- replay bookkeeping -------------------------------------------------------------------------
     def read_projection(self, game_id: str, with_verdicts: bool = False) -> dict[str, Any] | None:
         k = keys.game_keys(game_id)

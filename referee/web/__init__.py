@@ -75,6 +75,12 @@ def lobby() -> str:
     return render_template("web/lobby.html", page="lobby")
 
 
+@bp.get("/me")
+def my_games() -> str:
+    """Every game of the keys kept in this browser (``static/my-games.js``, from ``GET /players/{key}/games``)."""
+    return render_template("web/my_games.html", page="me")
+
+
 @bp.get("/new")
 def new_game() -> str:
     return render_template("web/new.html", page="new")

@@ -239,3 +239,19 @@ def test_the_replay_workers_archive_by_themselves(app, http, run_worker, spawn_w
     assert _game_keys(store, game.game_id) == [] and list(archive.list()) == [game.game_id]
     _same_reads(_reads(app, game.game_id), before)
     assert http.get(f"/games/{running.game_id}")[0] == 200 and _game_keys(store, running.game_id)
+
+
+def test_an_archived_game_stays_in_its_players_games(app, http, run_worker):
+    """``GET /players/{key}/games`` (a player's home) answers the same for a game before and after it is archived:
+    its projection, first and last entries come from the archived document once its keys are gone."""
+    from referee.signing import public_key_b64
+
+    game = _finished(http, run_worker, "fivetowers", 2, seed=5)
+    store, messages, archive, key = _archive(app)
+    listings = {seat: f"/players/{public_key_b64(k)}/games" for seat, k in enumerate(game.keys)}
+    before = {seat: http.get(path) for seat, path in listings.items()}
+    assert all(status == 200 and [g["game"] for g in body["games"]] == [game.game_id]
+               for status, body in before.values()), before
+    assert archive_game(store, messages, archive, game.game_id, key, older_than=0).action == "archived"
+    assert _game_keys(store, game.game_id) == []
+    assert {seat: http.get(path) for seat, path in listings.items()} == before

@@ -493,3 +493,52 @@ def test_follow_waits_for_the_next_entry_or_message_of_the_game(store):
     entries, found = messages.follow("g_follow", 2, 0, timeout=10)
     assert [position for position, _raw in entries] == [3] and found == [first]
     assert json.loads(entries[0][1])["seq"] == 3
+
+
+ALICE, BOB = "A" * 43, "B-_" + "b" * 40
+
+
+def test_a_players_games_are_listed_newest_first_in_pages(store):
+    assert store.player_games(ALICE) == []
+    store.index_player_games([(ALICE, "g_a", 1000), (BOB, "g_a", 1000), (ALICE, "g_b", 3000)])
+    store.index_player_games([(ALICE, "g_c", 2000), (ALICE, "g_b", 3000)])  # listed again: nothing changes
+    assert store.player_games(ALICE) == [("g_b", 3000), ("g_c", 2000), ("g_a", 1000)]
+    assert store.player_games(ALICE, 1, 1) == [("g_c", 2000)]
+    assert store.player_games(ALICE, 0, 0) == []
+    assert store.player_games(ALICE, 5, 10) == []
+    assert store.player_games(BOB) == [("g_a", 1000)]
+    store.index_player_games([])
+    # tournaments: their own index per key, apart from the games'
+    assert store.player_tournaments(ALICE) == []
+    store.index_player_tournaments([(ALICE, "t_a", 5000), (ALICE, "t_b", 4000), (BOB, "t_b", 4000)])
+    assert store.player_tournaments(ALICE) == [("t_a", 5000), ("t_b", 4000)]
+    assert store.player_tournaments(ALICE, 1, 5) == [("t_b", 4000)] and store.player_tournaments(BOB) == [("t_b", 4000)]
+    assert len(store.player_games(ALICE)) == 3
+
+
+@pytest.mark.parametrize("bad", ["", "a{b}", "a:b", "a b", "x" * 65])
+def test_player_keys_that_could_escape_their_hash_tag_are_refused(store, bad):
+    with pytest.raises(ValueError):
+        store.player_games(bad)
+    with pytest.raises(ValueError):
+        store.index_player_games([(bad, "g_a", 1)])
+    with pytest.raises(ValueError):
+        store.player_tournaments(bad)
+    with pytest.raises(ValueError):
+        store.index_player_tournaments([(bad, "t_a", 1)])
+
+
+def test_batched_reads_of_created_last_entries_and_projections(store):
+    first = grow(store, "g_one", 3)
+    second = grow(store, "g_two", 0)
+    assert store.write_projection("g_one", projection(4, first[3]["hash"]), verdicts(0, 4), 0) == 1
+    games = ["g_one", "g_none", "g_two"]
+    assert store.read_created(games) == [first[0], None, second[0]]
+    assert store.read_last_entries(games) == [first[3], None, second[0]]
+    assert store.read_projections(games) == [store.read_projection(g) for g in games]
+    assert store.read_projections(games)[0]["seq"] == 4 and store.read_projections(games)[2] is None
+    listed = store.read_projections(games, ("status", "accepted"))
+    assert listed[1] is None and listed[2] is None
+    assert listed[0] == {**{name: None for name in store.read_projections(games)[0]}, "seq": 4, "status": "active",
+                         "accepted": [0, 1]}
+    assert store.read_created([]) == store.read_last_entries([]) == store.read_projections([]) == []

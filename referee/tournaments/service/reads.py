@@ -10,6 +10,7 @@ import io
 from typing import Any
 
 from ...errors import ServiceError
+from ...games_service.players import bad_key
 from ...store import GameNotFound
 from ...store.keys import valid_game_id
 from ...timecontrol import format_ms, parse_ms
@@ -30,8 +31,11 @@ class TournamentReads(RatedTournaments):
     # -- reads ------------------------------------------------------------------------------------------
     def list_tournaments(self, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """``GET /tournaments``: newest first, a summary of each (folded here, like ``state``)."""
+        return self._summaries(self.store.newest_tournaments(offset, limit))
+
+    def _summaries(self, tournament_ids: list[str]) -> list[dict[str, Any]]:
         out = []
-        for tournament_id in self.store.newest_tournaments(offset, limit):
+        for tournament_id in tournament_ids:
             try:
                 replayer = self.fold(tournament_id)
             except ServiceError:
@@ -43,6 +47,17 @@ class TournamentReads(RatedTournaments):
                         "round": len(replayer.rounds), "seq": replayer.seq, "head": replayer.head,
                         "created_at": created.get("at")})
         return out
+
+    def player_tournaments(self, public_key: str, offset: int = 0, limit: int = 100) -> dict[str, Any]:
+        """``GET /players/{key}/tournaments``: the tournaments the key is a player of, newest first (each folded
+        here, like ``GET /tournaments``); 400 ``player/bad_key`` for a key that is not one."""
+        problem = bad_key(public_key)
+        if problem is not None:
+            raise problem
+        listed = self.store.player_tournaments(public_key)
+        page = self._summaries([tournament_id for tournament_id, _ms in listed[offset:offset + limit]])
+        following = offset + limit if offset + limit < len(listed) else None
+        return {"key": public_key, "tournaments": page, "offset": offset, "total": len(listed), "next": following}
 
     def state(self, tournament_id: str) -> dict[str, Any]:
         """``GET /tournaments/{id}``: the projection of the log (CONTRACT section 10), folded here.

@@ -11,6 +11,7 @@ from typing import Any
 from ...errors import ServiceError, invalid
 from ...games import ruleset
 from ...games_service.entries import make_entry
+from ...games_service.players import index_tournament_players
 from ...replay import LogError
 from ...signing import verify
 from ...store import DuplicateSubmission, GameExists, StaleAppend, StoreUnavailable
@@ -83,6 +84,7 @@ class Submissions(RefereeEntries):
                                "request was posted before)", details={"tournament": tournament_id}) from exc
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
+        index_tournament_players(self.store, tournament_id, entry)
         self._keep(tournament_id, replayer)
         return {"tournament": tournament_id, "seq": replayer.seq, "head": replayer.head,
                 "commitment": payload["commitment"], "status": replayer.status}

@@ -1,11 +1,19 @@
-// "My games" on the lobby: the games of the keys kept in this browser (keys.js) first, those waiting
-// for me on top (my seat to move, or my acceptance awaited), with their deadlines (seats[i].clock of
-// games with a clock), and the count of games waiting for me in the tab title: "(2) Lobby · …".
+// "My games": every game of the keys kept in this browser (keys.js), from GET /players/{key}/games (all pages
+// of each key, merged when the browser holds several keys): the games waiting for me first (my seat to move,
+// or my acceptance awaited), then by deadline (soonest first), then newest; the count of games waiting for me
+// in the tab title: "(2) Lobby · …". Two views of the same rows: the lobby's "My games" section (the games
+// waiting for me and a few others, with a link to all) and the page /play/me (every game, however many).
 
 import { listKeys } from "./keys.js";
-import { el } from "./ui.js";
+import { el, showError } from "./ui.js";
 
 const BASE_TITLE = document.title;
+const ROOT = (document.body && document.body.dataset.api) || "";
+const WEB = (document.body && document.body.dataset.web) || "/play/";
+/** the page size asked of GET /players/{key}/games (its maximum) */
+const PAGE = 100;
+/** in the lobby's section: the games not waiting for me shown besides those waiting */
+const LOBBY_OTHERS = 10;
 
 /** My seats in `game` (indices of seats whose key is in this browser). */
 export function mySeatsIn(game, keys) {
@@ -19,12 +27,6 @@ export function waitingFor(game, mine) {
   return [];
 }
 
-function deadlineOf(game, seats) {
-  const times = seats.map((i) => game.seats[i] && game.seats[i].clock && game.seats[i].clock.deadline)
-    .filter(Boolean).map((d) => Date.parse(d)).filter((t) => !Number.isNaN(t));
-  return times.length ? Math.min(...times) : null;
-}
-
 function inWords(ms) {
   const s = Math.round(Math.abs(ms) / 1000);
   const text = s < 90 ? `${s} s` : s < 5400 ? `${Math.round(s / 60)} min` : s < 172800 ? `${Math.round(s / 3600)} h`
@@ -32,23 +34,122 @@ function inWords(ms) {
   return ms < 0 ? `${text} ago` : `in ${text}`;
 }
 
-/** Sort `games` for me: waiting for me (soonest deadline first; no deadline after), then my other games. */
-export function myGames(games, keys = new Set(listKeys().map((k) => k.public))) {
-  const rows = [];
-  for (const game of games) {
-    const mine = mySeatsIn(game, keys);
-    if (!mine.length) continue;
-    const waiting = waitingFor(game, mine);
-    rows.push({ game, mine, waiting, deadline: waiting.length ? deadlineOf(game, waiting) : null });
+async function getJson(path) {
+  const response = await fetch(ROOT + path, { headers: { Accept: "application/json" } });
+  const data = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = new Error((data && data.error && data.error.message) || `HTTP ${response.status}`);
+    error.code = data && data.error && data.error.code;
+    throw error;
   }
-  const rank = (r) => (r.waiting.length ? 0 : r.game.status === "active" || r.game.status === "waiting" ? 1 : 2);
-  rows.sort((a, b) => rank(a) - rank(b) || (a.deadline ?? Infinity) - (b.deadline ?? Infinity));
+  return data;
+}
+
+/** Every game of one key: all pages of GET /players/{key}/games. */
+export async function gamesOfKey(key) {
+  const out = [];
+  let offset = 0;
+  while (offset !== null && offset !== undefined) {
+    const page = await getJson(`/players/${encodeURIComponent(key)}/games?offset=${offset}&limit=${PAGE}`);
+    out.push(...(page.games || []));
+    offset = page.next;
+  }
+  return out;
+}
+
+/** The API's order: your turn first, then by deadline (soonest; none last), then newest. */
+export function compareRows(a, b) {
+  const deadline = (r) => (r.deadline !== null ? r.deadline : Infinity);
+  return (b.waiting.length > 0) - (a.waiting.length > 0) || deadline(a) - deadline(b)
+    || (Date.parse(b.game.created_at) || 0) - (Date.parse(a.game.created_at) || 0);
+}
+
+/** Rows of the games of several keys, merged (a game where the browser holds two seats is one row). */
+export function mergeRows(lists) {
+  const byGame = new Map();
+  for (const games of lists) {
+    for (const game of games) {
+      const known = byGame.get(game.game);
+      if (known) {
+        known.mine = [...new Set([...known.mine, ...game.my_seats])].sort((x, y) => x - y);
+        known.your = known.your || game.your_turn;
+        if (game.your_turn && game.deadline) known.game = { ...known.game, deadline: game.deadline };
+      } else {
+        byGame.set(game.game, { game, mine: [...game.my_seats], your: game.your_turn });
+      }
+    }
+  }
+  const rows = [...byGame.values()].map(({ game, mine, your }) => {
+    const waiting = your ? waitingFor(game, mine) : [];
+    const due = game.deadline ? Date.parse(game.deadline) : NaN;
+    return { game, mine, waiting: your && !waiting.length ? mine : waiting, deadline: Number.isNaN(due) ? null : due };
+  });
+  rows.sort(compareRows);
   return rows;
 }
 
-/** Draw the "My games" section above the lobby's table (created on first use) and set the tab title. */
-export function renderMyGames(games, web) {
-  const rows = myGames(games);
+let loading = null;
+let lastRows = [];
+let lastError = null;
+
+/** Every game of this browser's keys, merged and sorted (one load at a time; the rows of the last load). */
+export async function loadMyGames(keys = listKeys().map((k) => k.public)) {
+  if (!loading) {
+    loading = Promise.all([...new Set(keys)].map((key) => gamesOfKey(key)))
+      .then((lists) => { lastRows = mergeRows(lists); lastError = null; return lastRows; })
+      .catch((err) => { lastError = err; return lastRows; })
+      .finally(() => { loading = null; });
+  }
+  return loading;
+}
+
+function ruleName(game) {
+  const name = game.ruleset && typeof game.ruleset === "object" ? game.ruleset.name : game.ruleset;
+  return name === "fivetowers" ? "5 Towers" : name === "towerup" ? "Tower Up" : name || "?";
+}
+
+function whatNow(r) {
+  if (r.waiting.length) return r.game.status === "waiting" ? "your acceptance" : "your move";
+  if (r.game.status === "active") {
+    const seat = r.game.seats[r.game.to_move];
+    return seat ? `${seat.name || `seat ${r.game.to_move + 1}`} to move` : "active";
+  }
+  if (r.game.status === "waiting") return "waiting for the others";
+  return r.game.status;
+}
+
+function offerText(game) {
+  const offer = game.pending_offer;
+  if (!offer) return "";
+  const by = game.seats[offer.seat];
+  return `${offer.kind} offer by ${(by && by.name) || `seat ${offer.seat + 1}`}`;
+}
+
+function players(r) {
+  return r.game.seats.map((s, i) => (r.mine.includes(i) ? `${s.name} (you)` : s.name)).join(" vs ");
+}
+
+function deadlineNode(r, now) {
+  return r.deadline !== null
+    ? el("span", { class: "deadline", title: new Date(r.deadline).toISOString() }, ` · deadline ${inWords(r.deadline - now)}`)
+    : "";
+}
+
+function setTitle(count) {
+  document.title = count ? `(${count}) ${BASE_TITLE}` : BASE_TITLE;
+}
+
+function listItem(r, now) {
+  const id = r.game.game;
+  const names = r.mine.map((i) => (r.game.seats[i] && r.game.seats[i].name) || `seat ${i + 1}`).join(", ");
+  const offer = offerText(r.game);
+  return el("li", { dataset: { game: id, waiting: r.waiting.length ? "true" : "false" }, class: r.waiting.length ? "waiting-for-me" : "" },
+    el("a", { class: "mono", href: `${WEB}games/${encodeURIComponent(id)}` }, id), ` · ${names} · `,
+    el("strong", {}, whatNow(r)), deadlineNode(r, now), offer ? ` · ${offer}` : "");
+}
+
+/** Draw the lobby's "My games" section (created on first use) from `rows`, and set the tab title. */
+function drawSection(rows, web) {
   let section = document.getElementById("my-games");
   if (!section) {
     section = el("section", { id: "my-games", "aria-labelledby": "my-games-h" });
@@ -56,44 +157,54 @@ export function renderMyGames(games, web) {
     lobby.parentNode.insertBefore(section, lobby);
   }
   const count = rows.filter((r) => r.waiting.length).length;
-  document.title = count ? `(${count}) ${BASE_TITLE}` : BASE_TITLE;
+  setTitle(count);
   section.dataset.waiting = String(count);
+  section.dataset.total = String(rows.length);
   section.hidden = !rows.length;
   if (!rows.length) {
     section.replaceChildren();
-    return rows;
+    return;
   }
   const now = Date.now();
+  const shown = rows.filter((r, i) => r.waiting.length || i < count + LOBBY_OTHERS);
   section.replaceChildren(
     el("h2", { id: "my-games-h" }, count ? `My games · ${count} waiting for me` : "My games"),
-    el("ul", { class: "my-games" }, ...rows.map((r) => {
-      const id = r.game.game;
-      const names = r.mine.map((i) => (r.game.seats[i] && r.game.seats[i].name) || `seat ${i + 1}`).join(", ");
-      const what = r.waiting.length ? (r.game.status === "waiting" ? "your acceptance" : "your move") : r.game.status;
-      const due = r.deadline !== null
-        ? el("span", { class: "deadline", title: new Date(r.deadline).toISOString() }, ` · deadline ${inWords(r.deadline - now)}`)
-        : "";
-      return el("li", { dataset: { game: id, waiting: r.waiting.length ? "true" : "false" }, class: r.waiting.length ? "waiting-for-me" : "" },
-        el("a", { class: "mono", href: `${web}games/${encodeURIComponent(id)}` }, id), ` · ${names} · `,
-        el("strong", {}, what), due);
-    })));
-  return rows;
+    el("ul", { class: "my-games" }, ...shown.map((r) => listItem(r, now))),
+    el("p", {}, el("a", { class: "all-my-games", href: `${web}me` },
+      shown.length < rows.length ? `All my games (${rows.length}) →` : "My games page →")));
 }
 
-const ROOT = (document.body && document.body.dataset.api) || "";
+/**
+ * The lobby's "My games" section: called on each load of the lobby (the lobby's own `games` are not used:
+ * the rows come from GET /players/{key}/games, every game of my keys). Draws the rows of the last load at
+ * once, loads again, draws and follows them; returns the rows drawn now.
+ */
+export function renderMyGames(_games, web = WEB) {
+  drawSection(lastRows, web);
+  if (listKeys().length) {
+    loadMyGames().then((rows) => {
+      drawSection(rows, web);
+      if (reloadLobby) followMyGames(rows, reloadLobby);
+    });
+  }
+  return lastRows;
+}
+
 let source = null;
 let followed = "";
 let pending = null;
+let reloadLobby = null;
 
 /**
  * Follow my running games over one event stream (GET /games/events?games=…): `reload()` on each new
  * entry in any of them (bursts coalesced), so "waiting for me" and the title change as soon as the
- * opponent moves. The lobby's 10 s poll stays as the fallback (and covers every other game).
+ * opponent moves. The page's poll stays as the fallback (the stream follows up to 100 games).
  */
 export function followMyGames(rows, reload) {
+  reloadLobby = reload;
   const ids = rows.filter((r) => r.game.status === "active" || r.game.status === "waiting")
     .map((r) => r.game.game).slice(0, 100).sort().join(",");
-  const section = document.getElementById("my-games");
+  const section = document.getElementById("my-games") || document.getElementById("all-my-games");
   if (ids === followed) return;
   followed = ids;
   if (source) source.close();
@@ -110,4 +221,100 @@ export function followMyGames(rows, reload) {
     clearTimeout(pending);
     pending = setTimeout(reload, 200);
   });
+}
+
+// -- the page /play/me: every game of my keys in one table --------------------------------------------------
+
+function tableRow(r, now) {
+  const id = r.game.game;
+  const offer = offerText(r.game);
+  const last = r.game.last_move_at ? Date.parse(r.game.last_move_at) : NaN;
+  return el("tr", { dataset: { game: id, yourTurn: r.waiting.length ? "true" : "false", status: r.game.status },
+    class: r.waiting.length ? "waiting-for-me" : "" },
+  el("td", { class: "game-id" }, el("a", { href: `${WEB}games/${encodeURIComponent(id)}` }, players(r)),
+    el("span", { class: "mono details" }, ` ${id}`)),
+  el("td", { dataset: { label: "Game" } }, ruleName(r.game),
+    r.game.tournament ? [" · ", el("a", { href: `${WEB}tournaments/${encodeURIComponent(r.game.tournament)}` }, "tournament")] : ""),
+  el("td", { dataset: { label: "Now" } }, el("strong", {}, whatNow(r))),
+  el("td", { dataset: { label: "Deadline" } }, r.deadline !== null
+    ? el("span", { class: "deadline", title: new Date(r.deadline).toISOString() }, inWords(r.deadline - now)) : "—"),
+  el("td", { dataset: { label: "Last move" } }, Number.isNaN(last) ? "—" : inWords(last - now)),
+  el("td", { dataset: { label: "Offer" } }, offer || "—"));
+}
+
+/** Every tournament of one key: all pages of GET /players/{key}/tournaments. */
+export async function tournamentsOfKey(key) {
+  const out = [];
+  let offset = 0;
+  while (offset !== null && offset !== undefined) {
+    const page = await getJson(`/players/${encodeURIComponent(key)}/tournaments?offset=${offset}&limit=${PAGE}`);
+    out.push(...(page.tournaments || []));
+    offset = page.next;
+  }
+  return out;
+}
+
+const TOURNAMENT_RANK = { active: 0, waiting: 1 };
+
+/** The tournaments of several keys, merged: running ones first (active, then waiting), then newest. */
+export function mergeTournaments(lists) {
+  const byId = new Map();
+  for (const list of lists) for (const t of list) byId.set(t.tournament, t);
+  return [...byId.values()].sort((a, b) => (TOURNAMENT_RANK[a.status] ?? 2) - (TOURNAMENT_RANK[b.status] ?? 2)
+    || (Date.parse(b.created_at) || 0) - (Date.parse(a.created_at) || 0));
+}
+
+async function drawTournaments(keys) {
+  const section = document.getElementById("my-tournaments-section");
+  const list = document.getElementById("my-tournaments");
+  if (!section || !list) return;
+  try {
+    const found = mergeTournaments(await Promise.all(keys.map((key) => tournamentsOfKey(key))));
+    section.dataset.total = String(found.length);
+    list.replaceChildren(...(found.length ? found.map((t) => {
+      const rules = t.ruleset && typeof t.ruleset === "object" ? t.ruleset.name : t.ruleset;
+      const kind = t.format && t.format.kind ? t.format.kind.replace("_", " ") : "";
+      return el("li", { dataset: { tournament: t.tournament, status: t.status } },
+        el("a", { href: `${WEB}tournaments/${encodeURIComponent(t.tournament)}` }, ruleName({ ruleset: rules })),
+        ` · ${kind} · ${t.players} players · `, el("strong", {}, t.status),
+        t.round ? ` · round ${t.round}` : "", el("span", { class: "mono details" }, ` ${t.tournament}`));
+    }) : [el("li", {}, "No tournaments for the keys in this browser.")]));
+  } catch (err) {
+    showError(err, "Loading my tournaments");
+  } finally {
+    section.setAttribute("aria-busy", "false");
+  }
+}
+
+async function drawPage() {
+  const root = document.getElementById("all-my-games");
+  const body = document.getElementById("all-my-games-body");
+  const summary = document.getElementById("all-my-games-summary");
+  if (!listKeys().length) {
+    summary.replaceChildren("No keys in this browser yet: make or load one on ",
+      el("a", { href: `${WEB}keys` }, "My keys"), ".");
+    body.replaceChildren();
+    root.setAttribute("aria-busy", "false");
+    const section = document.getElementById("my-tournaments-section");
+    if (section) section.hidden = true;
+    return;
+  }
+  const [rows] = await Promise.all([loadMyGames(), drawTournaments([...new Set(listKeys().map((k) => k.public))])]);
+  if (lastError) showError(lastError, "Loading my games");
+  const count = rows.filter((r) => r.waiting.length).length;
+  setTitle(count);
+  root.dataset.waiting = String(count);
+  root.dataset.total = String(rows.length);
+  summary.textContent = rows.length
+    ? `${rows.length} game${rows.length === 1 ? "" : "s"} · ${count} waiting for you`
+    : "No games for the keys in this browser yet.";
+  const now = Date.now();
+  body.replaceChildren(...rows.map((r) => tableRow(r, now)));
+  root.setAttribute("aria-busy", "false");
+  followMyGames(rows, drawPage);
+}
+
+if (document.getElementById("all-my-games")) {
+  drawPage();
+  setInterval(drawPage, 30000);
 }
