@@ -13,6 +13,8 @@ from .submissions import ClockSchema
 class SeatSpecSchema(Schema):
     name = PlayerName(required=True)
     key = key_field(required=True)
+    bot = fields.Boolean(metadata={"description": "the seat is played by a program (default false); written into "
+                                                  "the created entry as given, so an organiser's signature covers it"})
 
 
 class OrganiserSchema(Schema):
@@ -60,6 +62,8 @@ class SeatSchema(Schema):
     name = fields.String(required=True)
     key = fields.String(required=True)
     accepted = fields.Boolean(required=True)
+    bot = fields.Boolean(metadata={"description": "true when the seat was declared a bot at creation (absent "
+                                                  "otherwise)"})
     clock = fields.Nested(ClockSchema, metadata={"description": "games with a clock: deadline, time left, bank, "
                                                                 "vacation left (CONTRACT section 8)"})
 

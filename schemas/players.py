@@ -24,6 +24,8 @@ class PlayerSeatSchema(Schema):
     name = fields.String(required=True)
     key = fields.String(required=True)
     accepted = fields.Boolean(required=True)
+    bot = fields.Boolean(metadata={"description": "true when the seat was declared a bot at creation (absent "
+                                                  "otherwise)"})
 
 
 class PlayerGameSchema(Schema):

@@ -229,6 +229,7 @@ class RatingSchema(Schema):
     sigma = fields.Float(required=True)
     ordinal = fields.Float(required=True)
     games = fields.Integer(required=True)
+    bot = fields.Boolean(metadata={"description": "with ?bots=1: true for a key that sat as a declared bot"})
 
 
 class RatingChangeSchema(Schema):
@@ -249,8 +250,12 @@ class RatingsSchema(Schema):
                               metadata={"description": "the tournaments whose games are rated"})
     game = fields.String(metadata={"description": "with ?game: the game whose change is given"})
     change = fields.List(fields.Nested(RatingChangeSchema), metadata={"description": "with ?game: per seat"})
+    bots = fields.Boolean(metadata={"description": "with ?bots=1: true; the ratings are those of the games with "
+                                                   "a bot seat, kept apart from the humans' list"})
 
 
 class RatingsQuerySchema(Schema):
     game = fields.String(validate=validate.Length(min=1, max=80),
                          metadata={"description": "a game: also its rating change per seat"})
+    bots = fields.Boolean(metadata={"description": "1: the list of the games with a seat declared a bot (a "
+                                                   "human's rating counts only games against humans)"})

@@ -153,5 +153,6 @@ class Ratings(MethodView):
     def get(self, query: dict[str, Any], ruleset_name: str) -> dict[str, Any]:
         """OpenSkill (Plackett–Luce) ratings from the games of the tournaments that count (``vetted``: only
         organiser-signed ones, with organiser keys set), in the order the results were written; with
-        ``?game=<id>``, that game's rating change per seat."""
-        return service().ratings(ruleset_name, query.get("game"))
+        ``?game=<id>``, that game's rating change per seat; with ``?bots=1``, the separate list of the games with
+        a seat declared a bot (a human's rating counts only games against humans)."""
+        return service().ratings(ruleset_name, query.get("game"), bool(query.get("bots")))

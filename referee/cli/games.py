@@ -51,6 +51,8 @@ def keygen(out: str, encrypt: bool, name: str | None) -> None:
 @click.command()
 @click.argument("ruleset_name", metavar="RULESET")
 @click.option("--seat", "seats", multiple=True, required=True, help="NAME=PUBLIC_KEY, in seat order")
+@click.option("--bot-seat", "bot_seats", multiple=True, metavar="NAME",
+              help="the seat NAME (of a --seat) is played by a program: written into the game as bot: true")
 @click.option("--options", default="{}", help="options as a JSON object")
 @click.option("--deck", help="recorded mode: a JSON list of card ids, top first")
 @click.option("--organiser-key", type=click.Path(exists=True, dir_okay=False), help="sign as organiser")
@@ -60,7 +62,8 @@ def keygen(out: str, encrypt: bool, name: str | None) -> None:
 @click.option("--on-timeout", type=click.Choice(["auto_move", "forfeit"]), help="what a timeout does (auto_move)")
 @click.option("--max-auto-moves", type=int, help="with auto_move: timeouts in a row that forfeit (default 3)")
 @server_option
-def create(*, ruleset_name: str, seats: tuple[str, ...], options: str, deck: str | None, organiser_key: str | None,
+def create(*, ruleset_name: str, seats: tuple[str, ...], bot_seats: tuple[str, ...], options: str, deck: str | None,
+           organiser_key: str | None,
            time_control: str | None, vacation_days: float | None, on_timeout: str | None,
            max_auto_moves: int | None, server: str) -> None:
     """Create a game and print it."""
@@ -82,6 +85,11 @@ def create(*, ruleset_name: str, seats: tuple[str, ...], options: str, deck: str
         if not key:
             raise click.BadParameter(f"--seat {seat!r}: use NAME=PUBLIC_KEY")
         spec["seats"].append({"name": unicodedata.normalize("NFC", name), "key": key})  # as the referee stores it
+    names = [seat["name"] for seat in spec["seats"]]
+    for bot in bot_seats:
+        if unicodedata.normalize("NFC", bot) not in names:
+            raise click.BadParameter(f"{bot!r} is not the NAME of a --seat", param_hint="--bot-seat")
+        spec["seats"][names.index(unicodedata.normalize("NFC", bot))]["bot"] = True
     if deck:
         spec["deck"] = json.loads(deck)
     if organiser_key:

@@ -105,7 +105,8 @@ class Lifecycle(Submissions):
         payload: dict[str, Any] = {
             "game": game_id,
             "ruleset": {"name": rules.name, "version": rules.version},
-            "seats": [{"name": seat["name"], "key": seat["key"]} for seat in seats],
+            "seats": [{"name": seat["name"], "key": seat["key"], **({"bot": seat["bot"]} if "bot" in seat else {})}
+                      for seat in seats],  # ``bot`` as given: the organiser signed the seats verbatim
             "options": options,  # verbatim: the organiser signed them (the verifier rebuilds the request)
             "time_control": time_control,  # resolved, defaults filled in (CONTRACT section 8)
             "organiser": organiser_key,

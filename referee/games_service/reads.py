@@ -35,6 +35,7 @@ class GameReads(ServiceCore):
             "created_at": created["at"],
             "seats": [{"seat": i, "name": seat["name"], "key": seat["key"],
                        "accepted": mode == "recorded" or i in accepted,
+                      **({"bot": True} if seat.get("bot") is True else {}),
                        **({"clock": clocks[i]} if clocks is not None else {})}
                       for i, seat in enumerate(created["seats"])],
             "time_control": time_control_of(created),

@@ -6,6 +6,11 @@ advanced one result at a time. Every key starts at the model's defaults (μ = 25
 one ``PlackettLuce().rate`` call with one team per seat and the seats' ranks (a shared rank is a draw
 between those seats). ``ordinal`` is ``μ − 3σ``, the conservative estimate leaderboards sort by.
 
+Bot games are kept apart: a game with a seat declared a bot (its rating input's ``bots``: the bot keys) is
+rated in a second pool, :attr:`RatingsFold.bots`, never in ``players`` — a human's rating counts only games
+against humans; the bot list (``GET /ratings/{ruleset}?bots=1``) rates every seat of the bot games. A
+tournament has no way to declare a bot yet, so today its games always go to the human list.
+
 >>> rows = rate_games([{"players": ["a", "b"], "ranks": [1, 2]}])
 >>> [(r["key"], r["games"], r["mu"] > 25) for r in rows]
 [('a', 1, True), ('b', 1, False)]
@@ -79,8 +84,11 @@ def rated_results(tournament_id: str, state: TournamentState, entries: Iterable[
             result = rnd.results.get(table["game"])
             if result is None or result["seq"] < start:
                 continue
-            out.append({"order": [_at_ms(at.get(result["seq"])), tournament_id, result["seq"]],
-                        "game": table["game"], "players": list(table["players"]), "ranks": list(result["ranks"])})
+            game = {"order": [_at_ms(at.get(result["seq"])), tournament_id, result["seq"]],
+                    "game": table["game"], "players": list(table["players"]), "ranks": list(result["ranks"])}
+            if table.get("bots"):  # no tournament declares bots yet (see the module's docstring)
+                game["bots"] = list(table["bots"])
+            out.append(game)
     return sorted(out, key=lambda game: game["order"])
 
 
@@ -100,24 +108,29 @@ class RatingsFold:
     seen: dict[str, int] = field(default_factory=dict)
     rated: dict[str, int] = field(default_factory=dict)
     players: dict[str, list[Any]] = field(default_factory=dict)
+    #: the bot pool: per key ``[mu, sigma, games]`` over the games with a bot seat; ``bot_keys``: the bots
+    bots: dict[str, list[Any]] = field(default_factory=dict)
+    bot_keys: list[str] = field(default_factory=list)
 
     def follows(self, game: Mapping[str, Any]) -> bool:
         """Whether ``game`` may be added now: it comes after every game rated so far."""
         return self.last is None or list(game["order"]) > list(self.last)
 
-    def rate(self, players: Sequence[str], ranks: Sequence[int]) -> list[dict[str, Any]]:
-        """Rate one game; its change per seat ``{"key", "mu": [before, after], "ordinal": [before, after]}``."""
+    def rate(self, players: Sequence[str], ranks: Sequence[int], *, bots: bool = False) -> list[dict[str, Any]]:
+        """Rate one game (in the bot pool with ``bots``); its change per seat ``{"key", "mu": [before, after],
+        "ordinal": [before, after]}``."""
+        pool = self.bots if bots else self.players
         players, places = list(players), list[Any](ranks)
         if len(players) != len(places) or len(set(players)) != len(players) or len(players) < 2:
             raise ValueError("a rated game has two or more distinct players and one rank each")
-        teams = [[_MODEL.rating(mu=self.players[key][0], sigma=self.players[key][1]) if key in self.players
+        teams = [[_MODEL.rating(mu=pool[key][0], sigma=pool[key][1]) if key in pool
                   else _MODEL.rating()] for key in players]
         rated = _MODEL.rate(teams, ranks=places)
         change = [{"key": key, "mu": [before[0].mu, after[0].mu], "ordinal": [before[0].ordinal(), after[0].ordinal()]}
                   for key, before, after in zip(players, teams, rated, strict=True)]
         for key, team in zip(players, rated, strict=True):
-            games = self.players[key][2] if key in self.players else 0
-            self.players[key] = [team[0].mu, team[0].sigma, games + 1]
+            games = pool[key][2] if key in pool else 0
+            pool[key] = [team[0].mu, team[0].sigma, games + 1]
         return change
 
     def add(self, game: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -127,26 +140,37 @@ class RatingsFold:
         """
         if not self.follows(game):
             raise ValueError(f"game {game['game']} is ordered before the last game rated")
-        change = self.rate(game["players"], game["ranks"])
+        bots = [key for key in game.get("bots") or () if key in game["players"]]
+        change = self.rate(game["players"], game["ranks"], bots=bool(bots))
+        self.bot_keys += [key for key in bots if key not in self.bot_keys]
         tournament = game["order"][1]
         self.rated[tournament] = self.rated.get(tournament, 0) + 1
         self.last = list(game["order"])
         return change
 
-    def rows(self) -> list[dict[str, Any]]:
-        """``[{"key", "mu", "sigma", "ordinal", "games"}]``, best ``ordinal`` first (key order on ties)."""
+    def rows(self, bots: bool = False) -> list[dict[str, Any]]:
+        """``[{"key", "mu", "sigma", "ordinal", "games"}]``, best ``ordinal`` first (key order on ties); with
+        ``bots``, the bot pool's, each bot's row marked ``"bot": true``."""
+        pool = self.bots if bots else self.players
         rows = [{"key": key, "mu": mu, "sigma": sigma, "ordinal": _MODEL.rating(mu=mu, sigma=sigma).ordinal(),
-                 "games": games} for key, (mu, sigma, games) in self.players.items()]
+                 "games": games, **({"bot": True} if bots and key in self.bot_keys else {})}
+                for key, (mu, sigma, games) in pool.items()]
         return sorted(rows, key=lambda row: (-row["ordinal"], row["key"]))
 
-    def answer(self, ruleset: str) -> dict[str, Any]:
-        """``GET /ratings/{ruleset}``'s body (without ``?game``)."""
-        return {"ruleset": ruleset, "ratings": self.rows(), "vetted": self.basis is not None,
-                "basis": basis_sentence(self.basis), "tournaments": list(self.rated)}
+    def answer(self, ruleset: str, bots: bool = False) -> dict[str, Any]:
+        """``GET /ratings/{ruleset}``'s body (without ``?game``); with ``bots``, the list of the bot games."""
+        out = {"ruleset": ruleset, "ratings": self.rows(bots), "vetted": self.basis is not None,
+               "basis": basis_sentence(self.basis), "tournaments": list(self.rated)}
+        if bots:
+            out["bots"] = True
+        return out
 
     def to_json(self) -> str:
-        return json.dumps({"v": FOLD_VERSION, "basis": self.basis, "last": self.last, "seen": self.seen,
-                           "rated": self.rated, "players": self.players}, separators=(",", ":"))
+        data: dict[str, Any] = {"v": FOLD_VERSION, "basis": self.basis, "last": self.last, "seen": self.seen,
+                                "rated": self.rated, "players": self.players}
+        if self.bots:  # only with bot games: a fold without any is stored as before
+            data.update(bots=self.bots, bot_keys=self.bot_keys)
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> RatingsFold | None:
@@ -154,7 +178,8 @@ class RatingsFold:
         data = json.loads(text)
         if not isinstance(data, dict) or data.get("v") != FOLD_VERSION:
             return None
-        return cls(data["basis"], data["last"], data["seen"], data["rated"], data["players"])
+        return cls(data["basis"], data["last"], data["seen"], data["rated"], data["players"],
+                   data.get("bots", {}), data.get("bot_keys", []))
 
 
 def rebuild_fold(tournaments: Iterable[tuple[str, TournamentState, Sequence[Mapping[str, Any]]]],

@@ -64,3 +64,24 @@ def test_who_counts_and_what_the_answer_says():
     assert unvetted["vetted"] is False and unvetted["basis"].startswith("Unvetted")
     assert "anyone can create a tournament" in unvetted["basis"]
     assert vetted["vetted"] is True and "1 organiser key " in vetted["basis"]
+
+
+def test_bot_games_are_kept_apart_and_the_continued_fold_is_the_rebuilt_one():
+    from referee.tournaments.ratings import RatingsFold
+
+    mixed = [*GAMES, {"players": ["a", "BOT"], "ranks": [2, 1], "bots": ["BOT"]},
+             {"players": ["c", "BOT", "d"], "ranks": [1, 2, 3], "bots": ["BOT"]}, *GAMES]
+    continued, rebuilt = RatingsFold(), RatingsFold()
+    for i, game in enumerate(mixed):
+        continued = RatingsFold.from_json(continued.to_json())
+        continued.add({**game, "game": f"g{i}", "order": [i, "t_x", i]})
+    for i, game in enumerate(mixed):
+        rebuilt.add({**game, "game": f"g{i}", "order": [i, "t_x", i]})
+    assert continued == rebuilt
+    assert continued.rows() == rate_games(GAMES * 2)  # the humans' list: as if the bot games never were
+    bots = {row["key"]: row for row in continued.answer("towerup", bots=True)["ratings"]}
+    assert set(bots) == {"a", "c", "d", "BOT"} and bots["BOT"]["games"] == 2 and bots["BOT"]["bot"] is True
+    assert "bot" not in bots["a"] and "BOT" not in {row["key"] for row in continued.rows()}
+    plain = RatingsFold()
+    plain.add({**GAMES[0], "game": "g", "order": [0, "t", 0]})
+    assert "bots" not in plain.to_json() and "bots" not in plain.answer("towerup")  # stored and answered as before

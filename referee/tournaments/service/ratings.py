@@ -170,10 +170,11 @@ class RatedTournaments(TournamentLogs):
         raise ServiceError(503, "ratings/busy", f"the ratings of {name} changed during every attempt")
 
     # -- read ----------------------------------------------------------------------------------------------
-    def ratings(self, ruleset_name: str, game: str | None = None) -> dict[str, Any]:
+    def ratings(self, ruleset_name: str, game: str | None = None, bots: bool = False) -> dict[str, Any]:
         """``GET /ratings/{ruleset}``: the stored fold (rebuilt from the logs when it is missing or was
         computed under other organiser keys): the ratings, whether they are vetted and on what basis, and the
-        tournaments whose games they rate. With ``game``, also that game's rating change per seat.
+        tournaments whose games they rate. With ``game``, also that game's rating change per seat. With
+        ``bots``, the separate list of the games that had a bot seat (:class:`RatingsFold`).
 
         :raises ServiceError: 404 ``ruleset/not_found`` or ``ratings/no_such_game`` (a ``game`` not rated).
         """
@@ -185,7 +186,7 @@ class RatedTournaments(TournamentLogs):
         rebuilt: dict[str, list[dict[str, Any]]] | None = None
         if fold is None:
             fold, rebuilt = self._rebuild(name)
-        out = fold.answer(name)
+        out = fold.answer(name, bots)
         if game is not None:
             if rebuilt is not None:
                 change: Any = rebuilt.get(game)

@@ -63,7 +63,9 @@ function renderSeats() {
   const mine = mySeats();
   document.getElementById("seat-list").replaceChildren(...game.seats.map((s, i) => el("li", {
     class: `${game.toMove === i ? "to-move" : ""}`, dataset: { seat: String(i) },
-  }, el("strong", { class: "name", title: s.name || null }, s.name || `Seat ${i + 1}`), mine.includes(i) ? " (you)" : "",
+  }, el("strong", { class: "name", title: s.name || null }, s.name || `Seat ${i + 1}`),
+  s.bot ? [" ", el("span", { class: "bot-mark", title: "this seat is played by a program" }, "bot")] : "",
+  mine.includes(i) ? " (you)" : "",
   game.toMove === i && game.status === "active" ? " — to move" : "",
   game.status === "waiting" ? (acceptedSeats.has(i) ? " — accepted" : " — not accepted yet") : "",
   el("br"), el("small", { class: "mono", title: s.key }, `key ${shortKey(s.key)}`))));
