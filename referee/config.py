@@ -59,6 +59,9 @@ name                        default                     meaning
 ``REFEREE_DEADLINES_EVERY`` ``0.25``                    seconds between the deadline scheduler's
                                                         passes in each ``referee worker`` (0: off)
 ``REFEREE_BENCH_NOOP``      ``0``                       ``1`` adds the hidden ``POST /_bench/noop``
+``REFEREE_HOUSE_BOT_KEY``   (empty)                     the house bot's public key, answered by
+                                                        ``GET /house-bot`` (``referee serve --house-bot``
+                                                        sets it for its web server)
 ``REFEREE_PUBLIC_URL``      ``http://127.0.0.1:8000``   the public base URL: absolute links (mails,
                                                         webhooks) and the
                                                         pages' path prefix (never the ``Host`` header)
@@ -156,6 +159,7 @@ DEFAULTS: dict[str, Any] = {
 # -- facing the open internet (issue 17): public URL, trusted proxies, the Redis password -------------
 DEFAULTS.update({
     "REFEREE_PUBLIC_URL": "http://127.0.0.1:8000",
+    "REFEREE_HOUSE_BOT_KEY": "",
     "REFEREE_TRUSTED_PROXIES": "",
     "REFEREE_REDIS_PASSWORD_FILE": None,
 })

@@ -125,6 +125,11 @@ class VerdictSchema(Schema):
     error = fields.Dict(metadata={"description": "{code, message, rule?} of a rejected entry"})
 
 
+class HouseBotSchema(Schema):
+    key = fields.String(required=True, metadata={"description": "the house bot's Ed25519 public key (base64url): "
+                                                                "seat it with \"bot\": true to play the computer"})
+
+
 class HealthSchema(Schema):
     ok = fields.Boolean(required=True)
     store = fields.String(required=True)

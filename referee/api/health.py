@@ -7,8 +7,9 @@ from typing import Any
 from flask import current_app
 from flask.views import MethodView
 
-from schemas.common import HealthSchema
+from schemas.common import ErrorSchema, HealthSchema, HouseBotSchema
 
+from ..errors import ServiceError
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("health", __name__, description="Liveness of the service and its store")
@@ -24,3 +25,16 @@ class Health(MethodView):
         ok = store.ping()
         durability = store.durability() if hasattr(store, "durability") and ok else {}
         return {"ok": ok, "store": current_app.config["REFEREE_STORE"], "durability": durability}, 200 if ok else 503
+
+
+@blp.route("/house-bot")
+class HouseBot(MethodView):
+    @blp.response(200, HouseBotSchema)
+    @blp.alt_response(404, schema=ErrorSchema, description="no house bot runs here")
+    def get(self) -> dict[str, Any]:
+        """The public key of the house bot (``referee serve --house-bot``: an ordinary ``referee bot`` with a
+        key of its own, no privilege); 404 when this referee runs none."""
+        key = current_app.config.get("REFEREE_HOUSE_BOT_KEY")
+        if not key:
+            raise ServiceError(404, "house_bot/none", "no house bot runs here (referee serve --house-bot)")
+        return {"key": key}

@@ -19,8 +19,11 @@ import click
 
 from ..config import load_config, read_password_file, with_password
 from ..logs import announce, configure_logging
-from ..signing import read_or_create_key_file
+from ..signing import public_key_b64, read_or_create_key_file
 from ..supervise import Child, Supervisor, describe_exit
+
+#: ``serve --house-bot``: the strategy and think time (seconds) of the house bot (docs/bots.md)
+HOUSE_BOT_STRATEGY, HOUSE_BOT_THINK = "greedy", 0.5
 
 #: ``worker --notify``: what the worker does with notifications (``workers.runner.run_worker(notify=…)``)
 _NOTIFY_MODES: dict[str, bool | str] = {"yes": True, "no": False, "only": "only"}
@@ -83,7 +86,10 @@ def _wait_http(url: str, timeout: float = 20.0) -> bool:
 @click.option("--rq-workers", default=1, show_default=True, type=int, help="replay worker processes")
 @click.option("--mail-gateway", "mail_port", type=int, default=None, metavar="PORT",
               help="also run the play-by-email SMTP gateway on this port (e.g. 2525)")
-def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: int | None) -> None:
+@click.option("--house-bot", is_flag=True,
+              help="also run the house bot: one `referee bot` (greedy, --think 0.5) with its own key in "
+                   "<REFEREE_VAR>/house-bot.key, answered by GET /house-bot")
+def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port: int | None, house_bot: bool) -> None:
     """Run everything: Redis (embedded unless REDIS_URL is set), replay workers and the web server.
 
     Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
@@ -139,6 +145,10 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
                    f"REFEREE_WORK_REDIS_URL={_without_password(work_url)} "
                    f"REFEREE_REDIS_PASSWORD_FILE={password_file} referee worker")
     read_or_create_key_file(config["REFEREE_KEY_FILE"])  # create it once, before the web workers race for it
+    house_key_file = var / "house-bot.key"
+    if house_bot:  # an ordinary client with a key of its own (0600, created once); the web server names it
+        env["REFEREE_HOUSE_BOT_KEY"] = public_key_b64(read_or_create_key_file(house_key_file))
+        announce(f"house bot key {env['REFEREE_HOUSE_BOT_KEY']} (in {house_key_file}; GET /house-bot)")
     stopping = False
 
     def stop(signum: int, _frame: Any) -> None:
@@ -167,6 +177,10 @@ def serve(host: str, port: int, web_workers: int, rq_workers: int, mail_port: in
         served.append(supervisor.start("web server", lambda _restarts: web_args))
         if _wait_http(url):
             announce(f"referee serving on {url}  (API docs: {url}/docs; Ctrl-C stops)")
+            if house_bot:  # once the web server answers: the bot's first look finds it
+                bot_args = [sys.executable, "-m", "referee.cli", "bot", "--key", str(house_key_file), "--strategy",
+                            HOUSE_BOT_STRATEGY, "--think", str(HOUSE_BOT_THINK), "--poll", "1", "--server", url]
+                served.append(supervisor.start("house bot", lambda _restarts: bot_args))
         else:
             announce(f"the web server did not answer on {url}", err=True)
             stopping = True

@@ -56,7 +56,7 @@ def descendants(pid):
 class Serve:
     """``referee serve`` in a subprocess, in a temporary working directory, on a free port."""
 
-    def __init__(self, tmp_path):
+    def __init__(self, tmp_path, *extra):
         self.port = free_port()
         self.cwd = tmp_path
         self.log_path = tmp_path / "serve.log"
@@ -64,7 +64,8 @@ class Serve:
         env.update(PYTHONPATH=REPO, REFEREE_VAR=str(tmp_path / "var"))
         self.out = open(self.log_path, "w+")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "serve", "--port", str(self.port), "--web-workers", "1"],
+            [sys.executable, "-m", "referee.cli", "serve", "--port", str(self.port), "--web-workers", "1",
+             *extra],
             cwd=tmp_path, env=env, stdout=self.out, stderr=subprocess.STDOUT, start_new_session=True)
         self.pids = set()
 
