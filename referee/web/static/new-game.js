@@ -9,6 +9,8 @@ const seatsList = document.getElementById("seats");
 const template = document.getElementById("seat-template");
 let rulesets = [];
 let current = null;
+// the key of the computer player `referee serve --house-bot` runs (as GET /house-bot names it), or ""
+const houseBotKey = document.getElementById("house-bot").dataset.key;
 
 function limits() {
   return { min: (current && current.min_players) || 2, max: (current && current.max_players) || 5 };
@@ -125,6 +127,16 @@ document.getElementById("remove-seat").addEventListener("click", () => {
   renumber();
 });
 
+// "Play against the computer": the last seat becomes the house bot's, declared a bot ("bot": true).
+document.getElementById("house-bot").addEventListener("click", () => {
+  const li = seatsList.lastElementChild;
+  if (!li || !houseBotKey) return;
+  li.querySelector(".seat-name").value = "Computer";
+  li.querySelector(".seat-key").value = houseBotKey;
+  li.querySelector(".seat-mine").value = "";
+});
+document.getElementById("house-bot").hidden = !houseBotKey; // no house bot here: no option
+
 document.getElementById("new-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   clearErrors();
@@ -132,7 +144,7 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
   const seats = [...seatsList.children].map((li) => ({
     name: li.querySelector(".seat-name").value.trim().normalize("NFC"), // the form the referee stores (and an organiser signs)
     key: li.querySelector(".seat-key").value.trim(),
-  }));
+  })).map((s) => (houseBotKey && s.key === houseBotKey ? { ...s, bot: true } : s));
   const missing = seats.flatMap((s, i) => [!s.name && `player ${i + 1} has no name`, !s.key && `player ${i + 1} has no public key`]).filter(Boolean);
   if (!current) missing.push("choose a ruleset");
   if (missing.length) {

@@ -1,0 +1,38 @@
+"""The new-game form's "Play against the computer" (issue 25, item 3): shown only when ``GET /house-bot``
+names a key; it fills the last seat with that key, and the game is created with that seat ``"bot": true``."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import requests
+from live_server import serving
+
+from referee.app import create_app
+from referee.signing import generate_key, public_key_b64
+
+pytestmark = pytest.mark.web
+
+
+def test_play_against_the_computer_seats_the_house_bot_as_a_bot(browser, redis_server, tmp_path, console_errors):
+    bot_key = public_key_b64(generate_key())
+    app = create_app({"REDIS_URL": redis_server.url, "REFEREE_VAR": str(tmp_path), "REFEREE_DISPATCH": "none",
+                      "REFEREE_HOUSE_BOT_KEY": bot_key, "TESTING": True})
+    with serving(app) as url:
+        page = console_errors.watch(browser.new_context().new_page())
+        page.goto(f"{url}/play/new")
+        page.locator("#seats li").nth(1).wait_for()
+        button = page.get_by_role("button", name="Play against the computer")
+        button.wait_for()
+        seats = page.locator("#seats li")
+        seats.nth(0).get_by_role("button", name=re.compile("Generate a key")).click()
+        page.wait_for_function("() => document.querySelector('#seats li .seat-key').value.length === 43")
+        button.click()
+        assert seats.nth(1).locator(".seat-key").input_value() == bot_key
+        page.get_by_role("button", name="Create the game").click()
+        page.wait_for_url(re.compile(r"/play/games/[^/]+$"), timeout=20000)
+        page.locator(".bot-mark").first.wait_for(timeout=20000)  # the game page marks the seat
+        game = requests.get(f"{url}/games/{page.url.rsplit('/', 1)[1]}", timeout=5).json()
+        assert [s.get("bot") for s in game["seats"]] == [None, True]
+        assert game["seats"][1]["key"] == bot_key
