@@ -3,6 +3,7 @@ entry as given, shown per seat where true (and only there), and the bundle of su
 
 from __future__ import annotations
 
+import json
 import random
 
 from svc_helpers import PlayedGame, accept_all, create_game, play_random
@@ -40,3 +41,16 @@ def test_a_game_without_bots_answers_as_before(http):
     assert status == 200 and all(set(seat) == {"seat", "name", "key", "accepted"} for seat in state["seats"])
     status, bundle = http.get(f"/games/{game.game_id}/export")
     assert all(set(seat) == {"name", "key"} for seat in bundle["log"][0]["seats"])
+
+
+def test_referee_create_bot_seat(server, store):
+    from svc_helpers import run_cli
+
+    ann, robo = (public_key_b64(generate_key()) for _ in range(2))
+    code, out = run_cli("create", "towerup", "--seat", f"ann={ann}", "--seat", f"robo={robo}", "--bot-seat", "robo",
+                        "--server", server)
+    assert code == 0, out
+    game = json.loads(out)["game"]
+    assert store.read_log(game)[0]["seats"] == [{"name": "ann", "key": ann}, {"name": "robo", "key": robo, "bot": True}]
+    code, out = run_cli("create", "towerup", "--seat", f"ann={ann}", "--bot-seat", "nobody", "--server", server)
+    assert code != 0 and "--bot-seat" in out
