@@ -8,8 +8,11 @@ import { el } from "./ui.js";
 const LEVELS = [1, 1.5, 2, 3, 4];
 const kept = new Map(); // name -> {level, left, top}
 
-export function zoomable(name, svg, label) {
-  const state = kept.get(name) || { level: 0, left: 0, top: 0 };
+/** ``minScale``: on a phone (a screen at most 700 px wide), the first drawing starts at the first level at
+ * which one unit of the drawing is at least this many CSS px, so that its text is readable without zooming;
+ * "Fit" still shows it whole. */
+export function zoomable(name, svg, label, { minScale = 0 } = {}) {
+  const state = kept.get(name) || { level: 0, left: 0, top: 0, fresh: true };
   kept.set(name, state);
   const frame = el("div", { class: "zoom-frame", dataset: { zoom: String(LEVELS[state.level]) } }, svg);
   frame.addEventListener("scroll", () => {
@@ -53,6 +56,14 @@ export function zoomable(name, svg, label) {
     node,
     /** Call once the node is in the document: scrolls back to where the player was. */
     restore() {
+      if (state.fresh && minScale && window.innerWidth <= 700 && frame.clientWidth) {
+        const units = svg.viewBox && svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
+        const need = units ? (minScale * units) / frame.clientWidth : 1;
+        const index = LEVELS.findIndex((level) => level >= need);
+        state.level = index < 0 ? LEVELS.length - 1 : index;
+        apply();
+      }
+      state.fresh = false;
       frame.scrollLeft = state.left;
       frame.scrollTop = state.top;
     },
