@@ -11,10 +11,15 @@ With ``REFEREE_SCREENSHOTS=1`` it also writes the screenshots of ``docs/web.md``
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from svc_helpers import Http
+from tournament_helpers import Players, join_all
 
 from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
 
@@ -146,10 +151,16 @@ def test_a_game_page_on_a_phone(browser, web_server, games, console_errors, rule
 
 def test_every_other_page_on_a_phone(browser, web_server, games, console_errors):
     game, keys, _ = games["fivetowers"]
+    http = Http(requests.Session(), web_server)
+    players = Players(3)
+    status, created = http.post("/tournaments", players.body(format={"kind": "round_robin", "table_sizes": [2]}))
+    assert status == 201, created
+    join_all(http, created["tournament"], players)
     context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[0])
     for path, ready, name in (("/play/", f"tr[data-game='{game}']", "lobby"), ("/play/new", "#seats li", "new"),
                               ("/play/keys", "#keys-body tr[data-public]", "keys"),
-                              ("/play/tournaments", "#t-ruleset-choices input", "tournaments")):
+                              ("/play/tournaments", "#t-ruleset-choices input", "tournaments"),
+                              (f"/play/tournaments/{created['tournament']}", ".round[data-round='1']", "tournament")):
         page.goto(f"{web_server}{path}")
         page.wait_for_selector(ready, timeout=STEP_MS)
         page.wait_for_load_state("networkidle")
@@ -167,12 +178,20 @@ def test_every_other_page_on_a_phone(browser, web_server, games, console_errors)
 
 @pytest.mark.skipif(not SHOOT, reason="screenshots only with REFEREE_SCREENSHOTS=1")
 def test_desktop_screenshots(browser, web_server, games, console_errors):
+    http = Http(requests.Session(), web_server)
+    players = Players(3)
+    status, created = http.post("/tournaments", players.body(format={"kind": "round_robin", "table_sizes": [2]}))
+    assert status == 201, created
+    tournament = created["tournament"]
+    join_all(http, tournament, players)
     context, page = open_as(browser, web_server, console_errors, DESKTOP, key=games["fivetowers"][1][0])
     for path, ready, name in (("/play/", "tr[data-game]", "lobby"), ("/play/new", "#seats li", "new"),
                               ("/play/tournaments", "#t-ruleset-choices input", "tournaments"),
                               (f"/play/games/{games['fivetowers'][0]}", "#game[data-loaded=true]", "fivetowers-game"),
                               (f"/play/games/{games['towerup'][0]}", "#game[data-loaded=true]", "towerup-game"),
-                              (f"/play/games/{games['fivetowers'][0]}/replay", "#replay[data-ready=true]", "replay")):
+                              (f"/play/games/{games['fivetowers'][0]}/replay", "#replay[data-ready=true]", "replay"),
+                              ("/play/keys", "#keys-body tr[data-public]", "keys"),
+                              ("/play/tournaments/" + tournament, ".round[data-round='1']", "tournament")):
         page.goto(f"{web_server}{path}")
         page.wait_for_selector(ready, timeout=STEP_MS)
         page.wait_for_load_state("networkidle")

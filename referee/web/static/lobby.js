@@ -17,7 +17,7 @@ function turnText(game) {
   if (game.status === "waiting") {
     const accepted = new Set(game.accepted || (game.seats || []).map((x, i) => (x.accepted ? i : -1)));
     const waiting = (game.seats || []).map((_, i) => i).filter((i) => !accepted.has(i));
-    return waiting.length ? `acceptance of ${waiting.map((i) => seatName(game, i)).join(", ")}` : "starting";
+    return waiting.length ? `${waiting.map((i) => seatName(game, i)).join(", ")} to accept` : "starting";
   }
   const toMove = game.to_move;
   if (toMove === null || toMove === undefined) return "—";
