@@ -135,7 +135,9 @@ def test_a_game_page_on_a_phone(browser, web_server, games, console_errors, rule
     page.wait_for_selector("#replay[data-ready=true]", timeout=STEP_MS)
     check_page(page, f"the {ruleset} replay")
     assert game_name in page.locator("#ruleset-name").inner_text()
-    if ruleset == "fivetowers":
+    if ruleset == "fivetowers" and SHOOT:
+        page.locator("#last").click()
+        page.wait_for_timeout(300)
         shoot(page, "phone-replay")
     context.close()
     # the other player's page: "Waiting for …"
@@ -163,7 +165,7 @@ def test_every_other_page_on_a_phone(browser, web_server, games, console_errors)
                               (f"/play/tournaments/{created['tournament']}", ".round[data-round='1']", "tournament")):
         page.goto(f"{web_server}{path}")
         page.wait_for_selector(ready, timeout=STEP_MS)
-        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
         check_page(page, path)
         shoot(page, f"phone-{name}")
     # the lobby names the games, not their ruleset ids
@@ -194,7 +196,10 @@ def test_desktop_screenshots(browser, web_server, games, console_errors):
                               ("/play/tournaments/" + tournament, ".round[data-round='1']", "tournament")):
         page.goto(f"{web_server}{path}")
         page.wait_for_selector(ready, timeout=STEP_MS)
-        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
+        if name == "replay":
+            page.locator("#last").click()
+            page.wait_for_timeout(300)
         shoot(page, f"desktop-{name}")
     context.close()
     console_errors.assert_none()

@@ -145,7 +145,7 @@ async function init() {
     mod = rulesetModule(game.ruleset);
     const rs = await api.ruleset(game.ruleset);
     components = rs.components || rs;
-    document.getElementById("ruleset-name").textContent = `· ${playersLine(seats)} · ${gameName(game.ruleset)} · ${game.status}`;
+    document.getElementById("ruleset-name").textContent = `${playersLine(seats)} · ${gameName(game.ruleset)} · ${game.status}`;
   } catch (err) {
     showError(err, "Loading the game");
     return;
