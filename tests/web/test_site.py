@@ -53,6 +53,8 @@ def play(base_url: str, ruleset: str, turns: int):
                       entropy=b64url_encode(bytes([seat]) * 32)).status_code == 202
     for _ in range(turns):
         legal = requests.get(f"{base_url}/games/{game}/legal-moves", timeout=10).json()
+        if legal["to_move"] is None:
+            break  # the game is over
         by_type = {}
         for move in legal["moves"]:
             by_type.setdefault(move["type"], move)
@@ -67,7 +69,8 @@ def play(base_url: str, ruleset: str, turns: int):
 
 @pytest.fixture(scope="module")
 def games(web_server):
-    return {"fivetowers": play(web_server, "fivetowers", 9), "towerup": play(web_server, "towerup", 12)}
+    return {"fivetowers": play(web_server, "fivetowers", 9), "towerup": play(web_server, "towerup", 12),
+            "finished": play(web_server, "fivetowers", 1000)}
 
 
 def open_as(browser, base_url, console_errors, size, *, key=None, name="Ann"):
@@ -201,5 +204,25 @@ def test_desktop_screenshots(browser, web_server, games, console_errors):
             page.locator("#last").click()
             page.wait_for_timeout(300)
         shoot(page, f"desktop-{name}")
+    context.close()
+    console_errors.assert_none()
+
+
+def test_a_finished_game_on_a_phone(browser, web_server, games, console_errors):
+    """The final score (a wide table) and the replay's chart stay within the screen."""
+    game, keys, _ = games["finished"]
+    context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[0])
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#result-section:not([hidden])", timeout=STEP_MS)
+    page.wait_for_function("() => document.querySelector('#status-line').textContent.startsWith('Game over: ')",
+                           timeout=STEP_MS)
+    assert page.locator("#status-line").inner_text().endswith((" won", " share first place"))
+    check_page(page, "a finished game")
+    shoot(page, "phone-finished-game")
+    page.goto(f"{web_server}/play/games/{game}/replay")
+    page.wait_for_selector("#replay[data-ready=true]", timeout=STEP_MS)
+    page.locator("#last").click()
+    page.wait_for_selector("#result-section:not([hidden])", timeout=STEP_MS)
+    check_page(page, "a finished game's replay")
     context.close()
     console_errors.assert_none()

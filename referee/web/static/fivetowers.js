@@ -245,7 +245,7 @@ function drawNarrow(width, args) {
     y + 14 + Math.floor(i / perRow) * 142, chosen, nextCards)));
   if (!view.display.length) display.append(s("text", { x: 8, y: y + 30, class: "muted", text: "(empty)" }));
   parts.push(display);
-  y += 14 + Math.max(1, Math.ceil(view.display.length / perRow)) * 142 + 16;
+  y += view.display.length ? 14 + Math.ceil(view.display.length / perRow) * 142 + 16 : 50;
 
   const bidding = biddingGroup(view, seats, 8, y);
   parts.push(bidding.node);

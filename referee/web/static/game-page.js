@@ -142,6 +142,11 @@ async function renderResult() {
   }
   try {
     const result = await api.result(gameId);
+    const winners = ((result.result || result).seats || []).filter((r) => r.rank === 1).map((r) => seatName(game.seats, r.seat));
+    if (winners.length) {
+      document.getElementById("status-line").textContent = winners.length === 1 ? `Game over: ${winners[0]} won`
+        : `Game over: ${winners.slice(0, -1).join(", ")} and ${winners[winners.length - 1]} share first place`;
+    }
     document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, game.seats, components));
     markForfeits(document.getElementById("result"), result.result || result, game.seats);
     markDecisions(document.getElementById("result"), result.result || result, game.seats);
