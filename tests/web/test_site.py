@@ -40,7 +40,7 @@ def submit(base_url: str, game: str, key, seat: int, ctx: str, **fields) -> requ
                          timeout=15)
 
 
-def play(base_url: str, ruleset: str, turns: int):
+def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
     """A game of Ann and Bea, accepted and ``turns`` moves in (builds preferred, so towers stand)."""
     keys = [generate_key(), generate_key()]
     created = requests.post(f"{base_url}/games", timeout=10, json={
@@ -48,7 +48,7 @@ def play(base_url: str, ruleset: str, turns: int):
                                       {"name": "Bea", "key": public_key_b64(keys[1])}]})
     assert created.status_code == 201, created.text
     game = created.json()["game"]
-    for seat, key in enumerate(keys):
+    for seat, key in enumerate(keys if accept else []):
         assert submit(base_url, game, key, seat, "referee/accept",
                       entropy=b64url_encode(bytes([seat]) * 32)).status_code == 202
     for _ in range(turns):
@@ -70,7 +70,7 @@ def play(base_url: str, ruleset: str, turns: int):
 @pytest.fixture(scope="module")
 def games(web_server):
     return {"fivetowers": play(web_server, "fivetowers", 9), "towerup": play(web_server, "towerup", 12),
-            "finished": play(web_server, "fivetowers", 1000)}
+            "finished": play(web_server, "fivetowers", 1000), "waiting": play(web_server, "towerup", 0, accept=False)}
 
 
 def open_as(browser, base_url, console_errors, size, *, key=None, name="Ann"):
@@ -226,3 +226,25 @@ def test_a_finished_game_on_a_phone(browser, web_server, games, console_errors):
     check_page(page, "a finished game's replay")
     context.close()
     console_errors.assert_none()
+
+
+def test_a_game_waiting_for_acceptances_on_a_phone(browser, web_server, games, console_errors):
+    game, keys, _ = games["waiting"]
+    context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[0])
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#accept-panel:not([hidden])", timeout=STEP_MS)
+    assert page.locator("#status-line").inner_text() == "Your turn: accept the game (also waiting for Bea)"
+    # on one column the accept panel comes first, above the players
+    assert box_top(page, "#accept-panel") < box_top(page, "#seats-panel")
+    check_page(page, "a game waiting for acceptances")
+    context.close()
+    context, page = open_as(browser, web_server, console_errors, PHONE)
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#game[data-loaded=true]", timeout=STEP_MS)
+    assert page.locator("#status-line").inner_text() == "Waiting for Ann, Bea to accept"
+    context.close()
+    console_errors.assert_none()
+
+
+def box_top(page, selector: str) -> float:
+    return page.locator(selector).evaluate("e => e.getBoundingClientRect().top")

@@ -441,7 +441,8 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     g.append(coneLane);
     return board;
   });
-  const zoom = zoomable("towerup-city", svg, "city", { minScale: narrow ? 1 : 0 });
+  const zoom = zoomable("towerup-city", svg, "city", { minScale: narrow ? 1 : 0,
+    focus: svg.querySelector(".site.candidate, .site.last-move") });
   container.replaceChildren(el("div", { class: "tu-board" }, zoom.node, panelSvg,
     el("div", { class: "tu-seats" }, seatBoards)));
   zoom.restore();
