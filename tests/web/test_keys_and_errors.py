@@ -94,7 +94,7 @@ def test_an_imported_key_plays_and_a_stale_page_is_told(browser, web_server, con
     stale.wait_for_function("seq => Number(document.querySelector('#game').dataset.seq) === seq", arg=before + 1,
                             timeout=STEP_MS)
     assert stale.get_attribute("#game", "data-my-turn") == "false"
-    assert "Bea to move" in stale.locator("#status-line").inner_text()
+    assert "Waiting for Bea" in stale.locator("#status-line").inner_text()
     context.close()
     console_errors.assert_none()
 

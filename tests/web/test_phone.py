@@ -1,5 +1,6 @@
 """The pages on a phone (390×844, a touch screen, headless Chromium): nothing is wider than the screen, the
-Tower Up city fills the width with every player's board below it and zooms, the tab title says when it is
+Tower Up city's frame fills the width (the city starts zoomed in, readable) with every player's board below it
+and zooms, the tab title says when it is
 your turn, and a refused move's message is scrolled into view. Screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
@@ -80,8 +81,10 @@ def test_the_lobby_fits_a_phone(browser, web_server, towerup_game, console_error
     assert box(row)["right"] <= 390
     # one card per game, each value labelled with its column's name (the header row is hidden)
     labels = row.evaluate("e => [...e.querySelectorAll('td')].map(td => getComputedStyle(td, '::before').content)")
-    assert labels[1:6] == ['"Ruleset: "', '"Players: "', '"Status: "', '"Whose turn: "', '"Log entries: "']
-    assert box(row.locator("td").nth(4))["left"] < 60  # the cells stack, not side by side
+    assert labels[1:4] == ['"Game: "', '"Status: "', '"Whose turn: "']
+    assert row.locator("td.game-name").inner_text() == "Tower Up"  # the game's name, not its ruleset id
+    assert row.locator("td.players").inner_text() == "Ann vs Bea"
+    assert box(row.locator("td").nth(3))["left"] < 60  # the cells stack, not side by side
     page.screenshot(path=str(artifacts / "phone-lobby.png"), full_page=True)
     for path in ("/play/keys", "/play/new"):
         page.goto(f"{web_server}{path}")
@@ -96,14 +99,18 @@ def test_the_tower_up_board_on_a_phone(browser, web_server, towerup_game, consol
     context, page = phone_page(browser, web_server, console_errors, keys[0])
     page.goto(f"{web_server}/play/games/{game}")
     page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
-    assert page.title() == f"Your turn · Game {game} · the referee"
+    assert page.title() == "Your turn · Ann vs Bea · Tower Up · the referee"
     assert page_width(page) <= 390
 
     city = page.locator("#board svg.tu-city")
     seats = page.locator("#board svg.tu-seat")
     assert seats.count() == 2
-    city_box = box(city)
-    assert city_box["width"] >= 350 and city_box["right"] <= 390  # the city fills the width...
+    # The city's frame fills the width; the city starts zoomed in so that its text is readable (1 unit >= 1 px)
+    frame = page.locator("#board .zoom-frame")
+    city_box = box(frame)
+    assert city_box["width"] >= 350 and city_box["right"] <= 390  # the city's frame fills the width...
+    assert page.get_attribute("#board .zoom-frame", "data-zoom") == "3"
+    assert box(city)["width"] >= 930
     for i in range(2):  # ...and the players' boards come below it, each as wide as the screen allows
         seat_box = box(seats.nth(i))
         assert seat_box["top"] >= city_box["bottom"] and seat_box["right"] <= 390 and seat_box["width"] >= 350
@@ -111,6 +118,8 @@ def test_the_tower_up_board_on_a_phone(browser, web_server, towerup_game, consol
     page.screenshot(path=str(artifacts / "phone-towerup-game.png"), full_page=True)
 
     # Zoom: the city grows inside its frame; the page does not get wider.
+    page.get_by_role("button", name="Fit the city to the screen").click()
+    assert box(city)["width"] <= 390
     label = page.locator("#board svg.tu-city .site-label").first
     small = box(label)["height"]
     zoom_in = page.get_by_role("button", name="Zoom in on the city")
@@ -133,7 +142,7 @@ def test_the_tower_up_board_on_a_phone(browser, web_server, towerup_game, consol
     bea_context, bea = phone_page(browser, web_server, console_errors, keys[1], "Bea")
     bea.goto(f"{web_server}/play/games/{game}")
     bea.wait_for_selector("#game[data-loaded=true]", timeout=STEP_MS)
-    assert bea.title() == f"Game {game} · the referee"
+    assert bea.title() == "Ann vs Bea · Tower Up · the referee"
     bea_context.close()
     context.close()
     console_errors.assert_none()
@@ -189,6 +198,7 @@ def test_the_pages_work_under_a_strict_content_security_policy(browser, web_serv
             fill = page.locator("#board svg.tu-seat .floor[data-color=black] .floor-letter").first.evaluate(
                 "e => getComputedStyle(e).fill")
             assert fill == "rgb(255, 255, 255)"
+            page.get_by_role("button", name="Fit the city to the screen").click()
             page.get_by_role("button", name="Zoom in on the city").click()
             assert page.locator("#board svg.tu-city").evaluate("e => e.style.width") == "150%"
     context.close()

@@ -182,7 +182,7 @@ def test_two_players_play_a_full_game_and_a_spectator_replays_it(browser, web_se
     # The lobby lists the finished game.
     spectator.goto(f"{web_server}/play/")
     spectator.locator(f"tr[data-game='{game_id}']").wait_for(timeout=STEP_MS)
-    assert spectator.locator(f"tr[data-game='{game_id}'] td").nth(3).inner_text() == "finished"
+    assert spectator.locator(f"tr[data-game='{game_id}'] td.status-finished").inner_text() == "finished"
 
     # A spectator steps through the replay with the keyboard, the buttons and the slider.
     spectator.goto(f"{web_server}/play/games/{game_id}/replay")

@@ -75,7 +75,116 @@ export function provisional(seatView) {
   return points + best - (n * (n + 1)) / 2;
 }
 
-export function renderBoard(container, { components, view, seats, picker, mySeats = [], lastMove = null }) {
+/** The board's drawing width: on a wide screen one 900-unit table scaled to fit; on a narrow one (a phone)
+ * a one-column layout exactly as wide as the screen, drawn at 1 unit = 1 CSS px, so that no text is smaller
+ * than 12 px without zooming (the zoom buttons still enlarge it). */
+function layoutWidth(container) {
+  const avail = Math.floor((container.clientWidth || 0) - 10);
+  return avail > 0 && avail < 700 ? Math.max(300, avail) : null;
+}
+
+let lastRender = null; // the last board drawn, redrawn when a phone turns (narrow ↔ wide, or a new width)
+let resizeHooked = false;
+
+export function renderBoard(container, args) {
+  lastRender = { container, args, width: layoutWidth(container) };
+  if (!resizeHooked) {
+    resizeHooked = true;
+    window.addEventListener("resize", () => {
+      if (!lastRender || !lastRender.container.isConnected) return;
+      const width = layoutWidth(lastRender.container);
+      if (width !== lastRender.width) renderBoard(lastRender.container, lastRender.args);
+    });
+  }
+  const narrow = lastRender.width;
+  const svg = narrow ? drawNarrow(narrow, args) : drawWide(args);
+  // Zoomable like the Tower Up city.
+  const zoom = zoomable("fivetowers-board", svg, "board");
+  container.replaceChildren(zoom.node);
+  zoom.restore();
+}
+
+function headLines(view) {
+  return [`Round ${view.round} · ${view.phase === "over" ? "game over" : `phase: ${view.phase}`}`,
+    `Deck ${view.deck_count} cards · discard ${view.discard.length}`,
+    `Deck ran out ${view.exhaustions} of 2 times${view.reshuffled ? " (reshuffled)" : ""}`];
+}
+
+/** The display's cards, each choosable when the picker offers it. */
+function displayCard(components, picker, id, i, x, y, chosen, nextCards) {
+  const order = chosen.indexOf(id);
+  const card = drawCard(components, id, x, y, 90, 130, { big: true, order: order >= 0 ? order + 1 : null });
+  if (nextCards.has(id)) {
+    card.insertBefore(s("rect", { x: -5, y: -5, width: 100, height: 140, rx: 11, class: "pick-ring" }), card.firstChild.nextSibling);
+    choosable(card, `Take ${cardLabel(components, id)} as card ${chosen.length + 1}`, () => picker.chooseCard(id));
+  } else if (order >= 0) {
+    card.classList.add("chosen");
+    card.setAttribute("aria-label", `${cardLabel(components, id)}, chosen as card ${order + 1}`);
+  } else if (nextCards.size) {
+    card.classList.add("unavailable"); // cannot be built now: not offered
+  }
+  return card;
+}
+
+function biddingGroup(view, seats, bx, y0) {
+  const bidding = s("g", { class: "bidding", role: "group", "aria-label": "Bidding" },
+    s("text", { x: bx, y: y0, class: "section-label", text: "Bidding" }),
+    s("text", { x: bx, y: y0 + 24, text: `Start player: ${clip(seatName(seats, view.start_player))}` }),
+    s("text", { x: bx, y: y0 + 46, text: view.high_bid === null || view.high_bid === undefined ? "No bid yet"
+      : `High bid: ${view.high_bid} by ${clip(seatName(seats, view.high_bidder), 16)}` }),
+    s("text", { x: bx, y: y0 + 68, text: `Highest possible bid: ${view.max_bid}` }));
+  const lines = (view.bidding || []).length + ((view.awaiting || []).length ? 1 : 0);
+  (view.bidding || []).forEach((b, i) => bidding.append(s("text", { x: bx, y: y0 + 90 + i * 18, class: "small",
+    text: `${clip(seatName(seats, b.seat))}: ${b.type === "pass" ? "pass" : `bid ${b.amount}`}` })));
+  if ((view.awaiting || []).length) {
+    bidding.append(s("text", { x: bx, y: y0 + 90 + (view.bidding || []).length * 18, class: "small muted",
+      text: `Still to bid: ${view.awaiting.map((i) => clip(seatName(seats, i), 12)).join(", ")}` }));
+  }
+  return { node: bidding, height: 76 + lines * 18 };
+}
+
+/** One player's towers, with the demolition targets the picker offers; ``baseY`` is the ground line. */
+function towersOf(g, { components, picker, lastMove }, sv, seat, x0, baseY, colW, cardH) {
+  suitsOf(components).forEach((suit, k) => {
+    const x = x0 + k * colW;
+    const cards = (sv.towers || {})[suit.id] || [];
+    g.append(s("text", { x: x + colW / 2 - 6, y: baseY + 14, "text-anchor": "middle", class: "small muted",
+      text: suit.name.replace(/ tower$/i, "") }));
+    g.append(s("line", { x1: x, y1: baseY, x2: x + colW - 12, y2: baseY, class: "ground" }));
+    const tower = s("g", { class: "tower", role: "img", dataset: { suit: suit.id },
+      "aria-label": `${suit.name}: ${cards.length ? cards.map((id) => parseCard(id).value).join(", ") : "not started"} (bottom to top)` });
+    const built = lastMove && lastMove.type === "build" && lastMove.seat === seat ? new Set(lastMove.cards) : new Set();
+    cards.forEach((id, i) => {
+      const card = drawCard(components, id, x, baseY - (i + 1) * (cardH + 2), colW - 12, cardH);
+      if (built.has(id)) card.classList.add("last-move");
+      tower.append(card);
+    });
+    if (picker && picker.kind === "fivetowers" && picker.seat === seat && picker.demolishOptions().includes(suit.id)) {
+      const topId = cards[cards.length - 1];
+      const ring = s("rect", { x: x - 3, y: baseY - cards.length * (cardH + 2) - 3, width: colW - 6, height: cardH + 6,
+        rx: 4, class: `demolish-target${picker.demolish() === suit.id ? " selected" : ""}` });
+      const hit = s("g", {}, ring);
+      choosable(hit, `Demolish the top card of your ${suit.name} (${cardLabel(components, topId)})`,
+        () => picker.chooseDemolish(suit.id), { pressed: picker.demolish() === suit.id });
+      tower.append(hit);
+    }
+    g.append(tower);
+  });
+}
+
+function pileGroup(components, seats, sv, seat, x, y, perRow) {
+  const pile = sv.demolished || [];
+  const n = pile.length;
+  const g = s("g", {}, s("text", { x, y, class: "small", text: `Demolition pile: ${n} card${n === 1 ? "" : "s"}` }),
+    s("text", { x, y: y + 18, class: "small muted", text: n ? `costs ${(n * (n + 1)) / 2} points (FT-E4)` : "" }));
+  const pileG = s("g", { role: "img", "aria-label": `${seatName(seats, seat)}'s demolition pile: ${pile.map((id) => cardLabel(components, id)).join(", ") || "empty"}` });
+  pile.forEach((id, i) => pileG.append(drawCard(components, id, x + (i % perRow) * 56, y + 26 + Math.floor(i / perRow) * 24, 52, 20)));
+  g.append(pileG);
+  return g;
+}
+
+function drawWide(args) {
+  const { components, view, seats, picker, mySeats = [] } = args;
   const suits = suitsOf(components);
   const colW = 84;
   const cardH = 20;
@@ -83,106 +192,88 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   const rowHeights = rows.map((n) => n * (cardH + 2) + 78);
   const top = 250;
   const height = top + rowHeights.reduce((a, b) => a + b, 0) + 10;
-  const width = 60 + suits.length * colW + 260;
-  const svg = svgRoot(Math.max(width, 900), height, "5 Towers board");
+  const width = Math.max(60 + suits.length * colW + 260, 900);
+  const svg = svgRoot(width, height, "5 Towers board");
   svg.dataset.ruleset = "fivetowers";
+  svg.dataset.layout = "wide";
+  const head = headLines(view);
+  svg.append(s("text", { x: 10, y: 24, class: "board-head", text: `${head[0]} · ${head[1]} · ${head[2].replace(/^Deck/, "deck")}` }));
 
-  // Header: round, deck and discard counts.
-  svg.append(s("text", { x: 10, y: 24, class: "board-head", text:
-    `Round ${view.round} · ${view.phase === "over" ? "game over" : `phase: ${view.phase}`} · deck ${view.deck_count} cards · ` +
-    `discard ${view.discard.length} · deck ran out ${view.exhaustions} of 2 times${view.reshuffled ? " (reshuffled)" : ""}` }));
-
-  // The display.
   const display = s("g", { class: "display", role: "group", "aria-label": "Display" });
   display.append(s("text", { x: 10, y: 52, class: "section-label", text: "Display" }));
   const chosen = picker && picker.kind === "fivetowers" ? picker.chosenCards() : [];
   const nextCards = picker && picker.kind === "fivetowers" ? new Set(picker.nextCards()) : new Set();
-  view.display.forEach((id, i) => {
-    const order = chosen.indexOf(id);
-    const card = drawCard(components, id, 10 + i * 100, 62, 90, 130, { big: true, order: order >= 0 ? order + 1 : null });
-    if (nextCards.has(id)) {
-      card.insertBefore(s("rect", { x: -5, y: -5, width: 100, height: 140, rx: 11, class: "pick-ring" }), card.firstChild.nextSibling);
-      choosable(card, `Take ${cardLabel(components, id)} as card ${chosen.length + 1}`, () => picker.chooseCard(id));
-    } else if (order >= 0) {
-      card.classList.add("chosen");
-      card.setAttribute("aria-label", `${cardLabel(components, id)}, chosen as card ${order + 1}`);
-    } else if (nextCards.size) {
-      card.classList.add("unavailable"); // cannot be built now: not offered
-    }
-    display.append(card);
-  });
+  view.display.forEach((id, i) => display.append(displayCard(components, picker, id, i, 10 + i * 100, 62, chosen, nextCards)));
   if (!view.display.length) display.append(s("text", { x: 10, y: 130, class: "muted", text: "(empty)" }));
   svg.append(display);
+  svg.append(biddingGroup(view, seats, 530, 52).node);
 
-  // Bidding state.
-  const bx = 530;
-  const bidding = s("g", { class: "bidding", role: "group", "aria-label": "Bidding" },
-    s("text", { x: bx, y: 52, class: "section-label", text: "Bidding" }),
-    s("text", { x: bx, y: 76, text: `Start player: ${clip(seatName(seats, view.start_player))}` }),
-    s("text", { x: bx, y: 98, text: view.high_bid === null || view.high_bid === undefined ? "No bid yet"
-      : `High bid: ${view.high_bid} by ${clip(seatName(seats, view.high_bidder))}` }),
-    s("text", { x: bx, y: 120, text: `Highest possible bid: ${view.max_bid}` }));
-  (view.bidding || []).forEach((b, i) => bidding.append(s("text", { x: bx, y: 142 + i * 18, class: "small",
-    text: `${clip(seatName(seats, b.seat))}: ${b.type === "pass" ? "pass" : `bid ${b.amount}`}` })));
-  if ((view.awaiting || []).length) {
-    bidding.append(s("text", { x: bx, y: 142 + (view.bidding || []).length * 18, class: "small muted",
-      text: `Still to bid: ${view.awaiting.map((i) => clip(seatName(seats, i), 16)).join(", ")}` }));
-  }
-  svg.append(bidding);
-
-  // Every player's towers and demolition pile.
   let y = top;
   view.seats.forEach((sv, seat) => {
     const h = rowHeights[seat];
     const toMove = view.to_move === seat;
     const g = s("g", { class: `seat-row${toMove ? " to-move" : ""}`, role: "group", dataset: { seat: String(seat) },
       "aria-label": `${seatName(seats, seat)}'s towers` });
-    g.append(s("rect", { x: 4, y: y - 4, width: Math.max(width, 900) - 8, height: h - 6, rx: 6, class: "seat-bg" }),
+    g.append(s("rect", { x: 4, y: y - 4, width: width - 8, height: h - 6, rx: 6, class: "seat-bg" }),
       s("text", { x: 12, y: y + 16, class: "seat-name", text:
         `${clip(seatName(seats, seat))}${mySeats.includes(seat) ? " (you)" : ""}${toMove ? " — to move" : ""} · ` +
         `provisional ${provisional(sv)} points` }, title(seatName(seats, seat))));
-    const baseY = y + h - 26;
-    suits.forEach((suit, k) => {
-      const x = 12 + k * colW;
-      const cards = (sv.towers || {})[suit.id] || [];
-      g.append(s("text", { x: x + colW / 2 - 6, y: baseY + 12, "text-anchor": "middle", class: "small muted",
-        text: suit.name.replace(/ tower$/i, "") }));
-      g.append(s("line", { x1: x, y1: baseY, x2: x + colW - 12, y2: baseY, class: "ground" }));
-      const tower = s("g", { class: "tower", role: "img", dataset: { suit: suit.id },
-        "aria-label": `${suit.name}: ${cards.length ? cards.map((id) => parseCard(id).value).join(", ") : "not started"} (bottom to top)` });
-      const built = lastMove && lastMove.type === "build" && lastMove.seat === seat ? new Set(lastMove.cards) : new Set();
-      cards.forEach((id, i) => {
-        const card = drawCard(components, id, x, baseY - (i + 1) * (cardH + 2), colW - 12, cardH);
-        if (built.has(id)) card.classList.add("last-move");
-        tower.append(card);
-      });
-      if (picker && picker.kind === "fivetowers" && picker.seat === seat && picker.demolishOptions().includes(suit.id)) {
-        const topId = cards[cards.length - 1];
-        const ring = s("rect", { x: x - 3, y: baseY - cards.length * (cardH + 2) - 3, width: colW - 6, height: cardH + 6,
-          rx: 4, class: `demolish-target${picker.demolish() === suit.id ? " selected" : ""}` });
-        const hit = s("g", {}, ring);
-        choosable(hit, `Demolish the top card of your ${suit.name} (${cardLabel(components, topId)})`,
-          () => picker.chooseDemolish(suit.id), { pressed: picker.demolish() === suit.id });
-        tower.append(hit);
-      }
-      g.append(tower);
-    });
-    // Demolition pile.
-    const dx = 12 + suits.length * colW + 10;
-    const pile = sv.demolished || [];
-    const n = pile.length;
-    g.append(s("text", { x: dx, y: y + 40, class: "small", text: `Demolition pile: ${n} card${n === 1 ? "" : "s"}` }),
-      s("text", { x: dx, y: y + 58, class: "small muted", text: n ? `costs ${(n * (n + 1)) / 2} points (FT-E4)` : "" }));
-    const pileG = s("g", { role: "img", "aria-label": `${seatName(seats, seat)}'s demolition pile: ${pile.map((id) => cardLabel(components, id)).join(", ") || "empty"}` });
-    pile.forEach((id, i) => pileG.append(drawCard(components, id, dx + (i % 5) * 56, y + 66 + Math.floor(i / 5) * 24, 52, 20)));
-    g.append(pileG);
+    towersOf(g, args, sv, seat, 12, y + h - 26, colW, cardH);
+    g.append(pileGroup(components, seats, sv, seat, 12 + suits.length * colW + 10, y + 40, 5));
     svg.append(g);
     y += h;
   });
-  // Zoomable like the Tower Up city: on a phone the whole table fits the width only at a small size.
-  const zoom = zoomable("fivetowers-board", svg, "board");
-  container.replaceChildren(zoom.node);
-  zoom.restore();
+  return svg;
+}
+
+function drawNarrow(width, args) {
+  const { components, view, seats, picker, mySeats = [] } = args;
+  const suits = suitsOf(components);
+  const colW = Math.floor((width - 12) / Math.max(1, suits.length));
+  const cardH = 22;
+  const parts = [];
+  let y = 0;
+  headLines(view).forEach((line, i) => parts.push(s("text", { x: 8, y: 20 + i * 20, class: i ? "small" : "board-head", text: line })));
+  y = 20 + 2 * 20 + 18;
+
+  const display = s("g", { class: "display", role: "group", "aria-label": "Display" });
+  display.append(s("text", { x: 8, y, class: "section-label", text: "Display" }));
+  const perRow = Math.max(1, Math.floor((width - 8) / 100));
+  const chosen = picker && picker.kind === "fivetowers" ? picker.chosenCards() : [];
+  const nextCards = picker && picker.kind === "fivetowers" ? new Set(picker.nextCards()) : new Set();
+  view.display.forEach((id, i) => display.append(displayCard(components, picker, id, i, 10 + (i % perRow) * 100,
+    y + 14 + Math.floor(i / perRow) * 142, chosen, nextCards)));
+  if (!view.display.length) display.append(s("text", { x: 8, y: y + 30, class: "muted", text: "(empty)" }));
+  parts.push(display);
+  y += view.display.length ? 14 + Math.ceil(view.display.length / perRow) * 142 + 16 : 50;
+
+  const bidding = biddingGroup(view, seats, 8, y);
+  parts.push(bidding.node);
+  y += bidding.height + 14;
+
+  view.seats.forEach((sv, seat) => {
+    const n = Math.max(4, ...Object.values(sv.towers || {}).map((t) => t.length));
+    const pileRows = Math.ceil((sv.demolished || []).length / Math.max(1, Math.floor((width - 24) / 56)));
+    const towersH = n * (cardH + 2) + 30;
+    const h = 50 + towersH + 46 + pileRows * 24 + 10;
+    const toMove = view.to_move === seat;
+    const g = s("g", { class: `seat-row${toMove ? " to-move" : ""}`, role: "group", dataset: { seat: String(seat) },
+      "aria-label": `${seatName(seats, seat)}'s towers` });
+    g.append(s("rect", { x: 2, y, width: width - 4, height: h - 6, rx: 6, class: "seat-bg" }),
+      s("text", { x: 10, y: y + 20, class: "seat-name", text:
+        `${clip(seatName(seats, seat), 20)}${mySeats.includes(seat) ? " (you)" : ""}${toMove ? " — to move" : ""}` },
+      title(seatName(seats, seat))),
+      s("text", { x: 10, y: y + 40, class: "small", text: `provisional ${provisional(sv)} points` }));
+    towersOf(g, args, sv, seat, 10, y + 50 + towersH - 24, colW, cardH);
+    g.append(pileGroup(components, seats, sv, seat, 10, y + 50 + towersH + 14, Math.max(1, Math.floor((width - 24) / 56))));
+    parts.push(g);
+    y += h;
+  });
+  const svg = svgRoot(width, y + 4, "5 Towers board");
+  svg.dataset.ruleset = "fivetowers";
+  svg.dataset.layout = "narrow";
+  svg.append(...parts);
+  return svg;
 }
 
 export function describeMove(move, components) {

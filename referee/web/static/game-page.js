@@ -9,12 +9,13 @@ import { clearErrors, el, shortKey, showError } from "./ui.js";
 import { followGame } from "./live.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
+import { actionWords, gameName, playersLine } from "./game-names.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const root = document.getElementById("game");
 const gameId = root.dataset.game;
 const pollMs = Number(root.dataset.pollMs) || 1500;
-const pageTitle = document.title;
+let pageTitle = document.title;
 
 let game = null; // normalised GET /games/<id>
 let components = null;
@@ -47,16 +48,40 @@ async function loadAccepted() {
   acceptedSeats = new Set(entries.filter((e) => e.type === "accepted").map((e) => e.seat));
 }
 
+/** What to do next, in words: "Your turn: bid or pass", "Waiting for Bob". Ids and log positions are in
+ * the details line (renderDetails). */
 function statusText() {
-  const mismatch = game.raw.version_mismatch;
-  const seq = `log length ${game.seq}${mismatch ? ` · replayed by engine version ${mismatch.installed}, pinned ${mismatch.pinned}` : ""}`;
-  if (game.status === "waiting") return `Waiting for every player to accept · ${seq}`;
-  if (game.status === "finished") return `Finished · ${seq}`;
-  if (game.status === "aborted") return `Aborted · ${seq}`;
-  if (game.toMove === null || game.toMove === undefined) return `${game.status} · ${seq}`;
-  const mine = mySeats().includes(game.toMove);
+  const names = (seats) => seats.map((i) => seatName(game.seats, i)).join(", ");
+  if (game.status === "waiting") {
+    const mine = mySeats().filter((i) => !acceptedSeats.has(i));
+    const others = game.seats.map((_, i) => i).filter((i) => !acceptedSeats.has(i) && !mine.includes(i));
+    if (mine.length) return `Your turn: accept the game${others.length ? ` (also waiting for ${names(others)})` : ""}`;
+    return others.length ? `Waiting for ${names(others)} to accept` : "Starting…";
+  }
+  if (game.status === "finished") return "Game over";
+  if (game.status === "aborted") return "Game aborted";
+  if (game.toMove === null || game.toMove === undefined) return game.status;
   const who = seatName(game.seats, game.toMove);
-  return `${mine ? `Your turn (${who})` : `${who} to move`} · ${seq}`;
+  if (mySeats().includes(game.toMove)) {
+    const what = legal ? actionWords(legal.moves) : "";
+    const as = mySeats().length > 1 ? ` (${who})` : "";
+    return `Your turn${as}${what ? `: ${what}` : ""}`;
+  }
+  return `Waiting for ${who}`;
+}
+
+function renderDetails() {
+  const mismatch = game.raw.version_mismatch;
+  document.getElementById("detail-ruleset").textContent = `${game.ruleset}${game.version ? ` · version ${game.version}` : ""}` +
+    `${mismatch ? ` · replayed by engine version ${mismatch.installed}, pinned ${mismatch.pinned}` : ""}`;
+  document.getElementById("detail-seq").textContent = `${game.seq} entries · status ${game.status}`;
+}
+
+function renderTitle() {
+  const players = playersLine(game.seats);
+  document.getElementById("game-title").replaceChildren(el("span", { class: "players-title" }, players),
+    " ", el("small", { id: "ruleset-name" }, `· ${gameName(game.ruleset)}`));
+  pageTitle = `${players} · ${gameName(game.ruleset)} · the referee`;
 }
 
 function renderSeats() {
@@ -119,6 +144,11 @@ async function renderResult() {
   }
   try {
     const result = await api.result(gameId);
+    const winners = ((result.result || result).seats || []).filter((r) => r.rank === 1).map((r) => seatName(game.seats, r.seat));
+    if (winners.length) {
+      document.getElementById("status-line").textContent = winners.length === 1 ? `Game over: ${winners[0]} won`
+        : `Game over: ${winners.slice(0, -1).join(", ")} and ${winners[winners.length - 1]} share first place`;
+    }
     document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, game.seats, components));
     markForfeits(document.getElementById("result"), result.result || result, game.seats);
     markDecisions(document.getElementById("result"), result.result || result, game.seats);
@@ -130,6 +160,8 @@ async function renderResult() {
 
 function renderAll() {
   document.getElementById("status-line").textContent = statusText();
+  renderTitle();
+  renderDetails();
   renderSeats();
   renderAccept();
   renderBoard();
@@ -179,7 +211,6 @@ async function load() {
     if (!mod) throw new ApiError(0, { code: "web/unknown_ruleset", message: `this page cannot draw the ruleset ${game.ruleset}` });
     const rs = await api.ruleset(game.ruleset);
     components = rs.components || rs;
-    document.getElementById("ruleset-name").textContent = `· ${rs.title || game.ruleset}${game.version ? ` (version ${game.version})` : ""}`;
   }
   renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
   if (!changed) return false;

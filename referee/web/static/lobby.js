@@ -2,6 +2,7 @@ import { api } from "./api.js";
 import { el, showError } from "./ui.js";
 import { findKey } from "./keys.js";
 import { followMyGames, renderMyGames } from "./my-games.js";
+import { gameName, playersLine } from "./game-names.js";
 
 const WEB = document.body.dataset.web || "/play/";
 
@@ -16,7 +17,7 @@ function turnText(game) {
   if (game.status === "waiting") {
     const accepted = new Set(game.accepted || (game.seats || []).map((x, i) => (x.accepted ? i : -1)));
     const waiting = (game.seats || []).map((_, i) => i).filter((i) => !accepted.has(i));
-    return waiting.length ? `acceptance of ${waiting.map((i) => seatName(game, i)).join(", ")}` : "starting";
+    return waiting.length ? `${waiting.map((i) => seatName(game, i)).join(", ")} to accept` : "starting";
   }
   const toMove = game.to_move;
   if (toMove === null || toMove === undefined) return "—";
@@ -32,25 +33,27 @@ async function load() {
     // this browser's games first, those waiting for me on top; count in the title; followed live
     followMyGames(renderMyGames(games, WEB), load);
     if (!games.length) {
-      body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, "No games yet.")));
+      body.replaceChildren(el("tr", {}, el("td", { colspan: 5 }, "No games yet.")));
     } else {
       body.replaceChildren(...games.map((g) => {
         const id = g.id || g.game;
         const ruleset = typeof g.ruleset === "object" && g.ruleset ? g.ruleset.name : g.ruleset;
-        return el("tr", { dataset: { game: id, status: g.status } },
-          el("td", { class: "game-id" }, el("a", { class: "mono", href: `${WEB}games/${encodeURIComponent(id)}` }, id)),
-          el("td", { dataset: { label: "Ruleset" } }, ruleset || "?"),
-          el("td", { class: "players", dataset: { label: "Players" } }, (g.seats || []).map((s, i) => [i ? ", " : "",
+        // A game is named by its players; its id is in the link's title and on the game page's details line.
+        return el("tr", { dataset: { game: id, status: g.status, ruleset: ruleset || "" } },
+          el("td", { class: "players" }, el("a", { class: "game-link", href: `${WEB}games/${encodeURIComponent(id)}`,
+            title: `Game ${id}`, "aria-label": `${playersLine(g.seats)} · ${gameName(ruleset)}` },
+          (g.seats || []).map((s, i) => [i ? (i === g.seats.length - 1 && i > 1 ? " and " : i === 1 && g.seats.length === 2 ? " vs " : ", ") : "",
             el("span", { class: "name", title: s.name }, s.name),
-            s.bot ? [" ", el("span", { class: "bot-mark", title: "played by a program" }, "bot")] : []]).flat(2)),
+            s.bot ? [" ", el("span", { class: "bot-mark", title: "played by a program" }, "bot")] : []]).flat(2))),
+          el("td", { class: "game-name", dataset: { label: "Game" } }, gameName(ruleset)),
           el("td", { class: `status-${g.status}`, dataset: { label: "Status" } }, g.status),
           el("td", { dataset: { label: "Whose turn" } }, turnText(g)),
-          el("td", { dataset: { label: "Log entries" } }, String(g.seq ?? "")),
-          el("td", {}, el("a", { href: `${WEB}games/${encodeURIComponent(id)}/replay` }, "replay")));
+          el("td", { class: "links" }, el("a", { href: `${WEB}games/${encodeURIComponent(id)}/replay`,
+            "aria-label": `Replay of ${playersLine(g.seats)}` }, "Replay")));
       }));
     }
   } catch (err) {
-    body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, "Could not load the games.")));
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 5 }, "Could not load the games.")));
     showError(err, "Loading the games");
   } finally {
     document.getElementById("lobby").setAttribute("aria-busy", "false");

@@ -1,4 +1,5 @@
 import { api } from "./api.js";
+import { gameName } from "./game-names.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
 import { entropy, listKeys, signEnvelope } from "./keys.js";
 import { addRow, labelRows } from "./seat-rows.js";
@@ -116,7 +117,7 @@ async function init() {
   box.replaceChildren(...rulesets.map((r, i) => el("label", { class: "choice" },
     el("input", { type: "radio", name: "ruleset", value: r.name, checked: i === 0,
       onchange: () => chooseRuleset(r.name) }),
-    ` ${r.title || r.name} `, el("small", {}, `(${r.min_players ?? "?"}–${r.max_players ?? "?"} players)`))));
+    ` ${gameName(r.name)} `, el("small", {}, `(${r.min_players ?? "?"}–${r.max_players ?? "?"} players)`))));
   if (rulesets.length) chooseRuleset(rulesets[0].name);
 }
 

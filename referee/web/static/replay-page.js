@@ -5,6 +5,7 @@ import { api } from "./api.js";
 import { allLogEntries, describeClockEntry, markForfeits, renderClockEntries } from "./clock.js";
 import { describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
 import { el, showError } from "./ui.js";
+import { gameName, playersLine } from "./game-names.js";
 import { followGame } from "./live.js";
 import { describeDecisionEntry, markDecisions } from "./decisions.js";
 
@@ -144,7 +145,7 @@ async function init() {
     mod = rulesetModule(game.ruleset);
     const rs = await api.ruleset(game.ruleset);
     components = rs.components || rs;
-    document.getElementById("ruleset-name").textContent = `· ${rs.title || game.ruleset} · ${game.status}`;
+    document.getElementById("ruleset-name").textContent = `${playersLine(seats)} · ${gameName(game.ruleset)} · ${game.status}`;
   } catch (err) {
     showError(err, "Loading the game");
     return;

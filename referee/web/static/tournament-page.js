@@ -4,6 +4,7 @@
 // signed here (Ed25519 over RFC 8785, like moves) and posted to /join and /withdraw.
 
 import { api, ApiError } from "./api.js";
+import { gameName } from "./game-names.js";
 import { entropy, listKeys, signEnvelope } from "./keys.js";
 import { TIE_BREAKS, crosstable, formatText, ordinal, playerPath, show, tieBreakName } from "./tournament-model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
@@ -83,7 +84,7 @@ function renderSummary() {
   status.textContent = state.status;
   status.className = `status status-${state.status}`;
   const rows = [
-    ["Ruleset", `${state.ruleset ? state.ruleset.name : "?"}${state.ruleset && state.ruleset.version ? ` (engine ${state.ruleset.version})` : ""}`],
+    ["Game", `${gameName(state.ruleset && state.ruleset.name)}${state.ruleset && state.ruleset.version ? ` (engine ${state.ruleset.version})` : ""}`],
     ["Format", formatText(state.format)],
     ["Round deadline", duration(state.round_deadline)],
     ["Adjudication at a deadline", state.adjudication === "organiser" ? "the organiser's signed decision" : "the engine's provisional result"],

@@ -3,6 +3,7 @@
 // browser can be picked or generated here.
 
 import { api } from "./api.js";
+import { gameName } from "./game-names.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
 import { entropy, listKeys, signEnvelope } from "./keys.js";
 import { addRow, labelRows } from "./seat-rows.js";
@@ -33,7 +34,7 @@ async function loadList() {
     } else {
       const made = rows.map((t) => el("tr", { dataset: { tournament: t.tournament, status: t.status } },
         el("td", { class: "game-id" }, el("a", { class: "mono", href: `${WEB}tournaments/${encodeURIComponent(t.tournament)}` }, t.tournament)),
-        el("td", { dataset: { label: "Ruleset" } }, (t.ruleset && t.ruleset.name) || "?"),
+        el("td", { dataset: { label: "Ruleset" } }, gameName(t.ruleset && t.ruleset.name)),
         el("td", { dataset: { label: "Format" } }, formatText(t.format)),
         el("td", { dataset: { label: "Players" } }, t.status === "waiting" ? `${t.players} (${t.joined} joined)`
           : `${t.players}${t.withdrawn ? ` (${t.withdrawn} withdrawn)` : ""}`),
@@ -197,10 +198,10 @@ async function init() {
   const box = document.getElementById("t-ruleset-choices");
   box.replaceChildren(...rulesets.map((r, i) => el("label", { class: "choice" },
     el("input", { type: "radio", name: "t-ruleset", value: r.name, checked: i === 0, onchange: () => chooseRuleset(r.name) }),
-    ` ${r.title || r.name} `, el("small", {}, `(${r.min_players ?? "?"}–${r.max_players ?? "?"} a table)`))));
+    ` ${gameName(r.name)} `, el("small", {}, `(${r.min_players ?? "?"}–${r.max_players ?? "?"} a table)`))));
   if (rulesets.length) chooseRuleset(rulesets[0].name);
   const select = document.getElementById("ratings-ruleset");
-  select.replaceChildren(...rulesets.map((r) => el("option", { value: r.name }, r.title || r.name)));
+  select.replaceChildren(...rulesets.map((r) => el("option", { value: r.name }, gameName(r.name))));
   select.addEventListener("change", loadRatings);
   loadRatings();
 }

@@ -171,6 +171,10 @@ const SITE = 40;
  * it stays readable on a narrow screen).
  */
 export function renderBoard(container, { components, view, seats, picker, mySeats = [], lastMove = null }) {
+  // On a phone the market and the players' boards are laid out as wide as the screen, drawn at 1 unit =
+  // 1 CSS px, and the city starts zoomed in to the same scale: no text under 12 px without zooming.
+  const avail = Math.floor((container.clientWidth || 0) - 10);
+  const narrow = avail > 0 && avail < 560 ? Math.max(300, avail) : null;
   const side = sideOf(components, view);
   const xs = side.sites.map((p) => p.x * SCALE);
   const ys = side.sites.map((p) => p.y * SCALE);
@@ -181,6 +185,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   const svg = svgRoot(cityW, cityH, "Tower Up city");
   svg.dataset.ruleset = "towerup";
   svg.classList.add("tu-city");
+  if (narrow) svg.dataset.layout = "narrow";
   svg.append(defs()); // the hatch and the wildcard gradient, used by every part of the board
   const P = (site) => [site.x * SCALE - minX, site.y * SCALE - minY];
   const byId = Object.fromEntries(side.sites.map((site) => [site.id, site]));
@@ -246,7 +251,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     if (b) {
       // The stack: floors (bottom first) with the roofs at their levels.
       const floorH = 13;
-      const roofH = 8;
+      const roofH = narrow ? 14 : 8;
       let top = y + SITE / 2 - 3;
       const w = SITE - 6;
       const stackG = s("g", { class: "stack" });
@@ -294,18 +299,19 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   const panel = s("g", { class: "panel" });
   panel.append(s("text", { x: px, y: 22, class: "section-label", text: "Market" }));
   const slotChoices = pick ? pick.candidates("slot") : null;
+  const slotW = narrow ? Math.min(122, Math.floor((narrow - 12) / Math.max(1, (view.market || []).length))) : 122;
   (view.market || []).forEach((id, slot) => {
-    const cx = px + slot * 122;
+    const cx = px + slot * slotW;
     const g = s("g", { class: "market-card", dataset: { slot: String(slot), card: id || "" } });
-    g.append(s("rect", { x: cx, y: 32, width: 112, height: 150, rx: 8, class: "card-bg" }));
+    g.append(s("rect", { x: cx, y: 32, width: slotW - 10, height: 150, rx: 8, class: "card-bg" }));
     if (!id) {
-      g.append(s("text", { x: cx + 56, y: 110, "text-anchor": "middle", class: "muted", text: "empty" }));
+      g.append(s("text", { x: cx + (slotW - 10) / 2, y: 110, "text-anchor": "middle", class: "muted", text: "empty" }));
       g.setAttribute("aria-label", `Market slot ${slot + 1}: empty`);
     } else {
       const card = cardOf(components, id);
       g.append(s("text", { x: cx + 8, y: 48, class: "small", text: `${slot + 1} · ${id}` }));
       card.floors.forEach((c, i) => {
-        g.append(floorTile(c, cx + 36, 150 - i * 22, 40, 20));
+        g.append(floorTile(c, cx + (slotW - 10) / 2 - 20, 150 - i * 22, 40, 20));
       });
       (card.locomotives || []).forEach((l, i) => {
         g.append(s("text", { x: cx + 8, y: 66 + i * 14, class: "small", text: `loco ${FLOOR[l.color].letter} +${l.steps}` }));
@@ -324,7 +330,8 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   let y = 210;
   panel.append(s("text", { x: px, y, class: "section-label", text: "Box" }));
   Object.entries(view.box || {}).forEach(([c, n], i) => {
-    panel.append(floorTile(c, px + i * 90, y + 10, 22, 18), s("text", { x: px + i * 90 + 28, y: y + 24, text: `${n}` }));
+    const bx = narrow ? 74 : 90;
+    panel.append(floorTile(c, px + i * bx, y + 10, 22, 18), s("text", { x: px + i * bx + 28, y: y + 24, text: `${n}` }));
   });
   y += 50;
   panel.append(s("text", { x: px, y, text: `Deck: ${view.deck_count} cards · discard: ${(view.discard || []).length}${view.reshuffles ? ` · reshuffled ${view.reshuffles}×` : ""}` }));
@@ -332,7 +339,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   panel.append(s("text", { x: px, y, class: "section-label", text: "Objectives and chips left" }));
   for (const o of view.objectives || []) {
     y += 6;
-    for (const line of wrapText(`#${o.number}: ${o.text}`, 56)) {
+    for (const line of wrapText(`#${o.number}: ${o.text}`, narrow ? Math.floor((narrow - 20) / 7) : 56)) {
       y += 16;
       panel.append(s("text", { x: px, y, class: "small", text: line }));
     }
@@ -347,23 +354,26 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   if (view.end && view.end.last_turns_to_come && view.end.last_turns_to_come.length) status.push(`Last turns to come: ${view.end.last_turns_to_come.map((i) => seatName(seats, i)).join(", ")}`);
   if (view.is_over) status.push("Game over");
   status.forEach((line, i) => panel.append(s("text", { x: px, y: y + i * 18, class: "small status-text", text: line })));
-  const panelW = Math.max(390, (view.market || []).length * 122 + 20);
+  const panelW = narrow || Math.max(390, (view.market || []).length * 122 + 20);
   const panelSvg = svgRoot(panelW, y + status.length * 18 + 10, "Market, box and objectives");
   panelSvg.classList.add("tu-panel");
+  if (narrow) panelSvg.dataset.layout = "narrow";
   panelSvg.append(panel);
 
   // Every player's board: supply, roofs, locomotive tracks with stars, cone, chips.
   const track = (components.personal_board && components.personal_board.track) || { values: [], stars: [] };
   const cone = (components.personal_board && components.personal_board.cone) || { max: 7, values: track.values };
   const colorChoices = pick ? pick.candidates("color") : null;
-  const seatW = 510;
-  const colW = Math.min(28, (seatW - 22 - 60 - 10) / Math.max(track.values.length, cone.max + 1));
+  const seatW = narrow || 510;
+  const lx = narrow ? 54 : 60; // the lanes start after their labels
+  const colW = Math.min(28, (seatW - 22 - lx - 10) / Math.max(track.values.length, cone.max + 1));
   const seatBoards = view.seats.map((sv, seat) => {
     const sy = 4;
     const tracksY = sy + 176;
     const seatH = tracksY + 30 + 4 * 26 + 30 + 10;
     const board = svgRoot(seatW, seatH + 8, `${seatName(seats, seat)}'s board`);
     board.classList.add("tu-seat");
+    if (narrow) board.dataset.layout = "narrow";
     const g = s("g", { class: `seat-board${view.to_move === seat ? " to-move" : ""}`, dataset: { seat: String(seat) },
       role: "group", "aria-label": `${seatName(seats, seat)}'s board` });
     board.append(g);
@@ -387,7 +397,9 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     });
     g.append(s("text", { x: 22, y: sy + 104, class: "small", text: `Roofs left: ${sv.roofs_left} · on the board: ${sv.roofs_on_board} · visible: ${sv.visible_roofs}` }));
     const rl = s("g", { role: "img", "aria-label": `${sv.roofs_left} roofs left` });
-    for (let i = 0; i < sv.roofs_left; i += 1) rl.append(roofShape(seat, 22 + i * 20, sy + 112, 14, 12));
+    for (let i = 0; i < sv.roofs_left; i += 1) {
+      rl.append(narrow ? roofShape(seat, 22 + i * 24, sy + 110, 18, 16) : roofShape(seat, 22 + i * 20, sy + 112, 14, 12));
+    }
     g.append(rl);
     const chips = (sv.chips || []).map((c) => `#${c.objective}: ${c.value}`).join(", ");
     g.append(s("text", { x: 22, y: sy + 148, class: "small", text: `Chips: ${chips || "none"}` }),
@@ -396,8 +408,8 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     const tx = 22;
     track.values.forEach((v, col) => {
       const star = track.stars.includes(col);
-      g.append(s("text", { x: tx + 60 + col * colW + colW / 2, y: tracksY + 18, "text-anchor": "middle", class: `track-value${star ? " star" : ""}`,
-        text: `${star ? "★" : ""}${v}` }));
+      g.append(s("text", { x: tx + lx + col * colW + colW / 2, y: tracksY + 18, "text-anchor": "middle", class: `track-value${star ? " star" : ""}`,
+        text: `${star && !narrow ? "★" : ""}${v}` }));
     });
     ["black", "grey", "white", "brown"].forEach((c, row) => {
       const ry = tracksY + 26 + row * 26;
@@ -406,9 +418,9 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       const lane = s("g", { role: "img", "aria-label": `${colourName(c)} locomotive at column ${pos} (${track.values[Math.min(pos, track.values.length - 1)]} points)` });
       track.values.forEach((_, col) => {
         const star = track.stars.includes(col);
-        lane.append(s("rect", { x: tx + 60 + col * colW, y: ry, width: colW - 2, height: 22, rx: 3, class: `track-cell${star ? " star" : ""}` }));
+        lane.append(s("rect", { x: tx + lx + col * colW, y: ry, width: colW - 2, height: 22, rx: 3, class: `track-cell${star ? " star" : ""}` }));
       });
-      const mx = tx + 60 + Math.min(pos, track.values.length - 1) * colW;
+      const mx = tx + lx + Math.min(pos, track.values.length - 1) * colW;
       lane.append(s("rect", { x: mx + 2, y: ry + 3, width: colW - 6, height: 16, rx: 4, fill: floorFill(c), stroke: "#000", "stroke-width": 1.5 }),
         s("text", { x: mx + colW / 2 - 1, y: ry + 15, "text-anchor": "middle", class: "floor-letter", style: `fill: ${FLOOR[c].text}`, text: FLOOR[c].letter }));
       g.append(lane);
@@ -419,17 +431,18 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     const conePos = sv.cone ? sv.cone.position : null;
     const coneLane = s("g", { role: "img", "aria-label": conePos === null ? "cone not counted yet" : `cone at ${conePos} visible roofs (${cone.values[conePos]} points)` });
     for (let col = 0; col <= cone.max; col += 1) {
-      coneLane.append(s("rect", { x: tx + 60 + col * colW, y: cy, width: colW - 2, height: 22, rx: 3, class: "track-cell" }),
-        s("text", { x: tx + 60 + col * colW + colW / 2 - 1, y: cy + 15, "text-anchor": "middle", class: "tiny muted", text: `${col}` }));
+      coneLane.append(s("rect", { x: tx + lx + col * colW, y: cy, width: colW - 2, height: 22, rx: 3, class: "track-cell" }),
+        s("text", { x: tx + lx + col * colW + colW / 2 - 1, y: cy + 15, "text-anchor": "middle", class: "tiny muted", text: `${col}` }));
     }
     if (conePos !== null) {
-      coneLane.append(s("path", { d: `M${tx + 60 + conePos * colW + 3},${cy + 20} L${tx + 60 + conePos * colW + colW / 2 - 1},${cy + 2} L${tx + 60 + (conePos + 1) * colW - 5},${cy + 20} Z`,
+      coneLane.append(s("path", { d: `M${tx + lx + conePos * colW + 3},${cy + 20} L${tx + lx + conePos * colW + colW / 2 - 1},${cy + 2} L${tx + lx + (conePos + 1) * colW - 5},${cy + 20} Z`,
         fill: seatColour(seat), stroke: "#000" }));
     }
     g.append(coneLane);
     return board;
   });
-  const zoom = zoomable("towerup-city", svg, "city");
+  const zoom = zoomable("towerup-city", svg, "city", { minScale: narrow ? 1 : 0,
+    focus: svg.querySelector(".site.candidate, .site.last-move") });
   container.replaceChildren(el("div", { class: "tu-board" }, zoom.node, panelSvg,
     el("div", { class: "tu-seats" }, seatBoards)));
   zoom.restore();

@@ -8,8 +8,12 @@ import { el } from "./ui.js";
 const LEVELS = [1, 1.5, 2, 3, 4];
 const kept = new Map(); // name -> {level, left, top}
 
-export function zoomable(name, svg, label) {
-  const state = kept.get(name) || { level: 0, left: 0, top: 0 };
+/** ``minScale``: on a phone (a screen at most 700 px wide), the first drawing starts at the first level at
+ * which one unit of the drawing is at least this many CSS px, so that its text is readable without zooming;
+ * "Fit" still shows it whole. ``focus``: an element of the drawing to centre in that first view (the sites
+ * the player can choose, or the last move). */
+export function zoomable(name, svg, label, { minScale = 0, focus = null } = {}) {
+  const state = kept.get(name) || { level: 0, left: 0, top: 0, fresh: true };
   kept.set(name, state);
   const frame = el("div", { class: "zoom-frame", dataset: { zoom: String(LEVELS[state.level]) } }, svg);
   frame.addEventListener("scroll", () => {
@@ -53,6 +57,20 @@ export function zoomable(name, svg, label) {
     node,
     /** Call once the node is in the document: scrolls back to where the player was. */
     restore() {
+      if (state.fresh && minScale && window.innerWidth <= 700 && frame.clientWidth) {
+        const units = svg.viewBox && svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
+        const need = units ? (minScale * units) / frame.clientWidth : 1;
+        const index = LEVELS.findIndex((level) => level >= need);
+        state.level = index < 0 ? LEVELS.length - 1 : index;
+        apply();
+        if (focus && state.level > 0) {
+          const f = focus.getBoundingClientRect();
+          const r = frame.getBoundingClientRect();
+          state.left = Math.max(0, frame.scrollLeft + f.left + f.width / 2 - r.left - frame.clientWidth / 2);
+          state.top = Math.max(0, frame.scrollTop + f.top + f.height / 2 - r.top - frame.clientHeight / 2);
+        }
+      }
+      state.fresh = false;
       frame.scrollLeft = state.left;
       frame.scrollTop = state.top;
     },

@@ -1,0 +1,250 @@
+"""The pages read like a game site and work on a phone (issue 24, items 5 and 6), in Chromium at 360×740:
+
+* no page scrolls sideways (``scrollWidth <= innerWidth``), every visible button and link is a 44 px tap target;
+* the board's smallest text is at least 12 CSS px at 360 px width, without zooming, in both games;
+* a game page is titled by its players and its game ("Ann vs Bea · 5 Towers"), says what to do next in words,
+  and keeps the game's id and log length in a collapsed details line;
+* no console error and no CSP violation (the ``console_errors`` fixture).
+
+With ``REFEREE_SCREENSHOTS=1`` it also writes the screenshots of ``docs/web.md`` to ``docs/screens/``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from svc_helpers import Http
+from tournament_helpers import Players, join_all
+
+from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+
+pytestmark = pytest.mark.web
+
+PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 1, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+STEP_MS = 20_000
+SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
+SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"
+
+
+def submit(base_url: str, game: str, key, seat: int, ctx: str, **fields) -> requests.Response:
+    state = requests.get(f"{base_url}/games/{game}", timeout=10).json()
+    envelope = {"v": 1, "ctx": ctx, "game": game, "seat": seat, "seq": state["seq"], "prev": state["head"], **fields}
+    path = "accept" if ctx == "referee/accept" else "moves?wait=5"
+    return requests.post(f"{base_url}/games/{game}/{path}", json={"envelope": envelope, "sig": sign(key, envelope)},
+                         timeout=15)
+
+
+def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
+    """A game of Ann and Bea, accepted and ``turns`` moves in (builds preferred, so towers stand)."""
+    keys = [generate_key(), generate_key()]
+    created = requests.post(f"{base_url}/games", timeout=10, json={
+        "ruleset": ruleset, "seats": [{"name": "Ann", "key": public_key_b64(keys[0])},
+                                      {"name": "Bea", "key": public_key_b64(keys[1])}]})
+    assert created.status_code == 201, created.text
+    game = created.json()["game"]
+    for seat, key in enumerate(keys if accept else []):
+        assert submit(base_url, game, key, seat, "referee/accept",
+                      entropy=b64url_encode(bytes([seat]) * 32)).status_code == 202
+    for _ in range(turns):
+        legal = requests.get(f"{base_url}/games/{game}/legal-moves", timeout=10).json()
+        if legal["to_move"] is None:
+            break  # the game is over
+        by_type = {}
+        for move in legal["moves"]:
+            by_type.setdefault(move["type"], move)
+        builds = [m for m in legal["moves"] if m["type"] == "build"]
+        move = (max(builds, key=lambda m: len(m.get("cards", []))) if builds else None) or by_type.get(
+            "place_start") or by_type.get("take") or by_type.get("bid") or legal["moves"][0]
+        response = submit(base_url, game, keys[legal["to_move"]], legal["to_move"], "referee/move", move=move)
+        assert response.status_code < 300, response.text
+    to_move = requests.get(f"{base_url}/games/{game}", timeout=10).json()["to_move"]
+    return game, keys, to_move
+
+
+@pytest.fixture(scope="module")
+def games(web_server):
+    return {"fivetowers": play(web_server, "fivetowers", 9), "towerup": play(web_server, "towerup", 12),
+            "finished": play(web_server, "fivetowers", 1000), "waiting": play(web_server, "towerup", 0, accept=False)}
+
+
+def open_as(browser, base_url, console_errors, size, *, key=None, name="Ann"):
+    context = browser.new_context(**size)
+    page = console_errors.watch(context.new_page())
+    if key is not None:
+        page.goto(f"{base_url}/play/keys")
+        page.evaluate("k => localStorage.setItem('referee.keys.v1', JSON.stringify(k))", [{
+            "name": name, "public": public_key_b64(key), "private": private_key_b64(key),
+            "created": "2026-01-01T00:00:00Z"}])
+    return context, page
+
+
+OVERFLOW = "() => document.documentElement.scrollWidth - innerWidth"
+# Visible buttons, links and summaries outside the board's drawing whose box is less than 44 px tall.
+SMALL_TARGETS = """() => [...document.querySelectorAll('button, a[href], summary, select, input[type=range]')]
+  .filter(e => !e.closest('svg') && !e.closest('.skip') && e.getClientRects().length
+          && getComputedStyle(e).visibility !== 'hidden')
+  .filter(e => e.getBoundingClientRect().height < 44)
+  .map(e => `${e.tagName} ${e.id || e.className} "${e.textContent.trim().slice(0, 30)}"`
+            + ` ${e.getBoundingClientRect().height}`)"""
+# The smallest text of the board as drawn on the screen: font size times the drawing's scale.
+SMALLEST_TEXT = """() => [...document.querySelectorAll('#board svg text')]
+  .filter(t => t.textContent.trim() && t.getClientRects().length)
+  .map(t => [parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a, t.getAttribute('class'), t.textContent])
+  .sort((a, b) => a[0] - b[0]).slice(0, 3)"""
+
+
+def check_page(page, what: str) -> None:
+    assert page.evaluate(OVERFLOW) <= 0, f"{what} scrolls sideways"
+    assert page.evaluate(SMALL_TARGETS) == [], what
+
+
+def shoot(page, name: str) -> None:
+    if SHOOT:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENS / f"{name}.png"), full_page=os.environ.get("REFEREE_FULL_PAGE") == "1")
+
+
+NAMES = {"fivetowers": "5 Towers", "towerup": "Tower Up"}
+
+
+@pytest.mark.parametrize("ruleset", ["fivetowers", "towerup"])
+def test_a_game_page_on_a_phone(browser, web_server, games, console_errors, ruleset):
+    game_name = NAMES[ruleset]
+    game, keys, to_move = games[ruleset]
+    context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[to_move], name=["Ann", "Bea"][to_move])
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
+    # titled by its players and its game; the next step in words; the id and log length folded away
+    assert page.locator("#game-title").inner_text() == f"Ann vs Bea · {game_name}"
+    assert page.title() == f"Your turn · Ann vs Bea · {game_name} · the referee"
+    assert page.locator("#status-line").inner_text().startswith("Your turn: ")
+    assert "log length" not in page.locator("#status-line").inner_text()
+    details = page.locator("#game-details")
+    assert details.get_attribute("open") is None and not page.locator("#detail-id").is_visible()
+    assert page.locator("#detail-id").text_content() == game
+    check_page(page, f"the {ruleset} game page")
+    shoot(page, f"phone-{ruleset}-game")
+    smallest = page.evaluate(SMALLEST_TEXT)
+    assert smallest[0][0] >= 12, f"the {game_name} board's smallest texts at 360 px: {smallest}"
+    page.get_by_role("button", name=f"Zoom in on the {'board' if ruleset == 'fivetowers' else 'city'}").click()
+    assert page.evaluate(OVERFLOW) <= 0  # the board grows in its frame, not the page
+    page.goto(f"{web_server}/play/games/{game}/replay")
+    page.wait_for_selector("#replay[data-ready=true]", timeout=STEP_MS)
+    check_page(page, f"the {ruleset} replay")
+    assert game_name in page.locator("#ruleset-name").inner_text()
+    if ruleset == "fivetowers" and SHOOT:
+        page.locator("#last").click()
+        page.wait_for_timeout(300)
+        shoot(page, "phone-replay")
+    context.close()
+    # the other player's page: "Waiting for …"
+    context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[1 - to_move],
+                            name=["Ann", "Bea"][1 - to_move])
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#game[data-loaded=true]", timeout=STEP_MS)
+    assert page.locator("#status-line").inner_text() == f"Waiting for {['Ann', 'Bea'][to_move]}"
+    assert page.title() == f"Ann vs Bea · {game_name} · the referee"
+    context.close()
+    console_errors.assert_none()
+
+
+def test_every_other_page_on_a_phone(browser, web_server, games, console_errors):
+    game, keys, _ = games["fivetowers"]
+    http = Http(requests.Session(), web_server)
+    players = Players(3)
+    status, created = http.post("/tournaments", players.body(format={"kind": "round_robin", "table_sizes": [2]}))
+    assert status == 201, created
+    join_all(http, created["tournament"], players)
+    context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[0])
+    for path, ready, name in (("/play/", f"tr[data-game='{game}']", "lobby"), ("/play/new", "#seats li", "new"),
+                              ("/play/keys", "#keys-body tr[data-public]", "keys"),
+                              ("/play/tournaments", "#t-ruleset-choices input", "tournaments"),
+                              (f"/play/tournaments/{created['tournament']}", ".round[data-round='1']", "tournament")):
+        page.goto(f"{web_server}{path}")
+        page.wait_for_selector(ready, timeout=STEP_MS)
+        page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
+        check_page(page, path)
+        shoot(page, f"phone-{name}")
+    # the lobby names the games, not their ruleset ids
+    page.goto(f"{web_server}/play/")
+    page.wait_for_selector(f"tr[data-game='{game}']", timeout=STEP_MS)
+    assert page.locator(f"tr[data-game='{game}'] td.game-name").inner_text() == "5 Towers"
+    assert page.locator(f"tr[data-game='{games['towerup'][0]}'] td.game-name").inner_text() == "Tower Up"
+    assert "fivetowers" not in page.locator("#games-body").inner_text()
+    context.close()
+    console_errors.assert_none()
+
+
+@pytest.mark.skipif(not SHOOT, reason="screenshots only with REFEREE_SCREENSHOTS=1")
+def test_desktop_screenshots(browser, web_server, games, console_errors):
+    http = Http(requests.Session(), web_server)
+    players = Players(3)
+    status, created = http.post("/tournaments", players.body(format={"kind": "round_robin", "table_sizes": [2]}))
+    assert status == 201, created
+    tournament = created["tournament"]
+    join_all(http, tournament, players)
+    context, page = open_as(browser, web_server, console_errors, DESKTOP, key=games["fivetowers"][1][0])
+    for path, ready, name in (("/play/", "tr[data-game]", "lobby"), ("/play/new", "#seats li", "new"),
+                              ("/play/tournaments", "#t-ruleset-choices input", "tournaments"),
+                              (f"/play/games/{games['fivetowers'][0]}", "#game[data-loaded=true]", "fivetowers-game"),
+                              (f"/play/games/{games['towerup'][0]}", "#game[data-loaded=true]", "towerup-game"),
+                              (f"/play/games/{games['fivetowers'][0]}/replay", "#replay[data-ready=true]", "replay"),
+                              ("/play/keys", "#keys-body tr[data-public]", "keys"),
+                              ("/play/tournaments/" + tournament, ".round[data-round='1']", "tournament")):
+        page.goto(f"{web_server}{path}")
+        page.wait_for_selector(ready, timeout=STEP_MS)
+        page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
+        if name == "replay":
+            page.locator("#last").click()
+            page.wait_for_timeout(300)
+        shoot(page, f"desktop-{name}")
+    context.close()
+    console_errors.assert_none()
+
+
+def test_a_finished_game_on_a_phone(browser, web_server, games, console_errors):
+    """The final score (a wide table) and the replay's chart stay within the screen."""
+    game, keys, _ = games["finished"]
+    context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[0])
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#result-section:not([hidden])", timeout=STEP_MS)
+    page.wait_for_function("() => document.querySelector('#status-line').textContent.startsWith('Game over: ')",
+                           timeout=STEP_MS)
+    assert page.locator("#status-line").inner_text().endswith((" won", " share first place"))
+    check_page(page, "a finished game")
+    shoot(page, "phone-finished-game")
+    page.goto(f"{web_server}/play/games/{game}/replay")
+    page.wait_for_selector("#replay[data-ready=true]", timeout=STEP_MS)
+    page.locator("#last").click()
+    page.wait_for_selector("#result-section:not([hidden])", timeout=STEP_MS)
+    check_page(page, "a finished game's replay")
+    context.close()
+    console_errors.assert_none()
+
+
+def test_a_game_waiting_for_acceptances_on_a_phone(browser, web_server, games, console_errors):
+    game, keys, _ = games["waiting"]
+    context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[0])
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#accept-panel:not([hidden])", timeout=STEP_MS)
+    assert page.locator("#status-line").inner_text() == "Your turn: accept the game (also waiting for Bea)"
+    # on one column the accept panel comes first, above the players
+    assert box_top(page, "#accept-panel") < box_top(page, "#seats-panel")
+    check_page(page, "a game waiting for acceptances")
+    context.close()
+    context, page = open_as(browser, web_server, console_errors, PHONE)
+    page.goto(f"{web_server}/play/games/{game}")
+    page.wait_for_selector("#game[data-loaded=true]", timeout=STEP_MS)
+    assert page.locator("#status-line").inner_text() == "Waiting for Ann, Bea to accept"
+    context.close()
+    console_errors.assert_none()
+
+
+def box_top(page, selector: str) -> float:
+    return page.locator(selector).evaluate("e => e.getBoundingClientRect().top")
