@@ -68,6 +68,32 @@ def _vacation_state(replayer: LogReplayer, seat: int) -> ServiceError | None:
 _ANSWERED_FROM_THE_TIP = frozenset({"submission/stale", "submission/duplicate", "time/expired"})
 
 
+def authenticated_seat(game_id: str, keys: list[str], submission: dict[str, Any]) -> int:
+    """The seat of a seat-signed request (a move, a decision, a message) bound to ``game_id`` whose signature is
+    that seat's key among ``keys``.
+
+    :raises ServiceError: 403 ``submission/wrong_game``, 403 ``submission/wrong_seat``, then, for a signature that
+        is not the seat's: 403 ``submission/wrong_key`` when another seat's key made it, else 401
+        ``submission/bad_signature``.
+    """
+    envelope, sig = submission["envelope"], submission["sig"]
+    if envelope["game"] != game_id:
+        raise ServiceError(403, "submission/wrong_game",
+                           f"the envelope is bound to game {envelope['game']!r}, not {game_id!r}")
+    seat = envelope["seat"]
+    if not 0 <= seat < len(keys):
+        raise ServiceError(403, "submission/wrong_seat", f"this game has no seat {seat} ({len(keys)} seats)")
+    if not verify(keys[seat], envelope, sig):
+        others = [other for other, key in enumerate(keys) if other != seat and key != keys[seat]
+                  and verify(key, envelope, sig)]
+        if others:
+            raise ServiceError(403, "submission/wrong_key", f"signed with seat {others[0]}'s key, not seat {seat}'s",
+                               details={"seat": seat, "signed_by": others[0]})
+        raise ServiceError(401, "submission/bad_signature",
+                           f"the signature is not seat {seat}'s key over this envelope")
+    return seat
+
+
 class Submissions(ServiceCore):
     """Takes a seat's signed submissions: one path (:meth:`_submit`) for every kind."""
 
@@ -192,24 +218,7 @@ class Submissions(ServiceCore):
 
     def _authenticate(self, game_id: str, replayer: LogReplayer, submission: dict[str, Any]) -> int:
         """The seat of a signed submission whose binding to this game and signature hold; else the error."""
-        envelope, sig = submission["envelope"], submission["sig"]
-        if envelope["game"] != game_id:
-            raise ServiceError(403, "submission/wrong_game",
-                               f"the envelope is bound to game {envelope['game']!r}, not {game_id!r}")
-        keys = replayer.keys
-        seat = envelope["seat"]
-        if not 0 <= seat < len(keys):
-            raise ServiceError(403, "submission/wrong_seat", f"this game has no seat {seat} ({len(keys)} seats)")
-        if not verify(keys[seat], envelope, sig):
-            others = [other for other, key in enumerate(keys) if other != seat and key != keys[seat]
-                      and verify(key, envelope, sig)]
-            if others:
-                raise ServiceError(403, "submission/wrong_key",
-                                   f"signed with seat {others[0]}'s key, not seat {seat}'s",
-                                   details={"seat": seat, "signed_by": others[0]})
-            raise ServiceError(401, "submission/bad_signature",
-                               f"the signature is not seat {seat}'s key over this envelope")
-        return seat
+        return authenticated_seat(game_id, replayer.keys, submission)
 
     def _enforce_deadline(self, game_id: str, replayer: LogReplayer, seat: int, envelope: dict[str, Any],
                           signature: str) -> str:

@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..clock import now, now_ms
 from ..errors import ServiceError, invalid
+from ..games_service.submissions import authenticated_seat
 from ..logchain import seal
 from ..notify.contacts import FRESH
 from ..notify.events import message_event
@@ -101,26 +102,9 @@ class MessageService:
 
     @staticmethod
     def _authenticate(game_id: str, keys: list[str], submission: dict[str, Any]) -> int:
-        """The seat of a signed request bound to this game whose signature is its seat's (as for moves:
-        403 ``submission/wrong_game``, 403 ``submission/wrong_seat``, 401 ``submission/bad_signature``, 403
-        ``submission/wrong_key``)."""
-        envelope, sig = submission["envelope"], submission["sig"]
-        if envelope["game"] != game_id:
-            raise ServiceError(403, "submission/wrong_game",
-                               f"the envelope is bound to game {envelope['game']!r}, not {game_id!r}")
-        seat = envelope["seat"]
-        if not 0 <= seat < len(keys):
-            raise ServiceError(403, "submission/wrong_seat", f"this game has no seat {seat} ({len(keys)} seats)")
-        if not verify(keys[seat], envelope, sig):
-            others = [other for other, key in enumerate(keys)
-                      if other != seat and key != keys[seat] and verify(key, envelope, sig)]
-            if others:
-                raise ServiceError(403, "submission/wrong_key",
-                                   f"signed with seat {others[0]}'s key, not seat {seat}'s",
-                                   details={"seat": seat, "signed_by": others[0]})
-            raise ServiceError(401, "submission/bad_signature",
-                               f"the signature is not seat {seat}'s key over this envelope")
-        return seat
+        """The seat of a signed request bound to this game whose signature is its seat's, as for moves
+        (``games_service.submissions.authenticated_seat``)."""
+        return authenticated_seat(game_id, keys, submission)
 
     @staticmethod
     def _fresh(at: Any, path: str) -> int:
