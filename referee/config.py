@@ -289,19 +289,24 @@ def read_password_file(path: str) -> str:
     return password
 
 
+def _network_list(config: dict[str, Any], name: str) -> None:
+    """``config[name]``, a comma-separated string or a list of IP addresses/networks, as a checked list."""
+    value = config[name]
+    items = value.split(",") if isinstance(value, str) else list(value or [])
+    config[name] = [item.strip() for item in items if item.strip()]
+    for item in config[name]:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError as exc:
+            raise ConfigError(f"{name}: {item!r} is no IP address or network") from exc
+
+
 def _check_defences(config: dict[str, Any]) -> None:
     public = urlsplit(str(config["REFEREE_PUBLIC_URL"]))
     if public.scheme not in {"http", "https"} or not public.hostname or public.query or public.fragment:
         raise ConfigError(f"REFEREE_PUBLIC_URL must be an http(s) URL without query or fragment, "
                           f"not {config['REFEREE_PUBLIC_URL']!r}")
-    proxies = config["REFEREE_TRUSTED_PROXIES"]
-    items = proxies.split(",") if isinstance(proxies, str) else list(proxies or [])
-    config["REFEREE_TRUSTED_PROXIES"] = [item.strip() for item in items if item.strip()]
-    for item in config["REFEREE_TRUSTED_PROXIES"]:
-        try:
-            ipaddress.ip_network(item, strict=False)
-        except ValueError as exc:
-            raise ConfigError(f"REFEREE_TRUSTED_PROXIES: {item!r} is no IP address or network") from exc
+    _network_list(config, "REFEREE_TRUSTED_PROXIES")
     if config["REFEREE_REDIS_PASSWORD_FILE"]:
         password = read_password_file(config["REFEREE_REDIS_PASSWORD_FILE"])
         for name in ("REDIS_URL", "REFEREE_WORK_REDIS_URL"):
@@ -311,14 +316,7 @@ def _check_defences(config: dict[str, Any]) -> None:
 def _check_observability(config: dict[str, Any]) -> None:
     if config["REFEREE_LOG_FORMAT"] not in {"text", "json"}:
         raise ConfigError(f"REFEREE_LOG_FORMAT must be 'text' or 'json', not {config['REFEREE_LOG_FORMAT']!r}")
-    allow = config["REFEREE_METRICS_ALLOW"]
-    items = allow.split(",") if isinstance(allow, str) else list(allow or [])
-    config["REFEREE_METRICS_ALLOW"] = [item.strip() for item in items if item.strip()]
-    for item in config["REFEREE_METRICS_ALLOW"]:
-        try:
-            ipaddress.ip_network(item, strict=False)
-        except ValueError as exc:
-            raise ConfigError(f"REFEREE_METRICS_ALLOW: {item!r} is no IP address or network") from exc
+    _network_list(config, "REFEREE_METRICS_ALLOW")
 
 
 def rate(name: str, value: Any) -> str:

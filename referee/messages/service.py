@@ -23,16 +23,16 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ..clock import now, now_ms
+from ..clock import now
 from ..errors import ServiceError, invalid
 from ..games_service.submissions import authenticated_seat
 from ..logchain import seal
-from ..notify.contacts import FRESH
+from ..notify.contacts import signed_time_ms
 from ..notify.events import message_event
 from ..signing import MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, sign, verify
 from ..store import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend, StoreUnavailable
 from ..store.messages import MessageStore
-from ..timecontrol import format_ms, parse_ms
+from ..timecontrol import format_ms
 
 #: how often a message is built again when the stream or the log moved while it was being appended
 APPEND_ATTEMPTS = 50
@@ -108,17 +108,8 @@ class MessageService:
 
     @staticmethod
     def _fresh(at: Any, path: str) -> int:
-        """The signer's time of a request bound to no position, in ms: within :data:`FRESH` s of the server's."""
-        try:
-            signed_ms = parse_ms(at)
-        except ValueError as exc:
-            raise invalid([{"path": path, "problem": str(exc)}]) from exc
-        skew = abs(signed_ms - now_ms()) / 1000
-        if skew > FRESH:
-            raise ServiceError(400, "messages/stale_request", f"the signed time is {skew:.0f} s away from the "
-                               f"server's time; sign a fresh request (at most {FRESH} s off)",
-                               details={"server_time": now()})
-        return signed_ms
+        """The signer's time of a request bound to no position, in ms: within ``FRESH`` s of the server's."""
+        return signed_time_ms(at, path, "messages/stale_request")
 
     # -- requests -----------------------------------------------------------------------------------
     def post(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
@@ -193,7 +184,7 @@ class MessageService:
     def mute(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """``POST /games/{id}/messages/mute``: the seats a seat mutes for itself (replacing its earlier list).
         Refused: 404; 400 (a seat the game lacks, the seat itself, a request not signed within
-        :data:`FRESH` s); 403/401 as for moves; 409 ``messages/stale_mute`` when a request of this seat
+        ``FRESH`` s); 403/401 as for moves; 409 ``messages/stale_mute`` when a request of this seat
         signed later is stored already."""
         keys = self._seat_keys(game_id)
         envelope = submission["envelope"]

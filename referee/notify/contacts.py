@@ -64,6 +64,24 @@ def public_contact(contact: dict[str, Any]) -> dict[str, Any]:
                                                  "disabled", "failures", "created_at", "updated_at")}
 
 
+def signed_time_ms(at: Any, path: str, code: str) -> int:
+    """The signer's time ``at`` of a request bound to no log position, in ms, when it is within :data:`FRESH`
+    seconds of the server's (contacts, and the seats' signed reads and mutes of their messages).
+
+    :raises ServiceError: 400 ``request/invalid`` naming ``path`` for a time that does not parse; 400 ``code``
+        for one too far from the server's time.
+    """
+    try:
+        signed_ms = parse_ms(at)
+    except ValueError as exc:
+        raise invalid([{"path": path, "problem": str(exc)}]) from exc
+    skew = abs(signed_ms - now_ms()) / 1000
+    if skew > FRESH:
+        raise ServiceError(400, code, f"the signed time is {skew:.0f} s away from the server's time; sign a "
+                           f"fresh request (at most {FRESH} s off)", details={"server_time": now()})
+    return signed_ms
+
+
 class ContactService:
     """Contacts on the log's Redis (durable: losing them would silently stop a player's notices)."""
 
@@ -78,14 +96,7 @@ class ContactService:
         envelope, sig = submission["envelope"], submission["sig"]
         if envelope.get("ctx") != ctx:
             raise invalid([{"path": "$.envelope.ctx", "problem": f"must be {ctx!r}"}])
-        try:
-            skew = abs(parse_ms(envelope.get("at")) - now_ms()) / 1000
-        except ValueError as exc:
-            raise invalid([{"path": "$.envelope.at", "problem": str(exc)}]) from exc
-        if skew > FRESH:
-            raise ServiceError(400, "contact/stale_request", f"the envelope's at is {skew:.0f} s away from the "
-                               f"server's time; sign a fresh request (at most {FRESH} s off)",
-                               details={"server_time": now()})
+        signed_time_ms(envelope.get("at"), "$.envelope.at", "contact/stale_request")
         if not verify(envelope["key"], envelope, sig):
             raise ServiceError(401, "submission/bad_signature", "the signature is not this key's over the envelope")
         if once and not self.redis.set(keys.CONTACT_SIG.format(sig=sig), 1, nx=True, ex=2 * FRESH):
