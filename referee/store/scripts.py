@@ -117,6 +117,16 @@ SET_MUTE — replace whom a seat muted, unless a request signed later is stored 
     returns  1: stored | 0: a request signed at that time or later is stored; nothing written
            | -1: no such game in Redis (unknown, or archived); nothing written
 
+SAVE_RATINGS — compare-and-set one ruleset's ratings fold (``referee.store.ratings``; on the work Redis)
+    KEYS[1]  ratings:{<ruleset>}          hash: "state" (the fold's JSON), "gen" (its generation)
+    KEYS[2]  ratings:{<ruleset>}:changes  hash: game -> the JSON of its rating changes
+    ARGV[1]  the expected generation
+    ARGV[2]  the fold's JSON
+    ARGV[3]  "1": replace every change (a rebuild) | "0": add these
+    ARGV[4 .. end]  game, change JSON, game, change JSON, …
+    returns  the new generation | -1: the stored generation is not the expected one (another process wrote
+             first: fold again); nothing written
+
 WRITE_PROJECTION — store what a replay job folded, if nobody stored more meanwhile
     KEYS[1]  game:{id}:proj      hash of projection fields (all strings; JSON where structured)
     KEYS[2]  game:{id}:verdicts  list of JSON verdicts, one per folded entry
@@ -311,4 +321,13 @@ if old and tonumber(cjson.decode(old)['ms']) >= tonumber(ARGV[3]) then
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
+"""
+
+SAVE_RATINGS = """
+local gen = tonumber(redis.call('HGET', KEYS[1], 'gen') or '0')
+if gen ~= tonumber(ARGV[1]) then return -1 end
+if ARGV[3] == '1' then redis.call('DEL', KEYS[2]) end
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'gen', gen + 1)
+return gen + 1
 """

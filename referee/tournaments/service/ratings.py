@@ -9,76 +9,15 @@ version, or computed under other organiser keys (``REFEREE_ORGANISER_KEYS`` chan
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 from ...errors import ServiceError
 from ...games import names as ruleset_names
 from ...games import ruleset
 from ...store import GameNotFound
-from ...store.keys import RATINGS, RATINGS_CHANGES
+from ...store.ratings import RatingsStore, ratings_of
 from ..ratings import RatingsFold, basis_of, counts, rated_results, rebuild_fold
 from .base import TournamentLogs, log
-
-#: compare-and-set of a ruleset's fold: KEYS ratings hash, changes hash; ARGV expected generation, the fold's
-#: JSON, "1" to replace every change (a rebuild) or "0" to add, then game, change JSON pairs. Returns the new
-#: generation, or -1 when the stored one is not the expected one (someone else wrote first: fold again).
-_SAVE = """
-local gen = tonumber(redis.call('HGET', KEYS[1], 'gen') or '0')
-if gen ~= tonumber(ARGV[1]) then return -1 end
-if ARGV[3] == '1' then redis.call('DEL', KEYS[2]) end
-for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-redis.call('HSET', KEYS[1], 'state', ARGV[2], 'gen', gen + 1)
-return gen + 1
-"""
-
-
-class _RedisRatings:
-    """The folds on the work Redis (the store's ``work`` client: a projection, like the games')."""
-
-    def __init__(self, client: Any):
-        self.client = client
-        self._save = client.register_script(_SAVE)
-
-    def load(self, name: str) -> tuple[int, str | bytes | None]:
-        state, gen = self.client.hmget(RATINGS.format(ruleset=name), "state", "gen")
-        return int(gen or 0), state
-
-    def change(self, name: str, game: str) -> str | bytes | None:
-        return self.client.hget(RATINGS_CHANGES.format(ruleset=name), game)  # type: ignore[no-any-return]
-
-    def save(self, name: str, gen: int, state: str, changes: dict[str, str], replace: bool) -> bool:
-        args: list[Any] = [gen, state, "1" if replace else "0"]
-        for game, change in changes.items():
-            args += [game, change]
-        keys = [RATINGS.format(ruleset=name), RATINGS_CHANGES.format(ruleset=name)]
-        return int(self._save(keys=keys, args=args)) >= 0
-
-
-class _MemoryRatings:
-    """The folds in this process (``REFEREE_STORE=memory``: the logs are in this process too)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._folds: dict[str, tuple[int, str, dict[str, str]]] = {}
-
-    def load(self, name: str) -> tuple[int, str | None]:
-        with self._lock:
-            gen, state, _changes = self._folds.get(name, (0, None, {}))
-        return gen, state
-
-    def change(self, name: str, game: str) -> str | None:
-        with self._lock:
-            return self._folds.get(name, (0, None, {}))[2].get(game)
-
-    def save(self, name: str, gen: int, state: str, changes: dict[str, str], replace: bool) -> bool:
-        with self._lock:
-            current, _state, stored = self._folds.get(name, (0, None, {}))
-            if current != gen:
-                return False
-            stored = dict(changes) if replace else {**stored, **changes}
-            self._folds[name] = (gen + 1, state, stored)
-            return True
 
 
 def _dump(change: list[dict[str, Any]]) -> str:
@@ -89,13 +28,12 @@ class RatedTournaments(TournamentLogs):
     """Keeps each ruleset's :class:`RatingsFold`: advanced by :meth:`rate_tournament`, rebuilt by
     :meth:`rebuild_ratings`, read by :meth:`ratings`."""
 
-    _ratings_store: _RedisRatings | _MemoryRatings | None = None
+    _ratings_store: RatingsStore | None = None
 
     @property
-    def _rating_folds(self) -> _RedisRatings | _MemoryRatings:
+    def _rating_folds(self) -> RatingsStore:
         if self._ratings_store is None:
-            work = getattr(self.store, "work", None)  # RedisStore: the projections' Redis; MemoryStore: none
-            self._ratings_store = _RedisRatings(work) if work is not None else _MemoryRatings()
+            self._ratings_store = ratings_of(self.store)
         return self._ratings_store
 
     def _load_fold(self, name: str) -> tuple[int, RatingsFold | None]:
