@@ -24,17 +24,13 @@ import threading
 from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from ..canonical import canonical_bytes
 from ..logchain import GENESIS
 from . import keys, scripts
 from .base import LogStore
-from .errors import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend, StoreUnavailable
+from .errors import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend
 from .memory import MemoryStore
-from .redis_store import FOLLOW_BLOCK_MAX, RedisStore, stored_json, streams_of
+from .redis_store import FOLLOW_BLOCK_MAX, RedisStore, confirmed_write, stored_json, streams_of
 
 
 class MessageTip(NamedTuple):
@@ -117,14 +113,10 @@ class RedisMessageStore(MessageStore):
     def append(self, game_id: str, message: dict[str, Any], signature: str) -> int:
         k = keys.message_keys(game_id)
         prev = "" if message["prev"] == GENESIS else message["prev"]
-        try:
+        with confirmed_write():
             result = self._append(keys=[k.stream, k.head, k.sigs, k.log],
                                   args=[message["seq"], prev, message["log_seq"], stored_json(message),
                                         message["hash"], signature])
-        except (RedisConnectionError, RedisTimeoutError) as exc:
-            raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
-        except RedisError as exc:
-            raise StoreUnavailable(f"Redis refused the write: {exc}") from exc
         status = _text(result[0])
         if status == "ok":
             return int(result[1])

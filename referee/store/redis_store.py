@@ -28,7 +28,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeAlias, cast
 
 import redis
@@ -113,6 +114,18 @@ class NotReplicated(StoreUnavailable):
             "submission/duplicate (game/exists for a creation) with its position")
         self.acked = acked
         self.wanted = wanted
+
+
+@contextmanager
+def confirmed_write() -> Iterator[None]:
+    """Around a write the caller answers 2xx for: Redis's errors become :class:`StoreUnavailable` (a 503), a lost
+    connection or a time-out ("did not confirm": the write may or may not have happened) and a refusal alike."""
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError) as exc:
+        raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
+    except RedisError as exc:
+        raise StoreUnavailable(f"Redis refused the write: {exc}") from exc
 
 
 class RedisStore(LogStore):
@@ -396,16 +409,12 @@ class RedisStore(LogStore):
         now = now_ms()
         call_keys = [k.log, k.head, k.sigs, k.pending, *extra]
         call_args = [entry["seq"], prev, stored_json(entry), entry["hash"], signature or "", now, log_id, *options]
-        try:
+        with confirmed_write():
             if self.min_replicas:
                 result = self._replicated(self._append, call_keys, call_args,
                                           f"the entry at position {entry['seq']} of {log_id}")
             else:
                 result = self._append(keys=call_keys, args=call_args)
-        except (RedisConnectionError, RedisTimeoutError) as exc:
-            raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
-        except RedisError as exc:
-            raise StoreUnavailable(f"Redis refused the write: {exc}") from exc
         status = _text(result[0])
         if status == "ok":
             flagged = bool(int(result[2]))
