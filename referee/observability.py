@@ -119,17 +119,15 @@ def _collectors(app: Flask) -> list[Any]:
     found: list[Any] = []
     if store is None or not hasattr(store, "redis"):
         return found
-    from .store import keys  # noqa: PLC0415
-
     if queue is not None:
         from workers.queue import ready_key  # noqa: PLC0415
 
         ready, ready_redis = ready_key(queue), store.ready_redis
         found.append(metrics.ReadAtScrape("referee_ready_games", "Games waiting for a replay worker (the ready list)",
                                           lambda: ready_redis.llen(ready)))
-    log_redis = store.redis
-    found.append(metrics.ReadAtScrape("referee_games", "Games stored (the games index)",
-                                      lambda: log_redis.zcard(keys.GAMES_INDEX)))
+    found.append(metrics.ReadAtScrape(
+        "referee_games", "Games by status: in Redis by their projection's (new: not projected yet), and archived",
+        lambda: {(status,): n for status, n in store.games_by_status().items()}, labels=["status"]))
     servers = {"log": store.redis}
     work = getattr(store, "queue_redis", None)
     if work is not None and work is not store.redis:

@@ -63,10 +63,10 @@ class Archiver(PassLoop):
 
 
 def archiver_of(store: RedisStore, config: dict[str, Any]) -> Archiver | None:
-    """The worker's archiver from the settings, or ``None``: ``REFEREE_ARCHIVE_EVERY`` is 0, the logs are on a
-    Redis Cluster (not supported yet), or the referee's key file is not there."""
+    """The worker's archiver from the settings, or ``None``: ``REFEREE_ARCHIVE_EVERY`` is 0 or the referee's key
+    file is not there. (On a Redis Cluster as on one Redis: each game's keys are on one master.)"""
     every = config["REFEREE_ARCHIVE_EVERY"]
-    if not every or every <= 0 or store.cluster:
+    if not every or every <= 0:
         return None
     key_file = Path(config["REFEREE_KEY_FILE"])
     if not key_file.is_file():

@@ -345,7 +345,7 @@ def archive(games: tuple[str, ...], older_than: float | None, dry_run: bool, url
     config = load_config()
     log_url, work = _redis_urls(url, work_url)
     archive_dir = DirectoryArchive(config["REFEREE_ARCHIVE_DIR"])
-    store = RedisStore.from_url(log_url, work_url=work).use_archive(archive_dir)
+    store = RedisStore.from_url(log_url, work_url=work).use_archive(archive_dir).replicas_from(config)
     if not Path(config["REFEREE_KEY_FILE"]).is_file():  # never a key of its own: the bundles are the referee's
         raise click.UsageError(f"the referee's key file {config['REFEREE_KEY_FILE']} is not there: run with the "
                                "service's REFEREE_VAR or REFEREE_KEY_FILE")
@@ -401,7 +401,7 @@ def rebuild(games: tuple[str, ...], *, all_games: bool, players: bool, ratings: 
                    f"{rebuild_tournament_index(store)} row(s) of tournaments")
     if all_games:
         targets = scanned
-        listed = set(store.list_games())
+        listed = set(store.live_games())
         for game_id in targets:
             if game_id not in listed:  # a game whose indexing was lost: list it again
                 store.index_game(game_id, 0)

@@ -33,10 +33,11 @@ from ..clock import now_ms
 from ..metrics import ARCHIVED
 from ..replay import ABORTED, EXPIRED, FINISHED
 from ..store import GameNotFound, RedisStore
-from ..store.archive import ARCHIVE_FORMAT, Archive
-from ..store.keys import OUTBOX_SEEN, game_keys, message_keys
+from ..store.archive import ARCHIVE_FORMAT, Archive, listing_of
+from ..store.keys import GAMES_INDEX, OUTBOX_SEEN, game_keys, message_keys, player_games_key
 from ..store.messages import MessageStore
 from ..timecontrol import parse_ms
+from .players import player_rows
 
 #: the statuses of a game that takes nothing more
 OVER = frozenset({FINISHED, ABORTED, EXPIRED})
@@ -77,6 +78,19 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def listed_in(store: RedisStore, game_id: str, created: dict[str, Any]) -> dict[str, Any]:
+    """The game's scores in the lobby's index and in its seated keys' indexes (``None``/left out: not listed
+    there), which the archive keeps so that the game is listed at the same place once its rows leave Redis."""
+    seated = sorted({key for key, _game, _at in player_rows(game_id, created)})
+    pipe = store.redis.pipeline(transaction=False)
+    pipe.zscore(GAMES_INDEX, game_id)
+    for key in seated:
+        pipe.zscore(player_games_key(key), game_id)
+    lobby, *scores = pipe.execute()
+    return {"games": int(lobby) if lobby is not None else None,
+            "players": {key: int(score) for key, score in zip(seated, scores, strict=True) if score is not None}}
+
+
 def document_of(store: RedisStore, messages: MessageStore, game_id: str, key: Ed25519PrivateKey
                 ) -> tuple[dict[str, Any] | None, str]:
     """The archive document of a live game, or ``(None, why not)`` when it may not be archived yet."""
@@ -105,6 +119,7 @@ def document_of(store: RedisStore, messages: MessageStore, game_id: str, key: Ed
         "mutes": _raw_hash(store, message_keys(game_id).mutes),
         "sigs": _raw_hash(store, game_keys(game_id).sigs),
         "message_sigs": _raw_hash(store, message_keys(game_id).sigs),
+        "listed": listed_in(store, game_id, log[0]),
     }
     return document, ""
 
@@ -119,12 +134,14 @@ def archive_game(store: RedisStore, messages: MessageStore, archive: Archive, ga
     """Move ``game_id`` out of Redis into ``archive`` if it may go (see the module's text)."""
     now = now_ms() if now is None else now
     if game_id not in store.log_lengths([game_id]):
-        if archive.has(game_id):
-            if not dry_run:
-                store.drop_archived(game_id, now)  # what a crash after the log's deletion left (derived keys)
+        document = archive.get(game_id)
+        if document is not None:
+            if not dry_run:  # what a crash after the log's deletion left (derived keys, index rows on a cluster)
+                store.drop_archived(game_id, now, players=listing_of(document)[1])
             return Outcome(game_id, "cleaned")
         raise GameNotFound(game_id)
     outcome = Outcome(game_id, "kept")
+    players: list[str] = []
 
     def write_first() -> bool:
         document, why = document_of(store, messages, game_id, key)
@@ -145,9 +162,10 @@ def archive_game(store: RedisStore, messages: MessageStore, archive: Archive, ga
             if not _same(existing, document):
                 raise OSError(f"the archived document of {game_id} does not read back as written")
         outcome.size = len(document["bundle"]["log"])
+        players[:] = document["listed"]["players"]
         return True
 
-    if store.drop_archived(game_id, now, write_first):
+    if store.drop_archived(game_id, now, write_first, players):
         if outcome.action == "archived" and not dry_run:
             ARCHIVED.inc()  # referee_archived_games_total (docs/operations.md, "Metrics and alerts")
     elif outcome.action == "archived" and not dry_run:
@@ -161,10 +179,10 @@ def archive_games(store: RedisStore, messages: MessageStore, archive: Archive, k
     """:func:`archive_game` of every listed game still in Redis (or of ``games``), and the cleaning of every
     game archived before whose keys a crash left behind."""
     now = now_ms()
-    if games is None:
-        listed = store.list_games()
+    if games is None:  # the games in Redis, and those archived whose index rows a crash left (on a cluster)
+        listed = store.live_games()
         live = store.log_lengths(listed)
-        games = [g for g in listed if g in live]
+        games = [g for g in listed if g in live or archive.has(g)]
     targets = games
     out = []
     for game_id in targets:
@@ -212,7 +230,7 @@ def due_games(store: RedisStore, older_than: float, now: int | None = None, chun
     due: list[str] = []
     offset = 0
     while True:
-        games = store.list_games(offset, chunk)
+        games = store.live_games(offset, chunk)
         if not games:
             return due
         offset += len(games)

@@ -153,7 +153,11 @@ class LogStore(ABC):
 
     @abstractmethod
     def list_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
-        """Game ids, newest first."""
+        """Game ids, newest first (the lobby's: archived games too)."""
+
+    def live_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
+        """The ids of the games still in the store itself (not archived), newest first."""
+        return self.list_games(offset, limit)
 
     @abstractmethod
     def scan_games(self) -> list[str]:

@@ -28,13 +28,13 @@ key                             type        content
 ``game:{<id>}:messages-sigs``   hash        signature → message position, for a message posted twice
 ``game:{<id>}:mutes``           hash        seat → JSON ``{"mute": [seats], "ms"}``: whom that seat muted, and
                                             the signer's time of the request (a later one replaces it)
-``referee:games``               sorted set  game ids scored by creation time (ms); an archived game stays
-                                            listed (the lobby pages over this one set)
-``referee:archived``            sorted set  archived game ids (``referee.store.archive``) scored by when they
-                                            were archived (ms): their keys above are gone from Redis
+``referee:games``               sorted set  the ids of the games in Redis scored by creation time (ms); an
+                                            archived game leaves it (the archive lists it then, at the
+                                            same score: ``referee.store.archive``)
 ``player:{<key>}:games``        sorted set  the games a player's public key is seated in, scored by their
                                             ``created`` entry's ``at`` (ms); kept by the game service at
-                                            creation, rebuilt from the logs by ``referee rebuild --all``
+                                            creation, rebuilt from the logs by ``referee rebuild --all``;
+                                            an archived game leaves it (the archive lists it then)
 ``player:{<key>}:tournaments``  sorted set  the tournaments a player's key is a player of, scored by their
                                             ``created`` entry's ``at`` (ms); kept and rebuilt the same way
 ``tournament:{<id>}:log``       stream      a tournament's log (same entry format and stream IDs as a
@@ -43,6 +43,9 @@ key                             type        content
 ``tournament:{<id>}:secret``    string      hex server seed; never in the log until ``revealed``
 ``tournament:{<id>}:sigs``      hash        signature → log position (a join or withdrawal posted twice)
 ``tournament:{<id>}:pending``   string      raised by APPEND_ENTRY like a game's (no job reads it)
+``referee:status:<status>``     set         on the work Redis: the games in Redis whose projection has that
+                                            status (``GAME_STATUSES``), kept by WRITE_PROJECTION; an archived
+                                            game leaves it. What ``referee_games{status}`` counts
 ``referee:tournaments``         sorted set  tournament ids scored by creation time (ms)
 ``ratings:{<ruleset>}``         hash        on the work Redis: the ruleset's ratings as a fold
                                             (field ``state``: JSON of ``RatingsFold``; ``gen``: its
@@ -76,7 +79,7 @@ The timers and the outbox live on the log's (durable) Redis: a deadline must sur
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 GAME_LOG = "game:{{{game}}}:log"
 GAME_HEAD = "game:{{{game}}}:head"
@@ -91,8 +94,10 @@ GAME_MESSAGES_HEAD = "game:{{{game}}}:messages-head"
 GAME_MESSAGES_SIGS = "game:{{{game}}}:messages-sigs"
 GAME_MUTES = "game:{{{game}}}:mutes"
 GAMES_INDEX = "referee:games"
-#: sorted set: the games moved to the archive (their own keys deleted), scored by when (ms)
-ARCHIVED_INDEX = "referee:archived"
+#: set on the work Redis: the games (in Redis) whose projection has ``status``; one per status of ``GAME_STATUSES``
+STATUS_SET = "referee:status:{status}"
+#: every status a game's projection may have (``referee.replay``: WAITING, ACTIVE, FINISHED, ABORTED, EXPIRED)
+GAME_STATUSES = ("waiting", "active", "finished", "aborted", "expired")
 #: the games of one player's key (its own hash tag: one key per player, written one command each)
 PLAYER_GAMES = "player:{{{key}}}:games"
 PLAYER_TOURNAMENTS = "player:{{{key}}}:tournaments"
@@ -155,6 +160,13 @@ def player_tournaments_key(public_key: str) -> str:
     if not isinstance(public_key, str) or PLAYER_KEY_RE.match(public_key) is None:
         raise ValueError(f"not a public key: {public_key!r}")
     return PLAYER_TOURNAMENTS.format(key=public_key)
+
+
+def status_sets(status: Any) -> list[str]:
+    """The keys of the status sets, that of ``status`` first (none when it is not one of ``GAME_STATUSES``)."""
+    if status not in GAME_STATUSES:
+        return []
+    return [STATUS_SET.format(status=status), *(STATUS_SET.format(status=s) for s in GAME_STATUSES if s != status)]
 
 
 def valid_game_id(game_id: str) -> bool:

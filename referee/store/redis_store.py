@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeAlias, cast
 
@@ -72,6 +72,23 @@ def streams_of(reply: object) -> Streams:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _merged(live: list[tuple[str, int]], archived: list[tuple[str, int]], offset: int, limit: int | None
+            ) -> list[tuple[str, int]]:
+    """One page of two lists of ``(id, score)``, each newest first (by score, then the greater id, as
+    ``ZREVRANGE``): the index of the games in Redis and the archive's. A game in both (archived, but a crash or
+    a fail-over came before its keys were deleted) is counted once. Each list need only hold its first
+    ``offset + limit`` rows."""
+    rows = sorted({(score, game) for game, score in live} | {(score, game) for game, score in archived},
+                  reverse=True)
+    seen: set[str] = set()
+    out = []
+    for score, game in rows:
+        if game not in seen:
+            seen.add(game)
+            out.append((game, score))
+    return out[offset:None if limit is None else offset + limit]
 
 
 def _entry(fields: Fields) -> dict[str, Any]:
@@ -162,6 +179,8 @@ class RedisStore(LogStore):
         #: where archived games are (``REFEREE_ARCHIVE_DIR``): the reads of a game whose keys are gone from
         #: Redis are answered from its archived document (:meth:`archived`); ``None``: no archive
         self.archive: Archive | None = None
+        #: one single-connection client per master for archiving's WATCH, MULTI and WAIT (``_archiving_client``)
+        self._archivers: dict[str, redis.Redis] = {}
 
     def use_archive(self, archive: Archive | None) -> RedisStore:
         """Answer the reads of archived games from ``archive`` (``referee.store.archive``)."""
@@ -191,6 +210,12 @@ class RedisStore(LogStore):
             raise ValueError("REFEREE_MIN_REPLICAS must be >= 0 and REFEREE_REPLICA_TIMEOUT_MS > 0")
         self.min_replicas, self.replica_timeout_ms = int(count), int(timeout_ms)
         return self
+
+    def replicas_from(self, config: Any) -> RedisStore:
+        """:meth:`require_replicas` from the settings (``REFEREE_MIN_REPLICAS``, ``REFEREE_REPLICA_TIMEOUT_MS``):
+        every process that writes the logs — the web, and the workers' own appends (``started``, ``timeout``,
+        ``forfeited``, ``auto_move``, ``adjudicated``, ``revealed``, a mailed move) and archive deletions."""
+        return self.require_replicas(int(config["REFEREE_MIN_REPLICAS"]), int(config["REFEREE_REPLICA_TIMEOUT_MS"]))
 
     @property
     def ready_redis(self) -> cluster.Client:
@@ -604,8 +629,25 @@ class RedisStore(LogStore):
         return int(raw) if raw is not None else None
 
     def list_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
+        """The lobby's games, newest first: those of ``referee:games`` (the games in Redis) and, with an archive,
+        the archived ones at the place their score gives them (:meth:`Archive.games`), as one list."""
+        if self.archive is None:
+            return self.live_games(offset, limit)
+        wanted = None if limit is None else offset + limit
+        stop = -1 if wanted is None else wanted - 1
+        live = cast(list[tuple[bytes, float]], self.redis.zrevrange(keys.GAMES_INDEX, 0, stop, withscores=True))
+        rows = [(_text(game), int(score)) for game, score in live]
+        return [game for game, _score in _merged(rows, self.archive.games(0, wanted), offset, limit)]
+
+    def live_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
+        """The games still in Redis (``referee:games``), newest first: what the replay workers, the reconciler and
+        the archiver go over."""
         stop = -1 if limit is None else offset + limit - 1
         return [_text(game) for game in self.redis.zrevrange(keys.GAMES_INDEX, offset, stop)]
+
+    def count_games(self) -> int:
+        """How many games the lobby holds: in Redis and in the archive (one ``ZCARD``; the archive counts its own)."""
+        return int(self.redis.zcard(keys.GAMES_INDEX)) + (self.archive.count() if self.archive is not None else 0)
 
     def scan_games(self) -> list[str]:
         found = {keys.game_id_of_log_key(key) for key in self.redis.scan_iter(match=keys.LOG_SCAN_PATTERN, count=500)}
@@ -615,40 +657,91 @@ class RedisStore(LogStore):
         """(Re-)list a game in the index (used by ``rebuild --all`` for games found by scanning)."""
         self.redis.zadd(keys.GAMES_INDEX, {game_id: created_ms}, nx=True)
 
-    def drop_archived(self, game_id: str, when_ms: int, archive_first: Callable[[], bool] | None = None) -> bool:
-        """Delete every key of ``game_id`` (``keys.archived_game_keys``) and move it from the pending and timer
-        indexes to ``referee:archived`` (it stays listed in ``referee:games``, the lobby's index).
+    def drop_archived(self, game_id: str, when_ms: int, archive_first: Callable[[], bool] | None = None,
+                      players: Iterable[str] = ()) -> bool:
+        """Delete every key of ``game_id`` (``keys.archived_game_keys``) and its rows in the indexes: the lobby's
+        (``referee:games``), its seated ``players``' (``player:{<key>}:games``), the pending and timer indexes.
+        The archive lists it from then on (:meth:`Archive.games`, :meth:`Archive.player_games`): nothing of an
+        archived game stays in Redis.
 
-        The game's keys on the log's Redis are ``WATCH``ed first; then ``archive_first()`` runs (it writes and
-        checks the archived document from what it reads now; ``False``: do not delete); then the deletion is one
-        ``MULTI``, which Redis refuses if any watched key changed meanwhile (a message, a mute, an entry): then
-        nothing is deleted and this returns ``False`` (archive it again: the document is rewritten). The
-        derived keys on a separate work Redis go after. Repeating it is harmless. Not on a Redis Cluster yet."""
-        if self.cluster:
-            raise StoreUnavailable("archiving games out of a Redis Cluster is not supported yet")
+        The game's keys on the log's Redis are ``WATCH``ed first (on the connection of the master that holds
+        them: all of one game's keys share its hash tag, so on a Redis Cluster too); then ``archive_first()``
+        runs (it writes and checks the archived document from what it reads now; ``False``: do not delete); then
+        the deletion is one ``MULTI``, which Redis refuses if any watched key changed meanwhile (a message, a
+        mute, an entry): then nothing is deleted and this returns ``False`` (archive it again: the document is
+        rewritten). On one Redis the index rows go in the same ``MULTI``; on a cluster (other slots) and for the
+        derived keys on a separate work Redis, just after. Repeating it is harmless.
+
+        With ``REFEREE_MIN_REPLICAS`` the ``MULTI`` is followed by ``WAIT`` on its connection; a shortfall is
+        logged, not raised: a deletion a fail-over loses leaves the game whole in Redis beside its document, which
+        is served the same and which the next archiving pass deletes again."""
         log_keys, work_keys = keys.archived_game_keys(game_id)
         same = self.work is self.redis
-        with cast(redis.Redis, self.redis).pipeline(transaction=True) as pipe:
+        client, node = self._archiving_client(log_keys[0])
+        with client.pipeline(transaction=True) as pipe:
             pipe.watch(*log_keys)
             if archive_first is not None and not archive_first():
                 pipe.unwatch()
                 return False
+            # ``players`` may be filled by ``archive_first`` (from the document it wrote)
+            indexes = [(keys.GAMES_INDEX, game_id), (keys.PENDING_INDEX, game_id), (keys.TIMERS, game_id),
+                       *((keys.player_games_key(key), game_id) for key in players)]
             pipe.multi()
             pipe.delete(*log_keys, *(work_keys if same else []))
-            pipe.zrem(keys.PENDING_INDEX, game_id)
-            pipe.zrem(keys.TIMERS, game_id)
-            pipe.zadd(keys.ARCHIVED_INDEX, {game_id: when_ms}, nx=True)
+            if not self.cluster:
+                for index, member in indexes:
+                    pipe.zrem(index, member)
+                if same:
+                    for status in keys.GAME_STATUSES:
+                        pipe.srem(keys.STATUS_SET.format(status=status), game_id)
             try:
                 pipe.execute()
             except redis.WatchError:
                 return False
-        if not same:
-            self.work.delete(*work_keys)
+        if self.min_replicas:
+            acked = self._replicas_of(client.execute_command(*self._wait_command(client, node)))
+            if acked < self.min_replicas:
+                log.warning("the deletion of archived game %s was confirmed by %d of %d replica(s): a fail-over now "
+                            "leaves it in Redis beside its archived document; the next archiving pass deletes it",
+                            game_id, acked, self.min_replicas)
+        if self.cluster:
+            pipe = self.redis.pipeline(transaction=False)
+            for index, member in indexes:
+                pipe.zrem(index, member)
+            pipe.execute()
+        statuses = [keys.STATUS_SET.format(status=s) for s in keys.GAME_STATUSES]
+        if not same or self.cluster:
+            pipe = self.work.pipeline(transaction=False)
+            if not same:
+                pipe.delete(*work_keys)
+            for status_set in statuses:
+                pipe.srem(status_set, game_id)
+            pipe.execute()
         return True
 
+    def _archiving_client(self, key: str) -> tuple[redis.Redis, str]:
+        """A client of one connection to the master holding ``key`` (made once per master): ``WATCH``, ``MULTI``
+        and the ``WAIT`` after them must share a connection (``WAIT`` counts the writes of its own)."""
+        if self.cluster:
+            on_cluster = cast(RedisCluster, self.redis)
+            node = on_cluster.get_node_from_key(key, replica=False)
+            name, kwargs = node.name, {**on_cluster.nodes_manager.connection_kwargs, "host": node.host,
+                                       "port": node.port}
+            connection_class = redis.Connection
+        else:
+            pool = cast(redis.Redis, self.redis).connection_pool
+            name, kwargs, connection_class = "", dict(pool.connection_kwargs), pool.connection_class
+        found = self._archivers.get(name)
+        if found is None:
+            kwargs = {k: v for k, v in kwargs.items() if k not in {"connection_class", "max_connections"}}
+            found = redis.Redis(connection_pool=redis.BlockingConnectionPool(
+                connection_class=connection_class, max_connections=1, timeout=30, **kwargs))
+            self._archivers[name] = found
+        return found, name
+
     def archived_games(self) -> list[str]:
-        """The ids in ``referee:archived``, oldest archived first."""
-        return [_text(game) for game in self.redis.zrange(keys.ARCHIVED_INDEX, 0, -1)]
+        """The archived games, oldest archived first (the archive's own list)."""
+        return self.archive.archived_order() if self.archive is not None else []
 
     # -- the games of a player's key ------------------------------------------------------------------
     def _index_rows(self, key_of: Any, rows: list[tuple[str, str, int]]) -> None:
@@ -671,7 +764,12 @@ class RedisStore(LogStore):
         self._index_rows(keys.player_games_key, rows)
 
     def player_games(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
-        return self._listed(keys.player_games_key(public_key), offset, limit)
+        """The key's games in Redis and, with an archive, its archived ones, newest first, as one list."""
+        key = keys.player_games_key(public_key)
+        if self.archive is None:
+            return self._listed(key, offset, limit)
+        wanted = None if limit is None else offset + limit
+        return _merged(self._listed(key, 0, wanted), self.archive.player_games(public_key), offset, limit)
 
     def index_player_tournaments(self, rows: list[tuple[str, str, int]]) -> None:
         self._index_rows(keys.player_tournaments_key, rows)
@@ -771,29 +869,60 @@ class RedisStore(LogStore):
                 return list(document.get("verdicts") or [])[start:stop]
         return stored
 
-    @staticmethod
-    def _projection_call(game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]], from_seq: int,
-                         replace: bool = False) -> tuple[list[str], list[Any]]:
+    def _projection_call(self, game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]],
+                         from_seq: int, replace: bool = False) -> tuple[list[str], list[Any]]:
         k = keys.game_keys(game_id)
         fields = encode_projection(projection)
         args: list[Any] = ["replace" if replace else "advance", from_seq, projection["seq"], len(fields)]
         for name, value in fields.items():
             args += [name, value]
         args += [json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in verdicts]
-        return [k.projection, k.verdicts, k.events], args
+        statuses = [] if self.cluster else keys.status_sets(projection.get("status"))
+        if statuses:  # the status sets in the same script (``referee_games{status}``)
+            args.append(game_id)
+        return [k.projection, k.verdicts, k.events, *statuses], args
 
     def write_projection(self, game_id: str, projection: dict[str, Any], verdicts: list[dict[str, Any]],
                          from_seq: int, replace: bool = False) -> int:
-        call_keys, args = self._projection_call(game_id, projection, verdicts, from_seq, replace)
-        result = self._write_projection(keys=call_keys, args=args)
-        return int(result[0])
+        return self.write_projections([(game_id, projection, verdicts, from_seq)], replace)[0]
 
-    def write_projections(self, writes: list[tuple[str, dict[str, Any], list[dict[str, Any]], int]]) -> list[int]:
-        replies = self._evalsha_many(self.work, self._write_projection, [self._projection_call(*w) for w in writes])
+    def write_projections(self, writes: list[tuple[str, dict[str, Any], list[dict[str, Any]], int]],
+                          replace: bool = False) -> list[int]:
+        replies = self._evalsha_many(self.work, self._write_projection,
+                                     [self._projection_call(*w, replace=replace) for w in writes])
         for reply in replies:
             if isinstance(reply, Exception):
                 raise reply
-        return [int(reply[0]) for reply in replies]
+        written = [int(reply[0]) for reply in replies]
+        if self.cluster:  # the status sets are on other slots: one pipeline after the scripts
+            self._set_statuses([(w[0], w[1].get("status"))
+                                for w, done in zip(writes, written, strict=True) if done == 1])
+        return written
+
+    def _set_statuses(self, statuses: list[tuple[str, Any]]) -> None:
+        """Put each game in the set of its status and take it out of the others (``None``: out of all)."""
+        pipe = self.work.pipeline(transaction=False)
+        for game_id, status in statuses:
+            sets = keys.status_sets(status) or [keys.STATUS_SET.format(status=s) for s in keys.GAME_STATUSES]
+            if status in keys.GAME_STATUSES:
+                pipe.sadd(sets[0], game_id)
+                sets = sets[1:]
+            for other in sets:
+                pipe.srem(other, game_id)
+        if statuses:
+            pipe.execute()
+
+    def games_by_status(self) -> dict[str, int]:
+        """How many games in Redis have each status (one ``SCARD`` per status, and ``ZCARD`` of the lobby's index:
+        ``new`` counts the games not projected yet), and how many are archived: ``referee_games{status}``."""
+        pipe = self.work.pipeline(transaction=False)
+        for status in keys.GAME_STATUSES:
+            pipe.scard(keys.STATUS_SET.format(status=status))
+        counts = [int(n) for n in pipe.execute()]
+        out = dict(zip(keys.GAME_STATUSES, counts, strict=True))
+        out["new"] = max(0, int(self.redis.zcard(keys.GAMES_INDEX)) - sum(counts))
+        out["archived"] = self.archive.count() if self.archive is not None else 0
+        return out
 
     def wait_for_verdict(self, game_id: str, position: int, timeout: float) -> dict[str, Any] | None:
         k = keys.game_keys(game_id)
@@ -855,7 +984,7 @@ class RedisStore(LogStore):
         return int(raw) if raw is not None else None
 
     def lagging_games(self, games: list[str] | None = None) -> list[tuple[str, int, int, int | None]]:
-        games = self.list_games() if games is None else games
+        games = self.live_games() if games is None else games
         out: list[tuple[str, int, int, int | None]] = []
         for chunk_start in range(0, len(games), 500):
             chunk = games[chunk_start:chunk_start + 500]

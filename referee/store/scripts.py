@@ -131,12 +131,16 @@ WRITE_PROJECTION — store what a replay job folded, if nobody stored more meanw
     KEYS[1]  game:{id}:proj      hash of projection fields (all strings; JSON where structured)
     KEYS[2]  game:{id}:verdicts  list of JSON verdicts, one per folded entry
     KEYS[3]  game:{id}:events    stream: on success, one event {seq} (capped ~32) for ?wait to wake on
+    KEYS[4]  optional: the set of the games of the projection's status (``referee:status:<status>``), which the
+             game joins on success; KEYS[5..] the sets of the other statuses, which it leaves (one plain work
+             Redis only: on a cluster the store writes them with separate commands)
     ARGV[1]  mode: "advance" (append verdicts after from_seq) or "replace" (rebuild from scratch)
     ARGV[2]  from_seq: the projection's seq the job started from ("advance" only)
     ARGV[3]  new_seq: the projection's seq after this write
     ARGV[4]  n: number of projection fields that follow
     ARGV[5 .. 4+2n]      field, value, field, value, …
     ARGV[5+2n .. end]    the verdicts of entries from_seq .. new_seq-1, as JSON
+    ARGV[end]            with KEYS[4]: the game id (then not a verdict)
     returns  {1, new_seq}  written
            | {0, seq}      the stored projection is already at seq >= new_seq; nothing written
            | {-1, seq}     the stored projection is at another seq than from_seq; nothing written
@@ -276,8 +280,16 @@ if #fields > 0 then
 end
 redis.call('HSET', KEYS[1], 'seq', new_seq)
 local first = 5 + 2 * n
+local last = #ARGV
+if #KEYS > 3 then
+  last = last - 1
+  redis.call('SADD', KEYS[4], ARGV[#ARGV])
+  for i = 5, #KEYS do
+    redis.call('SREM', KEYS[i], ARGV[#ARGV])
+  end
+end
 local chunk = {}
-for i = first, #ARGV do
+for i = first, last do
   chunk[#chunk + 1] = ARGV[i]
   if #chunk == 1000 then
     redis.call('RPUSH', KEYS[2], unpack(chunk))

@@ -46,6 +46,7 @@ from referee.signing import RESIGN_CTX  # noqa: E402
 from referee.store import RedisStore, keys  # noqa: E402
 from referee.store.messages import messages_of  # noqa: E402
 from workers.projector import Projector  # noqa: E402
+from workers.queue import ready_key  # noqa: E402
 
 
 def used_memory(client: Any) -> int:
@@ -62,6 +63,18 @@ def figures(store: RedisStore) -> dict[str, int]:
     log, work = used_memory(store.redis), used_memory(store.work)
     outbox = int(store.redis.memory_usage(keys.OUTBOX) or 0)
     return {"log": log, "work": work, "log_without_outbox": log - outbox, "outbox": outbox}
+
+
+def drain_ready_list(store: RedisStore) -> int:
+    """Take every notification off the replay workers' ready list, as a worker does: the bench projects the games
+    itself (``Projector.catch_up``), so nothing else would, and the pushes would stay as a residue no service keeps."""
+    taken = 0
+    while store.ready_redis.lpop(ready_key(QUEUE)) is not None:
+        taken += 1
+    return taken
+
+
+QUEUE = "bench-archive"
 
 
 def finished_game(http: Http, projector: Projector, rng: random.Random, moves: int) -> PlayedGame:
@@ -112,7 +125,7 @@ def main() -> None:
         work_redis = EmbeddedRedis(directory=Path(tmp) / "redis-work", durable=False).start()
         try:
             app = create_app({"REDIS_URL": log_redis.url, "REFEREE_WORK_REDIS_URL": work_redis.url,
-                              "REFEREE_VAR": str(Path(tmp) / "var"), "REFEREE_QUEUE": "bench-archive",
+                              "REFEREE_VAR": str(Path(tmp) / "var"), "REFEREE_QUEUE": QUEUE,
                               "REFEREE_RATE_CREATE": "1000000 per minute",
                               "REFEREE_RATE_CREATE_PER_KEY": "1000000 per minute",
                               "REFEREE_RATE_SUBMIT": "1000000 per minute"})
@@ -128,6 +141,7 @@ def main() -> None:
             # a running game and a live reference game first, so the "before" figure holds the service's own keys
             reference = finished_game(http, projector, rng, args.moves)
             create_game(http, "fivetowers", 2)
+            drain_ready_list(store)
             before = figures(store)
             keys_before = {"log": store.redis.dbsize(), "work": store.work.dbsize()}
             started = time.perf_counter()
@@ -136,6 +150,7 @@ def main() -> None:
                 games.append(finished_game(http, projector, rng, args.moves).game_id)
                 if (n + 1) % 200 == 0:
                     print(f"  played {n + 1}/{args.games} ({time.perf_counter() - started:.0f} s)", flush=True)
+            drain_ready_list(store)
             played = figures(store)
             started = time.perf_counter()
             outcomes = archive_games(store, messages, archive, key, older_than=0, games=games)
@@ -143,12 +158,13 @@ def main() -> None:
             assert all(o.action == "archived" for o in outcomes), [o for o in outcomes if o.action != "archived"][:3]
             after = figures(store)
             keys_after = {"log": store.redis.dbsize(), "work": store.work.dbsize()}
-            on_disk = sum(f.stat().st_size for f in Path(archive.path).rglob("*.json"))  # type: ignore[attr-defined]
+            on_disk = sum(f.stat().st_size for f in Path(archive.path).rglob("*.json*"))  # type: ignore[attr-defined]
             out["memory"] = {
                 "before": before, "played": played, "archived": after,
                 "ratio_archived_to_before": {r: round(after[r] / before[r], 4) for r in before if r != "outbox"},
                 "indexes_per_game": {name: round(int(store.redis.memory_usage(name) or 0) / (args.games + 2), 1)
-                                     for name in ("referee:games", "referee:archived")},
+                                     for name in ("referee:games",)},
+                "archive_index_bytes": (Path(archive.path) / "index.jsonl").stat().st_size,  # type: ignore[attr-defined]
                 "per_game_played": {r: round((played[r] - before[r]) / args.games) for r in before},
                 "per_game_left": {r: round((after[r] - before[r]) / args.games, 1) for r in before},
                 "keys_before": keys_before, "keys_after": keys_after,

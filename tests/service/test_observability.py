@@ -79,12 +79,51 @@ def test_counters_move_by_the_moves_made(app, http, run_worker):
     assert moved("referee_http_requests_total", endpoint="games.Games", method="POST", status="201") == 1
     assert moved("referee_replay_lag_seconds_count") >= 2 + 1 + played  # created, accepts, started, moves
     assert value(after, "referee_ready_games") == 0  # drained by the worker
-    assert value(after, "referee_games") == 1
+    assert value(after, "referee_games", status="active") == 1
+    assert sum(value(after, "referee_games", status=s) for s in ("waiting", "finished", "new", "archived")) == 0
     assert value(after, "referee_redis_used_memory_bytes", redis="log") > 0
     assert ("referee_redis_maxmemory_bytes", frozenset({("redis", "log")})) in after
     archived = "referee_archived_games_total"
     assert value(after, archived) == value(before, archived)  # nothing archived here
     assert ("referee_timeouts_total", frozenset()) in after
+
+
+def test_games_are_counted_by_status_as_they_are_created_finished_and_archived(app, http, run_worker):
+    """``referee_games{status}``: the games in Redis by their projection's status (``new``: not projected yet),
+    kept by the replay workers' projection writes, and the archived ones, read at scrape time."""
+    from test_archive import _resigned
+
+    from referee.games_service.archiving import archive_game
+    from referee.store.messages import messages_of
+
+    client = app.test_client()
+    store = app.extensions["referee.store"]
+
+    def games() -> dict[str, float]:
+        samples = metrics_of(client)
+        assert total(samples, "referee_games") == sum(
+            value(samples, "referee_games", status=s) for s in
+            ("new", "waiting", "active", "finished", "aborted", "expired", "archived"))
+        return {s: value(samples, "referee_games", status=s) for s in
+                ("new", "waiting", "active", "finished", "aborted", "expired", "archived")}
+
+    zero = dict.fromkeys(("new", "waiting", "active", "finished", "aborted", "expired", "archived"), 0.0)
+    assert games() == zero
+    waiting = create_game(http, "towerup", 2)
+    assert games() == {**zero, "new": 1}  # no projection yet
+    active = create_game(http, "fivetowers", 2)
+    accept_all(http, active)
+    done = [_resigned(http) for _ in range(2)]
+    run_worker()
+    assert games() == {**zero, "waiting": 1, "active": 1, "finished": 2}
+    play_random(http, active, random.Random(2))  # to its end
+    run_worker()
+    assert games() == {**zero, "waiting": 1, "finished": 3}
+    archived = archive_game(store, messages_of(store), store.archive, done[0].game_id, app.extensions["referee.key"],
+                            older_than=0)
+    assert archived.action == "archived"
+    assert games() == {**zero, "waiting": 1, "finished": 2, "archived": 1}
+    assert http.get(f"/games/{waiting.game_id}")[0] == 200
 
 
 def test_timeouts_are_counted(app, http, store):
@@ -232,7 +271,7 @@ def test_serve_writes_json_lines_from_every_process_and_one_metrics_view(tmp_pat
         assert total(samples, "referee_submissions_total", kind="moves", outcome="accepted") == played
         assert total(samples, "referee_submissions_total", kind="accept", outcome="accepted") == 2
         assert total(samples, "referee_replay_lag_seconds_count") >= 2 + played  # counted by the replay worker
-        assert value(samples, "referee_games") == 1
+        assert total(samples, "referee_games") == 1  # by status: the one game, counted once
         assert requests.get(f"{base}/metrics", headers={"X-Forwarded-For": "203.0.113.5"}, timeout=5).ok  # untrusted
         os.killpg(process.pid, signal.SIGINT)
         process.wait(30)
