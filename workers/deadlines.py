@@ -40,7 +40,7 @@ from referee.games_service.entries import append_system_entries, due_system_entr
 from referee.games_service.folds import ReplayerCache, clone_replayer
 from referee.notify.events import due_reminders, entry_events, next_alarm
 from referee.replay import LogError
-from referee.store import GameNotFound
+from referee.store import GameNotFound, StoreUnavailable
 from referee.store.base import LogStore
 from referee.store.keys import TOURNAMENT_TIMER_PREFIX
 
@@ -102,6 +102,10 @@ class DeadlineScheduler:
             except (GameNotFound, LogError) as exc:
                 log.warning("dropping the timer of %s: %s", game_id, exc)
                 self.store.set_timer(game_id, None)
+                return None
+            except StoreUnavailable as exc:  # Redis refused, or (REFEREE_MIN_REPLICAS) no replica confirmed in time
+                log.warning("%s: not done, looked at again when its claim lapses (%d s): %s", game_id,
+                            LEASE_MS // 1000, exc)
                 return None
 
     def handle(self, game_id: str, now: int) -> dict[str, Any]:

@@ -35,7 +35,8 @@ def projector() -> Projector:
     key = (_URLS["log"], _URLS["work"])
     found = _PROJECTORS.get(key)
     if found is None:
-        found = _PROJECTORS[key] = Projector(RedisStore.from_url(_URLS["log"], work_url=_URLS["work"]))
+        found = _PROJECTORS[key] = Projector(RedisStore.from_url(_URLS["log"], work_url=_URLS["work"]).replicas_from(
+            load_config()))
     return found
 
 

@@ -70,7 +70,7 @@ class _Service:
         ctx = context()
         config = ctx.config
         work = redis.Redis.from_url(config["REFEREE_WORK_REDIS_URL"])
-        store = RedisStore.of(ctx.log_redis, work)
+        store = RedisStore.of(ctx.log_redis, work).replicas_from(config)
         self.games = GameService(store, ReplayDispatch(replay_queue(store.queue_redis, config["REFEREE_QUEUE"]), store),
                                  config["REFEREE_ORGANISER_KEYS"], referee_key=read_or_create_key_file(
                                      config["REFEREE_KEY_FILE"]))

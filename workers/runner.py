@@ -55,7 +55,7 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
     connection = redis.Redis.from_url(work_url)
     queue = replay_queue(connection, queue_name)
     queues = [] if notify == "only" else [queue]
-    store = RedisStore.from_url(redis_url, work_url=work_url)
+    store = RedisStore.from_url(redis_url, work_url=work_url).replicas_from(load_config())
     reconcile_once(store, queue, stale_after, full=True)  # whatever a previous worker left unfinished, every game
     reconciler = None
     if not burst and reconcile_every > 0:

@@ -125,3 +125,70 @@ def test_with_min_replicas_0_nothing_waits(redis_url):
     assert int(monitor.info("commandstats").get("cmdstat_wait", {}).get("calls", 0)) == before
     monitor.close()
     store.close()
+
+
+def _waits(client) -> int:
+    stats = client.info("commandstats")
+    return sum(int(stats.get(name, {}).get("calls", 0)) for name in ("cmdstat_wait", "cmdstat_waitaof"))
+
+
+def test_the_workers_own_appends_wait_for_a_replica_and_a_shortfall_leaves_the_entry_in_the_masters_log(
+        tmp_path, monkeypatch):
+    """A replay worker's own entries (here the deadline scheduler's ``timeout`` and what follows it) are followed by
+    ``WAIT`` with ``REFEREE_MIN_REPLICAS=1`` and are on the replica when the worker goes on; with no replica in time
+    the entry stays in the master's log (not appended twice) and the worker goes on with the other games."""
+    from freezegun import freeze_time
+
+    from referee.app import create_app
+    from workers.runner import run_worker
+
+    master = EmbeddedRedis(directory=tmp_path / "m", durable=True).start()
+    replica = EmbeddedRedis(directory=tmp_path / "r", durable=True, replica_of=master).start()
+    try:
+        watcher = redis_lib.Redis.from_url(master.url)
+        deadline = time.monotonic() + 20
+        while watcher.info("replication").get("slave0", {}).get("state") != "online":  # the first sync
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        app = create_app({"REDIS_URL": master.url, "REFEREE_VAR": str(tmp_path / "var"), "REFEREE_QUEUE": "mr",
+                          "REFEREE_DISPATCH": "none", "TESTING": True})
+        http = Http(app.test_client())
+        store = app.extensions["referee.store"]
+        hour = {"kind": "per_move", "per_move": 3600, "reminders": []}
+
+        def overdue() -> str:  # a game whose seat to move is long past its deadline now
+            with freeze_time("2020-01-01T10:00:00Z"):
+                game = create_game(http, "fivetowers", 2, options={"time_control": hour})
+                accept_all(http, game)
+            return game.game_id
+
+        game = overdue()
+        before = len(store.read_log(game))
+        monkeypatch.setenv("REFEREE_MIN_REPLICAS", "1")
+        monkeypatch.setenv("REFEREE_REPLICA_TIMEOUT_MS", "5000")
+        waits = _waits(watcher)
+        run_worker(master.url, "mr", burst=True, notify=False)
+        log = store.read_log(game)
+        added = log[before:]
+        assert [e["type"] for e in added][:1] == ["timeout"], added
+        assert _waits(watcher) - waits >= len(added)  # one WAIT (or WAITAOF) at least per entry the worker wrote
+        copy = RedisStore.from_url(replica.url)
+        assert copy.read_log(game) == log  # on the replica as soon as the worker went on
+        copy.close()
+
+        replica.stop()  # no replica now: the worker's append is in the master's log, unconfirmed
+        monkeypatch.setenv("REFEREE_REPLICA_TIMEOUT_MS", "100")
+        game = overdue()
+        before = len(store.read_log(game))
+        waits = _waits(watcher)
+        run_worker(master.url, "mr", burst=True, notify=False)  # goes on: the shortfall is logged
+        types = [e["type"] for e in store.read_log(game)[before:]]
+        assert types[:1] == ["timeout"] and types.count("timeout") == 1, types
+        assert _waits(watcher) > waits
+        store.set_timer(game, 1)  # looked at again: the timeout is in the log, not appended twice
+        run_worker(master.url, "mr", burst=True, notify=False)
+        assert [e["type"] for e in store.read_log(game)[before:]].count("timeout") == 1
+        watcher.close()
+    finally:
+        replica.stop()
+        master.stop()
