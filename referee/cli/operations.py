@@ -378,18 +378,27 @@ def archive(games: tuple[str, ...], older_than: float | None, dry_run: bool, url
 @click.option("--ratings", is_flag=True,
               help="every ruleset's ratings, from the tournaments' logs (counting the organiser-signed tournaments "
                    "only when REFEREE_ORGANISER_KEYS is set)")
+@click.option("--archive-index", is_flag=True,
+              help="only the archive's list of its games ($REFEREE_ARCHIVE_DIR/index.jsonl), from its documents")
 @url_option
 @work_url_option
-def rebuild(games: tuple[str, ...], *, all_games: bool, players: bool, ratings: bool, url: str | None,
-            work_url: str | None) -> None:
+def rebuild(games: tuple[str, ...], *, all_games: bool, players: bool, ratings: bool, archive_index: bool,
+            url: str | None, work_url: str | None) -> None:
     """Rebuild projections from the logs, from scratch (the logs are only read)."""
     from workers.projector import Projector  # noqa: PLC0415
 
     from ..games_service.players import rebuild_player_index, rebuild_tournament_index  # noqa: PLC0415
     from ..store import GameNotFound, RedisStore  # noqa: PLC0415
 
-    if not games and not all_games and not ratings and not players:
-        raise click.UsageError("name games to rebuild, or --all, or --players, or --ratings")
+    if not games and not all_games and not ratings and not players and not archive_index:
+        raise click.UsageError("name games to rebuild, or --all, or --players, or --ratings, or --archive-index")
+    if all_games or archive_index:
+        from ..store.archive import DirectoryArchive  # noqa: PLC0415
+
+        archived = DirectoryArchive(load_config()["REFEREE_ARCHIVE_DIR"])
+        click.echo(f"archive index: {archived.rebuild_index()} game(s) listed, in {archived.index_file}")
+        if not (games or all_games or ratings or players):
+            return
     log_url, work = _redis_urls(url, work_url)
     store = RedisStore.from_url(log_url, work_url=work)
     projector = Projector(store, entry_delay=0)

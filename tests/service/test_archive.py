@@ -177,6 +177,15 @@ def test_the_command_dry_run_changes_nothing_then_archives(app, http, run_worker
     assert http.get(f"/games/{running.game_id}")[0] == 200
     assert REGISTRY.get_sample_value("referee_archived_games_total") == counted + 1  # section 13's series
 
+    # the archive's list of its games lost: the lobby no longer lists the game; `rebuild --archive-index` writes
+    # the list again from the documents and the lobby answers as before
+    listed = http.get("/games")
+    archive.index_file.unlink()
+    assert game.game_id not in [g for g, _ in archive.games()] and http.get("/games") != listed
+    code, output = run_cli("rebuild", "--archive-index", "--url", redis_url)
+    assert code == 0 and "archive index: 1 game(s) listed" in output, output
+    assert http.get("/games") == listed and game.game_id in [g for g, _ in archive.games()]
+
 
 _DIES_AFTER_THE_FILE = """
 import os, signal, sys
