@@ -9,18 +9,24 @@ key (the indexes, the timers, contacts, mail) is used one key per command or per
 key                             type        content
 =============================== =========== ======================================================
 ``game:{<id>}:log``             stream      the log: entry at position ``n`` has stream ID ``0-(n+1)``
-                                            and one field ``e`` = the entry's RFC 8785 JSON; never
-                                            trimmed
+                                            and one field ``e`` = the entry's stored JSON, or its packed
+                                            form that gives that JSON back byte for byte
+                                            (``referee.store.codec``); never trimmed
 ``game:{<id>}:head``            string      hex hash of the last entry (absent: empty log)
 ``game:{<id>}:secret``          string      hex server seed (seeded games); never in the log until
                                             ``revealed``
-``game:{<id>}:sigs``            hash        signature → log position, for duplicate submissions
+``game:{<id>}:sigs``            hash        the first ``SIG_FIELD_CHARS`` characters of a signature → log
+                                            position, for duplicate submissions (fields written before issue
+                                            28 hold the whole signature; both are looked up)
 ``game:{<id>}:pending``         string      ms timestamp: a replay job is queued or running (set by the
                                             append that found none; released by the job once caught up)
-``game:{<id>}:proj``            hash        the projection (see ``RedisStore.write_projection``)
+``game:{<id>}:proj``            hash        the projection (see ``RedisStore.write_projection``); long
+                                            values deflated (``codec.pack_value``)
 ``game:{<id>}:verdicts``        list        one JSON verdict per folded log entry, in log order
-``game:{<id>}:events``          stream      one event per stored projection (field ``seq``), capped at
-                                            about 32: what ``?wait`` blocks on (``XREAD BLOCK``)
+``game:{<id>}:events``          stream      what ``?wait`` blocks on (``XREAD BLOCK``): made by a wait
+                                            (``WAIT_VERDICT``), one event per stored projection while it
+                                            exists (field ``seq``, capped at 1); expires 30 s after the last
+                                            wait, so a game nobody waits on has none
 ``game:{<id>}:messages``        stream      the game's messages (``referee.store.messages``): message ``n`` has
                                             stream ID ``0-(n+1)`` and one field ``e`` = the stored message's
                                             JSON (hash-chained like the log); never trimmed
@@ -137,6 +143,11 @@ MAIL_REPLIES = "mail:replies:{address}"
 #: approximate cap on the outbox stream's length (``XADD MAXLEN ~``) and the lifetime of an event id
 OUTBOX_MAXLEN = 100_000
 OUTBOX_SEEN_TTL = 14 * 24 * 3600
+#: the characters of a submission's signature (base64url) that name it in ``game:{<id>}:sigs``: 20 are 120 bits,
+#: enough that two signatures of one log never share them (nobody can choose an Ed25519 signature's first 120
+#: bits, and a chance collision among a log's signatures is ~n²/2¹²¹), few enough that a game's hash stays a
+#: small listpack (``hash-max-ziplist-value`` 64) instead of a hash table of 86-character fields
+SIG_FIELD_CHARS = 20
 #: SCAN pattern matching every game's log key (for ``rebuild --all`` when the index is incomplete).
 LOG_SCAN_PATTERN = "game:{*}:log"
 
@@ -167,6 +178,12 @@ def status_sets(status: Any) -> list[str]:
     if status not in GAME_STATUSES:
         return []
     return [STATUS_SET.format(status=status), *(STATUS_SET.format(status=s) for s in GAME_STATUSES if s != status)]
+
+
+def sig_field(signature: str) -> str:
+    """The field of ``signature`` in a log's signature hash (``…:sigs``): its first ``SIG_FIELD_CHARS`` characters.
+    ``APPEND_ENTRY`` takes the same prefix itself (``string.sub``)."""
+    return signature[:SIG_FIELD_CHARS]
 
 
 def valid_game_id(game_id: str) -> bool:

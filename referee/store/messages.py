@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 from ..canonical import canonical_bytes
 from ..logchain import GENESIS
-from . import keys, scripts
+from . import codec, keys, scripts
 from .base import LogStore
 from .errors import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend
 from .memory import MemoryStore
@@ -150,8 +150,8 @@ class RedisMessageStore(MessageStore):
             for stream_id_, fields in rows:
                 raw = fields.get(b"e", fields.get("e"))
                 data = raw if isinstance(raw, bytes) else str(raw).encode()
-                if _text(stream) == k.log:
-                    entries.append((keys.position_of(stream_id_), data))
+                if _text(stream) == k.log:  # a log entry: its stored JSON (it may be kept packed: referee.store.codec)
+                    entries.append((keys.position_of(stream_id_), codec.unpack_json(data, game_id)))
                 else:
                     messages.append(json.loads(data))
         return entries, messages

@@ -41,12 +41,15 @@ from redis.typing import KeyT, StreamIdT
 
 from ..clock import now_ms
 from ..logchain import GENESIS
-from . import cluster, keys, scripts
+from . import cluster, codec, keys, scripts
 from .archive import Archive
 from .base import KEEP_TIMER, Appended, LogStore, Tip, decode_projection, encode_projection
 from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
 
 log = logging.getLogger(__name__)
+
+#: an entry's stored JSON (``referee.store.codec``; kept here too for the modules that import it from here)
+stored_json = codec.stored_json
 
 
 # redis-py types its replies for RESP2 and RESP3 (and for str and bytes) at once; these clients speak RESP2 with
@@ -91,20 +94,24 @@ def _merged(live: list[tuple[str, int]], archived: list[tuple[str, int]], offset
     return out[offset:None if limit is None else offset + limit]
 
 
-def _entry(fields: Fields) -> dict[str, Any]:
-    raw = fields.get(b"e", fields.get("e"))
-    return json.loads(raw)  # type: ignore[arg-type]  # every entry has "e" (APPEND_ENTRY, EMIT_EVENT write it)
-
-
-def _raw_entry(fields: Fields) -> bytes:
-    raw = fields.get(b"e", fields.get("e"))
+def _field(fields: Fields) -> bytes:
+    raw = fields.get(b"e", fields.get("e"))  # every entry has "e" (APPEND_ENTRY, CREATE_GAME, EMIT_EVENT write it)
     return raw if isinstance(raw, bytes) else str(raw).encode()
 
 
-def stored_json(entry: dict[str, Any]) -> bytes:
-    """How an entry is kept in the stream: compact JSON with sorted keys (not necessarily RFC 8785: the
-    chain is checked by re-canonicalising the parsed entry, so the stored text needs only to round-trip)."""
-    return json.dumps(entry, separators=(",", ":"), sort_keys=True, ensure_ascii=False).encode("utf-8")
+def _event(fields: Fields) -> dict[str, Any]:
+    """An outbox event (JSON as it is)."""
+    return json.loads(_field(fields))  # type: ignore[no-any-return]
+
+
+def _entry(fields: Fields, log_id: str) -> dict[str, Any]:
+    """A log entry of ``log_id`` (packed or JSON: ``referee.store.codec``)."""
+    return codec.unpack(_field(fields), log_id)
+
+
+def _raw_entry(fields: Fields, log_id: str) -> bytes:
+    """The stored JSON of a log entry of ``log_id``, byte for byte as written (``codec.unpack_json``)."""
+    return codec.unpack_json(_field(fields), log_id)
 
 
 #: the most connections one process opens for event streams (``follow_log``), each blocked in XREAD
@@ -113,6 +120,9 @@ FOLLOWERS_MAX = 20_000
 FOLLOW_BLOCK_MAX = 60.0
 #: on a cluster, how often ``follow_logs`` reads the logs of several games again (s): one XREAD per game each time
 CLUSTER_POLL = 1.0
+#: seconds a game's ``?wait`` events stream lives after the last wait's look (each look, at least every 5 s while
+#: a wait lasts, renews it): a game nobody waits on keeps no stream (``WAIT_VERDICT``)
+WAIT_STREAM_TTL = 30
 #: the default of ``REFEREE_REPLICA_TIMEOUT_MS``: how long a write waits for its replicas (``WAIT``)
 REPLICA_TIMEOUT_MS = 1000
 #: replies that mean "this node no longer serves the slot" (a fail-over or a resharding): nothing was run
@@ -163,6 +173,7 @@ class RedisStore(LogStore):
         self._release_pending = connection.register_script(scripts.RELEASE_PENDING)
         self._mark_pending = connection.register_script(scripts.MARK_PENDING)
         self._write_projection = self.work.register_script(scripts.WRITE_PROJECTION)
+        self._wait_verdict = self.work.register_script(scripts.WAIT_VERDICT)
         self._emit_event = connection.register_script(scripts.EMIT_EVENT)
         self._claim_timers = connection.register_script(scripts.CLAIM_TIMERS)
         self._follower: cluster.Client | None = None
@@ -271,7 +282,7 @@ class RedisStore(LogStore):
         extra = self._flag_keys()
         now = now_ms()
         call_keys = [k.log, k.head, k.secret, k.pending, *extra]
-        call_args = [stored_json(entry), entry["hash"], secret.hex() if secret else "", now, game_id]
+        call_args = [codec.pack(entry, game_id), entry["hash"], secret.hex() if secret else "", now, game_id]
         try:
             if self.min_replicas:
                 result = self._replicated(self._create, call_keys, call_args, f"game {game_id}'s creation")
@@ -433,7 +444,8 @@ class RedisStore(LogStore):
                        "" if timer is KEEP_TIMER else "-" if timer is None else int(timer)]  # type: ignore[call-overload]
         now = now_ms()
         call_keys = [k.log, k.head, k.sigs, k.pending, *extra]
-        call_args = [entry["seq"], prev, stored_json(entry), entry["hash"], signature or "", now, log_id, *options]
+        call_args = [entry["seq"], prev, codec.pack(entry, log_id), entry["hash"], signature or "", now, log_id,
+                     *options]
         with confirmed_write():
             if self.min_replicas:
                 result = self._replicated(self._append, call_keys, call_args,
@@ -465,7 +477,7 @@ class RedisStore(LogStore):
             archived = self._archived_log(game_id)
             start = max(start, 0)
             return archived[start:None if limit is None else start + limit]
-        return [_entry(fields) for _id, fields in rows]
+        return [_entry(fields, game_id) for _id, fields in rows]
 
     def read_since(self, game_id: str, start: int) -> tuple[list[dict[str, Any]], Tip]:
         k = keys.game_keys(game_id)
@@ -473,7 +485,7 @@ class RedisStore(LogStore):
         if not length:
             archived = self._archived_log(game_id)
             return archived[max(start, 0):], Tip(len(archived), archived[-1]["hash"])
-        return [json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
+        return [codec.unpack(raw, game_id) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
 
     def read_since_many(self, starts: list[tuple[str, int]]) -> list[tuple[list[dict[str, Any]], Tip] | Exception]:
         calls = []
@@ -488,7 +500,8 @@ class RedisStore(LogStore):
                 continue
             length, head, *rows = reply
             if length:
-                out.append(([json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)))
+                out.append(([codec.unpack(raw, game_id) for raw in rows],
+                            Tip(int(length), _text(head) if head else GENESIS)))
             else:  # an archived game's log is not the replay workers' to fold again
                 out.append(GameNotFound(game_id))
         return out
@@ -565,8 +578,7 @@ class RedisStore(LogStore):
         for stream, rows in reply or []:
             game = keys.game_id_of_log_key(stream)
             for stream_id_, fields in rows:
-                raw = fields.get(b"e", fields.get("e"))
-                out.append((game, keys.position_of(stream_id_), raw if isinstance(raw, bytes) else str(raw).encode()))
+                out.append((game, keys.position_of(stream_id_), _raw_entry(fields, game)))
         return out
 
     def _follow_logs_on_cluster(self, afters: dict[str, int], timeout: float,
@@ -589,9 +601,9 @@ class RedisStore(LogStore):
                 for stream, start in streams.items():
                     pipe.xread({stream: start}, count=limit)
                 replies = [streams_of(reply) for reply in pipe.execute()]
-            out = [(keys.game_id_of_log_key(stream), keys.position_of(stream_id_),
-                    _raw_entry(fields))
-                   for reply in replies for stream, rows in (reply or []) for stream_id_, fields in rows]
+            out = [(game, keys.position_of(stream_id_), _raw_entry(fields, game))
+                   for reply in replies for stream, rows in (reply or []) for game in [keys.game_id_of_log_key(stream)]
+                   for stream_id_, fields in rows]
             if out or len(streams) == 1 or time.monotonic() >= deadline:
                 return out
             time.sleep(min(CLUSTER_POLL, max(0.0, deadline - time.monotonic())))
@@ -622,10 +634,12 @@ class RedisStore(LogStore):
         return bytes.fromhex(_text(raw)) if raw else None
 
     def find_submission(self, game_id: str, signature: str) -> int | None:
-        raw = self.redis.hget(keys.game_keys(game_id).sigs, signature)
+        short, whole = self.redis.hmget(keys.game_keys(game_id).sigs, [keys.sig_field(signature), signature])
+        raw = short if short is not None else whole  # the whole signature: a field written before issue 28
         if raw is None:
             document = self.archived(game_id)
-            raw = (document.get("sigs") or {}).get(signature) if document is not None else None
+            sigs = (document.get("sigs") or {}) if document is not None else {}
+            raw = sigs.get(keys.sig_field(signature), sigs.get(signature))
         return int(raw) if raw is not None else None
 
     def list_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
@@ -794,7 +808,8 @@ class RedisStore(LogStore):
         for reply in pipe.execute():
             raw = reply if names is None else {} if reply[0] is None else {
                 name: value for name, value in zip(names, reply, strict=True) if value is not None}
-            out.append(decode_projection({_text(name): _text(value) for name, value in raw.items()}) if raw else None)
+            out.append(decode_projection({_text(name): codec.unpack_value(value) for name, value in raw.items()})
+                       if raw else None)
         for index, found in enumerate(out):  # an archived game's projection is in its archived document
             if found is None and self.archive is not None:
                 document = self.archived(game_ids[index])
@@ -811,7 +826,8 @@ class RedisStore(LogStore):
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.xrange(keys.game_keys(game_id).log, min=keys.stream_id(0), max="+", count=1)
-        found = [_entry(rows_of(rows)[0][1]) if rows else None for rows in pipe.execute()]
+        found = [_entry(rows_of(rows)[0][1], game_id) if rows else None
+                 for game_id, rows in zip(game_ids, pipe.execute(), strict=True)]
         return self._archived_ends(game_ids, found, 0)
 
     def _archived_ends(self, game_ids: list[str], found: list[dict[str, Any] | None], index: int
@@ -832,7 +848,8 @@ class RedisStore(LogStore):
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.xrevrange(keys.game_keys(game_id).log, count=1)
-        found = [_entry(rows_of(rows)[0][1]) if rows else None for rows in pipe.execute()]
+        found = [_entry(rows_of(rows)[0][1], game_id) if rows else None
+                 for game_id, rows in zip(game_ids, pipe.execute(), strict=True)]
         return self._archived_ends(game_ids, found, -1)
 
     # -- replay bookkeeping -------------------------------------------------------------------------
@@ -853,7 +870,7 @@ class RedisStore(LogStore):
             if with_verdicts:
                 projection["verdicts"] = list(document.get("verdicts") or [])
             return projection
-        projection = decode_projection({_text(name): _text(value) for name, value in raw.items()})
+        projection = decode_projection({_text(name): codec.unpack_value(value) for name, value in raw.items()})
         if verdicts is not None:
             projection["verdicts"] = [json.loads(v) for v in verdicts]
         return projection
@@ -874,8 +891,8 @@ class RedisStore(LogStore):
         k = keys.game_keys(game_id)
         fields = encode_projection(projection)
         args: list[Any] = ["replace" if replace else "advance", from_seq, projection["seq"], len(fields)]
-        for name, value in fields.items():
-            args += [name, value]
+        for name, value in fields.items():  # long values deflated (``codec.pack_value``): the view, the clocks
+            args += [name, codec.pack_value(value)]
         args += [json.dumps(v, separators=(",", ":"), ensure_ascii=False) for v in verdicts]
         statuses = [] if self.cluster else keys.status_sets(projection.get("status"))
         if statuses:  # the status sets in the same script (``referee_games{status}``)
@@ -928,19 +945,17 @@ class RedisStore(LogStore):
         k = keys.game_keys(game_id)
         deadline = time.monotonic() + timeout
         while True:
-            # The event stream's tail first, then the verdict: a projection stored in between is either
-            # seen by LINDEX or its event comes after the tail we read, so XREAD wakes up for it.
-            pipe = self.work.pipeline(transaction=False)
-            pipe.xrevrange(k.events, count=1)
-            pipe.lindex(k.verdicts, position)
-            last, verdict = pipe.execute()
-            if verdict is not None:
-                return json.loads(verdict)
+            # The verdict, or the events stream's tail, in one script (WAIT_VERDICT): a projection stored after
+            # it XADDs to the stream it made sure of (WRITE_PROJECTION adds to an existing stream only), so
+            # XREAD wakes up for it.
+            found, value = self._wait_verdict(keys=[k.events, k.verdicts], args=[position, WAIT_STREAM_TTL])
+            if int(found):
+                return json.loads(value)  # type: ignore[no-any-return]
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            last_id = last[0][0] if last else b"0-0"
-            # at most 5 s per call: well under the connection's socket timeout
+            last_id = value
+            # at most 5 s per call: well under the connection's socket timeout and the stream's lifetime
             self.work.xread({k.events: last_id}, count=1, block=max(1, int(min(remaining, 5.0) * 1000)))
 
     def mark_pending(self, game_id: str, now_ms_: int) -> None:
@@ -1049,13 +1064,13 @@ class RedisStore(LogStore):
         return sum(int(added) for added in replies)
 
     def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
-        return [_entry(fields) for _id, fields in rows_of(self.redis.xrange(keys.OUTBOX, count=count))]
+        return [_event(fields) for _id, fields in rows_of(self.redis.xrange(keys.OUTBOX, count=count))]
 
     # -- tournaments ------------------------------------------------------------------------------------
     def create_tournament(self, tournament_id: str, entry: dict[str, Any], secret: bytes) -> Appended:
         k = keys.tournament_keys(tournament_id)
         call_keys = [k.log, k.head, k.secret, k.pending]
-        call_args = [stored_json(entry), entry["hash"], secret.hex(), now_ms()]
+        call_args = [codec.pack(entry, tournament_id), entry["hash"], secret.hex(), now_ms()]
         try:
             if self.min_replicas:
                 result = self._replicated(self._create, call_keys, call_args, f"tournament {tournament_id}'s creation")
@@ -1077,7 +1092,7 @@ class RedisStore(LogStore):
         length, head, *rows = self._read_since(keys=[k.log, k.head], args=[keys.stream_id(max(start, 0))])
         if not length:
             raise GameNotFound(tournament_id)
-        return [json.loads(raw) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
+        return [codec.unpack(raw, tournament_id) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
 
     def tournament_secret(self, tournament_id: str) -> bytes | None:
         raw = self.redis.get(keys.tournament_keys(tournament_id).secret)

@@ -19,7 +19,8 @@ ever appended directly after the head it was hashed from.
 APPEND_ENTRY — append one sealed entry at an expected position
     KEYS[1]  game:{id}:log      stream (entry at position n has ID 0-(n+1), field "e")
     KEYS[2]  game:{id}:head     hex hash of the last entry
-    KEYS[3]  game:{id}:sigs     hash: signature -> position (duplicate submissions)
+    KEYS[3]  game:{id}:sigs     hash: the signature's first 20 characters (``keys.sig_field``) -> position
+                                (duplicate submissions; a field written before issue 28 is the whole signature)
     KEYS[4]  game:{id}:pending  ms timestamp: a replay is on its way or running for this game
     KEYS[5]  optional, with 6 and 7: the index of raised pending flags (``referee:pending``, by the flag's ms)
     KEYS[6]  the replay workers' ready list (``referee:ready:<queue>``), pushed when ARGV[8] is "1"
@@ -91,6 +92,15 @@ that dies leaves the lease to run out, and the game comes due again)
     ARGV[3]  now + lease in ms
     returns  {game, score, game, score, …} earliest first
 
+WAIT_VERDICT — the verdict of one log position if it is stored; else make sure the game's events stream exists
+for the next ``WRITE_PROJECTION`` to wake a ``?wait`` on (it exists only while somebody waits: it expires
+ARGV[2] s after the last look, so a live game that nobody waits on keeps no stream)
+    KEYS[1]  game:{id}:events    stream (created with one event {seq: -1} if missing)
+    KEYS[2]  game:{id}:verdicts  list of JSON verdicts
+    ARGV[1]  the position
+    ARGV[2]  seconds the stream lives after this look
+    returns  {1, verdict JSON} | {0, the stream's last ID}: ``XREAD BLOCK`` after it wakes on the next write
+
 APPEND_MESSAGE — append one sealed message to a game's message stream (``referee.store.messages``) at an
 expected position, recording the game's log length then; the chain is hashed in Python as the log's is
     KEYS[1]  game:{id}:messages       stream (message n has ID 0-(n+1), field "e")
@@ -130,7 +140,8 @@ SAVE_RATINGS — compare-and-set one ruleset's ratings fold (``referee.store.rat
 WRITE_PROJECTION — store what a replay job folded, if nobody stored more meanwhile
     KEYS[1]  game:{id}:proj      hash of projection fields (all strings; JSON where structured)
     KEYS[2]  game:{id}:verdicts  list of JSON verdicts, one per folded entry
-    KEYS[3]  game:{id}:events    stream: on success, one event {seq} (capped ~32) for ?wait to wake on
+    KEYS[3]  game:{id}:events    stream: on success, if it exists (a ``?wait`` is waiting: WAIT_VERDICT made it),
+                                 one event {seq} (capped at 1) for that wait to wake on
     KEYS[4]  optional: the set of the games of the projection's status (``referee:status:<status>``), which the
              game joins on success; KEYS[5..] the sets of the other statuses, which it leaves (one plain work
              Redis only: on a cluster the store writes them with separate commands)
@@ -154,8 +165,9 @@ if len == 0 then
   return {'missing'}
 end
 local head = redis.call('GET', KEYS[2]) or ''
+local sig = string.sub(ARGV[5], 1, 20)
 if ARGV[5] ~= '' then
-  local pos = redis.call('HGET', KEYS[3], ARGV[5])
+  local pos = redis.call('HGET', KEYS[3], sig) or redis.call('HGET', KEYS[3], ARGV[5])
   if pos then
     return {'duplicate', tonumber(pos), len, head}
   end
@@ -166,7 +178,7 @@ end
 redis.call('XADD', KEYS[1], '0-' .. (len + 1), 'e', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[4])
 if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[3], ARGV[5], len)
+  redis.call('HSET', KEYS[3], sig, len)
 end
 local flagged = redis.call('SET', KEYS[4], ARGV[6], 'NX')
 if KEYS[7] and ARGV[9] ~= '' then
@@ -299,8 +311,26 @@ end
 if #chunk > 0 then
   redis.call('RPUSH', KEYS[2], unpack(chunk))
 end
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', 32, '*', 'seq', new_seq)
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  redis.call('XADD', KEYS[3], 'MAXLEN', 1, '*', 'seq', new_seq)
+end
 return {1, new_seq}
+"""
+
+WAIT_VERDICT = """
+local verdict = redis.call('LINDEX', KEYS[2], ARGV[1])
+if verdict then
+  return {1, verdict}
+end
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local id
+if #last == 0 then
+  id = redis.call('XADD', KEYS[1], 'MAXLEN', 1, '*', 'seq', -1)
+else
+  id = last[1][1]
+end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[2]))
+return {0, id}
 """
 
 APPEND_MESSAGE = """

@@ -108,8 +108,8 @@ def print_table(label: str, found: dict[str, Any], entries: float) -> None:
               f"{out['bytes_per_event']:,.0f} B an event)")
 
 
-def run(games: int = 60, entries: int = 38, finish: bool = False, model_games: int = MODEL_GAMES,
-        quiet: bool = False) -> dict[str, Any]:
+def run(games: int = 60, entries: int = 38, *, finish: bool = False, model_games: int = MODEL_GAMES,
+        quiet: bool = False, config: dict[str, str] | None = None) -> dict[str, Any]:
     """Play ``games`` model games to ``entries`` entries on two fresh Redis servers; the tables, per game."""
     import redis
     from svc_helpers import Http, accept_all, create_game, play_random
@@ -126,6 +126,9 @@ def run(games: int = 60, entries: int = 38, finish: bool = False, model_games: i
                           "REFEREE_VAR": tmp + "/var", "REFEREE_DISPATCH": "inline"})
         http, store, rng = Http(app.test_client()), app.extensions["referee.store"], random.Random(1)
         servers = {"log": redis.Redis.from_url(log_redis.url), "work": redis.Redis.from_url(work_redis.url)}
+        for name, value in (config or {}).items():  # --config: another setting than embedded_redis.py's
+            for client in servers.values():
+                client.config_set(name, value)
         played = []
         for _ in range(games):
             game = create_game(http, "fivetowers", 2, options={"time_control": TIME_CONTROL})
@@ -174,8 +177,11 @@ def main() -> None:
     parser.add_argument("--finish", action="store_true", help="also measure every game played to its end")
     parser.add_argument("--model-games", type=int, default=MODEL_GAMES,
                         help="live games sharing the capped outbox stream")
+    parser.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
+                        help="a redis.conf setting for both servers (CONFIG SET), e.g. stream-node-max-bytes=4096")
     args = parser.parse_args()
-    found = run(args.games, args.entries, args.finish, args.model_games)
+    config = dict(item.split("=", 1) for item in args.config)
+    found = run(args.games, args.entries, finish=args.finish, model_games=args.model_games, config=config)
     print(json.dumps({"redis_bytes_per_live_game": round(found["redis_bytes_per_live_game"]),
                       "fixed_bytes": round(found["fixed_bytes"]), "bytes_per_entry": round(found["bytes_per_entry"]),
                       "entries": found["half played"]["entries"], "games": found["games"],

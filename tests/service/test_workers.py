@@ -243,7 +243,9 @@ def test_rebuild_from_scratch(make_app, redis_url, run_worker):
     assert games[1] in store.list_games()
     for g in games:
         after = store.read_projection(g, with_verdicts=True)
-        for name in ("seq", "head", "status", "to_move", "view", "verdicts"):
+        # the projection rebuilt from the log equals the stored one (its long values kept deflated: issue 28)
+        for name in ("seq", "head", "status", "to_move", "view", "verdicts", "result", "accepted", "clocks",
+                     "decisions", "last_verdict", "blocked", "version_mismatch"):
             assert after[name] == before[g][name]
     result = runner.invoke(cli, ["rebuild", "g_nosuchgame", "--url", redis_url])
     assert result.exit_code == 1 and "no such game" in result.output
