@@ -485,9 +485,11 @@ def main() -> None:
     parser.add_argument("--games-per-client", type=int, default=12)
     parser.add_argument("--rate", type=float, default=100.0, help="submissions per second in the latency phase")
     parser.add_argument("--games", type=int, default=50, help="concurrent games in the latency phase")
-    parser.add_argument("--phases", default="noop,accept,latency",
-                        help="which phases to run (comma-separated): noop, accept, latency, and curves, cluster (the "
-                             "flat-cost curves and the cluster's accept ratio, by bench_scale.py and bench_cluster.py)")
+    parser.add_argument("--phases", default="noop,accept,latency,memory",
+                        help="which phases to run (comma-separated): noop, accept, latency, memory (Redis bytes per "
+                             "live game, by bench_memory.py), and curves, cluster (the flat-cost curves and the "
+                             "cluster's accept ratio, by bench_scale.py and bench_cluster.py)")
+    parser.add_argument("--memory-games", type=int, default=40, help="model games of the memory phase")
     parser.add_argument("--worker-class", default=None,
                         help="gunicorn worker class (default: referee/gunicorn_conf.py's, gevent, as `referee serve`)")
     parser.add_argument("--replay-workers", type=int, default=2, help="`referee worker` processes")
@@ -504,6 +506,16 @@ def main() -> None:
         print(f"accept path, metrics and JSON logs on vs off: {on:.1f} / {off:.1f} submissions/s = {on / off:.3f} "
               f"(target >= 0.95); no-op POST {results['on']['noop_per_s']:.1f} / {results['off']['noop_per_s']:.1f} "
               f"= {results['on']['noop_per_s'] / results['off']['noop_per_s']:.3f}")
+    if "memory" in phases:  # after the layout is stopped: its own two redis-servers (tests/bench/bench_memory.py)
+        print("\n-- Redis bytes per live game (tests/bench/bench_memory.py: the docs/scale.md model game, MEMORY USAGE "
+              "of every key)", flush=True)
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from bench_memory import run as memory_run
+
+        found = memory_run(args.memory_games)
+        print(json.dumps({"redis_bytes_per_live_game": round(found["redis_bytes_per_live_game"]),
+                          "redis_fixed_bytes_per_game": round(found["fixed_bytes"]),
+                          "redis_bytes_per_entry": round(found["bytes_per_entry"])}, indent=1))
     # issue 13's other figures, by the benchmarks that measure them (after this layout is stopped, so that
     # they do not share the machine with it)
     if "curves" in phases:
