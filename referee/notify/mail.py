@@ -86,8 +86,10 @@ def mailer_from_config(config: dict[str, Any]) -> Mailer:
 
 
 def compose(*, sender: str, to: str, subject: str, text: str, html: str | None = None,
-            in_reply_to: str | None = None, references: str | None = None) -> EmailMessage:
-    """A mail with a plain-text part and, when given, an HTML alternative."""
+            in_reply_to: str | None = None, references: str | None = None, language: str | None = None
+            ) -> EmailMessage:
+    """A mail with a plain-text part and, when given, an HTML alternative; ``language`` (``de``…) is said in
+    ``Content-Language``."""
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
@@ -97,6 +99,8 @@ def compose(*, sender: str, to: str, subject: str, text: str, html: str | None =
     if in_reply_to:
         message["In-Reply-To"] = in_reply_to
         message["References"] = f"{references} {in_reply_to}".strip() if references else in_reply_to
+    if language:
+        message["Content-Language"] = language
     message.set_content(text)
     if html is not None:
         message.add_alternative(html, subtype="html")
