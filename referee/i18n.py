@@ -142,7 +142,7 @@ def translator(language: str, domain: str = DOMAIN) -> Any:
     """``_`` for one language: ``_(msgid, **params)`` → the translation, ``%``-formatted with ``params``."""
     table = translations(language, domain)
 
-    def _(message: str, **params: Any) -> str:
+    def _(message: str, /, **params: Any) -> str:
         text = table.gettext(message)
         return text % params if params else text
 
@@ -161,7 +161,7 @@ class Text(str):
     msgid: str
     params: dict[str, Any]
 
-    def __new__(cls, msgid: str, **params: Any) -> Text:
+    def __new__(cls, msgid: str, /, **params: Any) -> Text:
         made = super().__new__(cls, msgid % params if params else msgid)
         made.msgid = msgid
         made.params = params

@@ -26,7 +26,7 @@ server_option = click.option("--server", default=lambda: os.environ.get("REFEREE
                              show_default="$REFEREE_SERVER or " + DEFAULT_SERVER)
 
 
-def _(message: str, **params: Any) -> str:
+def _(message: str, /, **params: Any) -> str:
     """``message`` in the terminal's language (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``: gettext's
     rules; ``referee/i18n.py``), ``%``-formatted with ``params``. The commands' ``--help`` stays English."""
     return str(translator(env_language())(message, **params))

@@ -99,9 +99,9 @@ def compose(*, sender: str, to: str, subject: str, text: str, html: str | None =
     if in_reply_to:
         message["In-Reply-To"] = in_reply_to
         message["References"] = f"{references} {in_reply_to}".strip() if references else in_reply_to
-    if language:
-        message["Content-Language"] = language
     message.set_content(text)
     if html is not None:
         message.add_alternative(html, subtype="html")
+    if language:  # after the content: setting it clears the Content-* headers
+        message["Content-Language"] = language
     return message
