@@ -222,7 +222,7 @@ def translate_message(message: Any, language: str) -> str:
     if language == DEFAULT or not isinstance(message, str):
         return str(message)
     if isinstance(message, Text):
-        return message.translate(language)
+        return message.in_language(language)
     constants, patterns = _patterns()
     if message in constants:
         return gettext(language, message)
@@ -253,4 +253,4 @@ def malformed(problems: list[dict[str, str]], language: str = DEFAULT) -> str:
     """The message of a 400 ``request/invalid`` listing every problem (paths as they are)."""
     listed = "; ".join(f"{p.get('path')}: {translate_message(p.get('problem', ''), language)}" for p in problems)
     text = Text("the request is malformed: %(problems)s", problems=listed)
-    return text.translate(language) if language != DEFAULT else str(text)
+    return text.in_language(language) if language != DEFAULT else str(text)

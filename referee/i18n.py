@@ -151,7 +151,7 @@ def translator(language: str, domain: str = DOMAIN) -> Any:
 
 class Text(str):
     """A message made in English now (``str(text)`` is the English) and translated later:
-    ``Text("seat %(seat)s is to move", seat=1).translate("de")``.
+    ``Text("seat %(seat)s is to move", seat=1).in_language("de")``.
 
     >>> text = Text("the game is %(status)s", status="finished")
     >>> text, text.msgid, text.params
@@ -167,7 +167,7 @@ class Text(str):
         made.params = params
         return made
 
-    def translate(self, language: str, domain: str = DOMAIN) -> str:
+    def in_language(self, language: str, domain: str = DOMAIN) -> str:
         text = gettext(language, self.msgid, domain)
         return text % self.params if self.params else text
 
