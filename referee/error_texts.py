@@ -156,10 +156,12 @@ TEMPLATES = (
     N_("no contact %(contact)s"),
     N_("this contact belongs to another key"),
     N_("that is not this contact's confirmation code"),
+    N_("the signed time is %(skew)s s away from the server's time; sign a fresh request (at most %(fresh)s s off)"),
     # -- the HTTP layer (werkzeug's own descriptions, the rate limits)
     N_("The requested URL was not found on the server. If you entered the URL manually please check your "
        "spelling and try again."),
     N_("The method is not allowed for the requested URL."),
+    N_("send the body as Content-Type: application/json (UTF-8), not %(declared)s"),
     N_("too many requests: at most %(limit)s from one client; retry in %(seconds)s s"),
 )
 
