@@ -283,3 +283,51 @@ def test_a_language_without_its_catalog_entry_falls_back_to_english(language):
 
     assert translate_message("something no catalog holds", language) == "something no catalog holds"
     assert translate_message("seat 1 is to move, not seat 0", "en") == "seat 1 is to move, not seat 0"
+
+
+# -- every kind of mail --------------------------------------------------------------------------------------------
+def _events() -> list[dict]:
+    base = {"game": "g_abc", "link": "/play/games/g_abc"}
+    events = [{"type": "turn", "seat": 0, "deadline": "2026-12-01T10:00:00Z"},
+              {"type": "reminder", "seat": 0, "before": 7200, "deadline": "2026-12-01T10:00:00Z"},
+              {"type": "timeout", "seat": 1, "action": "auto_move", "deadline": "2026-12-01T10:00:00Z"},
+              {"type": "timeout", "seat": 1, "action": "forfeit", "deadline": "2026-12-01T10:00:00Z"},
+              {"type": "started", "seats": [{"seat": 0, "name": "ada"}, {"seat": 1}]},
+              {"type": "finished", "ranks": [{"seat": 0, "rank": 1}, {"seat": 1, "rank": 2, "forfeited": True}]},
+              {"type": "tournament_round", "tournament": "t_x", "round": 2, "bye": True},
+              {"type": "tournament_round", "tournament": "t_x", "round": 2, "seat": 1},
+              {"type": "offer", "seat": 1, "offer": "takeback", "move": 6, "position": 7},
+              {"type": "resigned", "seat": 1, "goes_on": True}, {"type": "resigned", "seat": 1, "goes_on": False},
+              {"type": "message", "seat": 1, "text": "gg\nwell played", "to": [0]},
+              {"type": "message", "seat": 1, "text": "hello"}]
+    events += [{"type": "offer", "seat": 1, "offer": kind, "position": 7} for kind in ("draw", "end", "abort")]
+    events += [{"type": "offer_answered", "seat": 0, "by": 1, "offer": kind, "outcome": outcome, "position": 7}
+               for kind in ("draw", "takeback") for outcome in ("accepted", "declined", "withdrawn", "agreed",
+                                                                  "lapsed")]
+    return [{**base, **event} for event in events]
+
+
+def test_every_kind_of_mail_is_rendered_in_german_and_french_with_no_english_sentence_left():
+    from referee.notify.render import render_confirmation, render_event, render_webhook_disabled
+
+    game = {"ruleset": {"name": "towerup"}, "seats": [{"seat": 0, "name": "ada"}, {"seat": 1, "name": "bo"}],
+            "to_move": 0, "seq": 9, "head": "ab" * 32,
+            "decisions": {"pending": {"kind": "draw", "seat": 1, "offer": 8}}}
+
+    def sentences(text: str) -> set[str]:  # the lines in words: not commands, envelopes, quotes or ranks
+        return {line for line in text.splitlines() if line.strip() and not line.startswith(("    ", "  1.", "  2."))
+                and line not in ("-- ",)}
+
+    rendered = {language: [render_event(event, base_url="https://r.example", game=game, language=language)
+                           for event in _events()]
+                + [(*render_confirmation(key="K", contact_id="c_x", code="abcdefgh12", link="https://r.example/c",
+                                         language=language), ""),
+                   (*render_webhook_disabled(webhook="https://h.example", failures=5, contact_id="c_x",
+                                             language=language), "")]
+                for language in SUPPORTED}
+    for language in ("de", "fr"):
+        for (subject, text, _html), (en_subject, en_text, _en_html) in zip(rendered[language], rendered["en"],
+                                                                          strict=True):
+            assert subject != en_subject, subject
+            left = sentences(text) & sentences(en_text) - {"Confirmation code: abcdefgh12"}
+            assert not left, (language, left)
