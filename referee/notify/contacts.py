@@ -288,7 +288,8 @@ class ContactService:
             contact = self._load(raw.decode() if isinstance(raw, bytes) else raw)
             if contact and (contact.get("email") or "").lower() == address.lower():
                 found.append(contact)
-        found.sort(key=lambda c: (c.get("email_status") != "confirmed", c.get("updated_at") or ""))
+        found.sort(key=lambda c: c.get("updated_at") or "", reverse=True)  # the latest change first …
+        found.sort(key=lambda c: c.get("email_status") != "confirmed")  # … of a confirmed one first
         return (found[0].get("language") or DEFAULT) if found else None
 
     # -- deliveries ----------------------------------------------------------------------------------
