@@ -6,6 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from .common import key_field, sig_field, strict_int
 
+LANGUAGES = ("en", "de", "fr")  # referee.i18n.SUPPORTED (schemas import no service)
 EVENT_NAMES = ("turn", "reminder", "timeout", "started", "finished", "tournament_round", "offer", "offer_answered",
                "resigned", "message")
 CONTACT_ID = validate.Regexp(r"^c_[a-z2-7]{16}$", error="not a contact id")
@@ -26,6 +27,10 @@ class ContactEnvelopeSchema(_Signed):
     events = fields.List(fields.String(validate=validate.OneOf(EVENT_NAMES)),
                          validate=validate.Length(max=len(EVENT_NAMES)),
                          metadata={"description": "default: turn, reminder, timeout, finished"})
+    language = fields.String(validate=validate.OneOf(LANGUAGES),
+                             metadata={"description": "the language of this contact's mails and of the mail gateway's "
+                                                      "replies to its address: en, de or fr (default en; a change "
+                                                      "without it keeps the contact's)"})
 
 
 class ContactRequestSchema(Schema):
@@ -64,6 +69,7 @@ class ContactSchema(Schema):
     email = fields.String(allow_none=True)
     events = fields.List(fields.String(), required=True)
     email_status = fields.String(allow_none=True, metadata={"description": "pending or confirmed"})
+    language = fields.String(metadata={"description": "en, de or fr: the language of its mails"})
     disabled = fields.Boolean(allow_none=True)
     failures = fields.Integer(allow_none=True)
     created_at = fields.String(allow_none=True)

@@ -42,7 +42,7 @@ from referee.config import load_config
 from referee.notify import targets
 from referee.notify.contacts import ContactService, Enqueue, event_keys
 from referee.notify.mail import Mailer, compose, mailer_from_config
-from referee.notify.render import render_event
+from referee.notify.render import render_confirmation, render_event, render_webhook_disabled
 from referee.store import keys
 from referee.store.cluster import Client, connect
 from referee.store.redis_store import streams_of
@@ -188,14 +188,12 @@ def deliver_webhook(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _notice_disabled(ctx: _Context, contact: dict[str, Any]) -> None:
-    addresses = [c["email"] for c in ctx.contacts.contacts_for(contact["key"])
+    confirmed = [c for c in ctx.contacts.contacts_for(contact["key"])
                  if c.get("email") and c.get("email_status") == "confirmed"]
-    text = (f"The referee disabled your webhook {contact['webhook']} after {contact['failures']} failed "
-            f"deliveries in a row.\n\nSee its delivery log (GET /contacts/{contact['id']}/deliveries), fix the "
-            "endpoint, and re-send an event or register it again to enable it.\n")
-    for address in dict.fromkeys(addresses):
-        ctx.mailer.send(compose(sender=ctx.sender, to=address, subject="Your referee webhook was disabled",
-                                text=text))
+    for address, language in {c["email"]: c.get("language") or "en" for c in confirmed}.items():
+        subject, text = render_webhook_disabled(webhook=contact["webhook"], failures=contact["failures"],
+                                                contact_id=contact["id"], language=language)
+        ctx.mailer.send(compose(sender=ctx.sender, to=address, subject=subject, text=text, language=language))
 
 
 @counted("mail")
@@ -206,10 +204,12 @@ def deliver_mail(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
     if contact is None or not contact.get("email") or contact.get("email_status") != "confirmed":
         return {"skipped": "no confirmed address"}
     game = _game_state(ctx, event.get("game"))
-    subject, text, html = render_event(event, base_url=ctx.base_url, game=game)
+    language = contact.get("language") or "en"
+    subject, text, html = render_event(event, base_url=ctx.base_url, game=game, language=language)
     row: dict[str, Any] = {"channel": "mail", "event": event, "at": now(), "to": contact["email"]}
     try:
-        ctx.mailer.send(compose(sender=ctx.sender, to=contact["email"], subject=subject, text=text, html=html))
+        ctx.mailer.send(compose(sender=ctx.sender, to=contact["email"], subject=subject, text=text, html=html,
+                                language=language))
         row.update(ok=True)
     except OSError as exc:
         row.update(ok=False, error=f"{type(exc).__name__}: {exc}")
@@ -241,14 +241,10 @@ def send_confirmation(contact_id: str, payload: dict[str, Any]) -> dict[str, Any
         return {"skipped": "nothing to confirm"}
     code = payload["code"]
     link = f"{ctx.base_url}/play/confirm/{contact_id}#{code}"
-    text = (f"Someone (we hope you) asked the referee to send notices for key {contact['key']} to this address.\n\n"
-            f"Confirmation code: {code}\n\n"
-            f"To confirm, open {link} and press the button with the code above, or reply to this mail "
-            "keeping the code line, or run:\n\n"
-            f"    referee contact confirm {contact_id} {code} --key <your key file>\n\n"
-            "If it was not you, ignore this mail: the address gets nothing more.\n")
-    ctx.mailer.send(compose(sender=ctx.sender, to=contact["email"], subject="Confirm your address for the referee",
-                            text=text))
+    subject, text = render_confirmation(key=contact["key"], contact_id=contact_id, code=code, link=link,
+                                        language=contact.get("language") or "en")
+    ctx.mailer.send(compose(sender=ctx.sender, to=contact["email"], subject=subject, text=text,
+                            language=contact.get("language") or "en"))
     return {"sent": contact["email"]}
 
 

@@ -18,7 +18,15 @@ from referee.config import load_config
 from referee.errors import invalid
 from referee.games_service import GameService
 from referee.messages import MessageService
-from referee.notify.gateway import MAX_MAIL, GatewayHandler, parse, process_message, reply_text
+from referee.notify.gateway import (
+    MAX_MAIL,
+    GatewayHandler,
+    parse,
+    process_message,
+    reply_language,
+    reply_subject,
+    reply_text,
+)
 from referee.notify.mail import compose
 from referee.signing import read_or_create_key_file
 from referee.store import RedisStore, keys
@@ -126,10 +134,10 @@ def process_mail(mail_id: str) -> dict[str, Any]:
         log.warning("not replying to %s: over %d replies this hour to an unconfirmed address",
                     processed.reply_to, REPLIES_PER_HOUR)
         return {"blocks": len(processed.outcomes), "replied": False}
-    subject = processed.subject if processed.subject.lower().startswith("re:") else f"Re: {processed.subject}"
-    ctx.mailer.send(compose(sender=ctx.sender, to=processed.reply_to, subject=subject.strip(),
-                            text=reply_text(processed, ctx.base_url), in_reply_to=processed.message_id,
-                            references=processed.references))
+    language = reply_language(processed, ctx.contacts.language_of_address(processed.sender))
+    ctx.mailer.send(compose(sender=ctx.sender, to=processed.reply_to, subject=reply_subject(processed),
+                            text=reply_text(processed, ctx.base_url, language), in_reply_to=processed.message_id,
+                            references=processed.references, language=language))
     return {"blocks": len(processed.outcomes), "replied": True,
             "accepted": sum(1 for o in processed.outcomes if o.ok)}
 

@@ -11,14 +11,16 @@ import importlib
 import logging
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response, request
 from flask_smorest import Api
 from redis.exceptions import RedisError
 from werkzeug.exceptions import HTTPException
 
 from schemas.common import ErrorSchema
 
+from ..error_texts import translate_error
 from ..errors import ServiceError
+from ..i18n import DEFAULT, Text, negotiate
 
 log = logging.getLogger(__name__)
 
@@ -26,25 +28,47 @@ _HTTP_CODES = {400: "request/invalid", 404: "http/not_found", 405: "http/method_
                413: "request/too_large", 415: "request/unsupported_media_type", 500: "server/error"}
 
 
-def _error(status: int, code: str, message: str, details: dict[str, Any] | None = None) -> tuple[dict, int]:
-    body: dict[str, Any] = {"code": code, "message": message}
+def request_language() -> str:
+    """The language of the request's reader: its ``Accept-Language`` (en, de, fr), else English."""
+    return negotiate(request.headers.get("Accept-Language"))
+
+
+def localized(body: dict[str, Any], message: Any = None) -> dict[str, Any]:
+    """An error body ``{"error": {...}}`` with its human ``message`` in the request's language (issue 24);
+    its code, rule, details and field paths as they are."""
+    language = request_language()
+    if language == DEFAULT or "error" not in body:
+        return body
+    return {**body, "error": translate_error(body["error"], language, message)}
+
+
+def _error(status: int, code: str, message: Any, details: dict[str, Any] | None = None) -> tuple[dict, int]:
+    body: dict[str, Any] = {"code": code, "message": str(message)}
     if details:
         body["details"] = details
-    return {"error": body}, status
+    return localized({"error": body}, message), status
 
 
 def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ServiceError)
     def service_error(error: ServiceError) -> tuple[dict, int]:
-        return error.to_dict(), error.status
+        return localized(error.to_dict(), error.message), error.status
+
+    @app.after_request
+    def language_of_errors(response: Response) -> Response:
+        """An error's message follows ``Accept-Language``: say so to caches, and say which language it is."""
+        if response.status_code >= 400 and response.mimetype == "application/json":
+            response.vary.add("Accept-Language")
+            response.headers.setdefault("Content-Language", request_language())
+        return response
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> tuple[dict, int]:
         status = error.code or 500
         if status == 413:
             limit = app.config.get("REFEREE_MAX_BODY")  # normally answered before Flask: referee.api.body
-            return _error(413, "request/too_large", f"the body is larger than the limit of {limit} bytes",
-                          {"limit": limit})
+            return _error(413, "request/too_large", Text("the body is larger than the limit of %(limit)s bytes",
+                                                         limit=limit), {"limit": limit})
         original = getattr(error, "original_exception", None)
         if status == 500 and original is not None:
             log.error("unhandled error", exc_info=original)
@@ -52,7 +76,7 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(RedisError)
     def store_error(error: RedisError) -> tuple[dict, int]:
-        return _error(503, "store/unavailable", f"the log store is unavailable: {error}")
+        return _error(503, "store/unavailable", Text("the log store is unavailable: %(error)s", error=str(error)))
 
 
 def _optional_blueprint(module: str, attribute: str) -> Any:

@@ -39,6 +39,7 @@ from flask import request
 from werkzeug.wsgi import get_content_length
 
 from ..errors import ServiceError, invalid
+from ..i18n import Text
 
 _READ = 64 * 1024
 
@@ -139,10 +140,10 @@ def json_body() -> str:
     charset = request.mimetype_params.get("charset", "utf-8").lower()
     if mimetype != "application/json" or charset not in {"utf-8", "utf8"}:
         declared = request.headers.get("Content-Type")
-        raise ServiceError(415, "request/unsupported_media_type",
-                           "send the body as Content-Type: application/json (UTF-8), not "
-                           + (repr(declared) if declared else "without a Content-Type"),
-                           details={"content_type": declared})
+        message = Text("send the body as Content-Type: application/json (UTF-8), not %(declared)s",
+                       declared=repr(declared)) if declared else Text(
+            "send the body as Content-Type: application/json (UTF-8), not without a Content-Type")
+        raise ServiceError(415, "request/unsupported_media_type", message, details={"content_type": declared})
     data = request.get_data(cache=True)
     if data.startswith(b"\xef\xbb\xbf"):
         raise invalid([{"path": "$", "problem": "the body starts with a byte-order mark; send UTF-8 without one"}])

@@ -126,9 +126,13 @@ def init_app(app: Flask) -> Limiter:
         reset_at = current.reset_at if current is not None else time.time() + 1
         retry_after = max(1, math.ceil(reset_at - time.time()))
         limit = str(error.limit.limit)
-        return ({"error": {"code": "rate/limited",
-                           "message": f"too many requests: at most {limit} from one client; retry in {retry_after} s",
-                           "details": {"limit": limit, "setting": error.description, "retry_after": retry_after}}},
+        from . import localized  # noqa: PLC0415 - the package imports this module
+
+        return (localized({"error": {"code": "rate/limited",
+                                     "message": f"too many requests: at most {limit} from one client; retry in "
+                                                f"{retry_after} s",
+                                     "details": {"limit": limit, "setting": error.description,
+                                                 "retry_after": retry_after}}}),
                 429, {"Retry-After": str(retry_after)})
 
     return limiter

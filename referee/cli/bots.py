@@ -28,7 +28,7 @@ import click
 from ..games import ruleset
 from ..games.bots import STRATEGIES, choose, from_view, standing
 from ..signing import ACCEPT_CTX, ANSWER_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
-from .client import http, load_key, server_option
+from .client import _, http, load_key, server_option
 
 POLICY = {
     "takeback": "decline, always",
@@ -203,7 +203,8 @@ def bot(key_file: str, strategy: str, think: float, poll: float, server: str) ->
     (declines take-backs; accepts a draw, end or abort only when behind). Ctrl-C stops it."""
     key = load_key(key_file)
     player = Bot(server, key, strategy, think)
-    click.echo(f"bot {player.public[:12]}… ({strategy}) watching {server}; Ctrl-C stops")
+    click.echo(_("bot %(key)s… (%(strategy)s) watching %(server)s; Ctrl-C stops", key=player.public[:12],
+                 strategy=strategy, server=server))
     idle = 0.0
     backoff = 0.0
     try:
@@ -212,13 +213,14 @@ def bot(key_file: str, strategy: str, think: float, poll: float, server: str) ->
                 worked = player.tick()
             except Unreachable as exc:
                 backoff = min(MAX_BACKOFF, backoff * 2 or 0.5)
-                click.echo(f"referee unreachable ({exc}); again in {backoff:.1f} s")
+                click.echo(_("referee unreachable (%(error)s); again in %(seconds)s s", error=exc,
+                             seconds=f"{backoff:.1f}"))
                 time.sleep(backoff)
                 continue
             if backoff:
-                click.echo("referee reachable again")
+                click.echo(_("referee reachable again"))
                 backoff = 0.0
             idle = 0.0 if worked else min(poll, idle * 2 or poll / 8)
             time.sleep(idle)
     except KeyboardInterrupt:
-        click.echo("bot stopped")
+        click.echo(_("bot stopped"))

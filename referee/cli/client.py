@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 import click
 
+from ..i18n import env_language, translator
 from ..keyfile import is_encrypted, parse_encrypted, read_key_text
 from ..signing import sign
 
@@ -25,13 +26,21 @@ server_option = click.option("--server", default=lambda: os.environ.get("REFEREE
                              show_default="$REFEREE_SERVER or " + DEFAULT_SERVER)
 
 
+def _(message: str, /, **params: Any) -> str:
+    """``message`` in the terminal's language (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``: gettext's
+    rules; ``referee/i18n.py``), ``%``-formatted with ``params``. The commands' ``--help`` stays English."""
+    return str(translator(env_language())(message, **params))
+
+
 def echo_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False))
 
 
 def http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    # the server's error messages come back in the terminal's language (their codes do not change)
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json",
+                                                                              "Accept-Language": env_language()})
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, json.loads(response.read() or b"null")
@@ -42,7 +51,7 @@ def http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
         except ValueError:
             return err.code, {"error": {"code": f"http/{err.code}", "message": raw.decode(errors="replace")}}
     except urllib.error.URLError as err:
-        raise click.ClickException(f"cannot reach {url}: {err.reason}") from err
+        raise click.ClickException(_("cannot reach %(url)s: %(reason)s", url=url, reason=err.reason)) from err
 
 
 def fail(status: int, body: Any) -> NoReturn:
@@ -61,10 +70,10 @@ def load_key(path: str) -> Any:
         parse_encrypted(text)  # a broken file is reported before anyone types a passphrase
         passphrase = os.environ.get(PASSPHRASE_ENV)
         if passphrase is None:
-            passphrase = click.prompt(f"Passphrase of {path}", hide_input=True, err=True)
+            passphrase = click.prompt(_("Passphrase of %(path)s", path=path), hide_input=True, err=True)
         return read_key_text(text, passphrase)
     except (OSError, ValueError) as exc:
-        raise click.BadParameter(f"cannot read a private key from {path}: {exc}") from exc
+        raise click.BadParameter(_("cannot read a private key from %(path)s: %(error)s", path=path, error=exc)) from exc
 
 
 def seat_of(game: dict[str, Any], public: str, seat: int | None) -> int:
@@ -72,7 +81,7 @@ def seat_of(game: dict[str, Any], public: str, seat: int | None) -> int:
         return seat
     seats: list[int] = [s["seat"] for s in game["seats"] if s["key"] == public]
     if not seats:
-        raise click.ClickException("this key has no seat in the game; pass --seat")
+        raise click.ClickException(_("this key has no seat in the game; pass --seat"))
     if len(seats) > 1:
         to_move: int | None = game.get("to_move")
         return to_move if to_move in seats else seats[0]
@@ -116,4 +125,4 @@ def post_at_tip(state_url: str, post_url: str, key: Any, envelope_of: Any, attem
             fail(status, body)
         echo_json(body)
         return
-    raise click.ClickException("the log kept moving; try again")
+    raise click.ClickException(_("the log kept moving; try again"))

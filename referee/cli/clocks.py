@@ -12,7 +12,7 @@ import click
 
 from ..canonical import parse_strict
 from ..signing import RECEIPT_CTX, VACATION_CTX, public_key_b64, verify
-from .client import load_key, post_at_tip, seat_of, server_option
+from .client import _, load_key, post_at_tip, seat_of, server_option
 
 
 @click.command()
@@ -26,7 +26,7 @@ def vacation(game_id: str, days: float, key_file: str, seat: int | None, server:
     allowance). Prints the referee's signed receipt."""
     seconds = round(days * 86400)
     if seconds <= 0:
-        raise click.BadParameter("--days must be more than 0")
+        raise click.BadParameter(_("--days must be more than 0"))
     key = load_key(key_file)
 
     def envelope_of(game: dict[str, Any]) -> dict[str, Any]:
@@ -49,9 +49,10 @@ def verify_receipt(receipt_file: str, referee_key: str, bundle: str | None) -> N
     problem = check_receipt(parse_strict(raw), referee_key,
                             parse_strict(Path(bundle).read_bytes()) if bundle else None)
     if problem:
-        click.echo(f"FAILED: {problem}")
+        click.echo(_("FAILED: %(problem)s", problem=problem))
         sys.exit(1)
-    click.echo("OK: the referee signed this receipt" + (" and the bundle's log holds it" if bundle else ""))
+    click.echo(_("OK: the referee signed this receipt and the bundle's log holds it") if bundle
+               else _("OK: the referee signed this receipt"))
 
 
 def check_receipt(answer: Any, referee_key: str, bundle: dict[str, Any] | None = None) -> str | None:

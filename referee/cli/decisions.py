@@ -10,7 +10,7 @@ import click
 
 from ..decisions import OFFER_KINDS
 from ..signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX, public_key_b64
-from .client import armor_at_tip, armor_option, fail, http, load_key, post_at_tip, seat_of, server_option
+from .client import _, armor_at_tip, armor_option, fail, http, load_key, post_at_tip, seat_of, server_option
 
 _key_option = click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
 _seat_option = click.option("--seat", type=int, help="seat number (default: the seat of this key)")
@@ -77,7 +77,7 @@ def answer(game_id: str, position: int | None, *, accept: bool | None, key_file:
     acceptance needed, the referee records the agreement at once (with --armor: prints the block to mail to
     the referee instead)."""
     if accept is None:
-        raise click.UsageError("say --accept or --decline")
+        raise click.UsageError(_("say --accept or --decline"))
     key = load_key(key_file)
     if position is None:
         status, game = http("GET", f"{server}/games/{game_id}")
@@ -85,7 +85,7 @@ def answer(game_id: str, position: int | None, *, accept: bool | None, key_file:
             fail(status, game)
         pending = (game.get("decisions") or {}).get("pending")
         if pending is None:
-            raise click.ClickException(f"no offer is pending in game {game_id}")
+            raise click.ClickException(_("no offer is pending in game %(game)s", game=game_id))
         position = int(pending["offer"])
 
     def envelope_of(game: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import click
 from ..keyfile import encrypt_key
 from ..signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, read_or_create_key_file, sign
 from ..timecontrol.spec import parse_shorthand
-from .client import PASSPHRASE_ENV, echo_json, fail, http, load_key, post_at_tip, seat_of, server_option
+from .client import PASSPHRASE_ENV, _, echo_json, fail, http, load_key, post_at_tip, seat_of, server_option
 
 
 @click.command()
@@ -26,23 +26,23 @@ from .client import PASSPHRASE_ENV, echo_json, fail, http, load_key, post_at_tip
 def keygen(out: str, encrypt: bool, name: str | None) -> None:
     """Write a new Ed25519 private key file (mode 0600) and print its public key."""
     if Path(out).exists():
-        raise click.ClickException(f"{out} exists; not overwriting a key")
+        raise click.ClickException(_("%(file)s exists; not overwriting a key", file=out))
     if not encrypt:
         key = read_or_create_key_file(out)
         click.echo(public_key_b64(key))
         return
     passphrase = os.environ.get(PASSPHRASE_ENV)
     if passphrase is None:
-        passphrase = click.prompt("Passphrase for the new key file", hide_input=True, confirmation_prompt=True,
+        passphrase = click.prompt(_("Passphrase for the new key file"), hide_input=True, confirmation_prompt=True,
                                   err=True)
     if not passphrase:
-        raise click.ClickException("the passphrase is empty")
+        raise click.ClickException(_("the passphrase is empty"))
     key = generate_key()
     text = encrypt_key(key, passphrase, name=name)
     try:
         fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError as exc:
-        raise click.ClickException(f"{out} exists; not overwriting a key") from exc
+        raise click.ClickException(_("%(file)s exists; not overwriting a key", file=out)) from exc
     with os.fdopen(fd, "w", encoding="utf-8") as file:
         file.write(text)
     click.echo(public_key_b64(key))
@@ -81,14 +81,14 @@ def create(*, ruleset_name: str, seats: tuple[str, ...], bot_seats: tuple[str, .
             clock["max_auto_moves"] = max_auto_moves
         spec["options"]["time_control"] = clock
     for seat in seats:
-        name, _, key = seat.partition("=")
+        name, _sep, key = seat.partition("=")
         if not key:
-            raise click.BadParameter(f"--seat {seat!r}: use NAME=PUBLIC_KEY")
+            raise click.BadParameter(_("--seat %(seat)s: use NAME=PUBLIC_KEY", seat=repr(seat)))
         spec["seats"].append({"name": unicodedata.normalize("NFC", name), "key": key})  # as the referee stores it
     names = [seat["name"] for seat in spec["seats"]]
     for bot in bot_seats:
         if unicodedata.normalize("NFC", bot) not in names:
-            raise click.BadParameter(f"{bot!r} is not the NAME of a --seat", param_hint="--bot-seat")
+            raise click.BadParameter(_("%(bot)s is not the NAME of a --seat", bot=repr(bot)), param_hint="--bot-seat")
         spec["seats"][names.index(unicodedata.normalize("NFC", bot))]["bot"] = True
     if deck:
         spec["deck"] = json.loads(deck)
@@ -133,7 +133,7 @@ def move(*, game_id: str, move_json: str, key_file: str, seat: int | None, wait:
     try:
         the_move = json.loads(move_json)
     except ValueError as exc:
-        raise click.BadParameter(f"MOVE is not JSON: {exc}") from exc
+        raise click.BadParameter(_("MOVE is not JSON: %(error)s", error=exc)) from exc
     key = load_key(key_file)
     status, game = http("GET", f"{server}/games/{game_id}")
     if status != 200:

@@ -11,8 +11,9 @@ from typing import Any
 import click
 
 from ..clock import now
+from ..i18n import SUPPORTED
 from ..signing import public_key_b64, sign
-from .client import echo_json, fail, http, load_key, server_option
+from .client import _, echo_json, fail, http, load_key, server_option
 
 
 def _signed(key: Any, ctx: str, **fields: Any) -> dict[str, Any]:
@@ -38,6 +39,9 @@ def contact() -> None:
 
 
 _key_option = click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
+_language_option = click.option("--language", type=click.Choice(SUPPORTED),
+                                help="the language of the mails: en, de or fr (default: en for a new contact; "
+                                     "a change keeps the contact's)")
 
 
 @contact.command("add")
@@ -47,11 +51,15 @@ _key_option = click.option("--key", "key_file", required=True, type=click.Path(e
 @click.option("--events", default="turn,reminder,timeout,finished", show_default=True,
               help="comma-separated: turn, reminder, timeout, started, finished, tournament_round, offer, "
                    "offer_answered, resigned, message")
+@_language_option
 @server_option
-def add(key_file: str, webhook: str | None, email: str | None, events: str, server: str) -> None:
+def add(*, key_file: str, webhook: str | None, email: str | None, events: str, language: str | None,
+        server: str) -> None:
     """Register a contact; prints it, with the webhook's secret (shown only this once)."""
     key = load_key(key_file)
     fields: dict[str, Any] = {"events": [e.strip() for e in events.split(",") if e.strip()]}
+    if language:
+        fields["language"] = language
     if webhook:
         fields["webhook"] = webhook
     if email:
@@ -65,12 +73,16 @@ def add(key_file: str, webhook: str | None, email: str | None, events: str, serv
 @click.option("--webhook", help="the webhook URL (a new URL gets a new secret, shown once)")
 @click.option("--email", help="the address (a new one is confirmed first)")
 @click.option("--events", default="turn,reminder,timeout,finished", show_default=True)
+@_language_option
 @server_option
 def change(*, contact_id: str, key_file: str, webhook: str | None, email: str | None, events: str,
-           server: str) -> None:
-    """Change a contact: its webhook, address and events (what is not given is removed)."""
+           language: str | None, server: str) -> None:
+    """Change a contact: its webhook, address, events and language (what is not given is removed; the
+    language is kept)."""
     fields: dict[str, Any] = {"contact": contact_id,
                               "events": [e.strip() for e in events.split(",") if e.strip()]}
+    if language:
+        fields["language"] = language
     if webhook:
         fields["webhook"] = webhook
     if email:
@@ -148,5 +160,5 @@ def mail_gateway(host: str, port: int, public_url: str | None) -> None:
     if public_url:
         os.environ["REFEREE_PUBLIC_URL"] = public_url
     configure_logging(load_config(), process="mail-gateway")
-    announce(f"mail gateway on smtp://{host}:{port} (Ctrl-C stops)")
+    announce(_("mail gateway on smtp://%(host)s:%(port)s (Ctrl-C stops)", host=host, port=port))
     run_gateway(host, port)

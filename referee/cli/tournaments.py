@@ -14,7 +14,7 @@ import click
 
 from ..signing import b64url_encode, public_key_b64, sign
 from ..timecontrol.spec import parse_shorthand
-from .client import echo_json, fail, http, load_key, post_at_tip, server_option
+from .client import _, echo_json, fail, http, load_key, post_at_tip, server_option
 
 
 @click.group()
@@ -60,9 +60,9 @@ def create(*, ruleset_name: str, players: tuple[str, ...], kind: str, rounds: in
     body: dict[str, Any] = {"ruleset": ruleset_name, "players": [], "format": {"kind": kind},
                             "options": json.loads(options)}
     for player in players:
-        name, _, key = player.partition("=")
+        name, _sep, key = player.partition("=")
         if not key:
-            raise click.BadParameter(f"--player {player!r}: use NAME=PUBLIC_KEY")
+            raise click.BadParameter(_("--player %(player)s: use NAME=PUBLIC_KEY", player=repr(player)))
         body["players"].append({"name": unicodedata.normalize("NFC", name), "key": key})
     if rounds is not None:
         body["format"]["rounds"] = rounds
@@ -132,7 +132,7 @@ def adjudicate(*, tournament_id: str, game_id: str, ranks: str, reason: str, key
     try:
         ranked = [int(r) for r in ranks.split(",")]
     except ValueError as exc:
-        raise click.BadParameter("use comma-separated integers: 2,1,3", param_hint="--ranks") from exc
+        raise click.BadParameter(_("use comma-separated integers: 2,1,3"), param_hint="--ranks") from exc
     _signed_post(server, tournament_id, "adjudicate", key, lambda state: {
         "v": 1, "ctx": "referee/adjudicate", "tournament": tournament_id, "game": game_id, "ranks": ranked,
         "reason": reason, "seq": state["seq"], "prev": state["head"]})
@@ -165,7 +165,7 @@ def export(tournament_id: str, out: str | None, server: str) -> None:
         fail(status, body)
     if out:
         Path(out).write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
-        click.echo(f"wrote {out}")
+        click.echo(_("wrote %(file)s", file=out))
     else:
         echo_json(body)
 

@@ -34,6 +34,7 @@ from ..bundle import load_bundle
 from ..canonical import StrictJSONError, parse_strict
 from ..tournaments.certificate import CHECK_ORDER, TournamentReport, verify_certificate
 from ..verify import FAILED, PASSED, SKIPPED, Check, Report, unreadable_report, verify_bundle
+from .client import _
 
 _MARKS = {PASSED: "[pass]", FAILED: "[FAIL]", SKIPPED: "[skip]"}
 _VERDICTS = {
@@ -169,7 +170,7 @@ def _store_from_app() -> Any:
     try:
         from ..app import create_app  # noqa: PLC0415 - the offline verifier must not need the service
     except ImportError as exc:  # pragma: no cover - only before the service is installed
-        raise click.ClickException(f"the referee service is not available: {exc}") from exc
+        raise click.ClickException(_("the referee service is not available: %(error)s", error=exc)) from exc
     app = create_app()
     store = app.extensions.get("referee.store")
     if store is None:
@@ -225,9 +226,9 @@ def shadow_replay_command(ctx: click.Context, *, game_ids: tuple[str, ...], save
         try:
             baseline = load_bundle(baseline_file.read())
         except StrictJSONError as exc:
-            raise click.ClickException(f"the baseline file is not JSON: {exc}") from exc
+            raise click.ClickException(_("the baseline file is not JSON: %(error)s", error=exc)) from exc
         if not isinstance(baseline, dict):
-            raise click.ClickException("the baseline file must map game ids to outcomes (made by --save)")
+            raise click.ClickException(_("the baseline file must map game ids to outcomes (made by --save)"))
     ids = list(game_ids) or None
     progress = _GameProgress(quiet)
     try:
@@ -236,7 +237,7 @@ def shadow_replay_command(ctx: click.Context, *, game_ids: tuple[str, ...], save
         if save_file is not None:
             outcomes = snapshot(store, game_ids=ids, progress=progress)
             json.dump(outcomes, save_file, ensure_ascii=False)
-            click.echo(f"saved the outcomes of {len(outcomes)} games with the installed engines")
+            click.echo(_("saved the outcomes of %(count)s games with the installed engines", count=len(outcomes)))
             return
         report = shadow_replay(store, game_ids=ids, baseline=baseline, progress=progress)
     except GameNotFound as exc:
@@ -276,9 +277,10 @@ def load_game_bundles(directory: Path) -> dict[str, Any]:
         try:
             bundle = parse_strict(path.read_bytes())
         except StrictJSONError as exc:
-            raise click.ClickException(f"{path} is not a strict JSON bundle: {exc}") from exc
+            raise click.ClickException(_("%(file)s is not a strict JSON bundle: %(error)s", file=path,
+                                         error=exc)) from exc
         if not isinstance(bundle, dict) or not isinstance(bundle.get("game"), str):
-            raise click.ClickException(f"{path} is not a game bundle (no 'game')")
+            raise click.ClickException(_("%(file)s is not a game bundle (no 'game')", file=path))
         bundles[bundle["game"]] = bundle
     return bundles
 

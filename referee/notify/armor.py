@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..canonical import StrictJSONError, canonical_bytes, parse_strict
+from ..i18n import N_, Text
 
 BEGIN = "-----BEGIN REFEREE SUBMISSION-----"
 END = "-----END REFEREE SUBMISSION-----"
@@ -63,7 +64,7 @@ def find_blocks(text: str) -> list[Block]:
         line = _unquote(raw)
         if BEGIN in line:
             if body is not None:
-                out.append(Block(len(out), error=("mail/broken_block", "a block begins before the last one ended")))
+                out.append(Block(len(out), error=("mail/broken_block", N_("a block begins before the last one ended"))))
             body = []
             continue
         if body is None:
@@ -74,23 +75,24 @@ def find_blocks(text: str) -> list[Block]:
         else:
             body.append("".join(line.split()))
     if body is not None:
-        out.append(Block(len(out), error=("mail/broken_block", "the block has no END line")))
+        out.append(Block(len(out), error=("mail/broken_block", N_("the block has no END line"))))
     return out
 
 
 def _decode(index: int, text: str) -> Block:
     if not _BASE64URL.fullmatch(text) or not text:
-        return Block(index, error=("mail/broken_block", "the block is not base64url (was it altered?)"))
+        return Block(index, error=("mail/broken_block", N_("the block is not base64url (was it altered?)")))
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
-        return Block(index, error=("mail/broken_block", "the block is not base64url (was it altered?)"))
+        return Block(index, error=("mail/broken_block", N_("the block is not base64url (was it altered?)")))
     try:
         value = parse_strict(raw)
     except StrictJSONError as exc:
-        return Block(index, error=("mail/broken_block", f"the block is not a JSON submission: {exc}"))
+        return Block(index, error=("mail/broken_block",
+                                   Text("the block is not a JSON submission: %(error)s", error=str(exc))))
     except UnicodeDecodeError:
-        return Block(index, error=("mail/broken_block", "the block is not UTF-8 JSON (was it cut or altered?)"))
+        return Block(index, error=("mail/broken_block", N_("the block is not UTF-8 JSON (was it cut or altered?)")))
     if not isinstance(value, dict) or not isinstance(value.get("envelope"), dict) or "sig" not in value:
-        return Block(index, error=("mail/broken_block", "the block holds no {envelope, sig} submission"))
+        return Block(index, error=("mail/broken_block", N_("the block holds no {envelope, sig} submission")))
     return Block(index, submission=value)

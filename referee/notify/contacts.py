@@ -11,6 +11,9 @@ of that mail, in a signed ``referee/contact-confirm`` request, by the button of 
 or by a reply through the mail gateway that carries the code line. At most ``CONFIRMATIONS_PER_DAY``
 confirmation mails go to one address a day. A key that confirmed an address once has it confirmed for its
 later contacts.
+
+A contact has a ``language`` (``en``, ``de`` or ``fr``; English when not given): its mails — the turn, the
+reminder, the confirmation, the decisions — and the mail gateway's replies to its address are in it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 
 from ..clock import now, now_ms
 from ..errors import ServiceError, invalid
+from ..i18n import DEFAULT, SUPPORTED
 from ..signing import verify
 from ..store import cluster, keys
 from ..timecontrol import parse_ms
@@ -60,8 +64,10 @@ def code_digest(code: str) -> str:
 
 def public_contact(contact: dict[str, Any]) -> dict[str, Any]:
     """A contact as its owner sees it (never the secret, never the code)."""
-    return {name: contact.get(name) for name in ("id", "key", "webhook", "email", "events", "email_status",
-                                                 "disabled", "failures", "created_at", "updated_at")}
+    out = {name: contact.get(name) for name in ("id", "key", "webhook", "email", "events", "email_status",
+                                                "disabled", "failures", "created_at", "updated_at")}
+    out["language"] = contact.get("language") or DEFAULT
+    return out
 
 
 def signed_time_ms(at: Any, path: str, code: str) -> int:
@@ -136,6 +142,9 @@ class ContactService:
         if unknown:
             problems.append({"path": "$.envelope.events",
                              "problem": f"unknown events {unknown}; known: {list(EVENTS)}"})
+        if "language" in envelope and envelope["language"] not in SUPPORTED:
+            problems.append({"path": "$.envelope.language",
+                             "problem": f"unknown language {envelope['language']!r}; known: {', '.join(SUPPORTED)}"})
         if problems:
             raise invalid(problems)
 
@@ -183,6 +192,7 @@ class ContactService:
                 confirmed = self.redis.sismember(keys.CONTACTS_CONFIRMED.format(key=key), email.lower())
                 contact["email_status"] = "confirmed" if confirmed else "pending"
         contact["events"] = list(dict.fromkeys(envelope.get("events") or ["turn", "reminder", "timeout", "finished"]))
+        contact["language"] = envelope.get("language") or contact.get("language") or DEFAULT
         contact["updated_at"] = stamp
         send_code = contact.get("email_status") == "pending" and "code" not in contact
         if send_code:
@@ -268,6 +278,19 @@ class ContactService:
                 done.append(contact["id"])
                 break
         return done
+
+    def language_of_address(self, address: str) -> str | None:
+        """The language of the contacts of ``address`` (a confirmed one's first), or None when it has none."""
+        if not address:
+            return None
+        found = []
+        for raw in self.redis.smembers(keys.CONTACTS_OF_ADDRESS.format(address=address.lower())):
+            contact = self._load(raw.decode() if isinstance(raw, bytes) else raw)
+            if contact and (contact.get("email") or "").lower() == address.lower():
+                found.append(contact)
+        found.sort(key=lambda c: c.get("updated_at") or "", reverse=True)  # the latest change first …
+        found.sort(key=lambda c: c.get("email_status") != "confirmed")  # … of a confirmed one first
+        return (found[0].get("language") or DEFAULT) if found else None
 
     # -- deliveries ----------------------------------------------------------------------------------
     def deliveries(self, contact_id: str, submission: dict[str, Any]) -> builtins.list[dict[str, Any]]:

@@ -18,6 +18,10 @@ the offer's log position) and a message (into the game's message stream, not its
 every block:
 an accepted one with ``{"receipt", "receipt_sig"}`` on lines of its own, a refused one with the error
 code, rule id and message; a mail without a block gets ``mail/no_block``.
+
+The reply is in the sender's language (issue 24, :func:`reply_language`): the ``language`` of a contact of the
+sender's address, else the mail's ``Content-Language`` or ``Accept-Language`` header, else English. Codes, rule
+ids and receipts are the same in every language.
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ from email.message import EmailMessage
 from email.utils import parseaddr
 from typing import Any, cast
 
+from ..error_texts import translate_error
 from ..errors import ServiceError
+from ..i18n import DEFAULT, N_, SUPPORTED, Text, negotiate, translator
 from .armor import Block, find_blocks
 
 log = logging.getLogger(__name__)
@@ -44,9 +50,11 @@ _TAG = re.compile(r"<[^>]+>")
 _BREAK = re.compile(r"<\s*(br|/p|/div|/pre|/tr|/li)\b[^>]*>", re.I)
 
 #: what a block may carry (an envelope's ``ctx``), and what it is called in a reply
-MAIL_CTXS = {"referee/move": "move", "referee/accept": "acceptance", "referee/vacation": "vacation",
-             "referee/resign": "resignation", "referee/offer": "offer", "referee/answer": "answer",
-             "referee/message": "message"}
+MAIL_CTXS = {"referee/move": N_("move"), "referee/accept": N_("acceptance"), "referee/vacation": N_("vacation"),
+             "referee/resign": N_("resignation"), "referee/offer": N_("offer"), "referee/answer": N_("answer"),
+             "referee/message": N_("message")}
+
+SUBMISSION = N_("submission")
 
 #: ``submit(ctx, game_id, submission) -> answer`` (the 2xx body) or raises ServiceError
 Submit = Callable[[str, str, dict[str, Any]], dict[str, Any]]
@@ -71,6 +79,8 @@ class Processed:
     outcomes: list[Outcome] = field(default_factory=list)
     confirmed: list[str] = field(default_factory=list)
     text: str = ""
+    #: the mail's ``Content-Language`` (else ``Accept-Language``) header, as it came
+    languages: str = ""
 
 
 def texts_of(message: EmailMessage) -> list[str]:
@@ -110,7 +120,8 @@ def process_message(raw: bytes, submit: Submit, confirm: Callable[[str, str], li
     reply_to = parseaddr(str(message.get("Reply-To", ""))) [1] or sender
     result = Processed(sender=sender, reply_to=reply_to, subject=str(message.get("Subject", "") or ""),
                        message_id=str(message.get("Message-ID")) if message.get("Message-ID") else None,
-                       references=str(message.get("References")) if message.get("References") else None)
+                       references=str(message.get("References")) if message.get("References") else None,
+                       languages=str(message.get("Content-Language") or message.get("Accept-Language") or ""))
     texts = texts_of(message)
     result.text = "\n".join(texts)
     if confirm is not None and sender:
@@ -121,7 +132,7 @@ def process_message(raw: bytes, submit: Submit, confirm: Callable[[str, str], li
     seen: dict[str, Outcome] = {}
     for index, block in enumerate(blocks):
         if block.submission is None:
-            code, message_text = block.error or ("mail/broken_block", "the block does not read")
+            code, message_text = block.error or ("mail/broken_block", N_("the block does not read"))
             result.outcomes.append(Outcome(index, False, error={"code": code, "message": message_text}))
             continue
         submission = block.submission
@@ -140,62 +151,82 @@ def _submit_one(index: int, submission: dict[str, Any], submit: Submit) -> Outco
     game_id = envelope.get("game") if isinstance(envelope.get("game"), str) else None
     ctx = envelope.get("ctx")
     if ctx not in MAIL_CTXS:
-        names = [("an " if name[0] in "aeiou" else "a ") + name for name in MAIL_CTXS.values()]
-        carried = ", ".join(names[:-1]) + " or " + names[-1]
-        return Outcome(index, False, game_id, error={"code": "mail/unsupported",
-                                                     "message": f"a mail block may carry {carried} (ctx "
-                                                                f"{', '.join(MAIL_CTXS)}), not ctx {ctx!r}"})
+        message = Text("a mail block may carry a move, an acceptance, a vacation, a resignation, an offer, an answer "
+                       "or a message (ctx %(ctxs)s), not ctx %(ctx)s", ctxs=", ".join(MAIL_CTXS), ctx=repr(ctx))
+        return Outcome(index, False, game_id, error={"code": "mail/unsupported", "message": message})
     if game_id is None:
-        return Outcome(index, False, error={"code": "request/invalid", "message": "the envelope names no game"})
+        return Outcome(index, False, error={"code": "request/invalid",
+                                            "message": Text("the envelope names no game")})
     try:
         return Outcome(index, True, game_id, answer={**submit(ctx, game_id, submission), "ctx": ctx})
     except ServiceError as exc:
         return Outcome(index, False, game_id, error=exc.to_dict()["error"])
 
 
-def reply_text(processed: Processed, base_url: str) -> str:
-    """The plain-text reply: one section per block, in the mail's order."""
-    lines = [f"The referee read your mail: {len(processed.outcomes)} signed block(s) in it."]
+def reply_language(processed: Processed, contact_language: str | None = None) -> str:
+    """The language of the reply: the sender's contact's, else the mail's header's, else English."""
+    if contact_language in SUPPORTED:
+        return contact_language
+    header = processed.languages
+    if "," not in header and ";" not in header:  # Content-Language: "de-DE" (or a list: "de, en")
+        header = header.replace(" ", ",")
+    return negotiate(header) if header else DEFAULT
+
+
+def reply_text(processed: Processed, base_url: str, language: str = DEFAULT) -> str:
+    """The plain-text reply in ``language``: one section per block, in the mail's order."""
+    _ = translator(language)
+    lines = [_("The referee read your mail: %(count)s signed block(s) in it.", count=len(processed.outcomes))]
     if processed.confirmed:
-        lines += ["", f"Your address is confirmed for {len(processed.confirmed)} contact(s). Thank you."]
+        lines += ["", _("Your address is confirmed for %(count)s contact(s). Thank you.",
+                        count=len(processed.confirmed))]
     if not processed.outcomes:
         if not processed.confirmed:
-            lines += ["", "mail/no_block: the mail holds no -----BEGIN REFEREE SUBMISSION----- block.",
-                      "Sign a move with: referee move GAME 'MOVE' --key KEYFILE --armor",
-                      "(or referee resign, offer, answer or say with --armor)",
-                      "and paste what it prints into a mail to this address."]
+            lines += ["", "mail/no_block: " + _("the mail holds no -----BEGIN REFEREE SUBMISSION----- block."),
+                      _("Sign a move with: referee move GAME 'MOVE' --key KEYFILE --armor"),
+                      _("(or referee resign, offer, answer or say with --armor)"),
+                      _("and paste what it prints into a mail to this address.")]
         return "\n".join(lines) + "\n"
     for outcome in processed.outcomes:
         lines.append("")
-        where = f" (game {outcome.game})" if outcome.game else ""
+        block = {"block": outcome.index + 1, "game": outcome.game}
+        where = _("Block %(block)s (game %(game)s)", **block) if outcome.game else _("Block %(block)s", **block)
         if outcome.ok and outcome.answer is not None:
             answer = outcome.answer
-            what = MAIL_CTXS.get(str(answer.get("ctx")), "submission")
+            what = _(MAIL_CTXS.get(str(answer.get("ctx")), SUBMISSION))
             if answer.get("ctx") == "referee/message":
-                lines.append(f"Block {outcome.index + 1}{where}: ACCEPTED: the message is at position "
-                             f"{answer.get('position')} of the game's messages.")
-                lines.append("Receipt (the referee's signature proves the message is in the game's messages):")
+                lines.append(_("%(block)s: ACCEPTED: the message is at position %(position)s of the game's messages.",
+                               block=where, position=answer.get("position")))
+                lines.append(_("Receipt (the referee's signature proves the message is in the game's messages):"))
             else:
-                lines.append(f"Block {outcome.index + 1}{where}: ACCEPTED ({what}) at log position "
-                             f"{answer.get('position')}.")
-                lines.append(f"Receipt (the referee's signature proves the {what} is in the log at this time):")
+                lines.append(_("%(block)s: ACCEPTED (%(what)s) at log position %(position)s.", block=where, what=what,
+                               position=answer.get("position")))
+                lines.append(_("Receipt (the referee's signature proves the %(what)s is in the log at this time):",
+                               what=what))
             lines.append(json.dumps({"receipt": answer.get("receipt"), "receipt_sig": answer.get("receipt_sig")},
                                     separators=(",", ":"), sort_keys=True))
             if outcome.game:
-                lines.append(f"Game: {base_url.rstrip('/')}/play/games/{outcome.game}")
+                lines.append(_("Game: %(link)s", link=f"{base_url.rstrip('/')}/play/games/{outcome.game}"))
         else:
-            error = outcome.error or {}
-            rule = f" (rule {error['rule']})" if error.get("rule") else ""
-            lines.append(f"Block {outcome.index + 1}{where}: REFUSED {error.get('code')}{rule}: {error.get('message')}")
+            error = translate_error(outcome.error or {}, language)
+            rule = " " + _("(rule %(rule)s)", rule=error["rule"]) if error.get("rule") else ""
+            lines.append(_("%(block)s: REFUSED %(code)s%(rule)s: %(message)s", block=where, code=error.get("code"),
+                           rule=rule, message=error.get("message")))
             details = error.get("details") or {}
             if isinstance(details.get("pending"), dict):
                 pending = details["pending"]
-                lines.append(f"The pending offer: seat {pending.get('seat')}'s {pending.get('kind')} at log position "
-                             f"{pending.get('offer')}.")
+                lines.append(_("The pending offer: seat %(seat)s's %(offer)s at log position %(position)s.",
+                               seat=pending.get("seat"), offer=pending.get("kind"), position=pending.get("offer")))
             if "seq" in details and "head" in details:
-                lines.append(f"The log is now at seq {details['seq']}, head {details['head']}: sign for that "
-                             "position.")
+                lines.append(_("The log is now at seq %(seq)s, head %(head)s: sign for that position.",
+                               seq=details["seq"], head=details["head"]))
     return "\n".join(lines) + "\n"
+
+
+def reply_subject(processed: Processed) -> str:
+    """``Re: <its subject>`` (CONTRACT section 9: the same in every language, as mail clients write it)."""
+    subject = processed.subject if processed.subject.lower().startswith("re:") else f"Re: {processed.subject}"
+    return subject.strip()
 
 
 class GatewayHandler:

@@ -86,8 +86,10 @@ def mailer_from_config(config: dict[str, Any]) -> Mailer:
 
 
 def compose(*, sender: str, to: str, subject: str, text: str, html: str | None = None,
-            in_reply_to: str | None = None, references: str | None = None) -> EmailMessage:
-    """A mail with a plain-text part and, when given, an HTML alternative."""
+            in_reply_to: str | None = None, references: str | None = None, language: str | None = None
+            ) -> EmailMessage:
+    """A mail with a plain-text part and, when given, an HTML alternative; ``language`` (``de``…) is said in
+    ``Content-Language``."""
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
@@ -100,4 +102,6 @@ def compose(*, sender: str, to: str, subject: str, text: str, html: str | None =
     message.set_content(text)
     if html is not None:
         message.add_alternative(html, subtype="html")
+    if language:  # after the content: setting it clears the Content-* headers
+        message["Content-Language"] = language
     return message

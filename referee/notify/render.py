@@ -18,185 +18,257 @@ import html
 import json
 from typing import Any
 
+from ..i18n import DEFAULT, N_, translator
+
 RULESET_NAMES = {"towerup": "Tower Up", "fivetowers": "5 Towers"}
 #: what an offer would do, in words (CONTRACT section 12)
-OFFER_WORDS = {"draw": "a draw: every seat still in the game would share first place",
-               "end": "to end the game now, scored as it stands (the ruleset's provisional result)",
-               "abort": "to abort the game: no result, not rated",
-               "takeback": "to take back their last move"}
-OUTCOME_WORDS = {"accepted": "accepted", "declined": "declined", "withdrawn": "withdrew",
-                 "lapsed": "lapsed", "agreed": "was agreed by every seat"}
+OFFER_WORDS = {"draw": N_("a draw: every seat still in the game would share first place"),
+               "end": N_("to end the game now, scored as it stands (the ruleset's provisional result)"),
+               "abort": N_("to abort the game: no result, not rated"),
+               "takeback": N_("to take back their last move")}
+#: an offer's kind as a noun (``draw``, ``end``, ``abort``, ``takeback``)
+OFFER_NAMES = {"draw": N_("draw"), "end": N_("end"), "abort": N_("abort"), "takeback": N_("takeback")}
+#: an offer in a subject: "… offers a draw in …"
+OFFER_ARTICLES = {"draw": N_("a draw"), "end": N_("a end"), "abort": N_("a abort"), "takeback": N_("a takeback")}
+AGREED_WORDS = {"draw": N_("the game is drawn."), "end": N_("the game ended, scored as it stood."),
+                "abort": N_("the game is aborted (no result)."),
+                "takeback": N_("the move is void and the game goes on from the position before it.")}
 
 
-def _when(deadline: str | None) -> str:
-    return f" Your deadline: {deadline.replace('T', ' ').replace('Z', ' UTC')}." if deadline else ""
+def _when(_: Any, deadline: str | None) -> str:
+    if not deadline:
+        return ""
+    return " " + _("Your deadline: %(deadline)s.", deadline=deadline.replace("T", " ").replace("Z", " UTC"))
 
 
-def render_event(event: dict[str, Any], *, base_url: str, game: dict[str, Any] | None = None
-                 ) -> tuple[str, str, str]:
-    """``(subject, text, html)`` of the mail for ``event``; ``game`` is ``GET /games/{id}`` when known."""
+def render_event(event: dict[str, Any], *, base_url: str, game: dict[str, Any] | None = None,
+                 language: str = DEFAULT) -> tuple[str, str, str]:
+    """``(subject, text, html)`` of the mail for ``event`` in ``language`` (the contact's: en, de, fr);
+    ``game`` is ``GET /games/{id}`` when known."""
+    _ = translator(language)
     kind = event.get("type")
     game_id = event.get("game", "")
     link = base_url.rstrip("/") + event.get("link", f"/play/games/{game_id}")
-    name = RULESET_NAMES.get(((game or {}).get("ruleset") or {}).get("name", ""), "your game")
+    name = RULESET_NAMES.get(((game or {}).get("ruleset") or {}).get("name", "")) or _("your game")
     seat = event.get("seat")
-    seat_name = _seat_name(game, seat)
+    seat_name = _seat_name(_, game, seat)
+    where = {"name": name, "game": game_id}
+    open_game = _("Open the game: %(link)s", link=link)
     lines: list[str]
     if kind == "turn":
-        subject = f"Your turn in {name} {game_id}"
-        lines = [f"It is your turn in {name} game {game_id} (you are {seat_name})." + _when(event.get("deadline")),
-                 "", f"Open the game: {link}", ""]
-        lines += ready_block(event, game)
-        lines += pending_offer_block(event, game)
+        subject = _("Your turn in %(name)s %(game)s", **where)
+        lines = [_("It is your turn in %(name)s game %(game)s (you are %(seat)s).", **where, seat=seat_name)
+                 + _when(_, event.get("deadline")), "", open_game, ""]
+        lines += ready_block(event, game, language)
+        lines += pending_offer_block(event, game, language)
     elif kind == "reminder":
-        hours = round(event.get("before", 0) / 3600, 1)
-        subject = f"Reminder: your move in {name} {game_id} is due"
-        lines = [f"Your move in {name} game {game_id} is due in about {hours:g} hours." + _when(event.get("deadline")),
-                 "If your time runs out the referee plays your default move (or you forfeit, as the game says).",
-                 "", f"Open the game: {link}", ""]
-        lines += ready_block(event, game)
-        lines += pending_offer_block(event, game)
+        hours = f"{round(event.get('before', 0) / 3600, 1):g}"
+        subject = _("Reminder: your move in %(name)s %(game)s is due", **where)
+        lines = [_("Your move in %(name)s game %(game)s is due in about %(hours)s hours.", **where, hours=hours)
+                 + _when(_, event.get("deadline")),
+                 _("If your time runs out the referee plays your default move (or you forfeit, as the game says)."),
+                 "", open_game, ""]
+        lines += ready_block(event, game, language)
+        lines += pending_offer_block(event, game, language)
     elif kind == "timeout":
-        action = "played your default move" if event.get("action") == "auto_move" else "recorded your forfeit"
-        subject = f"Time ran out in {name} {game_id}"
-        lines = [f"{seat_name}'s time ran out in {name} game {game_id} (deadline {event.get('deadline')}): "
-                 f"the referee {action}.", "", f"Open the game: {link}"]
+        subject = _("Time ran out in %(name)s %(game)s", **where)
+        if event.get("action") == "auto_move":
+            text = _("%(seat)s's time ran out in %(name)s game %(game)s (deadline %(deadline)s): the referee played "
+                     "your default move.", **where, seat=seat_name, deadline=event.get("deadline"))
+        else:
+            text = _("%(seat)s's time ran out in %(name)s game %(game)s (deadline %(deadline)s): the referee "
+                     "recorded your forfeit.", **where, seat=seat_name, deadline=event.get("deadline"))
+        lines = [text, "", open_game]
     elif kind == "started":
-        subject = f"{name} {game_id} has started"
-        players = ", ".join(s.get("name") or f"seat {s.get('seat')}" for s in event.get("seats", []))
-        lines = [f"Every seat has accepted: {name} game {game_id} has started ({players}).", "",
-                 f"Open the game: {link}"]
+        subject = _("%(name)s %(game)s has started", **where)
+        players = ", ".join(s.get("name") or _("seat %(seat)s", seat=s.get("seat")) for s in event.get("seats", []))
+        lines = [_("Every seat has accepted: %(name)s game %(game)s has started (%(players)s).", **where,
+                   players=players), "", open_game]
     elif kind == "finished":
-        subject = f"{name} {game_id} is over"
+        subject = _("%(name)s %(game)s is over", **where)
         ranks = sorted(event.get("ranks", []), key=lambda r: (r.get("rank") or 0, r.get("seat") or 0))
-        lines = [f"{name} game {game_id} is over. Ranks:"]
+        lines = [_("%(name)s game %(game)s is over. Ranks:", **where)]
         for row in ranks:
-            note = " (forfeited)" if row.get("forfeited") else ""
-            lines.append(f"  {row.get('rank')}. {_seat_name(game, row.get('seat'))}{note}")
-        lines += ["", f"Result and replay: {link}/replay", "Anyone can re-check the game offline: "
-                  f"{base_url.rstrip('/')}/games/{game_id}/export, then referee verify."]
+            note = " " + _("(forfeited)") if row.get("forfeited") else ""
+            lines.append(f"  {row.get('rank')}. {_seat_name(_, game, row.get('seat'))}{note}")
+        lines += ["", _("Result and replay: %(link)s", link=f"{link}/replay"),
+                  _("Anyone can re-check the game offline: %(link)s, then referee verify.",
+                    link=f"{base_url.rstrip('/')}/games/{game_id}/export")]
     elif kind == "tournament_round":
         tournament = event.get("tournament", "")
-        where = base_url.rstrip("/") + event.get("tournament_link", f"/tournaments/{tournament}")
+        standings = base_url.rstrip("/") + event.get("tournament_link", f"/tournaments/{tournament}")
+        round_of = {"round": event.get("round"), "tournament": tournament}
         if event.get("bye"):
-            subject = f"Round {event.get('round')} of tournament {tournament}: you have a bye"
-            lines = [f"Round {event.get('round')} of tournament {tournament} is paired; you have a bye this round.",
-                     "", f"Standings: {where}"]
+            subject = _("Round %(round)s of tournament %(tournament)s: you have a bye", **round_of)
+            lines = [_("Round %(round)s of tournament %(tournament)s is paired; you have a bye this round.",
+                       **round_of), "", _("Standings: %(link)s", link=standings)]
         else:
-            subject = f"Round {event.get('round')} of tournament {tournament}: your game {game_id}"
-            lines = [f"Round {event.get('round')} of tournament {tournament} is paired: you play game {game_id} in "
-                     f"seat {event.get('seat')}.", "Accept it with 32 bytes of your own entropy to start it:", "",
-                     f"    referee accept {game_id} --key <your key file>", "", f"Open the game: {link}",
-                     f"Standings: {where}"]
+            subject = _("Round %(round)s of tournament %(tournament)s: your game %(game)s", **round_of, game=game_id)
+            lines = [_("Round %(round)s of tournament %(tournament)s is paired: you play game %(game)s in seat "
+                       "%(seat)s.", **round_of, game=game_id, seat=event.get("seat")),
+                     _("Accept it with 32 bytes of your own entropy to start it:"), "",
+                     f"    referee accept {game_id} --key " + _("<your key file>"), "", open_game,
+                     _("Standings: %(link)s", link=standings)]
     elif kind in ("offer", "offer_answered", "resigned", "message"):
-        subject, lines = _decision_mail(event, game, name, link)
+        subject, lines = _decision_mail(_, language, event, game, name, link)
     else:
         subject = f"{name} {game_id}: {kind}"
-        lines = [f"Event {kind} in {name} game {game_id}.", "", f"Open the game: {link}"]
-    text = "\n".join(lines).rstrip() + "\n\n-- \nthe referee (you get this mail because your key registered this " \
-                                       "address; remove it with referee contact remove)\n"
-    return subject, text, text_to_html(text)
+        lines = [_("Event %(kind)s in %(name)s game %(game)s.", **where, kind=kind), "", open_game]
+    text = "\n".join(lines).rstrip() + "\n\n-- \n" + _(
+        "the referee (you get this mail because your key registered this address; remove it with referee contact "
+        "remove)") + "\n"
+    return subject, text, text_to_html(text, language)
 
 
-def ready_block(event: dict[str, Any], game: dict[str, Any] | None) -> list[str]:
+def ready_block(event: dict[str, Any], game: dict[str, Any] | None, language: str = DEFAULT) -> list[str]:
     """The block for a turn mail: the unsigned envelope of the position and the command that signs it."""
     if not game or game.get("to_move") != event.get("seat"):
         return []
+    _ = translator(language)
     envelope = {"v": 1, "ctx": "referee/move", "game": event["game"], "seat": event.get("seat"),
                 "seq": game.get("seq"), "prev": game.get("head"), "move": "<MOVE>"}
-    return ["To play by mail: sign your move for this position and send the block it prints to the referee",
-            "(reply to this mail, or to any address of the mail gateway):", "",
-            f"    referee move {event['game']} '<MOVE>' --key <your key file> --armor", "",
-            "The position you sign for (unsigned envelope):", "",
+    return [_("To play by mail: sign your move for this position and send the block it prints to the referee"),
+            _("(reply to this mail, or to any address of the mail gateway):"), "",
+            f"    referee move {event['game']} '<MOVE>' --key " + _("<your key file>") + " --armor", "",
+            _("The position you sign for (unsigned envelope):"), "",
             "    " + json.dumps(envelope, separators=(", ", ": ")), "",
-            "Legal moves: " + f"GET /games/{event['game']}/legal-moves", ""]
+            _("Legal moves: %(url)s", url=f"GET /games/{event['game']}/legal-moves"), ""]
 
 
-def _decision_mail(event: dict[str, Any], game: dict[str, Any] | None, name: str, link: str
-                   ) -> tuple[str, list[str]]:
+def _offer(_: Any, kind: str) -> str:
+    return _(OFFER_NAMES[kind]) if kind in OFFER_NAMES else kind
+
+
+def _decision_mail(_: Any, language: str, event: dict[str, Any], game: dict[str, Any] | None, name: str,
+                   link: str) -> tuple[str, list[str]]:
     """Subject and lines of the mail of an ``offer``, ``offer_answered``, ``resigned`` or ``message`` event."""
     kind, game_id = event.get("type"), event.get("game", "")
-    who = _seat_name(game, event.get("seat"))
+    who = _seat_name(_, game, event.get("seat"))
+    where = {"who": who, "name": name, "game": game_id}
+    open_game = _("Open the game: %(link)s", link=link)
     if kind == "offer":
         offer = event.get("offer", "")
-        what = OFFER_WORDS.get(offer, offer)
+        what = _(OFFER_WORDS[offer]) if offer in OFFER_WORDS else offer
         if offer == "takeback" and event.get("move") is not None:
-            what += f" (the move at log position {event['move']})"
-        subject = f"{who} offers {'a draw' if offer == 'draw' else 'a ' + offer} in {name} {game_id}"
-        lines = [f"{who} offers {what} in {name} game {game_id}.",
-                 "It passes when every other seat still in the game accepts it, and lapses at a decline or the next "
-                 "move.", "", f"Answer on the game's page: {link}", ""]
-        lines += answer_block(game_id, event.get("position"))
+            what += " " + _("(the move at log position %(position)s)", position=event["move"])
+        article = _(OFFER_ARTICLES[offer]) if offer in OFFER_ARTICLES else offer
+        subject = _("%(who)s offers %(offer)s in %(name)s %(game)s", **where, offer=article)
+        lines = [_("%(who)s offers %(what)s in %(name)s game %(game)s.", **where, what=what),
+                 _("It passes when every other seat still in the game accepts it, and lapses at a decline or the "
+                   "next move."), "", _("Answer on the game's page: %(link)s", link=link), ""]
+        lines += answer_block(game_id, event.get("position"), language)
     elif kind == "offer_answered":
-        offer, outcome = event.get("offer", ""), event.get("outcome", "")
-        offered = f"{_seat_name(game, event.get('by'))}'s {offer} offer" if event.get("by") is not None \
-            else f"the {offer} offer"
-        offered += f" (log position {event.get('position')})"
-        if outcome in ("accepted", "declined", "withdrawn"):
-            subject = f"{who} {OUTCOME_WORDS[outcome]} the {offer} offer in {name} {game_id}"
-            text = f"{who} {OUTCOME_WORDS[outcome]} {offered} in {name} game {game_id}."
-            if outcome == "accepted":
-                text += " It is still pending: the other seats still in the game must accept it too."
-            elif outcome == "withdrawn":
-                text = f"{who} withdrew their {offer} offer (log position {event.get('position')}) in {name} game " \
-                       f"{game_id}."
-        elif outcome == "agreed":
-            subject = f"The {offer} offer in {name} {game_id} was agreed"
-            text = f"Every seat accepted {offered} in {name} game {game_id}: " + {
-                "draw": "the game is drawn.", "end": "the game ended, scored as it stood.",
-                "abort": "the game is aborted (no result).",
-                "takeback": "the move is void and the game goes on from the position before it."}.get(offer, "done.")
+        offer, outcome = _offer(_, event.get("offer", "")), event.get("outcome", "")
+        position = event.get("position")
+        if event.get("by") is not None:
+            offered = _("%(by)s's %(offer)s offer (log position %(position)s)", by=_seat_name(_, game, event["by"]),
+                        offer=offer, position=position)
         else:
-            subject = f"The {offer} offer in {name} {game_id} lapsed"
-            text = f"{offered[0].upper() + offered[1:]} in {name} game {game_id} lapsed: a move or a resignation " \
-                   "came before every seat had accepted it."
-        lines = [text, "", f"Open the game: {link}"]
+            offered = _("the %(offer)s offer (log position %(position)s)", offer=offer, position=position)
+        if outcome == "accepted":
+            subject = _("%(who)s accepted the %(offer)s offer in %(name)s %(game)s", **where, offer=offer)
+            text = _("%(who)s accepted %(offered)s in %(name)s game %(game)s.", **where, offered=offered) + " " + _(
+                "It is still pending: the other seats still in the game must accept it too.")
+        elif outcome == "declined":
+            subject = _("%(who)s declined the %(offer)s offer in %(name)s %(game)s", **where, offer=offer)
+            text = _("%(who)s declined %(offered)s in %(name)s game %(game)s.", **where, offered=offered)
+        elif outcome == "withdrawn":
+            subject = _("%(who)s withdrew the %(offer)s offer in %(name)s %(game)s", **where, offer=offer)
+            text = _("%(who)s withdrew their %(offer)s offer (log position %(position)s) in %(name)s game %(game)s.",
+                     **where, offer=offer, position=position)
+        elif outcome == "agreed":
+            raw = event.get("offer", "")
+            subject = _("The %(offer)s offer in %(name)s %(game)s was agreed", name=name, game=game_id, offer=offer)
+            text = _("Every seat accepted %(offered)s in %(name)s game %(game)s:", name=name, game=game_id,
+                     offered=offered) + " " + (_(AGREED_WORDS[raw]) if raw in AGREED_WORDS else _("done."))
+        else:
+            subject = _("The %(offer)s offer in %(name)s %(game)s lapsed", name=name, game=game_id, offer=offer)
+            text = _("%(offered)s in %(name)s game %(game)s lapsed: a move or a resignation came before every seat "
+                     "had accepted it.", name=name, game=game_id, offered=offered)
+            text = text[:1].upper() + text[1:]
+        lines = [text, "", open_game]
     elif kind == "resigned":
-        subject = f"{who} resigned in {name} {game_id}"
-        then = ("The game goes on without them: the referee plays their turns by default moves."
-                if event.get("goes_on") else "The game is over.")
-        lines = [f"{who} resigned in {name} game {game_id}. {then}", "", f"Open the game: {link}"]
+        subject = _("%(who)s resigned in %(name)s %(game)s", **where)
+        then = (_("The game goes on without them: the referee plays their turns by default moves.")
+                if event.get("goes_on") else _("The game is over."))
+        lines = [_("%(who)s resigned in %(name)s game %(game)s.", **where) + " " + then, "", open_game]
     else:
         private = event.get("to") is not None
-        subject = f"{'A private message' if private else 'A message'} from {who} in {name} {game_id}"
-        lines = [f"{who} wrote {'to you (a private message)' if private else 'to everyone'} in {name} game "
-                 f"{game_id}:", ""]
+        if private:
+            subject = _("A private message from %(who)s in %(name)s %(game)s", **where)
+            first = _("%(who)s wrote to you (a private message) in %(name)s game %(game)s:", **where)
+        else:
+            subject = _("A message from %(who)s in %(name)s %(game)s", **where)
+            first = _("%(who)s wrote to everyone in %(name)s game %(game)s:", **where)
+        lines = [first, ""]
         lines += ["    " + line for line in str(event.get("text", "")).splitlines()]
         back = f" --to {event.get('seat')}" if private else ""
-        lines += ["", f"Open the game: {link}", "", "To answer by mail: sign a message and send the block it prints to "
-                  "the referee (reply to this mail):", "",
-                  f"    referee say {game_id} '<TEXT>'{back} --key <your key file> --armor"]
+        lines += ["", open_game, "", _("To answer by mail: sign a message and send the block it prints to the "
+                                       "referee (reply to this mail):"), "",
+                  f"    referee say {game_id} '" + _("<TEXT>") + f"'{back} --key " + _("<your key file>")
+                  + " --armor"]
     return subject, lines
 
 
-def answer_block(game_id: str, position: Any) -> list[str]:
+def answer_block(game_id: str, position: Any, language: str = DEFAULT) -> list[str]:
     """How to answer the offer at ``position`` by mail: the command that signs the answer as a block."""
-    return ["To answer by mail: sign your answer and send the block it prints to the referee (reply to this mail):",
-            "", f"    referee answer {game_id} {position} --accept --key <your key file> --armor",
-            f"    referee answer {game_id} {position} --decline --key <your key file> --armor", ""]
+    _ = translator(language)
+    key = _("<your key file>")
+    return [_("To answer by mail: sign your answer and send the block it prints to the referee (reply to this "
+              "mail):"),
+            "", f"    referee answer {game_id} {position} --accept --key {key} --armor",
+            f"    referee answer {game_id} {position} --decline --key {key} --armor", ""]
 
 
-def pending_offer_block(event: dict[str, Any], game: dict[str, Any] | None) -> list[str]:
+def pending_offer_block(event: dict[str, Any], game: dict[str, Any] | None, language: str = DEFAULT) -> list[str]:
     """For a turn mail: the pending offer of the game, and how to answer it by mail (nothing when none is)."""
     pending = ((game or {}).get("decisions") or {}).get("pending")
     if not pending:
         return []
+    _ = translator(language)
     kind = pending.get("kind", "")
     if pending.get("seat") == event.get("seat"):
-        return [f"Your {kind} offer (log position {pending.get('offer')}) is pending; a move lapses it.", ""]
-    return [f"Pending: {_seat_name(game, pending.get('seat'))} offers {OFFER_WORDS.get(kind, kind)} (log position "
-            f"{pending.get('offer')}). Your move lapses it; or answer it first.", "",
-            *answer_block(event.get("game", ""), pending.get("offer"))]
+        return [_("Your %(offer)s offer (log position %(position)s) is pending; a move lapses it.",
+                  offer=_offer(_, kind), position=pending.get("offer")), ""]
+    what = _(OFFER_WORDS[kind]) if kind in OFFER_WORDS else kind
+    return [_("Pending: %(who)s offers %(what)s (log position %(position)s). Your move lapses it; or answer it "
+              "first.", who=_seat_name(_, game, pending.get("seat")), what=what, position=pending.get("offer")), "",
+            *answer_block(event.get("game", ""), pending.get("offer"), language)]
 
 
-def _seat_name(game: dict[str, Any] | None, seat: Any) -> str:
+def _seat_name(_: Any, game: dict[str, Any] | None, seat: Any) -> str:
     for row in (game or {}).get("seats", []):
         if row.get("seat") == seat:
-            return f"{row.get('name')} (seat {seat})"
-    return f"seat {seat}"
+            return _("%(name)s (seat %(seat)s)", name=row.get("name"), seat=seat)
+    return _("seat %(seat)s", seat=seat)
 
 
-def text_to_html(text: str) -> str:
+def render_confirmation(*, key: str, contact_id: str, code: str, link: str, language: str = DEFAULT
+                        ) -> tuple[str, str]:
+    """``(subject, text)`` of the mail that asks an address to confirm itself (CONTRACT section 11). The line
+    ``Confirmation code: …`` stays English in every language: a reply through the mail gateway is read by it."""
+    _ = translator(language)
+    text = (_("Someone (we hope you) asked the referee to send notices for key %(key)s to this address.", key=key)
+            + f"\n\nConfirmation code: {code}\n\n"
+            + _("To confirm, open %(link)s and press the button with the code above, or reply to this mail keeping "
+                "the code line, or run:", link=link) + "\n\n"
+            + f"    referee contact confirm {contact_id} {code} --key " + _("<your key file>") + "\n\n"
+            + _("If it was not you, ignore this mail: the address gets nothing more.") + "\n")
+    return _("Confirm your address for the referee"), text
+
+
+def render_webhook_disabled(*, webhook: str, failures: int, contact_id: str, language: str = DEFAULT
+                            ) -> tuple[str, str]:
+    """``(subject, text)`` of the notice that a webhook was disabled after failing deliveries."""
+    _ = translator(language)
+    text = (_("The referee disabled your webhook %(webhook)s after %(failures)s failed deliveries in a row.",
+              webhook=webhook, failures=failures) + "\n\n"
+            + _("See its delivery log (GET /contacts/%(contact)s/deliveries), fix the endpoint, and re-send an event "
+                "or register it again to enable it.", contact=contact_id) + "\n")
+    return _("Your referee webhook was disabled"), text
+
+
+def text_to_html(text: str, language: str = DEFAULT) -> str:
     """The text part as HTML: escaped, links clickable, in a monospaced block for the envelopes."""
     body = []
     for line in text.splitlines():
@@ -205,5 +277,6 @@ def text_to_html(text: str) -> str:
             url = line[line.find("http"):].split()[0]
             escaped = escaped.replace(html.escape(url), f'<a href="{html.escape(url)}">{html.escape(url)}</a>')
         body.append(escaped)
-    return ("<!doctype html><html><body><pre style=\"font-family: ui-monospace, monospace; white-space: pre-wrap\">"
+    return (f"<!doctype html><html lang=\"{html.escape(language)}\"><body>"
+            "<pre style=\"font-family: ui-monospace, monospace; white-space: pre-wrap\">"
             + "\n".join(body) + "</pre></body></html>\n")
