@@ -1,0 +1,174 @@
+"""The pages' languages (English, German, French): gettext catalogs of the domain ``web`` through Flask-Babel.
+
+The catalogs are ``referee/translations/<lang>/LC_MESSAGES/web.po``: the ``.po`` files are the only source.
+They are compiled in memory when first used (``babel.messages.pofile.read_po`` + ``mofile.write_mo``), so a
+fresh clone needs no compile step and a ``.mo`` can never lag behind its ``.po``. English is the source
+language (the msgids), so it has no catalog.
+
+The templates translate with ``_()`` / ``{% trans %}``; the JavaScript's strings come from the same catalogs:
+``GET /play/i18n/<lang>.json`` serves the translations of the msgids that ``static/*.js`` uses (found by
+Babel's JavaScript extractor: calls of ``_("…")`` and ``ngettext("…", "…", n)``), read by ``static/i18n.js``.
+
+The language of a request: the cookie ``referee_lang`` (set by the selector on every page, which also keeps
+the choice in ``localStorage``), else ``Accept-Language``, else English. Error codes, rule ids and move JSON
+never change with the language.
+
+``python -m referee.web.i18n`` re-extracts the msgids and updates the ``.po`` files (new msgids empty,
+vanished ones dropped); ``tests/web/test_i18n_catalogs.py`` fails while a catalog misses a msgid, leaves one
+empty or fuzzy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+from babel.support import Translations
+from flask import Flask, request
+from flask_babel import Babel, Domain, get_locale
+
+LANGUAGES = ("en", "de", "fr")
+LANGUAGE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français"}
+DOMAIN = "web"
+COOKIE = "referee_lang"
+PACKAGE = Path(__file__).resolve().parent.parent  # referee/
+TRANSLATIONS = PACKAGE / "translations"
+WEB = Path(__file__).resolve().parent
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2)}
+
+
+def po_path(lang: str) -> Path:
+    return TRANSLATIONS / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@cache
+def catalog(lang: str) -> Catalog | None:
+    """The parsed ``web.po`` of ``lang`` (None for English and for a language without one)."""
+    path = po_path(lang)
+    if lang == "en" or not path.exists():
+        return None
+    with path.open("rb") as fp:
+        return read_po(fp, locale=lang, domain=DOMAIN)
+
+
+@cache
+def translations(lang: str) -> Translations | None:
+    """``lang``'s catalog compiled in memory (fuzzy entries are left out, as msgfmt does)."""
+    cat = catalog(lang)
+    if cat is None:
+        return None
+    buf = io.BytesIO()
+    write_mo(buf, cat, use_fuzzy=False)
+    buf.seek(0)
+    return Translations(fp=buf, domain=DOMAIN)
+
+
+class WebDomain(Domain):
+    """Flask-Babel's domain ``web``, from the ``.po`` files compiled in memory (no ``.mo`` on disk)."""
+
+    def __init__(self) -> None:
+        super().__init__(translation_directories=[str(TRANSLATIONS)], domain=DOMAIN)
+
+    def get_translations(self) -> Any:
+        locale = get_locale()
+        found = translations(str(locale)) if locale is not None else None
+        return found if found is not None else Translations()
+
+
+WEB_DOMAIN = WebDomain()
+
+
+def select_language() -> str:
+    """The cookie of the page's selector, else the best of ``Accept-Language``, else English."""
+    chosen = request.cookies.get(COOKIE, "")
+    if chosen in LANGUAGES:
+        return chosen
+    return request.accept_languages.best_match(LANGUAGES, default="en") or "en"
+
+
+def init_app(app: Flask) -> None:
+    """Flask-Babel on the app (once): the locale from :func:`select_language`; the pages use the domain ``web``."""
+    if "babel" not in app.extensions:
+        Babel(app, locale_selector=select_language, default_translation_directories=str(TRANSLATIONS))
+
+
+# ---- the msgids: extracted from the templates and the JavaScript ----
+
+_METHODS = [("templates/**.html", "jinja2.ext:babel_extract"), ("static/**.js", "javascript")]
+_OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true"},
+            "static/**.js": {}}
+
+
+def extract(which: str = "all") -> Catalog:
+    """The msgids of the pages (``which``: ``all``, ``js`` or ``templates``) as a catalog with their locations."""
+    methods = [m for m in _METHODS if which == "all" or (which == "js") == (m[1] == "javascript")]
+    cat = Catalog(domain=DOMAIN, project="referee", charset="utf-8")
+    found = extract_from_dir(str(WEB), method_map=methods, options_map=_OPTIONS, keywords=KEYWORDS,
+                             comment_tags=("i18n:",), strip_comment_tags=True)
+    for filename, lineno, message, comments, context in sorted(found, key=lambda m: (m[0], m[1])):
+        cat.add(message, None, [(f"referee/web/{filename}", lineno)], auto_comments=comments, context=context)
+    return cat
+
+
+@cache
+def js_msgids() -> tuple[Any, ...]:
+    """The msgids (a string, or a (singular, plural) pair) that ``static/*.js`` translates."""
+    return tuple(message.id for message in extract("js") if message.id)
+
+
+@cache
+def js_messages(lang: str) -> dict[str, Any]:
+    """What ``GET /play/i18n/<lang>.json`` serves: each translated JS msgid (a plural: its key is the
+    singular, its value the list of forms) and the catalog's plural rule."""
+    cat = catalog(lang)
+    messages: dict[str, Any] = {}
+    if cat is not None:
+        for msgid in js_msgids():
+            entry = cat.get(msgid)
+            if entry is None or entry.fuzzy or not entry.string:
+                continue
+            if isinstance(msgid, tuple | list):
+                forms = list(entry.string)
+                if all(forms):
+                    messages[msgid[0]] = forms
+            else:
+                messages[msgid] = entry.string
+    plural = cat.plural_expr if cat is not None else "(n != 1)"
+    return {"lang": lang, "plural": plural, "messages": messages}
+
+
+@cache
+def js_version(lang: str) -> str:
+    """A short hash of what :func:`js_messages` serves, for the URL (so it can be cached)."""
+    import json
+
+    body = json.dumps(js_messages(lang), sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(body).hexdigest()[:12]
+
+
+def update_catalogs() -> None:
+    """Re-extract the msgids and update every ``web.po``: new msgids empty, vanished ones dropped."""
+    template = extract()
+    for lang in LANGUAGES[1:]:
+        path = po_path(lang)
+        if path.exists():
+            with path.open("rb") as fp:
+                cat = read_po(fp, locale=lang, domain=DOMAIN)
+        else:
+            cat = Catalog(locale=lang, domain=DOMAIN, project="referee", charset="utf-8")
+        cat.update(template, no_fuzzy_matching=True)
+        cat.obsolete.clear()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fp:
+            write_po(fp, cat, width=120, omit_header=False, sort_output=False)
+
+
+if __name__ == "__main__":  # pragma: no cover - a developer's tool
+    update_catalogs()
