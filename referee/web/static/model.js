@@ -3,6 +3,7 @@
 
 import * as fivetowers from "./fivetowers.js";
 import * as towerup from "./towerup.js";
+import { _ } from "./i18n.js";
 
 export const RULESETS = { fivetowers, towerup };
 
@@ -36,17 +37,21 @@ export function normLegal(data) {
 }
 
 export function seatName(seats, i) {
-  return (seats && seats[i] && seats[i].name) || `Seat ${i + 1}`;
+  return (seats && seats[i] && seats[i].name) || _("Seat {n}", { n: i + 1 });
 }
 
 /** One line for a verdict {seq, type, status, seat?, error?}. */
 export function describeVerdict(verdict, seats) {
   if (!verdict) return "—";
-  const who = verdict.seat !== undefined && verdict.seat !== null ? `${seatName(seats, verdict.seat)}'s ` : "";
-  const what = `${who}${verdict.type || "entry"} #${verdict.seq}`;
+  const type = verdict.type || "entry";
+  const what = verdict.seat !== undefined && verdict.seat !== null
+    ? _("{name}'s {type} #{seq}", { name: seatName(seats, verdict.seat), type, seq: verdict.seq })
+    : `${type} #${verdict.seq}`;
   if (verdict.status === "rejected" && verdict.error) {
     const e = verdict.error;
-    return `${what}: rejected${e.rule ? ` [${e.rule}]` : ""} ${e.code || ""}: ${e.message || ""}`;
+    return `${what}: ${_("rejected")}${e.rule ? ` [${e.rule}]` : ""} ${e.code || ""}: ${e.message || ""}`;
   }
-  return `${what}: ${verdict.status}`;
+  const status = { accepted: _("accepted"), applied: _("applied"), pending: _("pending"), rejected: _("rejected") }[verdict.status]
+    || verdict.status;
+  return `${what}: ${status}`;
 }
