@@ -165,6 +165,10 @@ def update_catalogs() -> None:
             cat = Catalog(locale=lang, domain=DOMAIN, project="referee", charset="utf-8")
         cat.update(template, no_fuzzy_matching=True)
         cat.obsolete.clear()
+        cat.fuzzy = False  # the header: the catalog is in use, not a draft
+        cat.project, cat.version = "referee", "0.1.0"
+        cat.last_translator = "the referee's developers"
+        cat.language_team = LANGUAGE_NAMES[lang]
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fp:
             write_po(fp, cat, width=120, omit_header=False, sort_output=False)

@@ -1,6 +1,6 @@
 // The games' names as players know them. The API names a ruleset by its id (`towerup`, `fivetowers`) and
 // has no display name, so the pages keep this small table; an unknown ruleset shows its id. The names are the
-// games' own (the German and French rulebooks keep "Tower Up"; 5 Towers is "5 Türme" in German, docs/languages.md).
+// games' own in every language: the German and French rulebooks keep "Tower Up" and "5 Towers" (docs/languages.md).
 
 import { _, listAnd, listOr } from "./i18n.js";
 
