@@ -90,7 +90,13 @@ def select_language() -> str:
     chosen = request.cookies.get(COOKIE, "")
     if chosen in LANGUAGES:
         return chosen
-    return request.accept_languages.best_match(LANGUAGES, default="en") or "en"
+    # by quality, on the primary subtag: "de-CH, fr;q=0.8" is German (werkzeug's best_match would take the
+    # exact "fr" over the regional "de-CH")
+    for value, _quality in request.accept_languages:
+        primary = value.replace("_", "-").split("-")[0].lower()
+        if primary in LANGUAGES:
+            return primary
+    return "en"
 
 
 def init_app(app: Flask) -> None:
