@@ -109,7 +109,7 @@ def init_app(app: Flask) -> None:
 
 _METHODS = [("templates/**.html", "jinja2.ext:babel_extract"), ("static/**.js", "javascript")]
 _OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true"},
-            "static/**.js": {}}
+            "static/**.js": {"parse_template_string": True}}
 
 
 def extract(which: str = "all") -> Catalog:
