@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -41,7 +43,7 @@ COOKIE = "referee_lang"
 PACKAGE = Path(__file__).resolve().parent.parent  # referee/
 TRANSLATIONS = PACKAGE / "translations"
 WEB = Path(__file__).resolve().parent
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2)}
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 
 
 def po_path(lang: str) -> Path:
@@ -120,32 +122,64 @@ def extract(which: str = "all") -> Catalog:
                              comment_tags=("i18n:",), strip_comment_tags=True)
     for filename, lineno, message, comments, context in sorted(found, key=lambda m: (m[0], m[1])):
         cat.add(message, None, [(f"referee/web/{filename}", lineno)], auto_comments=comments, context=context)
+    if which != "templates":
+        _scan_javascript(cat)
     return cat
+
+
+# Babel's JavaScript extractor reads a call inside a template literal's ``${…}`` only while no ``}`` of the
+# expression's own (an object of placeholders) closes it early: ``${_("… {n}", { n })}`` escapes it. So the
+# sources are also scanned for every call with literal strings; what Babel missed is added.
+_JS_CALL = re.compile(r"""(?<![\w.$])(_|ngettext|pgettext)\(\s*("(?:[^"\\\n]|\\.)*")(?:\s*,\s*("(?:[^"\\\n]|\\.)*"))?""")
+_JS_COMMENT = re.compile(r"^\s*(//|/?\*).*$", re.MULTILINE)
+
+
+def _js_string(literal: str) -> str:
+    return json.loads(literal.replace("\\'", "'"))
+
+
+def _scan_javascript(cat: Catalog) -> None:
+    for path in sorted((WEB / "static").glob("*.js")):
+        text = _JS_COMMENT.sub("", path.read_text(encoding="utf-8"))  # comment lines: emptied, lines kept
+        for match in _JS_CALL.finditer(text):
+            name, first, second = match.groups()
+            if name != "_" and second is None:
+                continue
+            context = _js_string(first) if name == "pgettext" else None
+            msgid: Any = (_js_string(first), _js_string(second)) if name == "ngettext" \
+                else _js_string(second) if name == "pgettext" else _js_string(first)
+            if cat.get(msgid, context=context) is None:
+                lineno = text.count("\n", 0, match.start()) + 1
+                cat.add(msgid, None, [(f"referee/web/static/{path.name}", lineno)], context=context)
 
 
 @cache
 def js_msgids() -> tuple[Any, ...]:
-    """The msgids (a string, or a (singular, plural) pair) that ``static/*.js`` translates."""
-    return tuple(message.id for message in extract("js") if message.id)
+    """The msgids (a string, or a (singular, plural) pair) that ``static/*.js`` translates, with their context."""
+    return tuple((message.id, message.context) for message in extract("js") if message.id)
 
 
 @cache
 def js_messages(lang: str) -> dict[str, Any]:
     """What ``GET /play/i18n/<lang>.json`` serves: each translated JS msgid (a plural: its key is the
-    singular, its value the list of forms) and the catalog's plural rule."""
+    singular, its value the list of forms; with a context: ``context + "\\x04" + msgid``) and the catalog's
+    plural rule."""
     cat = catalog(lang)
     messages: dict[str, Any] = {}
     if cat is not None:
-        for msgid in js_msgids():
-            entry = cat.get(msgid)
+        for msgid, context in js_msgids():
+            entry = cat.get(msgid, context=context)
             if entry is None or entry.fuzzy or not entry.string:
                 continue
+            key = msgid[0] if isinstance(msgid, tuple | list) else msgid
+            if context:
+                key = f"{context}\x04{key}"  # gettext's separator of a context and its msgid
             if isinstance(msgid, tuple | list):
                 forms = list(entry.string)
                 if all(forms):
-                    messages[msgid[0]] = forms
+                    messages[key] = forms
             else:
-                messages[msgid] = entry.string
+                messages[key] = entry.string
     plural = cat.plural_expr if cat is not None else "(n != 1)"
     return {"lang": lang, "plural": plural, "messages": messages}
 
@@ -153,8 +187,6 @@ def js_messages(lang: str) -> dict[str, Any]:
 @cache
 def js_version(lang: str) -> str:
     """A short hash of what :func:`js_messages` serves, for the URL (so it can be cached)."""
-    import json
-
     body = json.dumps(js_messages(lang), sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(body).hexdigest()[:12]
 

@@ -28,7 +28,7 @@ def catalog_problems(template: Catalog, translated: Catalog) -> list[str]:
     for message in template:
         if not message.id:
             continue
-        entry = translated.get(message.id)
+        entry = translated.get(message.id, context=message.context)
         name = message.id if isinstance(message.id, str) else message.id[0]
         if entry is None:
             problems.append(f"missing: {name!r}")
@@ -59,7 +59,7 @@ def test_the_extraction_finds_the_templates_and_the_javascript(extracted):
     assert any(isinstance(i, str) and i.startswith("Your moves are signed in this browser") for i in ids)
     assert "Waiting for {name}" in ids and "Demolish the top of your {tower}" in ids
     assert ("{n} day", "{n} days") in ids
-    js = set(i18n.js_msgids())
+    js = {msgid for msgid, _context in i18n.js_msgids()}
     assert "Waiting for {name}" in js and "Skip to content" not in js
     assert len(ids) > 500
 
@@ -71,7 +71,7 @@ def test_every_msgid_of_the_pages_is_translated(extracted, lang):
     problems = catalog_problems(extracted, translated)
     assert not problems, f"{lang}/web.po ({len(problems)}): run `python -m referee.web.i18n`, then translate:\n" + \
         "\n".join(problems[:40])
-    stale = sorted(str(m.id) for m in translated if m.id and extracted.get(m.id) is None)
+    stale = sorted(str(m.id) for m in translated if m.id and extracted.get(m.id, context=m.context) is None)
     assert not stale, f"{lang}/web.po holds msgids no page uses any more: {stale[:20]}"
 
 
@@ -80,7 +80,7 @@ def test_the_check_fails_on_a_missing_an_empty_a_fuzzy_or_a_mangled_entry(extrac
     broken = Catalog(locale="de", domain="web")
     for message in extracted:
         if message.id:
-            broken.add(message.id, message.id if isinstance(message.id, str) else tuple(message.id))
+            broken.add(message.id, message.id if isinstance(message.id, str) else tuple(message.id), context=message.context)
     broken.delete("Skip to content")
     broken["New game"].string = ""
     broken["Lobby"].flags.add("fuzzy")
@@ -105,8 +105,11 @@ def test_the_javascript_gets_its_strings_from_the_same_catalogs(client):
     assert body["messages"]["Waiting for {name}"] == i18n.catalog("de").get("Waiting for {name}").string
     assert body["messages"]["{n} day"] == ["{n} Tag", "{n} Tage"]
     assert "Skip to content" not in body["messages"]  # only what the JavaScript uses
+    assert body["messages"]["game round\x04Round {n}"] == "Runde {n}"  # a context: a game's round, not a tournament's
+    assert body["messages"]["{which} is better"] == "{which} ist besser"  # a call inside a template literal
     french = client.get("/play/i18n/fr.json").get_json()
     assert french["plural"] == "(n > 1)" and french["messages"]["Waiting for {name}"] == "En attente de {name}"
+    assert french["messages"]["game round\x04Round {n}"] == "Manche {n}" and french["messages"]["Round {n}"] == "Ronde {n}"
     assert client.get("/play/i18n/en.json").get_json()["messages"] == {}
     assert client.get("/play/i18n/xx.json").status_code == 404
     # the page names the versioned URL, which may be cached

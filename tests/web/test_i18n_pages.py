@@ -162,7 +162,7 @@ def test_a_french_choice_in_the_selector_holds_on_every_page(browser, web_server
     page = console_errors.watch(with_key(context, web_server, keys[to_move], ["Ann", "Bea"][to_move]))
     page.goto(f"{web_server}/play/")
     assert page.evaluate("() => document.documentElement.lang") == "en"
-    assert page.get_by_role("link", name="New game").is_visible()
+    assert page.get_by_role("link", name="New game", exact=True).is_visible()
     with page.expect_navigation():
         page.select_option("#lang-select", "fr")
     page.wait_for_selector("html[lang=fr]")

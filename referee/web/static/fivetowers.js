@@ -5,7 +5,7 @@ import { choosable, clip, s, svgRoot, title } from "./svg.js";
 import { lineChart, tiebreakChain, winnersLine } from "./score.js";
 import { el } from "./ui.js";
 import { zoomable } from "./zoom.js";
-import { _, ngettext } from "./i18n.js";
+import { _, ngettext, pgettext } from "./i18n.js";
 
 // The towers' names: the rulebook names the sand tower ("Sandturm"); the other four are the project's own
 // (fixtures/fivetowers/suits.json), translated in the catalogs (docs/languages.md).
@@ -113,7 +113,7 @@ export function renderBoard(container, args) {
 }
 
 function headLines(view) {
-  return [`${_("Round {n}", { n: view.round })} · ${view.phase === "over" ? _("game over") : _("phase: {phase}", { phase: PHASES[view.phase] || view.phase })}`,
+  return [`${pgettext("game round", "Round {n}", { n: view.round })} · ${view.phase === "over" ? _("game over") : _("phase: {phase}", { phase: PHASES[view.phase] || view.phase })}`,
     `${_("Deck {n} cards", { n: view.deck_count })} · ${_("discard {n}", { n: view.discard.length })}`,
     `${_("Deck ran out {n} of 2 times", { n: view.exhaustions })}${view.reshuffled ? ` (${_("reshuffled")})` : ""}`];
 }

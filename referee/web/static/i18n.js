@@ -2,7 +2,7 @@
 // (referee/translations/<lang>/LC_MESSAGES/web.po). The page's <html lang> is the language the server chose
 // (the selector's cookie, else Accept-Language, else English); body[data-i18n] is the URL of
 // GET /play/i18n/<lang>.json, the translations of every msgid used by these modules (Babel's JavaScript
-// extractor finds the calls `_("…")` and `ngettext("…", "…", n)`: keep their first arguments literal strings).
+// extractor finds the calls of _, ngettext and pgettext: keep their string arguments literal, in double quotes).
 // English is the source language: no request, every msgid is its own translation.
 
 export const LANG = document.documentElement.lang || "en";
@@ -34,6 +34,12 @@ export function format(text, vars) {
 /** The translation of msgid in the page's language, with its {placeholders} filled from vars. */
 export function _(msgid, vars) {
   const found = messages[msgid];
+  return format(typeof found === "string" && found ? found : msgid, vars);
+}
+
+/** The translation of msgid in a context (one English word, two meanings: a game's round, a tournament's). */
+export function pgettext(context, msgid, vars) {
+  const found = messages[`${context}\u0004${msgid}`];
   return format(typeof found === "string" && found ? found : msgid, vars);
 }
 
