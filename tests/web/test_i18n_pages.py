@@ -80,7 +80,7 @@ def pages(world):
         ("/play/tournaments", "#t-ruleset-choices input"),
         (f"/play/tournaments/{world['tournament']}", ".round[data-round='1']"),
         (f"/play/games/{tu}", "#game[data-my-turn=true] #board svg"),
-        (f"/play/games/{ft}", "#game[data-loaded=true] #board svg"),
+        (f"/play/games/{ft}", "#game[data-my-turn=true] #board svg"),
         (f"/play/games/{done}", "#result-section:not([hidden]) table.score"),
         (f"/play/games/{tu}/replay", "#replay[data-ready=true] #entry:not(:empty)"),
         (f"/play/games/{done}/replay", "#replay[data-result-loaded=true]"),
@@ -94,13 +94,13 @@ SAYS = {
            "/play/new": ["Personen in Sitzreihenfolge", "Name von Person 1"], "/play/keys": ["Einen Schlüssel erzeugen",
            "In Datei exportieren …"], "/play/tournaments": ["Neues Turnier", "Jeder gegen jeden"],
            "tournament": ["Tabelle", "Runde 1", "Kreuztabelle"], "game-towerup": ["Du bist dran", "Markt", "Stadt vergrößern"],
-           "game-fivetowers": ["Auslage", "Bieten", "Spielfeld vergrößern"], "finished": ["Endwertung", "Hauptturm", "Abrisse"],
+           "game-fivetowers": ["Du bist dran", "Auslage", "Bieten", "Spielfeld vergrößern"], "finished": ["Endwertung", "Hauptturm", "Abrisse"],
            "replay": ["Eintrag", "Urteil"], "/play/confirm": ["Bestätige deine E-Mail-Adresse"]},
     "fr": {"nav": "Nouvelle partie", "/play/": ["Parties", "À qui le tour", "en cours"], "/play/me": ["Mes parties", "votre coup"],
            "/play/new": ["Joueurs dans l’ordre des places", "Nom du joueur 1"], "/play/keys": ["Créer une clé",
            "Exporter dans un fichier…"], "/play/tournaments": ["Nouveau tournoi", "Toutes rondes"],
            "tournament": ["Classement", "Ronde 1", "Tableau croisé"], "game-towerup": ["À vous", "Marché", "Zoomer sur la ville"],
-           "game-fivetowers": ["Étalage", "Enchères", "Zoomer sur le plateau"], "finished": ["Score final", "Tour principale",
+           "game-fivetowers": ["À vous", "Étalage", "Enchères", "Zoomer sur le plateau"], "finished": ["Score final", "Tour principale",
            "Démolitions"], "replay": ["Entrée", "Verdict"], "/play/confirm": ["Confirmez votre adresse e-mail"]},
 }
 
@@ -132,19 +132,21 @@ def see_every_page(page, base_url: str, world, lang: str) -> None:
         assert not left, f"{path} ({lang}) still says in English: {left}"
 
 
-def with_key(context, base_url: str, key, name: str):
+def with_keys(context, base_url: str, world):
+    """A page of a context holding the key of the seat to move in the Tower Up and the 5 Towers game."""
     page = context.new_page()
     page.goto(f"{base_url}/play/keys")
-    page.evaluate("k => localStorage.setItem('referee.keys.v1', JSON.stringify(k))", [{
-        "name": name, "public": public_key_b64(key), "private": private_key_b64(key),
-        "created": "2026-01-01T00:00:00Z"}])
+    keys = [{"name": ["Ann", "Bea"][to_move], "public": public_key_b64(keys[to_move]),
+             "private": private_key_b64(keys[to_move]), "created": "2026-01-01T00:00:00Z"}
+            for _game, keys, to_move in (world["towerup"], world["fivetowers"])]
+    page.evaluate("k => localStorage.setItem('referee.keys.v1', JSON.stringify(k))", keys)
     return page
 
 
 def test_a_german_browser_sees_german_everywhere(browser, web_server, world, console_errors):
-    game, keys, to_move = world["towerup"]
+    game = world["towerup"][0]
     context = browser.new_context(locale="de-DE")  # Accept-Language: de-DE
-    page = console_errors.watch(with_key(context, web_server, keys[to_move], ["Ann", "Bea"][to_move]))
+    page = console_errors.watch(with_keys(context, web_server, world))
     see_every_page(page, web_server, world, "de")
     # the game page, word for word: title, next step, the seats
     page.goto(f"{web_server}/play/games/{game}")
@@ -157,9 +159,9 @@ def test_a_german_browser_sees_german_everywhere(browser, web_server, world, con
 
 
 def test_a_french_choice_in_the_selector_holds_on_every_page(browser, web_server, world, console_errors):
-    game, keys, to_move = world["fivetowers"]
+    game = world["fivetowers"][0]
     context = browser.new_context(locale="en-US")
-    page = console_errors.watch(with_key(context, web_server, keys[to_move], ["Ann", "Bea"][to_move]))
+    page = console_errors.watch(with_keys(context, web_server, world))
     page.goto(f"{web_server}/play/")
     assert page.evaluate("() => document.documentElement.lang") == "en"
     assert page.get_by_role("link", name="New game", exact=True).is_visible()
