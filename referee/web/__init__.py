@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import json
 import re
-
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
 from flask.blueprints import BlueprintSetupState
 from flask_babel import get_locale
 
@@ -69,7 +68,7 @@ def i18n_json(lang: str) -> Response:
     """The translations of the JavaScript's msgids in ``lang`` (``static/i18n.js``), from its ``web.po``."""
     if lang not in i18n.LANGUAGES:
         abort(404)
-    response = current_app.json.response(i18n.js_messages(lang))
+    response = jsonify(i18n.js_messages(lang))
     if request.args.get("v") == i18n.js_version(lang):
         response.cache_control.max_age = 86400
         response.cache_control.public = True

@@ -101,7 +101,7 @@ def select_language() -> str:
     return "en"
 
 
-def init_app(app: Flask) -> None:
+def init_app(app: Flask | Any) -> None:
     """Flask-Babel on the app (once): the locale from :func:`select_language`; the pages use the domain ``web``."""
     if "babel" not in app.extensions:
         Babel(app, locale_selector=select_language, default_translation_directories=str(TRANSLATIONS))
@@ -110,7 +110,7 @@ def init_app(app: Flask) -> None:
 # ---- the msgids: extracted from the templates and the JavaScript ----
 
 _METHODS = [("templates/**.html", "jinja2.ext:babel_extract"), ("static/**.js", "javascript")]
-_OPTIONS = {"templates/**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true"},
+_OPTIONS: dict[str, dict[str, Any]] = {"templates/**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true"},
             "static/**.js": {"parse_template_string": True}}
 
 
@@ -130,7 +130,8 @@ def extract(which: str = "all") -> Catalog:
 # Babel's JavaScript extractor reads a call inside a template literal's ``${…}`` only while no ``}`` of the
 # expression's own (an object of placeholders) closes it early: ``${_("… {n}", { n })}`` escapes it. So the
 # sources are also scanned for every call with literal strings; what Babel missed is added.
-_JS_CALL = re.compile(r"""(?<![\w.$])(_|ngettext|pgettext)\(\s*("(?:[^"\\\n]|\\.)*")(?:\s*,\s*("(?:[^"\\\n]|\\.)*"))?""")
+_JS_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_JS_CALL = re.compile(rf"(?<![\w.$])(_|ngettext|pgettext)\(\s*({_JS_STRING})(?:\s*,\s*({_JS_STRING}))?")
 _JS_COMMENT = re.compile(r"^\s*(//|/?\*).*$", re.MULTILINE)
 
 

@@ -80,7 +80,8 @@ def test_the_check_fails_on_a_missing_an_empty_a_fuzzy_or_a_mangled_entry(extrac
     broken = Catalog(locale="de", domain="web")
     for message in extracted:
         if message.id:
-            broken.add(message.id, message.id if isinstance(message.id, str) else tuple(message.id), context=message.context)
+            broken.add(message.id, message.id if isinstance(message.id, str) else tuple(message.id),
+                       context=message.context)
     broken.delete("Skip to content")
     broken["New game"].string = ""
     broken["Lobby"].flags.add("fuzzy")
@@ -109,7 +110,8 @@ def test_the_javascript_gets_its_strings_from_the_same_catalogs(client):
     assert body["messages"]["{which} is better"] == "{which} ist besser"  # a call inside a template literal
     french = client.get("/play/i18n/fr.json").get_json()
     assert french["plural"] == "(n > 1)" and french["messages"]["Waiting for {name}"] == "En attente de {name}"
-    assert french["messages"]["game round\x04Round {n}"] == "Manche {n}" and french["messages"]["Round {n}"] == "Ronde {n}"
+    assert french["messages"]["game round\x04Round {n}"] == "Manche {n}"
+    assert french["messages"]["Round {n}"] == "Ronde {n}"
     assert client.get("/play/i18n/en.json").get_json()["messages"] == {}
     assert client.get("/play/i18n/xx.json").status_code == 404
     # the page names the versioned URL, which may be cached

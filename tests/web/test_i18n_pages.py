@@ -90,18 +90,34 @@ def pages(world):
 
 # What each language says on the pages: a template's text and, where the modules draw, theirs.
 SAYS = {
-    "de": {"nav": "Neue Partie", "/play/": ["Partien", "Wer ist am Zug", "läuft"], "/play/me": ["Meine Partien", "dein Zug"],
-           "/play/new": ["Personen in Sitzreihenfolge", "Name von Person 1"], "/play/keys": ["Einen Schlüssel erzeugen",
-           "In Datei exportieren …"], "/play/tournaments": ["Neues Turnier", "Jeder gegen jeden"],
-           "tournament": ["Tabelle", "Runde 1", "Kreuztabelle"], "game-towerup": ["Du bist dran", "Markt", "Stadt vergrößern"],
-           "game-fivetowers": ["Du bist dran", "Auslage", "Bieten", "Spielfeld vergrößern"], "finished": ["Endwertung", "Hauptturm", "Abrisse"],
-           "replay": ["Eintrag", "Urteil"], "/play/confirm": ["Bestätige deine E-Mail-Adresse"]},
-    "fr": {"nav": "Nouvelle partie", "/play/": ["Parties", "À qui le tour", "en cours"], "/play/me": ["Mes parties", "votre coup"],
-           "/play/new": ["Joueurs dans l’ordre des places", "Nom du joueur 1"], "/play/keys": ["Créer une clé",
-           "Exporter dans un fichier…"], "/play/tournaments": ["Nouveau tournoi", "Toutes rondes"],
-           "tournament": ["Classement", "Ronde 1", "Tableau croisé"], "game-towerup": ["À vous", "Marché", "Zoomer sur la ville"],
-           "game-fivetowers": ["À vous", "Étalage", "Enchères", "Zoomer sur le plateau"], "finished": ["Score final", "Tour principale",
-           "Démolitions"], "replay": ["Entrée", "Verdict"], "/play/confirm": ["Confirmez votre adresse e-mail"]},
+    "de": {
+        "nav": "Neue Partie",
+        "/play/": ["Partien", "Wer ist am Zug", "läuft"],
+        "/play/me": ["Meine Partien", "dein Zug"],
+        "/play/new": ["Personen in Sitzreihenfolge", "Name von Person 1"],
+        "/play/keys": ["Einen Schlüssel erzeugen", "In Datei exportieren …"],
+        "/play/tournaments": ["Neues Turnier", "Jeder gegen jeden"],
+        "tournament": ["Tabelle", "Runde 1", "Kreuztabelle"],
+        "game-towerup": ["Du bist dran", "Markt", "Stadt vergrößern"],
+        "game-fivetowers": ["Du bist dran", "Auslage", "Bieten", "Spielfeld vergrößern"],
+        "finished": ["Endwertung", "Hauptturm", "Abrisse"],
+        "replay": ["Eintrag", "Urteil"],
+        "/play/confirm": ["Bestätige deine E-Mail-Adresse"],
+    },
+    "fr": {
+        "nav": "Nouvelle partie",
+        "/play/": ["Parties", "À qui le tour", "en cours"],
+        "/play/me": ["Mes parties", "votre coup"],
+        "/play/new": ["Joueurs dans l’ordre des places", "Nom du joueur 1"],
+        "/play/keys": ["Créer une clé", "Exporter dans un fichier…"],
+        "/play/tournaments": ["Nouveau tournoi", "Toutes rondes"],
+        "tournament": ["Classement", "Ronde 1", "Tableau croisé"],
+        "game-towerup": ["À vous", "Marché", "Zoomer sur la ville"],
+        "game-fivetowers": ["À vous", "Étalage", "Enchères", "Zoomer sur le plateau"],
+        "finished": ["Score final", "Tour principale", "Démolitions"],
+        "replay": ["Entrée", "Verdict"],
+        "/play/confirm": ["Confirmez votre adresse e-mail"],
+    },
 }
 
 
