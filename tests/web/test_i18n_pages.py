@@ -9,7 +9,8 @@ real app, Redis and worker:
 * error codes and rule ids stay as they are: a refused move shows ``form/invalid_json`` and the referee's
   rule id and code in a French page.
 
-One browser context per language, looping over the pages."""
+One browser context per language, looping over the pages. Screenshots: ``de-towerup-game.png``,
+``fr-fivetowers-game.png`` in ``test-artifacts/``."""
 
 from __future__ import annotations
 
@@ -159,7 +160,7 @@ def with_keys(context, base_url: str, world):
     return page
 
 
-def test_a_german_browser_sees_german_everywhere(browser, web_server, world, console_errors):
+def test_a_german_browser_sees_german_everywhere(browser, web_server, world, console_errors, artifacts):
     game = world["towerup"][0]
     context = browser.new_context(locale="de-DE")  # Accept-Language: de-DE
     page = console_errors.watch(with_keys(context, web_server, world))
@@ -170,11 +171,12 @@ def test_a_german_browser_sees_german_everywhere(browser, web_server, world, con
     assert page.title() == "Du bist dran · Ann gegen Bea · Tower Up · der Schiedsrichter"
     assert page.locator("#status-line").inner_text().startswith("Du bist dran: ")
     assert "(du)" in page.locator("#seat-list").inner_text()
+    page.screenshot(path=str(artifacts / "de-towerup-game.png"), full_page=True)
     context.close()
     console_errors.assert_none()
 
 
-def test_a_french_choice_in_the_selector_holds_on_every_page(browser, web_server, world, console_errors):
+def test_a_french_choice_in_the_selector_holds_on_every_page(browser, web_server, world, console_errors, artifacts):
     game = world["fivetowers"][0]
     context = browser.new_context(locale="en-US")
     page = console_errors.watch(with_keys(context, web_server, world))
@@ -191,6 +193,7 @@ def test_a_french_choice_in_the_selector_holds_on_every_page(browser, web_server
     page.goto(f"{web_server}/play/games/{game}")
     page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
     assert page.locator("#status-line").inner_text().startswith("À vous : ")
+    page.screenshot(path=str(artifacts / "fr-fivetowers-game.png"), full_page=True)
     page.locator("#manual summary").click()
     page.fill("#manual-json", "{")
     page.click("#manual-submit")

@@ -43,7 +43,11 @@ export function seatName(seats, i) {
 /** One line for a verdict {seq, type, status, seat?, error?}. */
 export function describeVerdict(verdict, seats) {
   if (!verdict) return "—";
-  const type = verdict.type || "entry";
+  // the log entry's type in words (the type itself, e.g. data-type, stays as the log writes it)
+  const types = { move: _("move"), auto_move: _("default move"), accepted: _("acceptance"), created: _("creation"),
+    started: _("start"), timeout: _("timeout"), vacation: _("vacation"), resigned: _("resignation"), offer: _("offer"),
+    answered: _("answer"), agreed: _("agreement"), revealed: _("reveal"), forfeited: _("forfeit") };
+  const type = types[verdict.type] || verdict.type || _("entry");
   const what = verdict.seat !== undefined && verdict.seat !== null
     ? _("{name}'s {type} #{seq}", { name: seatName(seats, verdict.seat), type, seq: verdict.seq })
     : `${type} #${verdict.seq}`;

@@ -436,7 +436,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     });
     // Cone.
     const cy = tracksY + 26 + 4 * 26 + 4;
-    g.append(s("text", { x: tx, y: cy + 16, class: "small", text: "cone" }));
+    g.append(s("text", { x: tx, y: cy + 16, class: "small", text: _("cone") }));
     const conePos = sv.cone ? sv.cone.position : null;
     const coneLane = s("g", { role: "img", "aria-label": conePos === null ? _("cone not counted yet")
       : _("cone at {n} visible roofs ({points} points)", { n: conePos, points: cone.values[conePos] }) });
