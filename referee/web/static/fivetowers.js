@@ -25,6 +25,12 @@ function suitInfo(components, id) {
   return SUIT_NAMES[id] ? { ...found, name: SUIT_NAMES[id] } : found;
 }
 
+/** A tower's name on a big card: the short one ("Mousse") when the full one would not fit the card. */
+function cardSuitName(components, suit) {
+  const name = suitInfo(components, suit).name;
+  return name.length > 11 ? SUIT_SHORT[suit] || name : name;
+}
+
 function parseCard(id) {
   const m = /^([a-z]+)-(\d+)(?:-(\d+))?$/.exec(id);
   return m ? { suit: m[1], value: Number(m[2]), copy: m[3] ? Number(m[3]) : 1 } : { suit: "?", value: NaN, copy: 1 };
@@ -54,7 +60,7 @@ function drawCard(components, id, x, y, w, h, { big = false, order = null } = {}
     s("rect", { width: big ? 10 : 6, height: h, fill: STRIPE[info.colour] || "#555", rx: big ? 4 : 2 }));
   if (big) {
     g.append(
-      s("text", { x: w / 2 + 4, y: 22, "text-anchor": "middle", class: "card-suit", text: suitInfo(components, c.suit).name }),
+      s("text", { x: w / 2 + 4, y: 22, "text-anchor": "middle", class: "card-suit", text: cardSuitName(components, c.suit) }),
       s("text", { x: w / 2 + 4, y: h / 2 + 16, "text-anchor": "middle", class: "card-value-big", text: String(c.value) }),
       s("text", { x: w / 2 + 4, y: h - 10, "text-anchor": "middle", class: "card-note",
         text: c.value === 0 ? `▲ ${_("spire")}` : c.value === 8 ? _("any on 8") : c.value === 9 ? _("9 on any") : "" }));
