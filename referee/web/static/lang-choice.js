@@ -25,7 +25,15 @@ try {
 
 if (stored && LANGS.includes(stored) && cookie() !== stored) {
   setCookie(stored);
-  if (stored !== current) location.reload();
+  // reload once into the stored language; a browser that refuses cookies keeps the page it got (no loop)
+  let tried = null;
+  try {
+    tried = sessionStorage.getItem("referee.lang.restored");
+    sessionStorage.setItem("referee.lang.restored", stored);
+  } catch (err) {
+    tried = stored;
+  }
+  if (stored !== current && cookie() === stored && tried !== stored) location.reload();
 }
 
 const select = document.getElementById("lang-select");
