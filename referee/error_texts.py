@@ -11,7 +11,7 @@ Messages come three ways:
   its ruleset version is a hash of its files), the fold's and the services' verdicts: matched against
   :data:`TEMPLATES`, the English with ``%(name)s`` where a value goes, and translated with the same values.
 
-A message that matches nothing stays English (``docs/languages-text.md`` lists what is covered). Values are
+A message that matches nothing stays English (``docs/languages.md`` lists what is covered). Values are
 kept as they are — seat numbers, positions, site, card, colour and suit ids are what a move's JSON says —
 but a game's status (``finished``, …) is translated.
 """

@@ -114,12 +114,13 @@ def env_language(environ: Mapping[str, str] | None = None, supported: Iterable[s
 def translations(language: str, domain: str = DOMAIN) -> _gettext.NullTranslations:
     """The translations of ``domain`` into ``language``, compiled in memory from its ``.po`` file (once per
     process); English, or a language without a catalog, gets the identity."""
-    path = TRANSLATIONS / language / "LC_MESSAGES" / f"{domain}.po"
-    if language == DEFAULT or not path.is_file():
-        return _gettext.NullTranslations()
     from babel.messages.mofile import write_mo  # noqa: PLC0415 - only where a catalog is used
     from babel.messages.pofile import read_po  # noqa: PLC0415
-    from babel.support import Translations  # noqa: PLC0415
+    from babel.support import NullTranslations, Translations  # noqa: PLC0415
+
+    path = TRANSLATIONS / language / "LC_MESSAGES" / f"{domain}.po"
+    if language == DEFAULT or not path.is_file():
+        return NullTranslations()  # Babel's: also what Flask-Babel's domains expect (ugettext, …)
 
     with path.open("rb") as handle:
         catalog = read_po(handle, locale=language, domain=domain)

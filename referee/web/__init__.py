@@ -16,16 +16,23 @@ Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
     /play/confirm/<contact>     confirm an e-mail address with its code (a button: never the GET alone)
     /play/tournaments           the tournaments (newest first) and the new-tournament form
     /play/tournaments/<id>      a tournament: rounds and tables, standings, crosstable, a player's path, join
+    /play/i18n/<lang>.json      the JavaScript's strings in a language, from the gettext catalogs (``i18n.py``)
+
+Every page is in English, German or French (``i18n.py``, ``docs/languages.md``).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, render_template
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
+from flask.blueprints import BlueprintSetupState
+from flask_babel import get_locale
 
 from ..keyfile import FORMAT_CONSTANTS
+from . import i18n
 
 bp = Blueprint(
     "web",
@@ -35,6 +42,38 @@ bp = Blueprint(
     static_folder="static",
     static_url_path="/static",
 )
+
+
+@bp.record_once
+def _babel(state: BlueprintSetupState) -> None:
+    i18n.init_app(state.app)
+
+
+@bp.before_request
+def _web_domain() -> None:
+    i18n.WEB_DOMAIN.as_default()
+
+
+@bp.context_processor
+def _languages() -> dict[str, Any]:
+    lang = str(get_locale() or "en")
+    if lang not in i18n.LANGUAGES:
+        lang = "en"
+    return {"lang": lang, "languages": i18n.LANGUAGE_NAMES,
+            "i18n_url": url_for("web.i18n_json", lang=lang, v=i18n.js_version(lang))}
+
+
+@bp.get("/i18n/<lang>.json")
+def i18n_json(lang: str) -> Response:
+    """The translations of the JavaScript's msgids in ``lang`` (``static/i18n.js``), from its ``web.po``."""
+    if lang not in i18n.LANGUAGES:
+        abort(404)
+    response = jsonify(i18n.js_messages(lang))
+    if request.args.get("v") == i18n.js_version(lang):
+        response.cache_control.max_age = 86400
+        response.cache_control.public = True
+    return response
+
 
 # Game ids are short opaque tokens; anything else is not a page we serve (and never reaches a template).
 _GAME_ID = re.compile(r"^[A-Za-z0-9_\-]{1,80}$")

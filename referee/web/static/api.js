@@ -1,5 +1,6 @@
 // The referee's JSON API, as the pages use it. Every failure becomes an ApiError carrying the error
 // JSON's code, message, rule and details ({"error": {...}}), so the pages can show the rule id.
+import { _, LANG } from "./i18n.js";
 
 const ROOT = (document.body && document.body.dataset.api) || "";
 
@@ -14,7 +15,8 @@ export class ApiError extends Error {
 }
 
 async function request(method, path, body) {
-  const init = { method, headers: { Accept: "application/json" } };
+  // the human part of the referee's error messages in the page's language (codes and rule ids never change)
+  const init = { method, headers: { Accept: "application/json", "Accept-Language": LANG } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -23,7 +25,7 @@ async function request(method, path, body) {
   try {
     response = await fetch(ROOT + path, init);
   } catch (exc) {
-    throw new ApiError(0, { code: "network/unreachable", message: `the referee could not be reached (${exc.message})` });
+    throw new ApiError(0, { code: "network/unreachable", message: _("the referee could not be reached ({problem})", { problem: exc.message }) });
   }
   const text = await response.text();
   let data = null;

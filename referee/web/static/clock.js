@@ -6,6 +6,7 @@ import { api } from "./api.js";
 import { findKey, signEnvelope } from "./keys.js";
 import { seatName } from "./model.js";
 import { describeError, download, el, showError } from "./ui.js";
+import { _, LANG, ngettext } from "./i18n.js";
 
 const DAY = 86400;
 const HOUR = 3600;
@@ -19,28 +20,33 @@ export function formatDuration(seconds) {
   const h = Math.floor((t % DAY) / HOUR);
   const m = Math.floor((t % HOUR) / 60);
   const s = t % 60;
-  if (d) return `${d} d${h ? ` ${h} h` : ""}${m ? ` ${m} min` : ""}`;
-  if (h) return `${h} h${m ? ` ${m} min` : ""}`;
-  if (m) return `${m} min${s ? ` ${s} s` : ""}`;
-  return `${s} s`;
+  const D = _("{n} d", { n: d });
+  const H = _("{n} h", { n: h });
+  const M = _("{n} min", { n: m });
+  const S = _("{n} s", { n: s });
+  if (d) return `${D}${h ? ` ${H}` : ""}${m ? ` ${M}` : ""}`;
+  if (h) return `${H}${m ? ` ${M}` : ""}`;
+  if (m) return `${M}${s ? ` ${S}` : ""}`;
+  return S;
 }
 
 /** The deadline in the viewer's local time zone. */
 export function localTime(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return String(iso);
-  return date.toLocaleString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric",
+  return date.toLocaleString(LANG === "en" ? undefined : LANG, { weekday: "short", year: "numeric", month: "short", day: "numeric",
     hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
 }
 
 /** One line describing a resolved time control. */
 export function describeTimeControl(tc) {
-  if (!tc || tc.kind === "none") return "No time control";
-  const main = tc.kind === "per_move" ? `${formatDuration(tc.per_move)} per move`
-    : `bank: ${formatDuration(tc.initial)} to start, + ${formatDuration(tc.increment)} per move, at most ${formatDuration(tc.max)}`;
-  const timeout = tc.on_timeout === "forfeit" ? "a timeout forfeits"
-    : `a timeout plays the default move (forfeit after ${tc.max_auto_moves ?? 3} in a row)`;
-  return `${main} · vacation ${formatDuration(tc.vacation ?? 0)} per player · ${timeout}`;
+  if (!tc || tc.kind === "none") return _("No time control");
+  const main = tc.kind === "per_move" ? _("{time} per move", { time: formatDuration(tc.per_move) })
+    : _("bank: {initial} to start, + {increment} per move, at most {max}", { initial: formatDuration(tc.initial),
+      increment: formatDuration(tc.increment), max: formatDuration(tc.max) });
+  const timeout = tc.on_timeout === "forfeit" ? _("a timeout forfeits")
+    : _("a timeout plays the default move (forfeit after {n} in a row)", { n: tc.max_auto_moves ?? 3 });
+  return `${main} · ${_("vacation {time} per player", { time: formatDuration(tc.vacation ?? 0) })} · ${timeout}`;
 }
 
 // -- new game: the time control fieldset (templates/web/new.html) ---------------------------------
@@ -79,28 +85,29 @@ export function readTimeControl() {
   if (kind === "none") return null;
   const problems = [];
   const need = (name, seconds, min = 1) => {
-    if (!Number.isInteger(seconds) || seconds < min) problems.push(`${name} must be at least ${min ? "1 second" : "0"}`);
-    else if (seconds > 365 * DAY) problems.push(`${name} must be at most 365 days`);
+    if (!Number.isInteger(seconds) || seconds < min) {
+      problems.push(min ? _("{name} must be at least 1 second", { name }) : _("{name} must be at least 0", { name }));
+    } else if (seconds > 365 * DAY) problems.push(_("{name} must be at most 365 days", { name }));
     return seconds;
   };
   const tc = { kind };
   if (kind === "per_move") {
-    tc.per_move = need("time per move", secondsOf("tc-per-move-days", "tc-per-move-hours"));
+    tc.per_move = need(_("time per move"), secondsOf("tc-per-move-days", "tc-per-move-hours"));
   } else {
-    tc.initial = need("initial bank", secondsOf("tc-initial-days", "tc-initial-hours"));
-    tc.increment = need("increment", secondsOf("tc-increment-days", "tc-increment-hours"));
-    tc.max = need("maximum bank", secondsOf("tc-max-days", "tc-max-hours"));
-    if (tc.max < tc.initial) problems.push("the maximum bank must be at least the initial bank");
+    tc.initial = need(_("initial bank"), secondsOf("tc-initial-days", "tc-initial-hours"));
+    tc.increment = need(_("increment"), secondsOf("tc-increment-days", "tc-increment-hours"));
+    tc.max = need(_("maximum bank"), secondsOf("tc-max-days", "tc-max-hours"));
+    if (tc.max < tc.initial) problems.push(_("the maximum bank must be at least the initial bank"));
   }
-  tc.vacation = need("vacation", secondsOf("tc-vacation-days"), 0);
+  tc.vacation = need(_("vacation"), secondsOf("tc-vacation-days"), 0);
   tc.on_timeout = document.getElementById("tc-on-timeout").value;
   if (tc.on_timeout === "auto_move") {
     const n = Number(document.getElementById("tc-max-auto").value);
-    if (!Number.isInteger(n) || n < 1 || n > 100) problems.push("auto moves before a forfeit must be a whole number from 1 to 100");
+    if (!Number.isInteger(n) || n < 1 || n > 100) problems.push(_("auto moves before a forfeit must be a whole number from 1 to 100"));
     tc.max_auto_moves = n;
   }
   if (problems.length) {
-    throw Object.assign(new Error("the time control is not valid"), { code: "form/invalid", details: { problems } });
+    throw Object.assign(new Error(_("the time control is not valid")), { code: "form/invalid", details: { problems } });
   }
   return tc;
 }
@@ -127,7 +134,7 @@ function nowIso() {
 async function vacationSubmission(gameId, seat, seconds) {
   const game = await api.game(gameId);
   const entry = findKey(game.seats[seat].key);
-  if (!entry) throw new Error("this browser has no key for that seat");
+  if (!entry) throw new Error(_("this browser has no key for that seat"));
   const envelope = { v: 1, ctx: "referee/vacation", game: gameId, seat, seq: game.seq, prev: game.head, seconds, at: nowIso() };
   return { envelope, sig: await signEnvelope(entry, envelope) };
 }
@@ -138,13 +145,13 @@ async function takeVacation(gameId, seat, form, reload) {
   const days = Number(form.querySelector("input").value);
   const seconds = Math.round(days * DAY);
   if (!Number.isFinite(days) || seconds < 1) {
-    status.textContent = "Enter a number of days greater than 0.";
+    status.textContent = _("Enter a number of days greater than 0.");
     status.dataset.state = "error";
     return;
   }
   button.disabled = true;
   status.dataset.state = "busy";
-  status.textContent = "Signing and submitting…";
+  status.textContent = _("Signing and submitting…");
   try {
     let answer;
     try {
@@ -158,9 +165,9 @@ async function takeVacation(gameId, seat, form, reload) {
     await reload();
   } catch (err) {
     status.dataset.state = "error";
-    status.textContent = `The vacation was refused: ${describeError(err)}`;
+    status.textContent = `${_("The vacation was refused")}: ${describeError(err)}`;
     button.disabled = false;
-    showError(err, "The vacation was refused");
+    showError(err, _("The vacation was refused"));
     if (err.status === 409) await reload(); // the game moved on (a timeout, the end): catch up
   }
 }
@@ -169,9 +176,10 @@ function showReceipt(status, gameId, answer) {
   const receipt = answer.receipt || {};
   const { seconds, ...saved } = answer;
   status.dataset.state = "ok";
-  status.replaceChildren(`Vacation of ${formatDuration(seconds ?? 0)} granted: log entry #${receipt.seq}, at ${localTime(receipt.at)}. `,
+  status.replaceChildren(_("Vacation of {time} granted: log entry #{seq}, at {at}. ", { time: formatDuration(seconds ?? 0),
+    seq: receipt.seq, at: localTime(receipt.at) }),
     el("button", { type: "button", class: "link", onclick: () => download(`receipt-${gameId}-${receipt.seq}.json`,
-      JSON.stringify(saved, null, 2) + "\n") }, "Save the signed receipt"));
+      JSON.stringify(saved, null, 2) + "\n") }, _("Save the signed receipt")));
 }
 
 function vacationForm(gameId, seat, clock, reload) {
@@ -179,10 +187,10 @@ function vacationForm(gameId, seat, clock, reload) {
   const maxDays = Math.floor((clock.vacation_left / DAY) * 100) / 100;
   // novalidate: the referee judges the allowance (422 vacation/exceeded) and the page shows its answer.
   const form = el("form", { class: "vacation-form inline", novalidate: true },
-    el("label", { for: id }, "Vacation days"),
+    el("label", { for: id }, _("Vacation days")),
     el("input", { id, type: "number", min: "0.01", max: String(maxDays), step: "any", value: String(Math.min(1, maxDays)),
       inputmode: "decimal", class: "vacation-days" }),
-    el("button", { type: "submit" }, "Take vacation"),
+    el("button", { type: "submit" }, _("Take vacation")),
     el("span", { class: "vacation-status", role: "status", "aria-live": "polite" }));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -237,19 +245,19 @@ export function renderClocks(panel, box, raw, mine, reload) {
       const c = seat.clock || {};
       const item = el("li", { class: "clock", dataset: { seat: String(i) } });
       const flags = [];
-      if (c.forfeited) flags.push(el("span", { class: "badge badge-forfeited" }, "forfeited"));
-      if (c.on_vacation) flags.push(el("span", { class: "badge badge-vacation" }, "on vacation"));
-      item.append(el("strong", {}, seatName(seats, i)), mine.includes(i) ? " (you)" : "", " ", ...flags);
+      if (c.forfeited) flags.push(el("span", { class: "badge badge-forfeited" }, _("forfeited")));
+      if (c.on_vacation) flags.push(el("span", { class: "badge badge-vacation" }, _("on vacation")));
+      item.append(el("strong", {}, seatName(seats, i)), mine.includes(i) ? ` ${_("(you)")}` : "", " ", ...flags);
       if (c.deadline && active && !c.forfeited) {
         item.classList.add("clock-running");
         const left = el("span", { class: "clock-left", dataset: c.on_vacation ? {} : { ends: String(started + (c.left ?? 0) * 1000) } },
           formatDuration(c.left ?? 0));
-        item.append(el("br"), "Time left: ", left, c.on_vacation ? " (stopped: on vacation)" : "",
-          el("br"), "Deadline: ", el("time", { datetime: c.deadline, class: "clock-deadline" }, localTime(c.deadline)));
+        item.append(el("br"), `${_("Time left")}: `, left, c.on_vacation ? ` (${_("stopped: on vacation")})` : "",
+          el("br"), `${_("Deadline")}: `, el("time", { datetime: c.deadline, class: "clock-deadline" }, localTime(c.deadline)));
         if ((c.left ?? 0) < DAY) item.classList.add("clock-low");
       }
-      if (typeof c.bank === "number") item.append(el("br"), "Bank: ", el("span", { class: "clock-bank" }, formatDuration(c.bank)));
-      item.append(el("br"), el("small", { class: "muted" }, `Vacation left: ${formatDuration(c.vacation_left ?? 0)}`));
+      if (typeof c.bank === "number") item.append(el("br"), `${_("Bank")}: `, el("span", { class: "clock-bank" }, formatDuration(c.bank)));
+      item.append(el("br"), el("small", { class: "muted" }, `${_("Vacation left")}: ${formatDuration(c.vacation_left ?? 0)}`));
       if (mine.includes(i) && active && !c.forfeited && (c.vacation_left ?? 0) > 0) {
         item.append(vacationForm(raw.game ?? raw.id, i, c, reload));
       }
@@ -276,8 +284,9 @@ function scheduleVacationEnd(seats, reload) {
 export function expiredContext(err) {
   if (!err || err.code !== "time/expired") return null;
   const d = err.details || {};
-  return `Your time ran out${d.deadline ? ` at ${localTime(d.deadline)}` : ""} before the move arrived` +
-    `${d.timeout !== undefined ? `; the referee logged the timeout as entry #${d.timeout}` : ""}`;
+  const ran = d.deadline ? _("Your time ran out at {at} before the move arrived", { at: localTime(d.deadline) })
+    : _("Your time ran out before the move arrived");
+  return ran + (d.timeout !== undefined ? `; ${_("the referee logged the timeout as entry #{seq}", { seq: d.timeout })}` : "");
 }
 
 // -- replay: clock entries and forfeits ------------------------------------------------------------
@@ -287,20 +296,23 @@ export function describeClockEntry(entry, seats, describeMove) {
   const who = seatName(seats, entry.seat);
   switch (entry.type) {
     case "timeout": {
-      const when = entry.deadline ? ` (deadline ${localTime(entry.deadline)})` : "";
+      const ran = entry.deadline ? _("{name} ran out of time (deadline {at})", { name: who, at: localTime(entry.deadline) })
+        : _("{name} ran out of time", { name: who });
       if (entry.action === "forfeit") {
-        return `${who} ran out of time${when}: the seat forfeits${entry.move ? `; the referee played its default move: ${describeMove(entry.move)}` : ""}`;
+        return `${ran}: ${_("the seat forfeits")}${entry.move ? `; ${_("the referee played its default move: {move}", { move: describeMove(entry.move) })}` : ""}`;
       }
-      return `${who} ran out of time${when}: the referee played its default move: ${entry.move ? describeMove(entry.move) : "none"}`;
+      return `${ran}: ${_("the referee played its default move: {move}", { move: entry.move ? describeMove(entry.move) : _("none") })}`;
     }
     case "forfeited":
-      return `${who} forfeited${entry.reason ? ` (${entry.reason === "timeout" ? "on time" : entry.reason}` +
-        `${entry.timeout !== undefined ? `, timeout at entry #${entry.timeout}` : ""})` : ""}`;
+      return _("{name} forfeited", { name: who }) + (entry.reason ? ` (${entry.reason === "timeout" ? _("on time") : entry.reason}` +
+        `${entry.timeout !== undefined ? `, ${_("timeout at entry #{seq}", { seq: entry.timeout })}` : ""})` : "");
     case "auto_move":
-      return `${who} has forfeited: the referee played its default move: ${describeMove(entry.move)}`;
+      return _("{name} has forfeited: the referee played its default move: {move}", { name: who, move: describeMove(entry.move) });
     case "vacation": {
       const seconds = entry.submission && entry.submission.envelope ? entry.submission.envelope.seconds : entry.seconds;
-      return `${who} took ${formatDuration(seconds ?? 0).replace(/^(\d+) d$/, (_, n) => `${n} day${n === "1" ? "" : "s"}`)} of vacation`;
+      const s = seconds ?? 0;
+      const time = s > 0 && s % DAY === 0 ? ngettext("{n} day", "{n} days", s / DAY) : formatDuration(s);
+      return _("{name} took {time} of vacation", { name: who, time });
     }
     default:
       return null;
@@ -345,15 +357,16 @@ export function markForfeits(box, result, seats) {
     const f = r.forfeit || {};
     const cell = row.querySelector("th") || row.cells[1];
     cell.append(" ", el("span", { class: "badge badge-forfeited", title: f.reason || "" },
-      `forfeited${f.rule ? ` [${f.rule}]` : ""}${f.position !== undefined ? ` at #${f.position}` : ""}`));
+      `${_("forfeited")}${f.rule ? ` [${f.rule}]` : ""}${f.position !== undefined ? ` ${_("at #{seq}", { seq: f.position })}` : ""}`));
   }
   const notes = [];
   if (forfeited.length) {
-    notes.push(`Forfeited: ${forfeited.map((r) => seatName(seats, r.seat)).join(", ")} — ranked below every player who did not forfeit (TC-F1).`);
+    notes.push(_("Forfeited: {names} — ranked below every player who did not forfeit (TC-F1).",
+      { names: forfeited.map((r) => seatName(seats, r.seat)).join(", ") }));
   }
   if (result.ended_by) {
-    notes.push(`The game ended early [${result.ended_by.rule || ""}]: ${result.ended_by.reason || ""}.` +
-      `${result.provisional ? " The score is provisional." : ""}`);
+    notes.push(_("The game ended early [{rule}]: {reason}.", { rule: result.ended_by.rule || "", reason: result.ended_by.reason || "" }) +
+      `${result.provisional ? ` ${_("The score is provisional.")}` : ""}`);
   }
   if (notes.length) box.prepend(el("div", { class: "forfeit-note" }, notes.map((n) => el("p", {}, n))));
 }

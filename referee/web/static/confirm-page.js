@@ -1,5 +1,7 @@
 // The confirmation page (CONTRACT section 11): the code goes to POST /contacts/<id>/confirm only when the
 // button is pressed; opening the link (as mail scanners do) changes nothing.
+import { _ } from "./i18n.js";
+
 const form = document.getElementById("confirm");
 const status = document.getElementById("confirm-status");
 const input = document.getElementById("code");
@@ -8,7 +10,7 @@ if (location.hash.length > 1) input.value = decodeURIComponent(location.hash.sli
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
-  status.textContent = "Confirming…";
+  status.textContent = _("Confirming…");
   const response = await fetch(`${api}/contacts/${form.dataset.contact}/confirm`, {
     method: "POST",
     headers: {"Content-Type": "application/json"},
@@ -16,9 +18,9 @@ form.addEventListener("submit", async (event) => {
   });
   const body = await response.json().catch(() => ({}));
   if (response.ok) {
-    status.textContent = `Confirmed: ${body.email} will get the notices of key ${body.key.slice(0, 12)}…`;
+    status.textContent = _("Confirmed: {email} will get the notices of key {key}…", { email: body.email, key: body.key.slice(0, 12) });
     form.hidden = true;
   } else {
-    status.textContent = (body.error && body.error.message) || `The referee answered ${response.status}.`;
+    status.textContent = (body.error && body.error.message) || _("The referee answered {status}.", { status: response.status });
   }
 });

@@ -3,6 +3,11 @@
 import { api } from "./api.js";
 import { listKeys, signEnvelope } from "./keys.js";
 import { el, showError } from "./ui.js";
+import { _ } from "./i18n.js";
+
+const EMAIL_STATUS = { pending: _("pending"), confirmed: _("confirmed") };
+const EVENTS = { turn: _("my turn"), reminder: _("reminders"), timeout: _("timeouts"), started: _("game started"),
+  finished: _("game over") };
 
 const form = document.getElementById("notify-form");
 const select = document.getElementById("notify-key");
@@ -34,20 +39,21 @@ async function refresh() {
   const answer = await api.contacts({ key: body.envelope.key, at: body.envelope.at, sig: body.sig });
   list.replaceChildren(...answer.contacts.map((c) => el("li", { class: "clock", dataset: { contact: c.id } },
     el("strong", {}, c.webhook || c.email), " ",
-    c.webhook && c.email ? `and ${c.email} ` : "",
-    el("span", { class: "badge" }, c.email ? `e-mail ${c.email_status}` : c.disabled ? "disabled" : "webhook"), " ",
-    `events: ${c.events.join(", ")} `,
-    el("button", { type: "button", onclick: () => remove(c.id) }, "Remove"))));
-  if (!answer.contacts.length) list.replaceChildren(el("li", {}, "No contact for this key yet."));
+    c.webhook && c.email ? `${_("and {email}", { email: c.email })} ` : "",
+    el("span", { class: "badge" }, c.email ? _("e-mail {status}", { status: EMAIL_STATUS[c.email_status] || c.email_status })
+      : c.disabled ? _("disabled") : _("webhook")), " ",
+    `${_("events: {events}", { events: c.events.map((e) => EVENTS[e] || e).join(", ") })} `,
+    el("button", { type: "button", onclick: () => remove(c.id) }, _("Remove")))));
+  if (!answer.contacts.length) list.replaceChildren(el("li", {}, _("No contact for this key yet.")));
 }
 
 async function remove(id) {
   try {
     await api.removeContact(id, await signed("referee/contact-delete", { contact: id }));
     await refresh();
-    status.textContent = "Removed.";
+    status.textContent = _("Removed.");
   } catch (err) {
-    showError(err, "Could not remove the contact");
+    showError(err, _("Could not remove the contact"));
   }
 }
 
@@ -60,19 +66,19 @@ form.addEventListener("submit", async (event) => {
   if (email) fields.email = email;
   try {
     const contact = await api.addContact(await signed("referee/contact", fields));
-    const parts = [`Registered ${contact.id}.`];
-    if (contact.secret) parts.push(`Webhook secret (shown only now, keep it): ${contact.secret}`);
-    if (contact.email_status === "pending") parts.push(`A confirmation code was mailed to ${contact.email}.`);
+    const parts = [_("Registered {id}.", { id: contact.id })];
+    if (contact.secret) parts.push(_("Webhook secret (shown only now, keep it): {secret}", { secret: contact.secret }));
+    if (contact.email_status === "pending") parts.push(_("A confirmation code was mailed to {email}.", { email: contact.email }));
     status.textContent = parts.join(" ");
     await refresh();
   } catch (err) {
     status.textContent = "";
-    showError(err, "Could not register the contact", { reveal: true });
+    showError(err, _("Could not register the contact"), { reveal: true });
   }
 });
 
 document.getElementById("notify-list").addEventListener("click", () => refresh().catch((err) =>
-  showError(err, "Could not list the contacts")));
+  showError(err, _("Could not list the contacts"))));
 window.addEventListener("storage", fillKeys);
 document.addEventListener("referee:keys-changed", fillKeys);
 fillKeys();

@@ -7,21 +7,22 @@
 import { api } from "./api.js";
 import { seatName } from "./model.js";
 import { el, showError } from "./ui.js";
+import { _ } from "./i18n.js";
 
 const MOVE_TYPES = new Set(["move", "auto_move"]);
 
 const OFFER_WORDS = {
-  draw: "a draw",
-  end: "to end the game now, scored as it stands",
-  abort: "to abort the game (no result, not rated)",
-  takeback: "to take back their last move",
+  draw: _("a draw"),
+  end: _("to end the game now, scored as it stands"),
+  abort: _("to abort the game (no result, not rated)"),
+  takeback: _("to take back their last move"),
 };
 
 const OUTCOME_WORDS = {
-  agreed: "was agreed",
-  declined: "was declined",
-  withdrawn: "was withdrawn",
-  lapsed: "lapsed",
+  agreed: _("was agreed"),
+  declined: _("was declined"),
+  withdrawn: _("was withdrawn"),
+  lapsed: _("lapsed"),
 };
 
 function nowIso() {
@@ -78,20 +79,21 @@ export function describeDecisionEntry(entry, seats, entries = []) {
   const who = seatName(seats, entry.seat);
   switch (entry.type) {
     case "resigned":
-      return `${who} resigned`;
+      return _("{name} resigned", { name: who });
     case "offer":
-      return `${who} offered ${offerWords(entry.offer)}`;
+      return _("{name} offered {offer}", { name: who, offer: offerWords(entry.offer) });
     case "answered": {
       const offer = entries[entry.offer];
-      const what = offer && offer.type === "offer" ? `${seatName(seats, offer.seat)}'s offer of ${offerWords(offer.offer)}`
-        : `the offer #${entry.offer}`;
-      if (entry.accept) return `${who} accepted ${what}`;
-      return offer && offer.seat === entry.seat ? `${who} withdrew their offer` : `${who} declined ${what}`;
+      const what = offer && offer.type === "offer" ? _("{name}'s offer of {offer}", { name: seatName(seats, offer.seat), offer: offerWords(offer.offer) })
+        : _("the offer #{n}", { n: entry.offer });
+      if (entry.accept) return _("{name} accepted {what}", { name: who, what });
+      return offer && offer.seat === entry.seat ? _("{name} withdrew their offer", { name: who }) : _("{name} declined {what}", { name: who, what });
     }
     case "agreed": {
       const offer = entries[entry.offer];
-      return offer && offer.type === "offer" ? `Agreed: ${seatName(seats, offer.seat)}'s offer of ${offerWords(offer.offer)} (#${entry.offer})`
-        : `Agreed: the offer #${entry.offer}`;
+      return offer && offer.type === "offer" ? _("Agreed: {name}'s offer of {offer} (#{n})", { name: seatName(seats, offer.seat),
+        offer: offerWords(offer.offer), n: entry.offer })
+        : _("Agreed: the offer #{n}", { n: entry.offer });
     }
     default:
       return null;
@@ -110,16 +112,16 @@ export function markDecisions(box, result, seats) {
     row.classList.add("resigned");
     row.dataset.resigned = "true";
     const cell = row.querySelector("th") || row.cells[1] || row.cells[0];
-    if (cell) cell.append(" ", el("span", { class: "badge badge-resigned" }, "resigned"));
+    if (cell) cell.append(" ", el("span", { class: "badge badge-resigned" }, _("resigned")));
   }
   if (!rows.some((r) => r.basis || typeof r.resigned === "boolean")) return;
   const ordered = [...rows].sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0) || a.seat - b.seat);
-  box.append(el("div", { class: "basis-note" }, el("h3", {}, "Why each player ranks where they do"),
+  box.append(el("div", { class: "basis-note" }, el("h3", {}, _("Why each player ranks where they do")),
     el("ol", { class: "basis-list" }, ordered.map((r) => el("li", {
       dataset: { seat: String(r.seat), resigned: r.resigned ? "true" : "false", rule: (r.basis && r.basis.rule) || "" },
-    }, el("strong", {}, `Rank ${r.rank ?? "?"}: `), el("span", { class: "name", title: seatName(seats, r.seat) }, seatName(seats, r.seat)),
-    ` — resigned: ${r.resigned ? "yes" : "no"}`,
-    r.forfeited ? " — forfeited" : "",
+    }, el("strong", {}, `${_("Rank {n}", { n: r.rank ?? "?" })}: `), el("span", { class: "name", title: seatName(seats, r.seat) }, seatName(seats, r.seat)),
+    ` — ${_("resigned")}: ${r.resigned ? _("yes") : _("no")}`,
+    r.forfeited ? ` — ${_("forfeited")}` : "",
     r.basis ? ` — [${r.basis.rule || ""}] ${r.basis.reason || ""}` : "")))));
 }
 
@@ -153,54 +155,58 @@ export function decisionsPanel({ section, gameId, sign, reload }) {
     const many = mine.length > 1;
     for (const seat of mine.filter((i) => left.includes(i))) {
       const name = seatName(game.seats, seat);
-      const as = many ? ` as ${name}` : "";
       const others = left.length - 1;
-      out.push({ id: `resign:${seat}`, seat, label: "Resign", aria: many ? `Resign as ${name}` : null, danger: true,
-        confirm: { title: `Resign${as}?`, yes: "Yes, resign",
-          text: others <= 1 ? "The other player wins and the game ends at once. This cannot be undone."
-            : "You rank below every player still in the game, and the referee plays your turns by default moves. "
-              + "This cannot be undone." } });
+      out.push({ id: `resign:${seat}`, seat, label: _("Resign"), aria: many ? _("Resign as {name}", { name }) : null, danger: true,
+        confirm: { title: many ? _("Resign as {name}?", { name }) : _("Resign?"), yes: _("Yes, resign"),
+          text: others <= 1 ? _("The other player wins and the game ends at once. This cannot be undone.")
+            : _("You rank below every player still in the game, and the referee plays your turns by default moves. This cannot be undone.") } });
       if (!pending) {
-        const offer = (kind, label, text, extra = "") => ({ id: `offer:${kind}:${seat}`, seat, label,
-          aria: many ? `${label}${as}` : null,
-          confirm: { title: `${label}${as}?`, yes: `Yes, ${label.charAt(0).toLowerCase()}${label.slice(1)}`, text: text + extra },
-          kind });
-        out.push(offer("draw", "Offer draw", "If every other player still in the game accepts, the game ends and every "
-          + "player still in it shares first place."));
-        out.push(offer("end", "Offer to end", "If every other player still in the game accepts, the game ends now and is "
-          + "scored as it stands (the provisional score)."));
+        const offer = (kind, label, aria, title, yes, text, extra = "") => ({ id: `offer:${kind}:${seat}`, seat, label,
+          aria: many ? aria : null, confirm: { title, yes, text: text + extra }, kind });
+        out.push(offer("draw", _("Offer draw"), _("Offer draw as {name}", { name }),
+          many ? _("Offer draw as {name}?", { name }) : _("Offer draw?"), _("Yes, offer draw"),
+          _("If every other player still in the game accepts, the game ends and every player still in it shares first place.")));
+        out.push(offer("end", _("Offer to end"), _("Offer to end as {name}", { name }),
+          many ? _("Offer to end as {name}?", { name }) : _("Offer to end?"), _("Yes, offer to end"),
+          _("If every other player still in the game accepts, the game ends now and is scored as it stands (the provisional score).")));
         if (!facts.tournament && facts.moved.size < game.seats.length) {
-          out.push(offer("abort", "Offer to abort", "If every other player accepts, the game ends with no result and is "
-            + "not rated. Only possible before every player has made a move."));
+          out.push(offer("abort", _("Offer to abort"), _("Offer to abort as {name}", { name }),
+            many ? _("Offer to abort as {name}?", { name }) : _("Offer to abort?"), _("Yes, offer to abort"),
+            _("If every other player accepts, the game ends with no result and is not rated. Only possible before every player has made a move.")));
         }
         const last = facts.lastMove;
         if (last && last.type === "move" && last.seat === seat) {
-          out.push(offer("takeback", "Ask to take back", `If every other player still in the game accepts, your move `
-            + `#${last.seq} is void and you move again.`, " A move that revealed something hidden (a card drawn, a "
-            + "reshuffle) cannot be taken back: the referee refuses it."));
+          out.push(offer("takeback", _("Ask to take back"), _("Ask to take back as {name}", { name }),
+            many ? _("Ask to take back as {name}?", { name }) : _("Ask to take back?"), _("Yes, ask to take back"),
+            _("If every other player still in the game accepts, your move #{n} is void and you move again.", { n: last.seq }),
+            ` ${_("A move that revealed something hidden (a card drawn, a reshuffle) cannot be taken back: the referee refuses it.")}`));
         }
       } else if (pending.seat === seat) {
-        out.push({ id: `withdraw:${seat}:${pending.offer}`, seat, label: "Withdraw", aria: many ? `Withdraw${as}` : null,
-          confirm: { title: `Withdraw your offer of ${offerWords(pending.kind)}?`, yes: "Yes, withdraw",
-            text: "The offer lapses; you may make another one later." }, answer: { position: pending.offer, accept: false } });
+        out.push({ id: `withdraw:${seat}:${pending.offer}`, seat, label: _("Withdraw"), aria: many ? _("Withdraw as {name}", { name }) : null,
+          confirm: { title: _("Withdraw your offer of {offer}?", { offer: offerWords(pending.kind) }), yes: _("Yes, withdraw"),
+            text: _("The offer lapses; you may make another one later.") }, answer: { position: pending.offer, accept: false } });
       } else if (!(pending.accepted || []).includes(seat)) {
         const by = seatName(game.seats, pending.seat);
         const waiting = left.filter((i) => i !== pending.seat && !(pending.accepted || []).includes(i));
         const lastNeeded = waiting.length === 1;
         const consequence = {
-          draw: "every player still in the game shares first place and the game ends",
-          end: "the game ends now, scored as it stands",
-          abort: "the game ends with no result and is not rated",
-          takeback: `${by}'s move${pending.move !== undefined ? ` #${pending.move}` : ""} is void and ${by} moves again`,
-        }[pending.kind] || "the offer passes";
-        out.push({ id: `accept:${seat}:${pending.offer}`, seat, label: "Accept", aria: many ? `Accept${as}` : null,
-          confirm: { title: `Accept ${by}'s offer of ${offerWords(pending.kind)}${as}?`, yes: "Yes, accept",
-            text: lastNeeded ? `Yours is the last answer needed: ${consequence}.`
-              : `Once every other player still in the game accepts too, ${consequence}.` },
+          draw: _("every player still in the game shares first place and the game ends"),
+          end: _("the game ends now, scored as it stands"),
+          abort: _("the game ends with no result and is not rated"),
+          takeback: pending.move !== undefined ? _("{name}'s move #{n} is void and {name} moves again", { name: by, n: pending.move })
+            : _("{name}'s move is void and {name} moves again", { name: by }),
+        }[pending.kind] || _("the offer passes");
+        const vars = { by, offer: offerWords(pending.kind), name };
+        out.push({ id: `accept:${seat}:${pending.offer}`, seat, label: _("Accept"), aria: many ? _("Accept as {name}", { name }) : null,
+          confirm: { title: many ? _("Accept {by}'s offer of {offer} as {name}?", vars) : _("Accept {by}'s offer of {offer}?", vars),
+            yes: _("Yes, accept"),
+            text: lastNeeded ? _("Yours is the last answer needed: {consequence}.", { consequence })
+              : _("Once every other player still in the game accepts too, {consequence}.", { consequence }) },
           answer: { position: pending.offer, accept: true } });
-        out.push({ id: `decline:${seat}:${pending.offer}`, seat, label: "Decline", aria: many ? `Decline${as}` : null,
-          confirm: { title: `Decline ${by}'s offer of ${offerWords(pending.kind)}${as}?`, yes: "Yes, decline",
-            text: "The offer lapses and the game goes on." }, answer: { position: pending.offer, accept: false } });
+        out.push({ id: `decline:${seat}:${pending.offer}`, seat, label: _("Decline"), aria: many ? _("Decline as {name}", { name }) : null,
+          confirm: { title: many ? _("Decline {by}'s offer of {offer} as {name}?", vars) : _("Decline {by}'s offer of {offer}?", vars),
+            yes: _("Yes, decline"),
+            text: _("The offer lapses and the game goes on.") }, answer: { position: pending.offer, accept: false } });
       }
     }
     return out;
@@ -212,35 +218,35 @@ export function decisionsPanel({ section, gameId, sign, reload }) {
     return send(await sign(envelope));
   }
 
-  const CONTEXTS = { resign: "Your resignation was refused", offer: "Your offer was refused", answer: "Your answer was refused" };
+  const CONTEXTS = { resign: _("Your resignation was refused"), offer: _("Your offer was refused"), answer: _("Your answer was refused") };
 
   async function perform(action) {
     busy = true;
     for (const button of buttonsBox.querySelectorAll("button")) button.disabled = true;
-    statusBox.textContent = "Signing and sending…";
+    statusBox.textContent = _("Signing and sending…");
     let kind;
     try {
       let receipt;
       if (action.id.startsWith("resign:")) {
         kind = "resign";
         receipt = await post("resign", action.seat, {}, (s) => api.resign(gameId, s));
-        statusBox.textContent = `You resigned (entry #${receipt.position}).`;
+        statusBox.textContent = _("You resigned (entry #{n}).", { n: receipt.position });
       } else if (action.kind) {
         kind = "offer";
         receipt = await post("offer", action.seat, { offer: action.kind }, (s) => api.offer(gameId, s));
-        statusBox.textContent = `You offered ${offerWords(action.kind)} (offer #${receipt.position}).`;
+        statusBox.textContent = _("You offered {offer} (offer #{n}).", { offer: offerWords(action.kind), n: receipt.position });
       } else {
         kind = "answer";
         const { position, accept } = action.answer;
         receipt = await post("answer", action.seat, { offer: position, accept }, (s) => api.answer(gameId, position, s));
-        statusBox.textContent = `${action.label === "Withdraw" ? "You withdrew the offer" : accept ? "You accepted" : "You declined"}`
-          + ` (entry #${receipt.position}).`;
+        const n = receipt.position;
+        statusBox.textContent = action.id.startsWith("withdraw:") ? _("You withdrew the offer (entry #{n}).", { n })
+          : accept ? _("You accepted (entry #{n}).", { n }) : _("You declined (entry #{n}).", { n });
       }
     } catch (err) {
       statusBox.textContent = "";
-      const stale = err.code === "submission/stale" ? "The game moved on before your decision arrived; the page now shows "
-        + "the new position" : null;
-      showError(err, stale || CONTEXTS[kind] || "Refused", { reveal: true });
+      const stale = err.code === "submission/stale" ? _("The game moved on before your decision arrived; the page now shows the new position") : null;
+      showError(err, stale || CONTEXTS[kind] || _("Refused"), { reveal: true });
     } finally {
       busy = false;
       shownKey = null;
@@ -271,7 +277,7 @@ export function decisionsPanel({ section, gameId, sign, reload }) {
         closeConfirm({ refocus: false });
         perform(action);
       } }, c.yes);
-    const cancel = el("button", { type: "button", class: "confirm-cancel", onclick: () => closeConfirm() }, "Cancel");
+    const cancel = el("button", { type: "button", class: "confirm-cancel", onclick: () => closeConfirm() }, _("Cancel"));
     confirmBox.replaceChildren(el("p", { id: "decision-confirm-title", class: "confirm-title" }, c.title),
       el("p", { id: "decision-confirm-text" }, c.text), el("p", { class: "inline" }, yes, cancel));
     confirmBox.dataset.action = action.id;
@@ -293,28 +299,31 @@ export function decisionsPanel({ section, gameId, sign, reload }) {
     const pending = decisions.pending;
     if (pending) {
       const by = seatName(game.seats, pending.seat);
-      const what = pending.kind === "takeback" ? `asks to take back their move${pending.move !== undefined ? ` #${pending.move}` : ""}`
-        : `offers ${offerWords(pending.kind)}`;
+      const what = pending.kind === "takeback"
+        ? (pending.move !== undefined ? _("{name} asks to take back their move #{n}.", { name: by, n: pending.move })
+          : _("{name} asks to take back their move.", { name: by }))
+        : _("{name} offers {offer}.", { name: by, offer: offerWords(pending.kind) });
       const left = standing();
       const accepted = (pending.accepted || []).map((i) => seatName(game.seats, i));
       const waiting = left.filter((i) => i !== pending.seat && !(pending.accepted || []).includes(i)).map((i) => seatName(game.seats, i));
       parts.push(el("p", { class: "pending-offer", dataset: { kind: pending.kind, seat: String(pending.seat), offer: String(pending.offer) } },
-        el("strong", {}, `${by} ${what}.`),
-        accepted.length ? ` Accepted by ${accepted.join(", ")}.` : "",
-        waiting.length ? ` Waiting for ${waiting.join(", ")}.` : ""));
+        el("strong", {}, what),
+        accepted.length ? ` ${_("Accepted by {names}.", { names: accepted.join(", ") })}` : "",
+        waiting.length ? ` ${_("Waiting for {names}.", { names: waiting.join(", ") })}` : ""));
     }
     const last = decisions.last;
     if (last && !pending) {
       parts.push(el("p", { class: "last-offer hint", dataset: { outcome: last.outcome, kind: last.kind } },
-        `The last offer (#${last.offer}, ${offerWords(last.kind)}) ${OUTCOME_WORDS[last.outcome] || last.outcome}`
-        + `${last.outcome === "lapsed" && last.position !== null && last.position !== undefined ? ` at entry #${last.position}` : ""}.`));
+        last.outcome === "lapsed" && last.position !== null && last.position !== undefined
+          ? _("The last offer (#{n}, {offer}) lapsed at entry #{position}.", { n: last.offer, offer: offerWords(last.kind), position: last.position })
+          : _("The last offer (#{n}, {offer}) {outcome}.", { n: last.offer, offer: offerWords(last.kind), outcome: OUTCOME_WORDS[last.outcome] || last.outcome })));
     }
     const resigned = decisions.resigned || [];
     if (resigned.length) {
-      parts.push(el("p", { class: "resigned-seats" }, `Resigned: ${resigned.map((i) => seatName(game.seats, i)).join(", ")}.`));
+      parts.push(el("p", { class: "resigned-seats" }, _("Resigned: {names}.", { names: resigned.map((i) => seatName(game.seats, i)).join(", ") })));
     }
     if (game.status === "aborted" && last && last.kind === "abort" && last.outcome === "agreed") {
-      parts.push(el("p", {}, "The game was aborted by agreement: it has no result."));
+      parts.push(el("p", {}, _("The game was aborted by agreement: it has no result.")));
     }
     return parts;
   }
@@ -355,7 +364,7 @@ export function decisionsPanel({ section, gameId, sign, reload }) {
       if (confirming && !list.some((a) => a.id === confirming.id)) {
         const inside = confirmBox.contains(document.activeElement);
         closeConfirm({ refocus: false });
-        statusBox.textContent = "That choice is no longer possible: the game has changed.";
+        statusBox.textContent = _("That choice is no longer possible: the game has changed.");
         if (inside) section.querySelector("h2").focus();
       }
     },

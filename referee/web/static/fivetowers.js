@@ -5,6 +5,13 @@ import { choosable, clip, s, svgRoot, title } from "./svg.js";
 import { lineChart, tiebreakChain, winnersLine } from "./score.js";
 import { el } from "./ui.js";
 import { zoomable } from "./zoom.js";
+import { _, ngettext, pgettext } from "./i18n.js";
+
+// The towers' names: the rulebook names the sand tower ("Sandturm"); the other four are the project's own
+// (fixtures/fivetowers/suits.json), translated in the catalogs (docs/languages.md).
+const SUIT_NAMES = { sand: _("Sand tower"), ice: _("Ice tower"), moss: _("Moss tower"), lava: _("Lava tower"), stone: _("Stone tower") };
+const SUIT_SHORT = { sand: _("Sand"), ice: _("Ice"), moss: _("Moss"), lava: _("Lava"), stone: _("Stone") };
+const PHASES = { bid: _("bidding"), bidding: _("bidding"), build: _("building"), building: _("building") };
 
 const FILL = { yellow: "#fbe7a1", blue: "#cfe0fb", green: "#cde9d3", red: "#f6cfcd", grey: "#e0e0e0" };
 const STRIPE = { yellow: "#c99a06", blue: "#2f6fd6", green: "#2e7d45", red: "#c0392b", grey: "#5f5f5f" };
@@ -14,7 +21,14 @@ function suitsOf(components) {
 }
 
 function suitInfo(components, id) {
-  return suitsOf(components).find((x) => x.id === id) || { id, name: id, colour: "grey" };
+  const found = suitsOf(components).find((x) => x.id === id) || { id, name: id, colour: "grey" };
+  return SUIT_NAMES[id] ? { ...found, name: SUIT_NAMES[id] } : found;
+}
+
+/** A tower's name on a big card: the short one ("Mousse") when the full one would not fit the card. */
+function cardSuitName(components, suit) {
+  const name = suitInfo(components, suit).name;
+  return name.length > 11 ? SUIT_SHORT[suit] || name : name;
 }
 
 function parseCard(id) {
@@ -29,11 +43,11 @@ function abbrev(suitId) {
 export function cardLabel(components, id) {
   const c = parseCard(id);
   const info = suitInfo(components, c.suit);
-  return `${info.name} ${c.value}${c.value === 0 ? " (spire)" : ""}${c.copy > 1 ? " (second copy)" : ""}`;
+  return `${info.name} ${c.value}${c.value === 0 ? ` (${_("spire")})` : ""}${c.copy > 1 ? ` (${_("second copy")})` : ""}`;
 }
 
 function seatName(seats, i) {
-  return (seats && seats[i] && seats[i].name) || `Seat ${i + 1}`;
+  return (seats && seats[i] && seats[i].name) || _("Seat {n}", { n: i + 1 });
 }
 
 function drawCard(components, id, x, y, w, h, { big = false, order = null } = {}) {
@@ -46,10 +60,10 @@ function drawCard(components, id, x, y, w, h, { big = false, order = null } = {}
     s("rect", { width: big ? 10 : 6, height: h, fill: STRIPE[info.colour] || "#555", rx: big ? 4 : 2 }));
   if (big) {
     g.append(
-      s("text", { x: w / 2 + 4, y: 22, "text-anchor": "middle", class: "card-suit", text: info.name }),
+      s("text", { x: w / 2 + 4, y: 22, "text-anchor": "middle", class: "card-suit", text: cardSuitName(components, c.suit) }),
       s("text", { x: w / 2 + 4, y: h / 2 + 16, "text-anchor": "middle", class: "card-value-big", text: String(c.value) }),
       s("text", { x: w / 2 + 4, y: h - 10, "text-anchor": "middle", class: "card-note",
-        text: c.value === 0 ? "▲ spire" : c.value === 8 ? "any on 8" : c.value === 9 ? "9 on any" : "" }));
+        text: c.value === 0 ? `▲ ${_("spire")}` : c.value === 8 ? _("any on 8") : c.value === 9 ? _("9 on any") : "" }));
   } else {
     g.append(
       s("text", { x: 10, y: h - 6, class: "card-suit-small", text: abbrev(c.suit) }),
@@ -105,9 +119,9 @@ export function renderBoard(container, args) {
 }
 
 function headLines(view) {
-  return [`Round ${view.round} · ${view.phase === "over" ? "game over" : `phase: ${view.phase}`}`,
-    `Deck ${view.deck_count} cards · discard ${view.discard.length}`,
-    `Deck ran out ${view.exhaustions} of 2 times${view.reshuffled ? " (reshuffled)" : ""}`];
+  return [`${pgettext("game round", "Round {n}", { n: view.round })} · ${view.phase === "over" ? _("game over") : _("phase: {phase}", { phase: PHASES[view.phase] || view.phase })}`,
+    `${_("Deck {n} cards", { n: view.deck_count })} · ${_("discard {n}", { n: view.discard.length })}`,
+    `${_("Deck ran out {n} of 2 times", { n: view.exhaustions })}${view.reshuffled ? ` (${_("reshuffled")})` : ""}`];
 }
 
 /** The display's cards, each choosable when the picker offers it. */
@@ -116,10 +130,10 @@ function displayCard(components, picker, id, i, x, y, chosen, nextCards) {
   const card = drawCard(components, id, x, y, 90, 130, { big: true, order: order >= 0 ? order + 1 : null });
   if (nextCards.has(id)) {
     card.insertBefore(s("rect", { x: -5, y: -5, width: 100, height: 140, rx: 11, class: "pick-ring" }), card.firstChild.nextSibling);
-    choosable(card, `Take ${cardLabel(components, id)} as card ${chosen.length + 1}`, () => picker.chooseCard(id));
+    choosable(card, _("Take {card} as card {n}", { card: cardLabel(components, id), n: chosen.length + 1 }), () => picker.chooseCard(id));
   } else if (order >= 0) {
     card.classList.add("chosen");
-    card.setAttribute("aria-label", `${cardLabel(components, id)}, chosen as card ${order + 1}`);
+    card.setAttribute("aria-label", _("{card}, chosen as card {n}", { card: cardLabel(components, id), n: order + 1 }));
   } else if (nextCards.size) {
     card.classList.add("unavailable"); // cannot be built now: not offered
   }
@@ -127,18 +141,18 @@ function displayCard(components, picker, id, i, x, y, chosen, nextCards) {
 }
 
 function biddingGroup(view, seats, bx, y0) {
-  const bidding = s("g", { class: "bidding", role: "group", "aria-label": "Bidding" },
-    s("text", { x: bx, y: y0, class: "section-label", text: "Bidding" }),
-    s("text", { x: bx, y: y0 + 24, text: `Start player: ${clip(seatName(seats, view.start_player))}` }),
-    s("text", { x: bx, y: y0 + 46, text: view.high_bid === null || view.high_bid === undefined ? "No bid yet"
-      : `High bid: ${view.high_bid} by ${clip(seatName(seats, view.high_bidder), 16)}` }),
-    s("text", { x: bx, y: y0 + 68, text: `Highest possible bid: ${view.max_bid}` }));
+  const bidding = s("g", { class: "bidding", role: "group", "aria-label": _("Bidding") },
+    s("text", { x: bx, y: y0, class: "section-label", text: _("Bidding") }),
+    s("text", { x: bx, y: y0 + 24, text: _("Start player: {name}", { name: clip(seatName(seats, view.start_player)) }) }),
+    s("text", { x: bx, y: y0 + 46, text: view.high_bid === null || view.high_bid === undefined ? _("No bid yet")
+      : _("High bid: {n} by {name}", { n: view.high_bid, name: clip(seatName(seats, view.high_bidder), 16) }) }),
+    s("text", { x: bx, y: y0 + 68, text: _("Highest possible bid: {n}", { n: view.max_bid }) }));
   const lines = (view.bidding || []).length + ((view.awaiting || []).length ? 1 : 0);
   (view.bidding || []).forEach((b, i) => bidding.append(s("text", { x: bx, y: y0 + 90 + i * 18, class: "small",
-    text: `${clip(seatName(seats, b.seat))}: ${b.type === "pass" ? "pass" : `bid ${b.amount}`}` })));
+    text: `${clip(seatName(seats, b.seat))}: ${b.type === "pass" ? _("pass") : _("bid {n}", { n: b.amount })}` })));
   if ((view.awaiting || []).length) {
     bidding.append(s("text", { x: bx, y: y0 + 90 + (view.bidding || []).length * 18, class: "small muted",
-      text: `Still to bid: ${view.awaiting.map((i) => clip(seatName(seats, i), 12)).join(", ")}` }));
+      text: _("Still to bid: {names}", { names: view.awaiting.map((i) => clip(seatName(seats, i), 12)).join(", ") }) }));
   }
   return { node: bidding, height: 76 + lines * 18 };
 }
@@ -149,10 +163,11 @@ function towersOf(g, { components, picker, lastMove }, sv, seat, x0, baseY, colW
     const x = x0 + k * colW;
     const cards = (sv.towers || {})[suit.id] || [];
     g.append(s("text", { x: x + colW / 2 - 6, y: baseY + 14, "text-anchor": "middle", class: "small muted",
-      text: suit.name.replace(/ tower$/i, "") }));
+      text: SUIT_SHORT[suit.id] || suit.name.replace(/ tower$/i, "") }));
     g.append(s("line", { x1: x, y1: baseY, x2: x + colW - 12, y2: baseY, class: "ground" }));
     const tower = s("g", { class: "tower", role: "img", dataset: { suit: suit.id },
-      "aria-label": `${suit.name}: ${cards.length ? cards.map((id) => parseCard(id).value).join(", ") : "not started"} (bottom to top)` });
+      "aria-label": cards.length ? _("{tower}: {values} (bottom to top)", { tower: suitInfo(components, suit.id).name, values: cards.map((id) => parseCard(id).value).join(", ") })
+        : _("{tower}: not started", { tower: suitInfo(components, suit.id).name }) });
     const built = lastMove && lastMove.type === "build" && lastMove.seat === seat ? new Set(lastMove.cards) : new Set();
     cards.forEach((id, i) => {
       const card = drawCard(components, id, x, baseY - (i + 1) * (cardH + 2), colW - 12, cardH);
@@ -164,7 +179,7 @@ function towersOf(g, { components, picker, lastMove }, sv, seat, x0, baseY, colW
       const ring = s("rect", { x: x - 3, y: baseY - cards.length * (cardH + 2) - 3, width: colW - 6, height: cardH + 6,
         rx: 4, class: `demolish-target${picker.demolish() === suit.id ? " selected" : ""}` });
       const hit = s("g", {}, ring);
-      choosable(hit, `Demolish the top card of your ${suit.name} (${cardLabel(components, topId)})`,
+      choosable(hit, _("Demolish the top card of your {tower} ({card})", { tower: suitInfo(components, suit.id).name, card: cardLabel(components, topId) }),
         () => picker.chooseDemolish(suit.id), { pressed: picker.demolish() === suit.id });
       tower.append(hit);
     }
@@ -175,9 +190,10 @@ function towersOf(g, { components, picker, lastMove }, sv, seat, x0, baseY, colW
 function pileGroup(components, seats, sv, seat, x, y, perRow) {
   const pile = sv.demolished || [];
   const n = pile.length;
-  const g = s("g", {}, s("text", { x, y, class: "small", text: `Demolition pile: ${n} card${n === 1 ? "" : "s"}` }),
-    s("text", { x, y: y + 18, class: "small muted", text: n ? `costs ${(n * (n + 1)) / 2} points (FT-E4)` : "" }));
-  const pileG = s("g", { role: "img", "aria-label": `${seatName(seats, seat)}'s demolition pile: ${pile.map((id) => cardLabel(components, id)).join(", ") || "empty"}` });
+  const g = s("g", {}, s("text", { x, y, class: "small", text: ngettext("Demolition pile: {n} card", "Demolition pile: {n} cards", n) }),
+    s("text", { x, y: y + 18, class: "small muted", text: n ? _("costs {points} points (FT-E4)", { points: (n * (n + 1)) / 2 }) : "" }));
+  const pileG = s("g", { role: "img", "aria-label": _("{name}'s demolition pile: {cards}", { name: seatName(seats, seat),
+    cards: pile.map((id) => cardLabel(components, id)).join(", ") || _("empty") }) });
   pile.forEach((id, i) => pileG.append(drawCard(components, id, x + (i % perRow) * 56, y + 26 + Math.floor(i / perRow) * 24, 52, 20)));
   g.append(pileG);
   return g;
@@ -193,18 +209,18 @@ function drawWide(args) {
   const top = 250;
   const height = top + rowHeights.reduce((a, b) => a + b, 0) + 10;
   const width = Math.max(60 + suits.length * colW + 260, 900);
-  const svg = svgRoot(width, height, "5 Towers board");
+  const svg = svgRoot(width, height, _("5 Towers board"));
   svg.dataset.ruleset = "fivetowers";
   svg.dataset.layout = "wide";
   const head = headLines(view);
-  svg.append(s("text", { x: 10, y: 24, class: "board-head", text: `${head[0]} · ${head[1]} · ${head[2].replace(/^Deck/, "deck")}` }));
+  svg.append(s("text", { x: 10, y: 24, class: "board-head", text: `${head[0]} · ${head[1]} · ${head[2]}` }));
 
-  const display = s("g", { class: "display", role: "group", "aria-label": "Display" });
-  display.append(s("text", { x: 10, y: 52, class: "section-label", text: "Display" }));
+  const display = s("g", { class: "display", role: "group", "aria-label": _("Display") });
+  display.append(s("text", { x: 10, y: 52, class: "section-label", text: _("Display") }));
   const chosen = picker && picker.kind === "fivetowers" ? picker.chosenCards() : [];
   const nextCards = picker && picker.kind === "fivetowers" ? new Set(picker.nextCards()) : new Set();
   view.display.forEach((id, i) => display.append(displayCard(components, picker, id, i, 10 + i * 100, 62, chosen, nextCards)));
-  if (!view.display.length) display.append(s("text", { x: 10, y: 130, class: "muted", text: "(empty)" }));
+  if (!view.display.length) display.append(s("text", { x: 10, y: 130, class: "muted", text: `(${_("empty")})` }));
   svg.append(display);
   svg.append(biddingGroup(view, seats, 530, 52).node);
 
@@ -213,11 +229,11 @@ function drawWide(args) {
     const h = rowHeights[seat];
     const toMove = view.to_move === seat;
     const g = s("g", { class: `seat-row${toMove ? " to-move" : ""}`, role: "group", dataset: { seat: String(seat) },
-      "aria-label": `${seatName(seats, seat)}'s towers` });
+      "aria-label": _("{name}'s towers", { name: seatName(seats, seat) }) });
     g.append(s("rect", { x: 4, y: y - 4, width: width - 8, height: h - 6, rx: 6, class: "seat-bg" }),
       s("text", { x: 12, y: y + 16, class: "seat-name", text:
-        `${clip(seatName(seats, seat))}${mySeats.includes(seat) ? " (you)" : ""}${toMove ? " — to move" : ""} · ` +
-        `provisional ${provisional(sv)} points` }, title(seatName(seats, seat))));
+        `${clip(seatName(seats, seat))}${mySeats.includes(seat) ? ` ${_("(you)")}` : ""}${toMove ? ` — ${_("to move")}` : ""} · ` +
+        _("provisional {n} points", { n: provisional(sv) }) }, title(seatName(seats, seat))));
     towersOf(g, args, sv, seat, 12, y + h - 26, colW, cardH);
     g.append(pileGroup(components, seats, sv, seat, 12 + suits.length * colW + 10, y + 40, 5));
     svg.append(g);
@@ -236,14 +252,14 @@ function drawNarrow(width, args) {
   headLines(view).forEach((line, i) => parts.push(s("text", { x: 8, y: 20 + i * 20, class: i ? "small" : "board-head", text: line })));
   y = 20 + 2 * 20 + 18;
 
-  const display = s("g", { class: "display", role: "group", "aria-label": "Display" });
-  display.append(s("text", { x: 8, y, class: "section-label", text: "Display" }));
+  const display = s("g", { class: "display", role: "group", "aria-label": _("Display") });
+  display.append(s("text", { x: 8, y, class: "section-label", text: _("Display") }));
   const perRow = Math.max(1, Math.floor((width - 8) / 100));
   const chosen = picker && picker.kind === "fivetowers" ? picker.chosenCards() : [];
   const nextCards = picker && picker.kind === "fivetowers" ? new Set(picker.nextCards()) : new Set();
   view.display.forEach((id, i) => display.append(displayCard(components, picker, id, i, 10 + (i % perRow) * 100,
     y + 14 + Math.floor(i / perRow) * 142, chosen, nextCards)));
-  if (!view.display.length) display.append(s("text", { x: 8, y: y + 30, class: "muted", text: "(empty)" }));
+  if (!view.display.length) display.append(s("text", { x: 8, y: y + 30, class: "muted", text: `(${_("empty")})` }));
   parts.push(display);
   y += view.display.length ? 14 + Math.ceil(view.display.length / perRow) * 142 + 16 : 50;
 
@@ -258,18 +274,18 @@ function drawNarrow(width, args) {
     const h = 50 + towersH + 46 + pileRows * 24 + 10;
     const toMove = view.to_move === seat;
     const g = s("g", { class: `seat-row${toMove ? " to-move" : ""}`, role: "group", dataset: { seat: String(seat) },
-      "aria-label": `${seatName(seats, seat)}'s towers` });
+      "aria-label": _("{name}'s towers", { name: seatName(seats, seat) }) });
     g.append(s("rect", { x: 2, y, width: width - 4, height: h - 6, rx: 6, class: "seat-bg" }),
       s("text", { x: 10, y: y + 20, class: "seat-name", text:
-        `${clip(seatName(seats, seat), 20)}${mySeats.includes(seat) ? " (you)" : ""}${toMove ? " — to move" : ""}` },
+        `${clip(seatName(seats, seat), 20)}${mySeats.includes(seat) ? ` ${_("(you)")}` : ""}${toMove ? ` — ${_("to move")}` : ""}` },
       title(seatName(seats, seat))),
-      s("text", { x: 10, y: y + 40, class: "small", text: `provisional ${provisional(sv)} points` }));
+      s("text", { x: 10, y: y + 40, class: "small", text: _("provisional {n} points", { n: provisional(sv) }) }));
     towersOf(g, args, sv, seat, 10, y + 50 + towersH - 24, colW, cardH);
     g.append(pileGroup(components, seats, sv, seat, 10, y + 50 + towersH + 14, Math.max(1, Math.floor((width - 24) / 56))));
     parts.push(g);
     y += h;
   });
-  const svg = svgRoot(width, y + 4, "5 Towers board");
+  const svg = svgRoot(width, y + 4, _("5 Towers board"));
   svg.dataset.ruleset = "fivetowers";
   svg.dataset.layout = "narrow";
   svg.append(...parts);
@@ -278,12 +294,12 @@ function drawNarrow(width, args) {
 
 export function describeMove(move, components) {
   if (!move || typeof move !== "object") return String(move);
-  if (move.type === "pass") return "passes";
-  if (move.type === "bid") return `bids ${move.amount}`;
+  if (move.type === "pass") return _("passes");
+  if (move.type === "bid") return _("bids {n}", { n: move.amount });
   if (move.type === "build") {
-    const cards = (move.cards || []).map((id) => cardLabel(components, id)).join(", ");
-    const dem = move.demolish ? `demolishes the top of the ${suitInfo(components, move.demolish).name}, then ` : "";
-    return `${dem}builds ${cards || "nothing"}`;
+    const cards = (move.cards || []).map((id) => cardLabel(components, id)).join(", ") || _("nothing");
+    return move.demolish ? _("demolishes the top of the {tower}, then builds {cards}", { tower: suitInfo(components, move.demolish).name, cards })
+      : _("builds {cards}", { cards });
   }
   return JSON.stringify(move);
 }
@@ -355,36 +371,36 @@ export function makePicker({ legal, seat, components, onchange }) {
       return full.find((m) => (m.demolish ?? null) === dems[0]);
     },
     prompt() {
-      if (chosen) return "Sign and submit your choice.";
-      if (!builds.length) return "Bid how many display cards you want, or pass.";
+      if (chosen) return _("Sign and submit your choice.");
+      if (!builds.length) return _("Bid how many display cards you want, or pass.");
       const total = builds[0].cards.length;
-      if (cards.length < total) return `Choose card ${cards.length + 1} of ${total} from the display, in the order to build them.`;
-      if (picker.move()) return "Sign and submit your build.";
-      return "Choose whether to demolish first.";
+      if (cards.length < total) return _("Choose card {n} of {total} from the display, in the order to build them.", { n: cards.length + 1, total });
+      if (picker.move()) return _("Sign and submit your build.");
+      return _("Choose whether to demolish first.");
     },
     controls() {
       const box = el("div", { class: "picker" });
       const bids = legal.filter((m) => m.type === "bid" || m.type === "pass");
       if (bids.length) {
-        box.append(el("div", { class: "choices", role: "group", "aria-label": "Bid or pass" },
+        box.append(el("div", { class: "choices", role: "group", "aria-label": _("Bid or pass") },
           bids.map((m) => el("button", { type: "button", class: "choice", "aria-pressed": chosen === m ? "true" : "false",
             dataset: { move: m.type, amount: m.amount ?? "" }, onclick: () => { chosen = m; onchange(); } },
-          m.type === "pass" ? "Pass" : `Bid ${m.amount}`))));
+          m.type === "pass" ? _("Pass") : _("Bid {n}", { n: m.amount })))));
       }
       if (builds.length) {
         const next = new Set(picker.nextCards());
-        box.append(el("p", {}, "Cards in building order: ",
-          cards.length ? cards.map((id, i) => `${i + 1}. ${cardLabel(components, id)}`).join("  ") : "none yet"));
-        box.append(el("div", { class: "choices", role: "group", "aria-label": "Take a display card" },
+        box.append(el("p", {}, `${_("Cards in building order:")} `,
+          cards.length ? cards.map((id, i) => `${i + 1}. ${cardLabel(components, id)}`).join("  ") : _("none yet")));
+        box.append(el("div", { class: "choices", role: "group", "aria-label": _("Take a display card") },
           [...next].map((id) => el("button", { type: "button", class: "choice", dataset: { card: id },
-            onclick: () => picker.chooseCard(id) }, `Take ${cardLabel(components, id)}`))));
+            onclick: () => picker.chooseCard(id) }, _("Take {card}", { card: cardLabel(components, id) })))));
         const dems = [...new Set(builds.filter(prefixOk).map((m) => m.demolish ?? null))];
         if (dems.length > 1 || (dems.length === 1 && dems[0] !== null)) {
-          box.append(el("div", { class: "choices", role: "radiogroup", "aria-label": "Demolition (FT-R3)" },
+          box.append(el("div", { class: "choices", role: "radiogroup", "aria-label": _("Demolition (FT-R3)") },
             dems.map((d) => el("button", { type: "button", class: "choice", role: "radio", dataset: { demolish: d ?? "none" },
               "aria-checked": demolish === d ? "true" : "false",
               onclick: () => { demolish = d; if (!builds.some((m) => demOk(m) && prefixOk(m))) cards = []; onchange(); } },
-            d === null ? "No demolition" : `Demolish the top of your ${suitInfo(components, d).name}`))));
+            d === null ? _("No demolition") : _("Demolish the top of your {tower}", { tower: suitInfo(components, d).name })))));
         }
       }
       return box;
@@ -396,11 +412,11 @@ export function makePicker({ legal, seat, components, onchange }) {
 export function scoreTable(result, seats, components) {
   const suits = suitsOf(components);
   const table = el("table", { class: "score" },
-    el("caption", {}, "Score breakdown (FT-E2 towers, FT-E3 main tower, FT-E4 demolitions)"),
-    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Rank"), el("th", { scope: "col" }, "Player"),
-      suits.map((x) => el("th", { scope: "col" }, x.name)),
-      el("th", { scope: "col" }, "Tower points"), el("th", { scope: "col" }, "Main tower"),
-      el("th", { scope: "col" }, "Demolitions"), el("th", { scope: "col" }, "Total"))));
+    el("caption", {}, _("Score breakdown (FT-E2 towers, FT-E3 main tower, FT-E4 demolitions)")),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, _("Rank")), el("th", { scope: "col" }, _("Player")),
+      suits.map((x) => el("th", { scope: "col" }, suitInfo(components, x.id).name)),
+      el("th", { scope: "col" }, _("Tower points")), el("th", { scope: "col" }, _("Main tower")),
+      el("th", { scope: "col" }, _("Demolitions")), el("th", { scope: "col" }, _("Total")))));
   const body = el("tbody");
   const rows = [...result.seats].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
   for (const r of rows) {
@@ -409,16 +425,16 @@ export function scoreTable(result, seats, components) {
       el("td", {}, String(r.rank)), el("th", { scope: "row" }, seatName(seats, r.seat)),
       suits.map((x) => {
         const t = towers[x.id];
-        return el("td", {}, t ? `${t.points} (${t.size} card${t.size === 1 ? "" : "s"}${t.spire ? ", spire ×2" : ""})` : "—");
+        return el("td", {}, t ? `${t.points} (${ngettext("{n} card", "{n} cards", t.size)}${t.spire ? `, ${_("spire ×2")}` : ""})` : "—");
       }),
       el("td", {}, String(r.tower_points)),
       el("td", {}, r.main_tower ? `+${r.main_tower.bonus} (${suitInfo(components, r.main_tower.suit).name})` : "—"),
-      el("td", {}, `−${r.demolition_penalty} (${(r.demolished || []).length} cards)`),
+      el("td", {}, `−${r.demolition_penalty} (${ngettext("{n} card", "{n} cards", (r.demolished || []).length)})`),
       el("td", { class: "total" }, String(r.total))));
   }
   table.append(body);
   return el("div", {}, table, winnersLine(result, seats),
-    tiebreakChain(result, seats, "No tie: 5 Towers has no tie-break; tied players share the rank (FT-E5)."));
+    tiebreakChain(result, seats, _("No tie: 5 Towers has no tie-break; tied players share the rank (FT-E5).")));
 }
 
 export function chart(steps, seats) {
@@ -426,8 +442,8 @@ export function chart(steps, seats) {
   for (const step of steps) {
     if (!step.state || !step.state.seats) continue;
     step.state.seats.forEach((sv, i) => {
-      (series[i] ||= { seat: i, label: "points", points: [] }).points.push({ x: step.seq, y: provisional(sv) });
+      (series[i] ||= { seat: i, label: _("points"), points: [] }).points.push({ x: step.seq, y: provisional(sv) });
     });
   }
-  return lineChart({ title: "Tower points after each log entry (FT-E2–E4, provisional until the end)", series, seats, yLabel: "points" });
+  return lineChart({ title: _("Tower points after each log entry (FT-E2–E4, provisional until the end)"), series, seats, yLabel: _("points") });
 }

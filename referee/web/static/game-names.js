@@ -1,7 +1,10 @@
 // The games' names as players know them. The API names a ruleset by its id (`towerup`, `fivetowers`) and
-// has no display name, so the pages keep this small table; an unknown ruleset shows its id.
+// has no display name, so the pages keep this small table; an unknown ruleset shows its id. The names are the
+// games' own in every language: the German and French rulebooks keep "Tower Up" and "5 Towers" (docs/languages.md).
 
-export const GAME_NAMES = { towerup: "Tower Up", fivetowers: "5 Towers" };
+import { _, listAnd, listOr } from "./i18n.js";
+
+export const GAME_NAMES = { towerup: _("Tower Up"), fivetowers: _("5 Towers") };
 
 export function gameName(ruleset) {
   const id = ruleset && typeof ruleset === "object" ? ruleset.name : ruleset;
@@ -10,18 +13,18 @@ export function gameName(ruleset) {
 
 /** "Ann vs Bob", "Ann, Bob and Cy": the players of a game, by their seats' names. */
 export function playersLine(seats) {
-  const names = (seats || []).map((s, i) => (s && s.name) || `Seat ${i + 1}`);
-  if (names.length <= 2) return names.join(" vs ");
-  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+  const names = (seats || []).map((s, i) => (s && s.name) || _("Seat {n}", { n: i + 1 }));
+  if (names.length <= 2) return names.join(_(" vs "));
+  return listAnd(names);
 }
 
 /** What a move of this type is called in "Your turn: …". */
-const ACTIONS = { bid: "bid", pass: "pass", build: "build", take: "take a card", place_start: "place your start buildings",
-  decline_extra: "decline the extra turn" };
+const ACTIONS = { bid: _("bid"), pass: _("pass"), build: _("build"), take: _("take a card"),
+  place_start: _("place your start buildings"), decline_extra: _("decline the extra turn") };
 
 export function actionWords(moves) {
   const types = [...new Set((moves || []).map((m) => m && m.type).filter(Boolean))];
   const words = [...new Set(types.map((t) => ACTIONS[t] || t.replace(/_/g, " ")))];
   if (!words.length) return "";
-  return words.length === 1 ? words[0] : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
+  return listOr(words);
 }

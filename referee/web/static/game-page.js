@@ -10,6 +10,7 @@ import { followGame } from "./live.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
 import { actionWords, gameName, playersLine } from "./game-names.js";
+import { _, listAnd } from "./i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const root = document.getElementById("game");
@@ -55,45 +56,48 @@ function statusText() {
   if (game.status === "waiting") {
     const mine = mySeats().filter((i) => !acceptedSeats.has(i));
     const others = game.seats.map((_, i) => i).filter((i) => !acceptedSeats.has(i) && !mine.includes(i));
-    if (mine.length) return `Your turn: accept the game${others.length ? ` (also waiting for ${names(others)})` : ""}`;
-    return others.length ? `Waiting for ${names(others)} to accept` : "Starting…";
+    if (mine.length) {
+      return others.length ? _("Your turn: accept the game (also waiting for {names})", { names: names(others) })
+        : _("Your turn: accept the game");
+    }
+    return others.length ? _("Waiting for {names} to accept", { names: names(others) }) : _("Starting…");
   }
-  if (game.status === "finished") return "Game over";
-  if (game.status === "aborted") return "Game aborted";
+  if (game.status === "finished") return _("Game over");
+  if (game.status === "aborted") return _("Game aborted");
   if (game.toMove === null || game.toMove === undefined) return game.status;
   const who = seatName(game.seats, game.toMove);
   if (mySeats().includes(game.toMove)) {
     const what = legal ? actionWords(legal.moves) : "";
-    const as = mySeats().length > 1 ? ` (${who})` : "";
-    return `Your turn${as}${what ? `: ${what}` : ""}`;
+    const turn = mySeats().length > 1 ? _("Your turn ({name})", { name: who }) : _("Your turn");
+    return what ? _("{turn}: {what}", { turn, what }) : turn;
   }
-  return `Waiting for ${who}`;
+  return _("Waiting for {name}", { name: who });
 }
 
 function renderDetails() {
   const mismatch = game.raw.version_mismatch;
-  document.getElementById("detail-ruleset").textContent = `${game.ruleset}${game.version ? ` · version ${game.version}` : ""}` +
-    `${mismatch ? ` · replayed by engine version ${mismatch.installed}, pinned ${mismatch.pinned}` : ""}`;
-  document.getElementById("detail-seq").textContent = `${game.seq} entries · status ${game.status}`;
+  document.getElementById("detail-ruleset").textContent = `${game.ruleset}${game.version ? ` · ${_("version {version}", { version: game.version })}` : ""}` +
+    `${mismatch ? ` · ${_("replayed by engine version {installed}, pinned {pinned}", { installed: mismatch.installed, pinned: mismatch.pinned })}` : ""}`;
+  document.getElementById("detail-seq").textContent = _("{n} entries · status {status}", { n: game.seq, status: game.status });
 }
 
 function renderTitle() {
   const players = playersLine(game.seats);
   document.getElementById("game-title").replaceChildren(el("span", { class: "players-title" }, players),
     " ", el("small", { id: "ruleset-name" }, `· ${gameName(game.ruleset)}`));
-  pageTitle = `${players} · ${gameName(game.ruleset)} · the referee`;
+  pageTitle = `${players} · ${gameName(game.ruleset)} · ${_("the referee")}`;
 }
 
 function renderSeats() {
   const mine = mySeats();
   document.getElementById("seat-list").replaceChildren(...game.seats.map((s, i) => el("li", {
     class: `${game.toMove === i ? "to-move" : ""}`, dataset: { seat: String(i) },
-  }, el("strong", { class: "name", title: s.name || null }, s.name || `Seat ${i + 1}`),
-  s.bot ? [" ", el("span", { class: "bot-mark", title: "this seat is played by a program" }, "bot")] : "",
-  mine.includes(i) ? " (you)" : "",
-  game.toMove === i && game.status === "active" ? " — to move" : "",
-  game.status === "waiting" ? (acceptedSeats.has(i) ? " — accepted" : " — not accepted yet") : "",
-  el("br"), el("small", { class: "mono", title: s.key }, `key ${shortKey(s.key)}`))));
+  }, el("strong", { class: "name", title: s.name || null }, s.name || _("Seat {n}", { n: i + 1 })),
+  s.bot ? [" ", el("span", { class: "bot-mark", title: _("this seat is played by a program") }, _("bot"))] : "",
+  mine.includes(i) ? ` ${_("(you)")}` : "",
+  game.toMove === i && game.status === "active" ? ` — ${_("to move")}` : "",
+  game.status === "waiting" ? (acceptedSeats.has(i) ? ` — ${_("accepted")}` : ` — ${_("not accepted yet")}`) : "",
+  el("br"), el("small", { class: "mono", title: s.key }, _("key {key}", { key: shortKey(s.key) })))));
 }
 
 function renderAccept() {
@@ -102,14 +106,14 @@ function renderAccept() {
   const pending = game.status === "waiting" ? mySeats().filter((i) => !acceptedSeats.has(i)) : [];
   panel.hidden = pending.length === 0;
   buttons.replaceChildren(...pending.map((seat) => el("button", { type: "button", class: "primary accept",
-    dataset: { seat: String(seat) }, onclick: () => accept(seat) }, `Accept as ${seatName(game.seats, seat)}`)));
+    dataset: { seat: String(seat) }, onclick: () => accept(seat) }, _("Accept as {name}", { name: seatName(game.seats, seat) }))));
 }
 
 function renderBoard() {
   const board = document.getElementById("board");
   if (!mod || !components || !game.state) {
     board.replaceChildren(el("p", { class: "muted" }, game.status === "waiting"
-      ? "The board appears once every player has accepted and the game has started." : "No board to show yet."));
+      ? _("The board appears once every player has accepted and the game has started.") : _("No board to show yet.")));
     return;
   }
   mod.renderBoard(board, { components, view: game.state, seats: game.seats, picker, mySeats: mySeats() });
@@ -120,7 +124,7 @@ function renderMovePanel() {
   const active = picker && game.status === "active";
   panel.hidden = !active;
   if (!active) return;
-  document.getElementById("move-h").textContent = `Your move (${seatName(game.seats, legal.seat)})`;
+  document.getElementById("move-h").textContent = _("Your move ({name})", { name: seatName(game.seats, legal.seat) });
   document.getElementById("move-prompt").textContent = picker.prompt();
   document.getElementById("move-controls").replaceChildren(picker.controls());
   const move = picker.move();
@@ -146,15 +150,15 @@ async function renderResult() {
     const result = await api.result(gameId);
     const winners = ((result.result || result).seats || []).filter((r) => r.rank === 1).map((r) => seatName(game.seats, r.seat));
     if (winners.length) {
-      document.getElementById("status-line").textContent = winners.length === 1 ? `Game over: ${winners[0]} won`
-        : `Game over: ${winners.slice(0, -1).join(", ")} and ${winners[winners.length - 1]} share first place`;
+      document.getElementById("status-line").textContent = winners.length === 1 ? _("Game over: {name} won", { name: winners[0] })
+        : _("Game over: {names} share first place", { names: listAnd(winners) });
     }
     document.getElementById("result").replaceChildren(mod.scoreTable(result.result || result, game.seats, components));
     markForfeits(document.getElementById("result"), result.result || result, game.seats);
     markDecisions(document.getElementById("result"), result.result || result, game.seats);
     section.hidden = false;
   } catch (err) {
-    showError(err, "Loading the result");
+    showError(err, _("Loading the result"));
   }
 }
 
@@ -172,7 +176,7 @@ function renderAll() {
   root.dataset.status = game.status;
   root.dataset.toMove = game.toMove === null || game.toMove === undefined ? "" : String(game.toMove);
   root.dataset.myTurn = picker && game.status === "active" ? "true" : "false";
-  document.title = root.dataset.myTurn === "true" ? `Your turn · ${pageTitle}` : pageTitle;
+  document.title = root.dataset.myTurn === "true" ? `${_("Your turn")} · ${pageTitle}` : pageTitle;
 }
 
 function onPickerChange() {
@@ -208,7 +212,7 @@ async function load() {
   game = fresh;
   if (!components || !mod) {
     mod = rulesetModule(game.ruleset);
-    if (!mod) throw new ApiError(0, { code: "web/unknown_ruleset", message: `this page cannot draw the ruleset ${game.ruleset}` });
+    if (!mod) throw new ApiError(0, { code: "web/unknown_ruleset", message: _("this page cannot draw the ruleset {ruleset}", { ruleset: game.ruleset }) });
     const rs = await api.ruleset(game.ruleset);
     components = rs.components || rs;
   }
@@ -224,7 +228,7 @@ async function load() {
   // A rejected last entry by one of my seats is worth an error message (the server took it, the replay refused it).
   const v = game.verdict;
   if (v && v.status === "rejected" && v.error && mySeats().includes(v.seat) && v.seq === game.seq - 1) {
-    showError({ code: v.error.code, rule: v.error.rule, message: v.error.message }, `Your move #${v.seq} was rejected`,
+    showError({ code: v.error.code, rule: v.error.rule, message: v.error.message }, _("Your move #{seq} was rejected", { seq: v.seq }),
       { reveal: true });
   }
   return true;
@@ -232,7 +236,7 @@ async function load() {
 
 async function submit(envelope) {
   const entry = findKey(game.seats[envelope.seat].key);
-  if (!entry) throw new Error("this browser has no key for that seat");
+  if (!entry) throw new Error(_("this browser has no key for that seat"));
   const sig = await signEnvelope(entry, envelope);
   return { envelope, sig };
 }
@@ -258,7 +262,7 @@ async function accept(seat) {
       await api.accept(gameId, await submit(acceptance(seat)));
     }
   } catch (err) {
-    showError(err, "The acceptance was refused", { reveal: true });
+    showError(err, _("The acceptance was refused"), { reveal: true });
   } finally {
     busy = false;
     await safeLoad(true);
@@ -270,20 +274,20 @@ async function submitMove(move) {
   busy = true;
   document.getElementById("submit-move").disabled = true;
   const status = document.getElementById("move-prompt");
-  status.textContent = "Signing and submitting…";
+  status.textContent = _("Signing and submitting…");
   try {
     const seat = legal ? legal.seat : game.toMove;
     const envelope = { v: 1, ctx: "referee/move", game: gameId, seat, seq: game.seq, prev: game.head, move, at: nowIso() };
     const response = await api.move(gameId, await submit(envelope));
     const verdict = response && (response.verdict || (response.status === "rejected" ? response : null));
     if (verdict && verdict.status === "rejected" && verdict.error) {
-      showError({ code: verdict.error.code, rule: verdict.error.rule, message: verdict.error.message }, "Your move was rejected",
+      showError({ code: verdict.error.code, rule: verdict.error.rule, message: verdict.error.message }, _("Your move was rejected"),
         { reveal: true });
     }
   } catch (err) {
     showError(err, expiredContext(err) || (err.code === "submission/stale"
-      ? "The game moved on before your move arrived; the board now shows the new position"
-      : "Your move was refused"), { reveal: true });
+      ? _("The game moved on before your move arrived; the board now shows the new position")
+      : _("Your move was refused")), { reveal: true });
   } finally {
     busy = false;
     await safeLoad(true);
@@ -301,7 +305,7 @@ async function safeLoad(force = false) {
     await load();
     root.dataset.loaded = "true";
   } catch (err) {
-    showError(err, "Loading the game");
+    showError(err, _("Loading the game"));
   }
 }
 
@@ -314,7 +318,7 @@ async function refresh() {
     return changed;
   } catch (err) {
     // A failed update is shown once; the next one tries again.
-    if (!document.querySelector(`.error[data-code="${err.code}"]`)) showError(err, "Updating the game");
+    if (!document.querySelector(`.error[data-code="${err.code}"]`)) showError(err, _("Updating the game"));
     return false;
   }
 }
@@ -329,7 +333,7 @@ document.getElementById("manual-submit").addEventListener("click", () => {
   try {
     move = JSON.parse(document.getElementById("manual-json").value);
   } catch (err) {
-    showError({ code: "form/invalid_json", message: `not JSON: ${err.message}` }, "Your move");
+    showError({ code: "form/invalid_json", message: _("not JSON: {problem}", { problem: err.message }) }, _("Your move"));
     return;
   }
   submitMove(move);
@@ -341,7 +345,7 @@ api.log(gameId, "?from=0&limit=1").then((page) => {
   const created = (page.entries || [])[0];
   if (!created || typeof created.tournament !== "string") return;
   document.getElementById("tournament-link").replaceChildren(" · ", el("a", { id: "tournament-back",
-    href: `${WEB}tournaments/${encodeURIComponent(created.tournament)}` }, `Tournament ${created.tournament}`));
+    href: `${WEB}tournaments/${encodeURIComponent(created.tournament)}` }, _("Tournament {id}", { id: created.tournament })));
 }).catch(() => {}); // only a convenience: the game page works without it
 
 safeLoad().then(() => {

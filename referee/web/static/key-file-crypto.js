@@ -8,6 +8,7 @@
 // additional authenticated data = the ASCII of "public".
 
 import * as b64 from "./b64url.js";
+import { _ } from "./i18n.js";
 // the constants come from referee/keyfile.py (FORMAT_CONSTANTS), served by the pages: one source for both
 import {
   CIPHER, DEFAULT_ITERATIONS, FORMAT, IV_BYTES, KDF, MAX_ITERATIONS, MIN_ITERATIONS, SALT_BYTES, VERSION,
@@ -24,7 +25,7 @@ async function aesKey(passphrase, salt, iterations) {
 
 /** The text of an encrypted key file for a stored key ({name, public, private}). */
 export async function encryptKeyFile(entry, passphrase, { iterations = DEFAULT_ITERATIONS } = {}) {
-  if (!passphrase) throw new Error("an empty passphrase encrypts nothing");
+  if (!passphrase) throw new Error(_("an empty passphrase encrypts nothing"));
   const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const key = await aesKey(passphrase, salt, iterations);
@@ -71,7 +72,7 @@ export function parseKeyFile(doc) {
 /** {seed, public, name} of an encrypted key file; throws on a wrong passphrase or an altered file. */
 export async function decryptKeyFile(doc, passphrase) {
   parseKeyFile(doc);
-  if (!passphrase) throw new Error("this key file is encrypted: enter its passphrase");
+  if (!passphrase) throw new Error(_("this key file is encrypted: enter its passphrase"));
   const key = await aesKey(passphrase, field(doc, "salt"), doc.iterations);
   let seed;
   try {
@@ -79,7 +80,7 @@ export async function decryptKeyFile(doc, passphrase) {
       { name: "AES-GCM", iv: field(doc, "iv", IV_BYTES), additionalData: new TextEncoder().encode(doc.public) },
       key, field(doc, "ciphertext", 48)));
   } catch {
-    throw new Error("wrong passphrase (or the file was altered)");
+    throw new Error(_("wrong passphrase (or the file was altered)"));
   }
   return { seed, public: doc.public, name: doc.name };
 }

@@ -1,6 +1,7 @@
 import { api } from "./api.js";
 import { exportEncrypted, exportText, generateKey, importKey, listKeys, markExported, removeKey } from "./keys.js";
 import { clearErrors, download, el, showError } from "./ui.js";
+import { _, ngettext } from "./i18n.js";
 
 const dialog = document.getElementById("export-dialog");
 let exporting = null; // the key the export dialog is for
@@ -18,12 +19,12 @@ function render() {
     return;
   }
   body.replaceChildren(...keys.map((k) => el("tr", { dataset: { public: k.public } },
-    el("td", { class: "key-name", dataset: { label: "Name" } }, k.name),
-    el("td", { dataset: { label: "Public key" } }, el("input", { class: "mono public-key", readonly: true,
-      value: k.public, size: 46, "aria-label": `Public key of ${k.name}`, onfocus: (e) => e.target.select() })),
+    el("td", { class: "key-name", dataset: { label: _("Name") } }, k.name),
+    el("td", { dataset: { label: _("Public key") } }, el("input", { class: "mono public-key", readonly: true,
+      value: k.public, size: 46, "aria-label": _("Public key of {name}", { name: k.name }), onfocus: (e) => e.target.select() })),
     el("td", { class: "key-actions" },
-      el("button", { type: "button", onclick: () => openExport(k) }, "Export to file…"), " ",
-      el("button", { type: "button", onclick: (e) => forget(k, e.target) }, "Forget")))));
+      el("button", { type: "button", onclick: () => openExport(k) }, _("Export to file…")), " ",
+      el("button", { type: "button", onclick: (e) => forget(k, e.target) }, _("Forget"))))));
 }
 
 function openExport(entry) {
@@ -40,20 +41,20 @@ document.getElementById("export-form").addEventListener("submit", async (event) 
   const problem = document.getElementById("export-problem");
   const pass = document.getElementById("export-pass").value;
   if (!pass) {
-    problem.textContent = "Enter a passphrase.";
+    problem.textContent = _("Enter a passphrase.");
     return;
   }
   if (pass !== document.getElementById("export-pass2").value) {
-    problem.textContent = "The two passphrases differ.";
+    problem.textContent = _("The two passphrases differ.");
     return;
   }
   try {
-    problem.textContent = "Encrypting…";
+    problem.textContent = _("Encrypting…");
     download(fileName(exporting), await exportEncrypted(exporting, pass));
     markExported(exporting.public);
     dialog.close();
   } catch (err) {
-    problem.textContent = `Could not export the key: ${err.message}`;
+    problem.textContent = _("Could not export the key: {problem}", { problem: err.message });
   }
 });
 document.getElementById("export-plain").addEventListener("click", () => {
@@ -87,17 +88,18 @@ async function forget(entry, button) {
   button.disabled = true;
   const games = await gamesOf(entry.public);
   button.disabled = false;
-  const backup = entry.exported ? "Keep the file you exported: it is then the only copy."
-    : "It has never been exported from this browser: export it first, or it is gone for good.";
+  const backup = entry.exported ? _("Keep the file you exported: it is then the only copy.")
+    : _("It has never been exported from this browser: export it first, or it is gone for good.");
   let message;
   if (games === null) {
-    message = `Forget the key "${entry.name}"? The referee could not be asked whether it holds seats in games. ${backup}`;
+    message = `${_("Forget the key \"{name}\"? The referee could not be asked whether it holds seats in games.", { name: entry.name })} ${backup}`;
   } else if (games.length) {
     const open = games.filter((g) => g.status !== "finished" && g.status !== "aborted").length;
-    message = `The key "${entry.name}" holds seats in ${games.length} game${games.length === 1 ? "" : "s"}`
-      + ` (${open} not finished). Without it those seats cannot move or accept any more. ${backup} Forget it anyway?`;
+    message = `${ngettext("The key \"{name}\" holds seats in {n} game ({open} not finished).",
+      "The key \"{name}\" holds seats in {n} games ({open} not finished).", games.length, { name: entry.name, open })}`
+      + ` ${_("Without it those seats cannot move or accept any more.")} ${backup} ${_("Forget it anyway?")}`;
   } else {
-    message = `Forget the key "${entry.name}"? It holds no seat in any game on this referee. ${backup}`;
+    message = `${_("Forget the key \"{name}\"? It holds no seat in any game on this referee.", { name: entry.name })} ${backup}`;
   }
   if (confirm(message)) {
     removeKey(entry.public);
@@ -110,11 +112,11 @@ document.getElementById("gen-form").addEventListener("submit", async (event) => 
   clearErrors();
   const name = document.getElementById("gen-name").value.trim();
   try {
-    await generateKey(name || "player");
+    await generateKey(name || _("player"));
     document.getElementById("gen-name").value = "";
     render();
   } catch (err) {
-    showError(err, "Could not generate a key");
+    showError(err, _("Could not generate a key"));
   }
 });
 
@@ -125,12 +127,12 @@ document.getElementById("imp-form").addEventListener("submit", async (event) => 
   const file = document.getElementById("imp-file").files[0];
   try {
     const text = file ? await file.text() : document.getElementById("imp-text").value;
-    if (!text.trim()) throw new Error("choose a key file or paste a private key");
+    if (!text.trim()) throw new Error(_("choose a key file or paste a private key"));
     await importKey(name, text, document.getElementById("imp-pass").value);
     event.target.reset();
     render();
   } catch (err) {
-    showError(err, "Could not import the key");
+    showError(err, _("Could not import the key"));
   }
 });
 

@@ -7,6 +7,7 @@
 import * as b64 from "./b64url.js";
 import { canonicalBytes } from "./jcs.js";
 import { decryptKeyFile, encryptKeyFile, isKeyFile } from "./key-file-crypto.js";
+import { _ } from "./i18n.js";
 
 const STORE = "referee.keys.v1";
 const PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70,
@@ -19,7 +20,7 @@ export function cryptoAvailable() {
 
 function requireCrypto() {
   if (!cryptoAvailable()) {
-    throw new Error("WebCrypto is not available: open the page over https or from localhost.");
+    throw new Error(_("WebCrypto is not available: open the page over https or from localhost."));
   }
 }
 
@@ -85,7 +86,7 @@ export async function importKey(name, text, passphrase = "") {
     try {
       obj = JSON.parse(seedText);
     } catch (err) {
-      throw new Error(`the key file is not JSON: ${err.message}`);
+      throw new Error(_("the key file is not JSON: {problem}", { problem: err.message }));
     }
     if (isKeyFile(obj)) {
       const opened = await decryptKeyFile(obj, passphrase);
@@ -99,7 +100,7 @@ export async function importKey(name, text, passphrase = "") {
   }
   const key = await importSeed(b64.decode(seedText));
   const pub = await publicOf(key);
-  if (declared !== null && declared !== pub) throw new Error("the private key does not match the file's public key");
+  if (declared !== null && declared !== pub) throw new Error(_("the private key does not match the file's public key"));
   return remember({ name: String(name || "imported"), public: pub, private: b64.encode(b64.decode(seedText)),
     created: new Date().toISOString() });
 }

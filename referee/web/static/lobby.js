@@ -1,15 +1,16 @@
 import { api } from "./api.js";
-import { el, showError } from "./ui.js";
+import { el, showError, statusWord } from "./ui.js";
 import { findKey } from "./keys.js";
 import { followMyGames, renderMyGames } from "./my-games.js";
 import { gameName, playersLine } from "./game-names.js";
+import { _ } from "./i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 
 function seatName(game, seat) {
   const seats = game.seats || [];
   const s = seats[seat];
-  return s ? (s.name || `seat ${seat + 1}`) : `seat ${seat + 1}`;
+  return (s && s.name) || _("seat {n}", { n: seat + 1 });
 }
 
 function turnText(game) {
@@ -17,12 +18,12 @@ function turnText(game) {
   if (game.status === "waiting") {
     const accepted = new Set(game.accepted || (game.seats || []).map((x, i) => (x.accepted ? i : -1)));
     const waiting = (game.seats || []).map((_, i) => i).filter((i) => !accepted.has(i));
-    return waiting.length ? `${waiting.map((i) => seatName(game, i)).join(", ")} to accept` : "starting";
+    return waiting.length ? _("{names} to accept", { names: waiting.map((i) => seatName(game, i)).join(", ") }) : _("starting");
   }
   const toMove = game.to_move;
   if (toMove === null || toMove === undefined) return "—";
   const mine = (game.seats || [])[toMove] && findKey(game.seats[toMove].key);
-  return mine ? `${seatName(game, toMove)} (you)` : seatName(game, toMove);
+  return mine ? `${seatName(game, toMove)} ${_("(you)")}` : seatName(game, toMove);
 }
 
 async function load() {
@@ -33,7 +34,7 @@ async function load() {
     // this browser's games first, those waiting for me on top; count in the title; followed live
     followMyGames(renderMyGames(games, WEB), load);
     if (!games.length) {
-      body.replaceChildren(el("tr", {}, el("td", { colspan: 5 }, "No games yet.")));
+      body.replaceChildren(el("tr", {}, el("td", { colspan: 5 }, _("No games yet."))));
     } else {
       body.replaceChildren(...games.map((g) => {
         const id = g.id || g.game;
@@ -41,20 +42,20 @@ async function load() {
         // A game is named by its players; its id is in the link's title and on the game page's details line.
         return el("tr", { dataset: { game: id, status: g.status, ruleset: ruleset || "" } },
           el("td", { class: "players" }, el("a", { class: "game-link", href: `${WEB}games/${encodeURIComponent(id)}`,
-            title: `Game ${id}`, "aria-label": `${playersLine(g.seats)} · ${gameName(ruleset)}` },
-          (g.seats || []).map((s, i) => [i ? (i === g.seats.length - 1 && i > 1 ? " and " : i === 1 && g.seats.length === 2 ? " vs " : ", ") : "",
+            title: _("Game {id}", { id }), "aria-label": `${playersLine(g.seats)} · ${gameName(ruleset)}` },
+          (g.seats || []).map((s, i) => [i ? (i === g.seats.length - 1 && i > 1 ? _(" and ") : i === 1 && g.seats.length === 2 ? _(" vs ") : ", ") : "",
             el("span", { class: "name", title: s.name }, s.name),
-            s.bot ? [" ", el("span", { class: "bot-mark", title: "played by a program" }, "bot")] : []]).flat(2))),
-          el("td", { class: "game-name", dataset: { label: "Game" } }, gameName(ruleset)),
-          el("td", { class: `status-${g.status}`, dataset: { label: "Status" } }, g.status),
-          el("td", { dataset: { label: "Whose turn" } }, turnText(g)),
+            s.bot ? [" ", el("span", { class: "bot-mark", title: _("played by a program") }, _("bot"))] : []]).flat(2))),
+          el("td", { class: "game-name", dataset: { label: _("Game") } }, gameName(ruleset)),
+          el("td", { class: `status-${g.status}`, dataset: { label: _("Status") } }, statusWord(g.status)),
+          el("td", { dataset: { label: _("Whose turn") } }, turnText(g)),
           el("td", { class: "links" }, el("a", { href: `${WEB}games/${encodeURIComponent(id)}/replay`,
-            "aria-label": `Replay of ${playersLine(g.seats)}` }, "Replay")));
+            "aria-label": _("Replay of {players}", { players: playersLine(g.seats) }) }, _("Replay"))));
       }));
     }
   } catch (err) {
-    body.replaceChildren(el("tr", {}, el("td", { colspan: 5 }, "Could not load the games.")));
-    showError(err, "Loading the games");
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 5 }, _("Could not load the games."))));
+    showError(err, _("Loading the games"));
   } finally {
     document.getElementById("lobby").setAttribute("aria-busy", "false");
   }

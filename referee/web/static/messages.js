@@ -8,6 +8,7 @@ import { api } from "./api.js";
 import { findKey, signEnvelope } from "./keys.js";
 import { seatName } from "./model.js";
 import { el, showError } from "./ui.js";
+import { _, LANG } from "./i18n.js";
 
 export const MESSAGE_MAX = 2000;
 
@@ -21,11 +22,14 @@ function nowMs() {
  */
 export function textProblem(text) {
   const length = [...text].length;
-  if (length === 0) return "write something first";
-  if (length > MESSAGE_MAX) return `${length} characters: at most ${MESSAGE_MAX.toLocaleString("en")}`;
-  if (typeof text.isWellFormed === "function" && !text.isWellFormed()) return "the text holds a lone surrogate";
+  if (length === 0) return _("write something first");
+  if (length > MESSAGE_MAX) return _("{n} characters: at most {max}", { n: length, max: MESSAGE_MAX.toLocaleString(LANG) });
+  if (typeof text.isWellFormed === "function" && !text.isWellFormed()) return _("the text holds a lone surrogate");
   const other = [...text].find((c) => c !== "\n" && /[\p{Cc}\p{Cf}]/u.test(c));
-  if (other) return `no control or format characters (U+${other.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}) but line feeds`;
+  if (other) {
+    return _("no control or format characters (U+{code}) but line feeds",
+      { code: other.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") });
+  }
   return null;
 }
 
@@ -37,7 +41,7 @@ export function prepareText(raw) {
 function localTime(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return String(iso);
-  return date.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  return date.toLocaleString(LANG === "en" ? undefined : LANG, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
 
 /**
@@ -110,7 +114,7 @@ export function messagesPanel({ section, gameId, getGame, mySeats, intervalMs = 
         section.dataset.loaded = "true";
       } catch (err) {
         if (!document.querySelector(`.error[data-code="${err.code}"][data-context="messages"]`)) {
-          const item = showError(err, "Reading the messages");
+          const item = showError(err, _("Reading the messages"));
           if (item) item.dataset.context = "messages";
         }
       } finally {
@@ -142,20 +146,20 @@ export function messagesPanel({ section, gameId, getGame, mySeats, intervalMs = 
     const want = new Set(messages.map((m) => m.position));
     if (have.size === want.size && [...want].every((p) => have.has(p))) return;
     list.replaceChildren(...(messages.length ? messages.map((m) => messageItem(m, game, mine))
-      : [el("li", { class: "hint no-messages" }, "No messages yet.")]));
+      : [el("li", { class: "hint no-messages" }, _("No messages yet."))]));
     if (atBottom || mine.includes(messages.length ? messages[messages.length - 1].seat : -1)) list.scrollTop = list.scrollHeight;
   }
 
   function messageItem(m, game, mine) {
     const from = seatName(game.seats, m.seat);
-    const to = Array.isArray(m.to) ? m.to.map((i) => (mine.includes(i) ? `${seatName(game.seats, i)} (you)` : seatName(game.seats, i))) : null;
+    const to = Array.isArray(m.to) ? m.to.map((i) => (mine.includes(i) ? `${seatName(game.seats, i)} ${_("(you)")}` : seatName(game.seats, i))) : null;
     return el("li", { class: `message${to ? " private" : ""}${mine.includes(m.seat) ? " mine" : ""}`,
       dataset: { position: String(m.position), seat: String(m.seat), private: to ? "true" : "false" } },
     el("div", { class: "message-head" },
-      el("strong", { class: "name", title: from }, from), mine.includes(m.seat) ? " (you)" : "",
-      to ? el("span", { class: "message-to" }, ` to ${to.join(", ")} `) : " ",
-      to ? el("span", { class: "badge badge-private" }, "private") : "", " ",
-      el("time", { datetime: m.at, class: "muted", title: `${m.at} · log length ${m.log_seq} · message #${m.position}` }, localTime(m.at))),
+      el("strong", { class: "name", title: from }, from), mine.includes(m.seat) ? ` ${_("(you)")}` : "",
+      to ? el("span", { class: "message-to" }, ` ${_("to {names}", { names: to.join(", ") })} `) : " ",
+      to ? el("span", { class: "badge badge-private" }, _("private")) : "", " ",
+      el("time", { datetime: m.at, class: "muted", title: `${m.at} · ${_("log length {n}", { n: m.log_seq })} · ${_("message #{n}", { n: m.position })}` }, localTime(m.at))),
     el("p", { class: "message-text" }, m.text));
   }
 
@@ -185,7 +189,7 @@ export function messagesPanel({ section, gameId, getGame, mySeats, intervalMs = 
     mutesBox.querySelector(".mute-buttons").replaceChildren(...targets.map((i) => el("button", {
       type: "button", class: "mute", "aria-pressed": muted.has(i) ? "true" : "false", dataset: { seat: String(i) },
       disabled: sending, onclick: () => toggleMute(me, i),
-    }, `${muted.has(i) ? "Unmute" : "Mute"} ${seatName(game.seats, i)}`)));
+    }, muted.has(i) ? _("Unmute {name}", { name: seatName(game.seats, i) }) : _("Mute {name}", { name: seatName(game.seats, i) }))));
   }
 
   function currentSeat() {
@@ -197,14 +201,14 @@ export function messagesPanel({ section, gameId, getGame, mySeats, intervalMs = 
   function updateCount() {
     const text = prepareText(textBox.value);
     const n = [...text].length;
-    count.textContent = `${n.toLocaleString("en")} / ${MESSAGE_MAX.toLocaleString("en")} characters`;
+    count.textContent = _("{n} / {max} characters", { n: n.toLocaleString(LANG), max: MESSAGE_MAX.toLocaleString(LANG) });
     count.dataset.over = n > MESSAGE_MAX ? "true" : "false";
   }
 
   async function signFor(seat, envelope) {
     const game = getGame();
     const entry = findKey(game.seats[seat].key);
-    if (!entry) throw new Error("this browser has no key for that seat");
+    if (!entry) throw new Error(_("this browser has no key for that seat"));
     return { envelope, sig: await signEnvelope(entry, envelope) };
   }
 
@@ -214,7 +218,7 @@ export function messagesPanel({ section, gameId, getGame, mySeats, intervalMs = 
     const text = prepareText(textBox.value);
     const problem = textProblem(text);
     if (problem) {
-      showError({ code: "form/invalid_text", message: problem }, "Your message", { reveal: true });
+      showError({ code: "form/invalid_text", message: problem }, _("Your message"), { reveal: true });
       textBox.focus();
       return;
     }
@@ -224,15 +228,15 @@ export function messagesPanel({ section, gameId, getGame, mySeats, intervalMs = 
     sending = true;
     const button = form.querySelector("#message-send");
     button.disabled = true;
-    status.textContent = "Signing and sending…";
+    status.textContent = _("Signing and sending…");
     try {
       const receipt = await api.say(gameId, await signFor(seat, envelope));
       textBox.value = "";
       updateCount();
-      status.textContent = `Sent (message #${receipt.position}${to.length ? ", private" : ""}).`;
+      status.textContent = to.length ? _("Sent (message #{n}, private).", { n: receipt.position }) : _("Sent (message #{n}).", { n: receipt.position });
     } catch (err) {
       status.textContent = "";
-      showError(err, "Your message was refused", { reveal: true });
+      showError(err, _("Your message was refused"), { reveal: true });
     } finally {
       sending = false;
       button.disabled = false;
@@ -251,10 +255,11 @@ export function messagesPanel({ section, gameId, getGame, mySeats, intervalMs = 
     try {
       const answer = await api.mute(gameId, await signFor(seat, { v: 1, ctx: "referee/mute", game: gameId, seat, mute, at: nowMs() }));
       mutedBy.set(seat, answer.muted || mute);
-      status.textContent = `${now.has(other) ? "Muted" : "Unmuted"} ${seatName(getGame().seats, other)}.`;
+      status.textContent = now.has(other) ? _("Muted {name}.", { name: seatName(getGame().seats, other) })
+        : _("Unmuted {name}.", { name: seatName(getGame().seats, other) });
     } catch (err) {
       status.textContent = "";
-      showError(err, "The mute was refused", { reveal: true });
+      showError(err, _("The mute was refused"), { reveal: true });
     } finally {
       sending = false;
       formKey = null;

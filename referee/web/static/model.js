@@ -3,6 +3,7 @@
 
 import * as fivetowers from "./fivetowers.js";
 import * as towerup from "./towerup.js";
+import { _ } from "./i18n.js";
 
 export const RULESETS = { fivetowers, towerup };
 
@@ -36,17 +37,25 @@ export function normLegal(data) {
 }
 
 export function seatName(seats, i) {
-  return (seats && seats[i] && seats[i].name) || `Seat ${i + 1}`;
+  return (seats && seats[i] && seats[i].name) || _("Seat {n}", { n: i + 1 });
 }
 
 /** One line for a verdict {seq, type, status, seat?, error?}. */
 export function describeVerdict(verdict, seats) {
   if (!verdict) return "—";
-  const who = verdict.seat !== undefined && verdict.seat !== null ? `${seatName(seats, verdict.seat)}'s ` : "";
-  const what = `${who}${verdict.type || "entry"} #${verdict.seq}`;
+  // the log entry's type in words (the type itself, e.g. data-type, stays as the log writes it)
+  const types = { move: _("move"), auto_move: _("default move"), accepted: _("acceptance"), created: _("creation"),
+    started: _("start"), timeout: _("timeout"), vacation: _("vacation"), resigned: _("resignation"), offer: _("offer"),
+    answered: _("answer"), agreed: _("agreement"), revealed: _("reveal"), forfeited: _("forfeit") };
+  const type = types[verdict.type] || verdict.type || _("entry");
+  const what = verdict.seat !== undefined && verdict.seat !== null
+    ? _("{name}'s {type} #{seq}", { name: seatName(seats, verdict.seat), type, seq: verdict.seq })
+    : `${type} #${verdict.seq}`;
   if (verdict.status === "rejected" && verdict.error) {
     const e = verdict.error;
-    return `${what}: rejected${e.rule ? ` [${e.rule}]` : ""} ${e.code || ""}: ${e.message || ""}`;
+    return `${what}: ${_("rejected")}${e.rule ? ` [${e.rule}]` : ""} ${e.code || ""}: ${e.message || ""}`;
   }
-  return `${what}: ${verdict.status}`;
+  const status = { accepted: _("accepted"), applied: _("applied"), pending: _("pending"), rejected: _("rejected") }[verdict.status]
+    || verdict.status;
+  return `${what}: ${status}`;
 }

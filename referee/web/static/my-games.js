@@ -5,7 +5,9 @@
 // waiting for me and a few others, with a link to all) and the page /play/me (every game, however many).
 
 import { listKeys } from "./keys.js";
-import { el, showError } from "./ui.js";
+import { el, formatWord, showError, statusWord } from "./ui.js";
+import { _, ngettext } from "./i18n.js";
+import { gameName } from "./game-names.js";
 
 const BASE_TITLE = document.title;
 const ROOT = (document.body && document.body.dataset.api) || "";
@@ -29,9 +31,9 @@ export function waitingFor(game, mine) {
 
 function inWords(ms) {
   const s = Math.round(Math.abs(ms) / 1000);
-  const text = s < 90 ? `${s} s` : s < 5400 ? `${Math.round(s / 60)} min` : s < 172800 ? `${Math.round(s / 3600)} h`
-    : `${Math.round(s / 86400)} days`;
-  return ms < 0 ? `${text} ago` : `in ${text}`;
+  const text = s < 90 ? _("{n} s", { n: s }) : s < 5400 ? _("{n} min", { n: Math.round(s / 60) })
+    : s < 172800 ? _("{n} h", { n: Math.round(s / 3600) }) : ngettext("{n} day", "{n} days", Math.round(s / 86400));
+  return ms < 0 ? _("{time} ago", { time: text }) : _("in {time}", { time: text });
 }
 
 async function getJson(path) {
@@ -105,33 +107,35 @@ export async function loadMyGames(keys = listKeys().map((k) => k.public)) {
 
 function ruleName(game) {
   const name = game.ruleset && typeof game.ruleset === "object" ? game.ruleset.name : game.ruleset;
-  return name === "fivetowers" ? "5 Towers" : name === "towerup" ? "Tower Up" : name || "?";
+  return gameName(name);
 }
 
 function whatNow(r) {
-  if (r.waiting.length) return r.game.status === "waiting" ? "your acceptance" : "your move";
+  if (r.waiting.length) return r.game.status === "waiting" ? _("your acceptance") : _("your move");
   if (r.game.status === "active") {
     const seat = r.game.seats[r.game.to_move];
-    return seat ? `${seat.name || `seat ${r.game.to_move + 1}`} to move` : "active";
+    return seat ? _("{name} to move", { name: seat.name || _("seat {n}", { n: r.game.to_move + 1 }) }) : statusWord("active");
   }
-  if (r.game.status === "waiting") return "waiting for the others";
-  return r.game.status;
+  if (r.game.status === "waiting") return _("waiting for the others");
+  return statusWord(r.game.status);
 }
 
 function offerText(game) {
   const offer = game.pending_offer;
   if (!offer) return "";
   const by = game.seats[offer.seat];
-  return `${offer.kind} offer by ${(by && by.name) || `seat ${offer.seat + 1}`}`;
+  const kinds = { draw: _("draw"), end: _("end"), abort: _("abort"), takeback: _("take-back"), take_back: _("take-back") };
+  return _("{kind} offer by {name}", { kind: kinds[offer.kind] || offer.kind,
+    name: (by && by.name) || _("seat {n}", { n: offer.seat + 1 }) });
 }
 
 function players(r) {
-  return r.game.seats.map((s, i) => (r.mine.includes(i) ? `${s.name} (you)` : s.name)).join(" vs ");
+  return r.game.seats.map((s, i) => (r.mine.includes(i) ? `${s.name} ${_("(you)")}` : s.name)).join(_(" vs "));
 }
 
 function deadlineNode(r, now) {
   return r.deadline !== null
-    ? el("span", { class: "deadline", title: new Date(r.deadline).toISOString() }, ` · deadline ${inWords(r.deadline - now)}`)
+    ? el("span", { class: "deadline", title: new Date(r.deadline).toISOString() }, ` · ${_("deadline {when}", { when: inWords(r.deadline - now) })}`)
     : "";
 }
 
@@ -141,7 +145,7 @@ function setTitle(count) {
 
 function listItem(r, now) {
   const id = r.game.game;
-  const names = r.mine.map((i) => (r.game.seats[i] && r.game.seats[i].name) || `seat ${i + 1}`).join(", ");
+  const names = r.mine.map((i) => (r.game.seats[i] && r.game.seats[i].name) || _("seat {n}", { n: i + 1 })).join(", ");
   const offer = offerText(r.game);
   return el("li", { dataset: { game: id, waiting: r.waiting.length ? "true" : "false" }, class: r.waiting.length ? "waiting-for-me" : "" },
     el("a", { class: "mono", href: `${WEB}games/${encodeURIComponent(id)}` }, id), ` · ${names} · `,
@@ -168,10 +172,10 @@ function drawSection(rows, web) {
   const now = Date.now();
   const shown = rows.filter((r, i) => r.waiting.length || i < count + LOBBY_OTHERS);
   section.replaceChildren(
-    el("h2", { id: "my-games-h" }, count ? `My games · ${count} waiting for me` : "My games"),
+    el("h2", { id: "my-games-h" }, count ? _("My games · {n} waiting for me", { n: count }) : _("My games")),
     el("ul", { class: "my-games" }, ...shown.map((r) => listItem(r, now))),
     el("p", {}, el("a", { class: "all-my-games", href: `${web}me` },
-      shown.length < rows.length ? `All my games (${rows.length}) →` : "My games page →")));
+      shown.length < rows.length ? _("All my games ({n}) →", { n: rows.length }) : _("My games page →"))));
 }
 
 /**
@@ -233,13 +237,13 @@ function tableRow(r, now) {
     class: r.waiting.length ? "waiting-for-me" : "" },
   el("td", { class: "game-id" }, el("a", { href: `${WEB}games/${encodeURIComponent(id)}` }, players(r)),
     el("span", { class: "mono details" }, ` ${id}`)),
-  el("td", { dataset: { label: "Game" } }, ruleName(r.game),
-    r.game.tournament ? [" · ", el("a", { href: `${WEB}tournaments/${encodeURIComponent(r.game.tournament)}` }, "tournament")] : ""),
-  el("td", { dataset: { label: "Now" } }, el("strong", {}, whatNow(r))),
-  el("td", { dataset: { label: "Deadline" } }, r.deadline !== null
+  el("td", { dataset: { label: _("Game") } }, ruleName(r.game),
+    r.game.tournament ? [" · ", el("a", { href: `${WEB}tournaments/${encodeURIComponent(r.game.tournament)}` }, _("tournament"))] : ""),
+  el("td", { dataset: { label: _("Now") } }, el("strong", {}, whatNow(r))),
+  el("td", { dataset: { label: _("Deadline") } }, r.deadline !== null
     ? el("span", { class: "deadline", title: new Date(r.deadline).toISOString() }, inWords(r.deadline - now)) : "—"),
-  el("td", { dataset: { label: "Last move" } }, Number.isNaN(last) ? "—" : inWords(last - now)),
-  el("td", { dataset: { label: "Offer" } }, offer || "—"));
+  el("td", { dataset: { label: _("Last move") } }, Number.isNaN(last) ? "—" : inWords(last - now)),
+  el("td", { dataset: { label: _("Offer") } }, offer || "—"));
 }
 
 /** Every tournament of one key: all pages of GET /players/{key}/tournaments. */
@@ -273,14 +277,14 @@ async function drawTournaments(keys) {
     section.dataset.total = String(found.length);
     list.replaceChildren(...(found.length ? found.map((t) => {
       const rules = t.ruleset && typeof t.ruleset === "object" ? t.ruleset.name : t.ruleset;
-      const kind = t.format && t.format.kind ? t.format.kind.replace("_", " ") : "";
+      const kind = t.format && t.format.kind ? formatWord(t.format.kind) : "";
       return el("li", { dataset: { tournament: t.tournament, status: t.status } },
         el("a", { href: `${WEB}tournaments/${encodeURIComponent(t.tournament)}` }, ruleName({ ruleset: rules })),
-        ` · ${kind} · ${t.players} players · `, el("strong", {}, t.status),
-        t.round ? ` · round ${t.round}` : "", el("span", { class: "mono details" }, ` ${t.tournament}`));
-    }) : [el("li", {}, "No tournaments for the keys in this browser.")]));
+        ` · ${kind} · ${ngettext("{n} player", "{n} players", t.players)} · `, el("strong", {}, statusWord(t.status)),
+        t.round ? ` · ${_("round {n}", { n: t.round })}` : "", el("span", { class: "mono details" }, ` ${t.tournament}`));
+    }) : [el("li", {}, _("No tournaments for the keys in this browser."))]));
   } catch (err) {
-    showError(err, "Loading my tournaments");
+    showError(err, _("Loading my tournaments"));
   } finally {
     section.setAttribute("aria-busy", "false");
   }
@@ -291,8 +295,8 @@ async function drawPage() {
   const body = document.getElementById("all-my-games-body");
   const summary = document.getElementById("all-my-games-summary");
   if (!listKeys().length) {
-    summary.replaceChildren("No keys in this browser yet: make or load one on ",
-      el("a", { href: `${WEB}keys` }, "My keys"), ".");
+    summary.replaceChildren(_("No keys in this browser yet: make or load one on "),
+      el("a", { href: `${WEB}keys` }, _("My keys")), ".");
     body.replaceChildren();
     root.setAttribute("aria-busy", "false");
     const section = document.getElementById("my-tournaments-section");
@@ -300,14 +304,14 @@ async function drawPage() {
     return;
   }
   const [rows] = await Promise.all([loadMyGames(), drawTournaments([...new Set(listKeys().map((k) => k.public))])]);
-  if (lastError) showError(lastError, "Loading my games");
+  if (lastError) showError(lastError, _("Loading my games"));
   const count = rows.filter((r) => r.waiting.length).length;
   setTitle(count);
   root.dataset.waiting = String(count);
   root.dataset.total = String(rows.length);
   summary.textContent = rows.length
-    ? `${rows.length} game${rows.length === 1 ? "" : "s"} · ${count} waiting for you`
-    : "No games for the keys in this browser yet.";
+    ? `${ngettext("{n} game", "{n} games", rows.length)} · ${_("{n} waiting for you", { n: count })}`
+    : _("No games for the keys in this browser yet.");
   const now = Date.now();
   body.replaceChildren(...rows.map((r) => tableRow(r, now)));
   root.setAttribute("aria-busy", "false");

@@ -4,6 +4,7 @@ import { initTimeControlForm, readTimeControl } from "./clock.js";
 import { entropy, listKeys, signEnvelope } from "./keys.js";
 import { addRow, labelRows } from "./seat-rows.js";
 import { clearErrors, el, showError } from "./ui.js";
+import { _ } from "./i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const seatsList = document.getElementById("seats");
@@ -66,7 +67,7 @@ function renderOptions() {
   const props = schema.properties || schema;
   const names = Object.keys(props || {}).filter((n) => !RECORDED_ONLY.has(n));
   box.replaceChildren(...(names.length ? names.map((n) => optionControl(n, props[n]))
-    : [el("p", { class: "hint" }, "This ruleset has no options.")]));
+    : [el("p", { class: "hint" }, _("This ruleset has no options."))]));
 }
 
 function chooseRuleset(name) {
@@ -83,7 +84,7 @@ function chooseRuleset(name) {
       renderOptions();
       renumber();
     }
-  }).catch((err) => showError(err, `Loading the ruleset ${name}`));
+  }).catch((err) => showError(err, _("Loading the ruleset {name}", { name })));
 }
 
 function readOptions() {
@@ -97,7 +98,7 @@ function readOptions() {
       try {
         value = JSON.parse(input.value);
       } catch {
-        throw Object.assign(new Error(`option ${name} is not valid JSON`), { code: "form/invalid" });
+        throw Object.assign(new Error(_("option {name} is not valid JSON", { name })), { code: "form/invalid" });
       }
     }
     if (JSON.stringify(value) !== input.dataset.default) options[name] = value;
@@ -110,14 +111,14 @@ async function init() {
     const data = await api.rulesets();
     rulesets = Array.isArray(data) ? data : data.rulesets || [];
   } catch (err) {
-    showError(err, "Loading the rulesets");
+    showError(err, _("Loading the rulesets"));
     return;
   }
   const box = document.getElementById("ruleset-choices");
   box.replaceChildren(...rulesets.map((r, i) => el("label", { class: "choice" },
     el("input", { type: "radio", name: "ruleset", value: r.name, checked: i === 0,
       onchange: () => chooseRuleset(r.name) }),
-    ` ${gameName(r.name)} `, el("small", {}, `(${r.min_players ?? "?"}–${r.max_players ?? "?"} players)`))));
+    ` ${gameName(r.name)} `, el("small", {}, _("({min}–{max} players)", { min: r.min_players ?? "?", max: r.max_players ?? "?" })))));
   if (rulesets.length) chooseRuleset(rulesets[0].name);
 }
 
@@ -146,10 +147,11 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
     name: li.querySelector(".seat-name").value.trim().normalize("NFC"), // the form the referee stores (and an organiser signs)
     key: li.querySelector(".seat-key").value.trim(),
   })).map((s) => (houseBotKey && s.key === houseBotKey ? { ...s, bot: true } : s));
-  const missing = seats.flatMap((s, i) => [!s.name && `player ${i + 1} has no name`, !s.key && `player ${i + 1} has no public key`]).filter(Boolean);
-  if (!current) missing.push("choose a ruleset");
+  const missing = seats.flatMap((s, i) => [!s.name && _("player {n} has no name", { n: i + 1 }),
+    !s.key && _("player {n} has no public key", { n: i + 1 })]).filter(Boolean);
+  if (!current) missing.push(_("choose a ruleset"));
   if (missing.length) {
-    showError({ code: "form/incomplete", message: missing.join("; ") }, "The game cannot be created yet");
+    showError({ code: "form/incomplete", message: missing.join("; ") }, _("The game cannot be created yet"));
     return;
   }
   let options;
@@ -158,10 +160,10 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
     const timeControl = readTimeControl();
     if (timeControl) options.time_control = timeControl;
   } catch (err) {
-    showError(err, "Options");
+    showError(err, _("Options"));
     return;
   }
-  status.textContent = "Creating…";
+  status.textContent = _("Creating…");
   try {
     const body = { ruleset: current.name, seats, options };
     const organiser = listKeys().find((k) => k.public === document.getElementById("organiser").value);
@@ -172,11 +174,11 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
     }
     const created = await api.create(body);
     const id = created.id || created.game;
-    status.textContent = `Created ${id}.`;
+    status.textContent = _("Created {id}.", { id });
     window.location.assign(`${WEB}games/${encodeURIComponent(id)}`);
   } catch (err) {
     status.textContent = "";
-    showError(err, "The referee refused the game");
+    showError(err, _("The referee refused the game"));
   }
 });
 

@@ -4,7 +4,8 @@
 import { api } from "./api.js";
 import { allLogEntries, describeClockEntry, markForfeits, renderClockEntries } from "./clock.js";
 import { describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
-import { el, showError } from "./ui.js";
+import { el, showError, statusWord } from "./ui.js";
+import { _ } from "./i18n.js";
 import { gameName, playersLine } from "./game-names.js";
 import { followGame } from "./live.js";
 import { describeDecisionEntry, markDecisions } from "./decisions.js";
@@ -40,19 +41,22 @@ function describeEntry(entry) {
   switch (entry.type) {
     case "created": {
       const rs = entry.ruleset || {};
-      return `Game created: ${rs.name} version ${rs.version}, ${(entry.seats || []).map((x) => x.name).join(", ")}; ` +
-        (entry.mode === "recorded" ? "recorded deck (no commit–reveal)" : `commitment ${String(entry.commitment || "").slice(0, 16)}…`);
+      return _("Game created: {ruleset} version {version}, {names}; ", { ruleset: rs.name, version: rs.version,
+        names: (entry.seats || []).map((x) => x.name).join(", ") }) +
+        (entry.mode === "recorded" ? _("recorded deck (no commit–reveal)")
+          : _("commitment {hash}…", { hash: String(entry.commitment || "").slice(0, 16) }));
     }
     case "accepted":
-      return `${seatName(seats, entry.seat)} accepted, with 32 bytes of entropy`;
+      return _("{name} accepted, with 32 bytes of entropy", { name: seatName(seats, entry.seat) });
     case "started":
-      return "Game started: the deck is shuffled from the committed seed and every seat's entropy";
+      return _("Game started: the deck is shuffled from the committed seed and every seat's entropy");
     case "move": {
       const move = entry.submission && entry.submission.envelope ? entry.submission.envelope.move : entry.move;
       return `${seatName(seats, entry.seat)} ${mod ? mod.describeMove(move, components) : JSON.stringify(move)}`;
     }
     case "revealed":
-      return `Server seed revealed (${entry.reason || "finished"}): ${String(entry.server_seed || "").slice(0, 16)}…`;
+      return _("Server seed revealed ({reason}): {seed}…", { reason: entry.reason ? statusWord(entry.reason) : statusWord("finished"),
+        seed: String(entry.server_seed || "").slice(0, 16) });
     default:
       return describeClockEntry(entry, seats, moveText) || describeDecisionEntry(entry, seats, logEntries) || `${entry.type}`;
   }
@@ -76,8 +80,8 @@ async function show(n) {
   n = Math.max(0, Math.min(total - 1, n));
   current = n;
   slider.value = String(n);
-  slider.setAttribute("aria-valuetext", `entry ${n + 1} of ${total}`);
-  document.getElementById("step-label").textContent = `Entry ${n + 1} of ${total}`;
+  slider.setAttribute("aria-valuetext", _("entry {n} of {total}", { n: n + 1, total }));
+  document.getElementById("step-label").textContent = _("Entry {n} of {total}", { n: n + 1, total });
   document.getElementById("prev").disabled = n <= 0;
   document.getElementById("first").disabled = n <= 0;
   document.getElementById("next").disabled = n >= total - 1;
@@ -87,7 +91,7 @@ async function show(n) {
   try {
     step = await stepAt(n);
   } catch (err) {
-    showError(err, `Loading entry ${n}`);
+    showError(err, _("Loading entry {n}", { n }));
     return;
   }
   if (mine !== token || !step) return;
@@ -98,7 +102,7 @@ async function show(n) {
     el("span", { class: "entry-seq" }, `#${step.seq ?? n} ${entry.type || ""}`), " ",
     el("span", { class: "entry-text" }, describeEntry(entry)), el("br"),
     el("span", { class: `verdict verdict-${verdict ? verdict.status : "none"}`, dataset: { status: verdict ? verdict.status : "", rule: verdict && verdict.error ? verdict.error.rule || "" : "" } },
-      `Verdict: ${describeVerdict(verdict, seats)}`),
+      `${_("Verdict")}: ${describeVerdict(verdict, seats)}`),
     entry.at ? el("small", { class: "muted" }, ` · ${entry.at}`) : "");
   root.dataset.at = String(n);
   const board = document.getElementById("board");
@@ -107,7 +111,7 @@ async function show(n) {
     const lastMove = envelope ? { ...envelope.move, seat: entry.seat } : null;
     mod.renderBoard(board, { components, view: step.state, seats, picker: null, lastMove });
   } else {
-    board.replaceChildren(el("p", { class: "muted" }, "No board yet: the game starts once every seat has accepted."));
+    board.replaceChildren(el("p", { class: "muted" }, _("No board yet: the game starts once every seat has accepted.")));
   }
   document.getElementById("result-section").hidden = !(game.status === "finished" && n === total - 1);
 }
@@ -120,11 +124,11 @@ async function showResult() {
     markForfeits(document.getElementById("result"), result.result || result, seats);
     markDecisions(document.getElementById("result"), result.result || result, seats);
     const steps = normSteps(replay);
-    document.getElementById("chart-h").textContent = game.ruleset === "towerup" ? "Locomotive tracks over the game" : "Tower points over the game";
+    document.getElementById("chart-h").textContent = game.ruleset === "towerup" ? _("Locomotive tracks over the game") : _("Tower points over the game");
     document.getElementById("chart").replaceChildren(mod.chart(steps, seats));
     root.dataset.resultLoaded = "true";
   } catch (err) {
-    showError(err, "Loading the result");
+    showError(err, _("Loading the result"));
   }
 }
 
@@ -145,9 +149,9 @@ async function init() {
     mod = rulesetModule(game.ruleset);
     const rs = await api.ruleset(game.ruleset);
     components = rs.components || rs;
-    document.getElementById("ruleset-name").textContent = `${playersLine(seats)} · ${gameName(game.ruleset)} · ${game.status}`;
+    document.getElementById("ruleset-name").textContent = `${playersLine(seats)} · ${gameName(game.ruleset)} · ${statusWord(game.status)}`;
   } catch (err) {
-    showError(err, "Loading the game");
+    showError(err, _("Loading the game"));
     return;
   }
   total = game.seq;
@@ -164,7 +168,7 @@ async function init() {
   allLogEntries(gameId).then((entries) => {
     logEntries = entries;
     renderClockEntries(document.getElementById("clock-entries"), entries, seats, moveText, show);
-  }).catch((err) => showError(err, "Loading the log"));
+  }).catch((err) => showError(err, _("Loading the log")));
   await showResult();
   root.dataset.ready = "true";
   if (game.status === "waiting" || game.status === "active") followGame(gameId, { root, refresh: followLive, pollMs: 5000, seqOf: () => total });

@@ -2,16 +2,17 @@
 
 import { clip, s, title as tooltip } from "./svg.js";
 import { el } from "./ui.js";
+import { _, listAnd } from "./i18n.js";
 
 function nameOf(seats, i) {
-  return (seats && seats[i] && seats[i].name) || `Seat ${i + 1}`;
+  return (seats && seats[i] && seats[i].name) || _("Seat {n}", { n: i + 1 });
 }
 
 /** The tie-break chain: every link the engine compared, with the values, in order. */
 export function tiebreakChain(result, seats, noneText) {
   const chain = result.tiebreak || [];
   const box = el("div", { class: "tiebreak" });
-  box.append(el("h3", {}, "Tie-break chain"));
+  box.append(el("h3", {}, _("Tie-break chain")));
   if (!chain.length) {
     box.append(el("p", {}, noneText));
     return box;
@@ -20,20 +21,22 @@ export function tiebreakChain(result, seats, noneText) {
     const who = (link.seats || []).map((i) => nameOf(seats, i)).join(", ");
     const values = (link.values || []).map((v) => `${nameOf(seats, v.seat)} ${v.value}`).join(", ");
     const order = (link.order || []).map((group) => group.map((i) => nameOf(seats, i)).join(" = ")).join(" > ");
-    const tied = link.total !== undefined ? `tied at ${link.total} points` : link.rank !== undefined ? `tied for rank ${link.rank}` : "tied";
+    const tied = link.total !== undefined ? _("tied at {n} points", { n: link.total })
+      : link.rank !== undefined ? _("tied for rank {n}", { n: link.rank }) : _("tied");
     return el("li", { dataset: { rule: link.rule || "" } },
       el("strong", {}, link.rule ? `[${link.rule}] ` : ""),
-      `${who} ${tied}; compared ${link.criterion || "?"}`,
+      _("{who} {tied}; compared {criterion}", { who, tied, criterion: link.criterion || "?" }),
       values ? `: ${values}` : "",
       order ? ` → ${order}` : "",
-      link.outcome ? ` (${link.outcome})` : link.decided ? " (decided)" : " (not decided)");
+      link.outcome ? ` (${link.outcome})` : link.decided ? ` (${_("decided")})` : ` (${_("not decided")})`);
   })));
   return box;
 }
 
 export function winnersLine(result, seats) {
   const winners = (result.winners || []).map((i) => nameOf(seats, i));
-  return el("p", { class: "winners" }, winners.length > 1 ? `Shared victory: ${winners.join(" and ")}` : `Winner: ${winners.join("")}`);
+  return el("p", { class: "winners" }, winners.length > 1 ? _("Shared victory: {names}", { names: listAnd(winners) })
+    : _("Winner: {name}", { name: winners.join("") }));
 }
 
 const SEAT_COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"];
@@ -47,7 +50,7 @@ export function seatColour(i) {
  * A line chart: one line per series ({label, seat, points: [{x, y}]}); x is the log position.
  * Lines differ by colour and dash pattern, and each carries its label at its end.
  */
-export function lineChart({ title, series, seats, xLabel = "log entry", yLabel = "" }) {
+export function lineChart({ title, series, seats, xLabel = _("log entry"), yLabel = "" }) {
   const width = 860;
   const height = 320;
   const pad = { left: 50, right: 170, top: 20, bottom: 40 };
@@ -59,7 +62,8 @@ export function lineChart({ title, series, seats, xLabel = "log entry", yLabel =
   const X = (x) => pad.left + ((x - xMin) / (xMax - xMin || 1)) * (width - pad.left - pad.right);
   const Y = (y) => height - pad.bottom - ((y - yMin) / (yMax - yMin || 1)) * (height - pad.top - pad.bottom);
   const svg = s("svg", { viewBox: `0 0 ${width} ${height}`, width: "100%", role: "img", class: "chart",
-    "aria-label": `${title}. ${series.map((x) => `${x.name || nameOf(seats, x.seat)} ${x.label}: ends at ${x.points.length ? x.points[x.points.length - 1].y : 0}`).join("; ")}` });
+    "aria-label": `${title}. ${series.map((x) => _("{name} {label}: ends at {value}", { name: x.name || nameOf(seats, x.seat), label: x.label,
+      value: x.points.length ? x.points[x.points.length - 1].y : 0 })).join("; ")}` });
   svg.append(s("title", { text: title }));
   // Axes and grid.
   const ticks = 5;

@@ -2,6 +2,7 @@
 // browser" and "use a key of this browser". One implementation for both forms.
 import { generateKey, listKeys } from "./keys.js";
 import { clearErrors, el, showError } from "./ui.js";
+import { _ } from "./i18n.js";
 
 /** Fill a "key of this browser" select with this browser's keys, keeping its choice. */
 export function fillMine(select) {
@@ -14,10 +15,10 @@ export function fillMine(select) {
 /** Label every row of `list` for its position (1-based) and set `dataset[field]` to its index. */
 export function labelRows(list, field) {
   [...list.children].forEach((li, i) => {
-    li.querySelector(".seat-name").setAttribute("aria-label", `Name of player ${i + 1}`);
-    li.querySelector(".seat-key").setAttribute("aria-label", `Public key of player ${i + 1}`);
-    li.querySelector(".seat-generate").setAttribute("aria-label", `Generate a key in this browser for player ${i + 1}`);
-    li.querySelector(".seat-mine").setAttribute("aria-label", `Use a key of this browser for player ${i + 1}`);
+    li.querySelector(".seat-name").setAttribute("aria-label", _("Name of player {n}", { n: i + 1 }));
+    li.querySelector(".seat-key").setAttribute("aria-label", _("Public key of player {n}", { n: i + 1 }));
+    li.querySelector(".seat-generate").setAttribute("aria-label", _("Generate a key in this browser for player {n}", { n: i + 1 }));
+    li.querySelector(".seat-mine").setAttribute("aria-label", _("Use a key of this browser for player {n}", { n: i + 1 }));
     li.dataset[field] = String(i);
   });
 }
@@ -29,23 +30,23 @@ export function addRow(template, list) {
   const key = li.querySelector(".seat-key");
   const mine = li.querySelector(".seat-mine");
   fillMine(mine);
-  name.value = `Player ${list.children.length + 1}`;
+  name.value = _("Player {n}", { n: list.children.length + 1 });
   li.querySelector(".seat-generate").addEventListener("click", async () => {
     clearErrors();
     try {
-      const entry = await generateKey(name.value.trim() || "player");
+      const entry = await generateKey(name.value.trim() || _("player"));
       key.value = entry.public;
       document.querySelectorAll(".seat-mine").forEach(fillMine);
       mine.value = entry.public;
     } catch (err) {
-      showError(err, "Could not generate a key");
+      showError(err, _("Could not generate a key"));
     }
   });
   mine.addEventListener("change", () => {
     if (!mine.value) return;
     key.value = mine.value;
     const entry = listKeys().find((k) => k.public === mine.value);
-    if (entry && /^Player \d+$/.test(name.value)) name.value = entry.name;
+    if (entry && name.value === _("Player {n}", { n: [...list.children].indexOf(li) + 1 })) name.value = entry.name;
   });
   list.append(li);
   return li;

@@ -1,16 +1,23 @@
 // Pure helpers of the tournament pages: exact numbers ("p/q" strings, as the referee writes them), the
 // points of one game's result, the crosstable and a player's path, all from GET /tournaments/<id>.
 
-const FORMAT_NAMES = { round_robin: "round robin", swiss: "Swiss", series: "series" };
+import { _, LANG, ngettext } from "./i18n.js";
+import { formatWord } from "./ui.js";
 
+// the third member ("higher"/"lower") is a key, not words: the page says it with tieBreakBetter()
 export const TIE_BREAKS = {
-  game_score: ["Game score", "sum of the player's game scores", "higher"],
-  opponents_points: ["Opponents' points", "Buchholz: the final points of everyone met, per game", "higher"],
-  wins: ["Wins", "games finished at rank 1, alone or shared", "higher"],
-  head_to_head: ["Head to head", "among the players still tied: 1 per tied player ranked below, ½ per one level", "higher"],
-  average_rank: ["Average rank", "mean rank over the player's games", "lower"],
-  lot: ["Lot", "place in the lot drawn from the revealed seed (before the reveal: the order of creation)", "lower"],
+  game_score: [_("Game score"), _("sum of the player's game scores"), "higher"],
+  opponents_points: [_("Opponents' points"), _("Buchholz: the final points of everyone met, per game"), "higher"],
+  wins: [_("Wins"), _("games finished at rank 1, alone or shared"), "higher"],
+  head_to_head: [_("Head to head"), _("among the players still tied: 1 per tied player ranked below, ½ per one level"), "higher"],
+  average_rank: [_("Average rank"), _("mean rank over the player's games"), "lower"],
+  lot: [_("Lot"), _("place in the lot drawn from the revealed seed (before the reveal: the order of creation)"), "lower"],
 };
+
+/** "higher" / "lower" (is better) in words. */
+export function tieBreakBetter(which) {
+  return which === "lower" ? _("lower") : which === "higher" ? _("higher") : which;
+}
 
 export function tieBreakName(id) {
   return (TIE_BREAKS[id] || [id])[0];
@@ -19,7 +26,7 @@ export function tieBreakName(id) {
 export function formatText(format) {
   if (!format) return "?";
   const sizes = (format.table_sizes || []).join("/");
-  return `${FORMAT_NAMES[format.kind] || format.kind}, ${format.rounds} rounds${sizes ? `, tables of ${sizes}` : ""}`;
+  return `${formatWord(format.kind)}, ${ngettext("{n} round", "{n} rounds", format.rounds)}${sizes ? `, ${_("tables of {sizes}", { sizes })}` : ""}`;
 }
 
 function gcd(a, b) {
@@ -64,6 +71,8 @@ export function gamePoints(pointsTable, ranks, seat) {
 }
 
 export function ordinal(n) {
+  if (LANG === "de") return `${n}.`;
+  if (LANG === "fr") return n === 1 ? "1er" : `${n}e`;
   const s = ["th", "st", "nd", "rd"];
   const v = n % 100;
   return `${n}${s[(v - 20) % 10] || s[v] || s[0]}`;

@@ -6,8 +6,11 @@
 import { api, ApiError } from "./api.js";
 import { gameName } from "./game-names.js";
 import { entropy, listKeys, signEnvelope } from "./keys.js";
-import { TIE_BREAKS, crosstable, formatText, ordinal, playerPath, show, tieBreakName } from "./tournament-model.js";
-import { clearErrors, el, shortKey, showError } from "./ui.js";
+import { TIE_BREAKS, crosstable, formatText, ordinal, playerPath, show, tieBreakBetter, tieBreakName } from "./tournament-model.js";
+import { clearErrors, el, shortKey, showError, statusWord } from "./ui.js";
+import { _, LANG } from "./i18n.js";
+
+const METHODS = { provisional: _("provisional"), organiser: _("organiser"), forfeit: _("forfeit") };
 
 const WEB = document.body.dataset.web || "/play/";
 const API = document.body.dataset.api || "";
@@ -29,25 +32,27 @@ function nowIso() {
 function when(iso) {
   if (!iso) return "";
   const d = new Date(iso);
-  return el("time", { datetime: iso, title: iso }, Number.isNaN(d.getTime()) ? iso : d.toLocaleString());
+  return el("time", { datetime: iso, title: iso }, Number.isNaN(d.getTime()) ? iso : d.toLocaleString(LANG === "en" ? undefined : LANG));
 }
 
 function duration(seconds) {
-  if (!seconds) return "none";
+  if (!seconds) return _("none");
   const days = Math.floor(seconds / 86400);
   const hours = Math.floor((seconds % 86400) / 3600);
   const minutes = Math.floor((seconds % 3600) / 60);
   const rest = seconds % 60;
-  return [days && `${days} d`, hours && `${hours} h`, minutes && `${minutes} min`, rest && `${rest} s`].filter(Boolean).join(" ");
+  return [days && _("{n} d", { n: days }), hours && _("{n} h", { n: hours }), minutes && _("{n} min", { n: minutes }),
+    rest && _("{n} s", { n: rest })].filter(Boolean).join(" ");
 }
 
 function clockText(tc) {
-  const main = tc.kind === "per_move" ? `time per move ${duration(tc.per_move)}`
-    : tc.kind === "bank" ? `time bank ${duration(tc.initial)}, + ${duration(tc.increment)} a move, at most ${duration(tc.max)}`
+  const main = tc.kind === "per_move" ? _("time per move {time}", { time: duration(tc.per_move) })
+    : tc.kind === "bank" ? _("time bank {initial}, + {increment} a move, at most {max}", { initial: duration(tc.initial),
+      increment: duration(tc.increment), max: duration(tc.max) })
       : JSON.stringify(tc);
-  const timeout = tc.on_timeout === "forfeit" ? "a timeout forfeits"
-    : tc.on_timeout ? `a timeout plays a default move (forfeit after ${tc.max_auto_moves})` : "";
-  return [main, tc.vacation ? `vacation ${duration(tc.vacation)}` : "", timeout].filter(Boolean).join("; ");
+  const timeout = tc.on_timeout === "forfeit" ? _("a timeout forfeits")
+    : tc.on_timeout ? _("a timeout plays a default move (forfeit after {n})", { n: tc.max_auto_moves }) : "";
+  return [main, tc.vacation ? _("vacation {time}", { time: duration(tc.vacation) }) : "", timeout].filter(Boolean).join("; ");
 }
 
 function nameOf(key) {
@@ -60,8 +65,8 @@ function nameSpan(key) {
 
 /** A name that opens the player's path. */
 function playerButton(key) {
-  return el("button", { type: "button", class: "link player-link", dataset: { key }, title: `${nameOf(key)}: path`,
-    "aria-label": `Show the path of ${nameOf(key)}`, onclick: () => choosePlayer(key, true) }, nameSpan(key));
+  return el("button", { type: "button", class: "link player-link", dataset: { key }, title: _("{name}: path", { name: nameOf(key) }),
+    "aria-label": _("Show the path of {name}", { name: nameOf(key) }), onclick: () => choosePlayer(key, true) }, nameSpan(key));
 }
 
 function gameLink(game) {
@@ -70,31 +75,31 @@ function gameLink(game) {
 
 function resultText(table) {
   const result = table.result;
-  if (!result) return "playing";
+  if (!result) return _("playing");
   const order = table.players.map((k, i) => i).sort((a, b) => result.ranks[a] - result.ranks[b]);
   const parts = order.map((i) => `${ordinal(result.ranks[i])} ${nameOf(table.players[i])}` +
     (result.scores && result.scores[i] !== null && result.scores[i] !== undefined ? ` (${result.scores[i]})` : ""));
-  return parts.join(", ") + (result.method && result.method !== "played" ? ` — adjudicated (${result.method})` : "");
+  return parts.join(", ") + (result.method && result.method !== "played" ? ` — ${_("adjudicated ({method})", { method: METHODS[result.method] || result.method })}` : "");
 }
 
 // -- sections ----------------------------------------------------------------------------------------
 
 function renderSummary() {
   const status = document.getElementById("t-status");
-  status.textContent = state.status;
+  status.textContent = statusWord(state.status);
   status.className = `status status-${state.status}`;
   const rows = [
-    ["Game", `${gameName(state.ruleset && state.ruleset.name)}${state.ruleset && state.ruleset.version ? ` (engine ${state.ruleset.version})` : ""}`],
-    ["Format", formatText(state.format)],
-    ["Round deadline", duration(state.round_deadline)],
-    ["Adjudication at a deadline", state.adjudication === "organiser" ? "the organiser's signed decision" : "the engine's provisional result"],
-    ["Organiser", state.organiser ? el("span", { class: "mono", title: state.organiser }, shortKey(state.organiser)) : "none"],
-    ["Created", when(state.created_at)],
-    ["Log", [`${state.seq} entries, head `, el("code", { class: "hash" }, state.head)]],
-    ["Seed commitment", el("code", { class: "hash" }, state.commitment || "")],
+    [_("Game"), `${gameName(state.ruleset && state.ruleset.name)}${state.ruleset && state.ruleset.version ? ` (${_("engine {version}", { version: state.ruleset.version })})` : ""}`],
+    [_("Format"), formatText(state.format)],
+    [_("Round deadline"), duration(state.round_deadline)],
+    [_("Adjudication at a deadline"), state.adjudication === "organiser" ? _("the organiser's signed decision") : _("the engine's provisional result")],
+    [_("Organiser"), state.organiser ? el("span", { class: "mono", title: state.organiser }, shortKey(state.organiser)) : _("none")],
+    [_("Created"), when(state.created_at)],
+    [_("Log"), [`${_("{n} entries, head", { n: state.seq })} `, el("code", { class: "hash" }, state.head)]],
+    [_("Seed commitment"), el("code", { class: "hash" }, state.commitment || "")],
   ];
   const tc = state.options && state.options.time_control;
-  if (tc) rows.splice(3, 0, ["Games' clock", clockText(tc)]);
+  if (tc) rows.splice(3, 0, [_("Games' clock"), clockText(tc)]);
   document.getElementById("t-summary").replaceChildren(el("dl", { class: "facts" },
     rows.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])));
 }
@@ -104,24 +109,25 @@ function renderPlayers() {
   const list = document.getElementById("t-player-list");
   list.replaceChildren(...(state.players || []).map((p) => el("li", { dataset: { key: p.key, joined: String(p.joined) } },
     playerButton(p.key), " ", el("span", { class: "mono muted", title: p.key }, shortKey(p.key)), " ",
-    p.withdrawn ? el("span", { class: "badge badge-forfeited" }, "withdrawn")
-      : el("span", { class: p.joined ? "joined" : "muted" }, p.joined ? "joined" : "not joined yet"),
-    mine.has(p.key) ? el("span", { class: "muted" }, " (this browser)") : null)));
+    p.withdrawn ? el("span", { class: "badge badge-forfeited" }, _("withdrawn"))
+      : el("span", { class: p.joined ? "joined" : "muted" }, p.joined ? _("joined") : _("not joined yet")),
+    mine.has(p.key) ? el("span", { class: "muted" }, ` (${_("this browser")})`) : null)));
   const actions = [];
   for (const p of state.players || []) {
     const key = mine.get(p.key);
     if (!key) continue;
     if (state.status === "waiting" && !p.joined) {
       actions.push(el("button", { type: "button", class: "primary join", dataset: { key: p.key }, disabled: busy,
-        onclick: () => sendJoin(key) }, `Join as ${p.name}`));
+        onclick: () => sendJoin(key) }, _("Join as {name}", { name: p.name })));
     } else if (state.status === "active" && p.joined && !p.withdrawn) {
       actions.push(el("button", { type: "button", class: "withdraw", dataset: { key: p.key }, disabled: busy,
-        onclick: () => sendWithdraw(key, p.name) }, `Withdraw ${p.name}`));
+        onclick: () => sendWithdraw(key, p.name) }, _("Withdraw {name}", { name: p.name })));
     }
   }
   const waiting = (state.players || []).filter((p) => !p.joined).length;
   const note = state.status === "waiting"
-    ? el("p", { class: "hint" }, `${waiting} of ${(state.players || []).length} players still to join; round 1 is paired when everybody has joined.`)
+    ? el("p", { class: "hint" }, _("{n} of {total} players still to join; round 1 is paired when everybody has joined.",
+      { n: waiting, total: (state.players || []).length }))
     : null;
   document.getElementById("t-join").replaceChildren(...[note, actions.length ? el("p", { class: "inline" }, actions) : null].filter(Boolean));
 }
@@ -130,27 +136,27 @@ function renderStandings() {
   const chain = state.tie_breaks || [];
   const box = document.getElementById("t-standings");
   if (!(state.standings || []).length) {
-    box.replaceChildren(el("p", { class: "hint" }, "No standings yet."));
+    box.replaceChildren(el("p", { class: "hint" }, _("No standings yet.")));
     return;
   }
   box.replaceChildren(el("table", { class: "standings stack-on-phone" },
-    el("caption", { class: "sr-only" }, "Standings: rank, name, points and every tie-break value"),
-    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Rank"), el("th", { scope: "col" }, "Player"),
-      el("th", { scope: "col" }, "Points"),
+    el("caption", { class: "sr-only" }, _("Standings: rank, name, points and every tie-break value")),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, _("Rank")), el("th", { scope: "col" }, _("Player")),
+      el("th", { scope: "col" }, _("Points")),
       chain.map((id) => el("th", { scope: "col", title: (TIE_BREAKS[id] || [])[1] || id, dataset: { tieBreak: id } }, tieBreakName(id))))),
     el("tbody", {}, state.standings.map((row) => el("tr", { dataset: { key: row.key, rank: String(row.rank) },
       class: selected === row.key ? "selected" : null },
-    el("td", { class: "rank", dataset: { label: "Rank" } }, String(row.rank)),
-    el("td", { dataset: { label: "Player" } }, playerButton(row.key)),
-    el("td", { class: "points", dataset: { label: "Points" } }, show(row.points)),
+    el("td", { class: "rank", dataset: { label: _("Rank") } }, String(row.rank)),
+    el("td", { dataset: { label: _("Player") } }, playerButton(row.key)),
+    el("td", { class: "points", dataset: { label: _("Points") } }, show(row.points)),
     chain.map((id) => el("td", { dataset: { label: tieBreakName(id), tieBreak: id } }, show(row.tie_breaks[id]))))))));
-  const links = [el("a", { href: `${API}/tournaments/${encodeURIComponent(tournamentId)}/standings.csv`, download: "" }, "Standings as CSV"),
-    " · ", el("a", { href: `${API}/tournaments/${encodeURIComponent(tournamentId)}/log` }, "the log (JSON)")];
+  const links = [el("a", { href: `${API}/tournaments/${encodeURIComponent(tournamentId)}/standings.csv`, download: "" }, _("Standings as CSV")),
+    " · ", el("a", { href: `${API}/tournaments/${encodeURIComponent(tournamentId)}/log` }, _("the log (JSON)"))];
   if (state.revealed) {
     links.push(" · ", el("a", { id: "t-certificate", href: `${API}/tournaments/${encodeURIComponent(tournamentId)}/export` },
-      "the certificate"), el("span", { class: "hint" }, " (check it offline with referee verify-tournament)"));
+      _("the certificate")), el("span", { class: "hint" }, ` (${_("check it offline with referee verify-tournament")})`));
   } else {
-    links.push(el("span", { class: "hint" }, " · the certificate comes when the tournament is finished and its seed revealed"));
+    links.push(el("span", { class: "hint" }, ` · ${_("the certificate comes when the tournament is finished and its seed revealed")}`));
   }
   document.getElementById("t-downloads").replaceChildren(...links);
 }
@@ -158,22 +164,22 @@ function renderStandings() {
 function renderRounds() {
   const box = document.getElementById("t-rounds");
   if (!(state.rounds || []).length) {
-    box.replaceChildren(el("p", { class: "hint" }, "No round paired yet."));
+    box.replaceChildren(el("p", { class: "hint" }, _("No round paired yet.")));
     return;
   }
   box.replaceChildren(...[...state.rounds].reverse().map((rnd) => el("section", { class: "round", dataset: { round: String(rnd.round) } },
-    el("h3", {}, `Round ${rnd.round} `, el("small", { class: rnd.closed ? "muted" : "status-active" }, rnd.closed ? "closed" : "open"),
-      rnd.deadline && !rnd.closed ? el("small", { class: "muted" }, " · deadline ", when(rnd.deadline)) : null),
+    el("h3", {}, `${_("Round {n}", { n: rnd.round })} `, el("small", { class: rnd.closed ? "muted" : "status-active" }, rnd.closed ? _("closed") : _("open")),
+      rnd.deadline && !rnd.closed ? el("small", { class: "muted" }, ` · ${_("deadline")} `, when(rnd.deadline)) : null),
     el("table", { class: "round-tables stack-on-phone" },
-      el("caption", { class: "sr-only" }, `Tables of round ${rnd.round}`),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Table"), el("th", { scope: "col" }, "Game"),
-        el("th", { scope: "col" }, "Players in seat order"), el("th", { scope: "col" }, "Result"))),
+      el("caption", { class: "sr-only" }, _("Tables of round {n}", { n: rnd.round })),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, _("Table")), el("th", { scope: "col" }, _("Game")),
+        el("th", { scope: "col" }, _("Players in seat order")), el("th", { scope: "col" }, _("Result")))),
       el("tbody", {}, rnd.tables.map((table, i) => el("tr", { dataset: { game: table.game } },
-        el("td", { dataset: { label: "Table" } }, String(i + 1)),
-        el("td", { dataset: { label: "Game" } }, gameLink(table.game)),
-        el("td", { class: "players", dataset: { label: "Players" } }, table.players.map((k, s) => [s ? ", " : "", playerButton(k)]).flat()),
-        el("td", { class: table.result ? "result" : "result muted", dataset: { label: "Result" } }, resultText(table)))))),
-    (rnd.byes || []).length ? el("p", { class: "byes" }, `Bye (${show(state.bye_points)} points): `,
+        el("td", { dataset: { label: _("Table") } }, String(i + 1)),
+        el("td", { dataset: { label: _("Game") } }, gameLink(table.game)),
+        el("td", { class: "players", dataset: { label: _("Players") } }, table.players.map((k, s) => [s ? ", " : "", playerButton(k)]).flat()),
+        el("td", { class: table.result ? "result" : "result muted", dataset: { label: _("Result") } }, resultText(table)))))),
+    (rnd.byes || []).length ? el("p", { class: "byes" }, `${_("Bye ({points} points)", { points: show(state.bye_points) })}: `,
       rnd.byes.map((k, i) => [i ? ", " : "", playerButton(k)]).flat()) : null)));
 }
 
@@ -181,18 +187,18 @@ function renderCrosstable() {
   const box = document.getElementById("t-crosstable");
   const order = (state.standings || []).map((r) => r.key);
   if (!(state.rounds || []).length || !order.length) {
-    box.replaceChildren(el("p", { class: "hint" }, "Nobody has met yet."));
+    box.replaceChildren(el("p", { class: "hint" }, _("Nobody has met yet.")));
     return;
   }
   if (order.length > CROSSTABLE_MAX) {
-    box.replaceChildren(el("p", { class: "hint" }, `The crosstable is drawn for up to ${CROSSTABLE_MAX} players; `
-      + `this tournament has ${order.length}: choose a player to see whom they met.`));
+    box.replaceChildren(el("p", { class: "hint" }, _("The crosstable is drawn for up to {max} players; this tournament has {n}: choose a player to see whom they met.",
+      { max: CROSSTABLE_MAX, n: order.length })));
     return;
   }
   const meetings = crosstable(state);
   box.replaceChildren(el("div", { class: "scroll-x" }, el("table", { class: "crosstable stack-on-phone" },
-    el("caption", { class: "sr-only" }, "Crosstable: who met whom, with the result"),
-    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Player"),
+    el("caption", { class: "sr-only" }, _("Crosstable: who met whom, with the result")),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, _("Player")),
       order.map((k, i) => el("th", { scope: "col", title: nameOf(k) }, `${i + 1}`)))),
     el("tbody", {}, order.map((a, i) => el("tr", { dataset: { key: a } },
       el("th", { scope: "row" }, `${i + 1}. `, playerButton(a)),
@@ -200,9 +206,9 @@ function renderCrosstable() {
         if (a === b) return el("td", { class: "self", "aria-hidden": "true" }, "×");
         const met = (meetings[a] || {})[b] || [];
         if (!met.length) return el("td", { class: "unmet" });
-        return el("td", { dataset: { label: `vs ${nameOf(b)}`, opponent: b }, title: `${nameOf(a)} vs ${nameOf(b)}` },
+        return el("td", { dataset: { label: `${_("vs")} ${nameOf(b)}`, opponent: b }, title: `${nameOf(a)}${_(" vs ")}${nameOf(b)}` },
           met.map((m, j) => [j ? " " : "", el("a", { href: `${WEB}games/${encodeURIComponent(m.game)}`, class: "meeting",
-            title: `round ${m.round}: ${m.game}` }, `r${m.round}${m.mark}`)]).flat());
+            title: `${_("round {n}", { n: m.round })}: ${m.game}` }, `r${m.round}${m.mark}`)]).flat());
       })))))));
 }
 
@@ -219,28 +225,28 @@ function renderPath() {
   document.getElementById("t-path-title").textContent = `${nameOf(selected)}'s path`;
   const body = document.getElementById("t-path-body");
   body.replaceChildren(
-    row ? el("p", {}, `Rank ${row.rank}, ${show(row.points)} points`) : null,
+    row ? el("p", {}, _("Rank {rank}, {points} points", { rank: row.rank, points: show(row.points) })) : null,
     path.length ? el("table", { class: "path stack-on-phone" },
-      el("caption", { class: "sr-only" }, `The games of ${nameOf(selected)}, round by round`),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Round"), el("th", { scope: "col" }, "Game"),
-        el("th", { scope: "col" }, "Table"), el("th", { scope: "col" }, "Rank"), el("th", { scope: "col" }, "Points"))),
+      el("caption", { class: "sr-only" }, _("The games of {name}, round by round", { name: nameOf(selected) })),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, _("Round")), el("th", { scope: "col" }, _("Game")),
+        el("th", { scope: "col" }, _("Table")), el("th", { scope: "col" }, _("Rank")), el("th", { scope: "col" }, _("Points")))),
       el("tbody", {}, path.map((step) => (step.bye
-        ? el("tr", { dataset: { round: String(step.round) } }, el("td", { dataset: { label: "Round" } }, String(step.round)),
-          el("td", { dataset: { label: "Game" } }, "bye"), el("td", { dataset: { label: "Table" } }, "—"),
-          el("td", { dataset: { label: "Rank" } }, "—"), el("td", { dataset: { label: "Points" } }, step.points))
+        ? el("tr", { dataset: { round: String(step.round) } }, el("td", { dataset: { label: _("Round") } }, String(step.round)),
+          el("td", { dataset: { label: _("Game") } }, _("bye")), el("td", { dataset: { label: _("Table") } }, "—"),
+          el("td", { dataset: { label: _("Rank") } }, "—"), el("td", { dataset: { label: _("Points") } }, step.points))
         : el("tr", { dataset: { round: String(step.round), game: step.game } },
-          el("td", { dataset: { label: "Round" } }, String(step.round)),
-          el("td", { dataset: { label: "Game" } }, gameLink(step.game)),
-          el("td", { dataset: { label: "Table" } }, step.players.map((k, s) => [s ? ", " : "",
+          el("td", { dataset: { label: _("Round") } }, String(step.round)),
+          el("td", { dataset: { label: _("Game") } }, gameLink(step.game)),
+          el("td", { dataset: { label: _("Table") } }, step.players.map((k, s) => [s ? ", " : "",
             k === selected ? el("strong", {}, nameSpan(k)) : nameSpan(k)]).flat()),
-          el("td", { dataset: { label: "Rank" } }, step.result ? `${ordinal(step.result.ranks[step.seat])} of ${step.players.length}` : "playing"),
-          el("td", { dataset: { label: "Points" } }, step.points ?? "—")))))) : el("p", { class: "hint" }, "No games yet."),
-    el("p", {}, el("button", { type: "button", onclick: () => choosePlayer(null, false) }, "Close the path")));
+          el("td", { dataset: { label: _("Rank") } }, step.result ? _("{rank} of {n}", { rank: ordinal(step.result.ranks[step.seat]), n: step.players.length }) : _("playing")),
+          el("td", { dataset: { label: _("Points") } }, step.points ?? "—")))))) : el("p", { class: "hint" }, _("No games yet.")),
+    el("p", {}, el("button", { type: "button", onclick: () => choosePlayer(null, false) }, _("Close the path"))));
 }
 
 function render() {
   names = new Map((state.players || []).map((p) => [p.key, p.name]));
-  document.title = `Tournament ${tournamentId} · the referee`;
+  document.title = `${_("Tournament {id}", { id: tournamentId })} · ${_("the referee")}`;
   root.dataset.seq = String(state.seq);
   root.dataset.status = state.status;
   renderSummary();
@@ -259,14 +265,14 @@ function renderRules() {
   const ranks = Array.from({ length: most }, (_, i) => i + 1);
   document.getElementById("t-rules").replaceChildren(
     el("table", { class: "points-table" },
-      el("caption", {}, "Points by rank at each table size"),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Table of"), ranks.map((r) => el("th", { scope: "col" }, ordinal(r))))),
+      el("caption", {}, _("Points by rank at each table size")),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, _("Table of")), ranks.map((r) => el("th", { scope: "col" }, ordinal(r))))),
       el("tbody", {}, sizes.map((n) => el("tr", { dataset: { size: String(n) } }, el("th", { scope: "row" }, String(n)),
         ranks.map((r) => el("td", {}, r <= n ? show(points[String(n)][r - 1]) : "")))))),
-    el("p", {}, `A bye: ${show(state.bye_points)} points. A rank shared by several seats gives each the mean of the places they share.`),
-    el("p", {}, "Ties are broken in this order:"),
+    el("p", {}, _("A bye: {points} points. A rank shared by several seats gives each the mean of the places they share.", { points: show(state.bye_points) })),
+    el("p", {}, _("Ties are broken in this order:")),
     el("ol", { class: "tie-break-chain" }, (state.tie_breaks || []).map((id) => el("li", { dataset: { tieBreak: id } },
-      el("strong", {}, tieBreakName(id)), ` — ${(TIE_BREAKS[id] || [null, id])[1]} (${(TIE_BREAKS[id] || [null, null, "?"])[2]} is better)`))));
+      el("strong", {}, tieBreakName(id)), ` — ${(TIE_BREAKS[id] || [null, id])[1]} (${_("{which} is better", { which: tieBreakBetter((TIE_BREAKS[id] || [null, null, "?"])[2]) })})`))));
 }
 
 function choosePlayer(key, scroll) {
@@ -311,13 +317,13 @@ async function act(what, fn) {
 }
 
 function sendJoin(keyEntry) {
-  return act("The join was refused", () => post(keyEntry, (s) => ({ v: 1, ctx: "referee/join", tournament: tournamentId,
+  return act(_("The join was refused"), () => post(keyEntry, (s) => ({ v: 1, ctx: "referee/join", tournament: tournamentId,
     key: keyEntry.public, seq: s.seq, prev: s.head, entropy: entropy(), at: nowIso() }), api.joinTournament));
 }
 
 function sendWithdraw(keyEntry, name) {
-  if (!window.confirm(`Withdraw ${name} from this tournament? ${name} will be paired no more.`)) return null;
-  return act("The withdrawal was refused", () => post(keyEntry, (s) => ({ v: 1, ctx: "referee/withdraw",
+  if (!window.confirm(_("Withdraw {name} from this tournament? {name} will be paired no more.", { name }))) return null;
+  return act(_("The withdrawal was refused"), () => post(keyEntry, (s) => ({ v: 1, ctx: "referee/withdraw",
     tournament: tournamentId, key: keyEntry.public, seq: s.seq, prev: s.head, at: nowIso() }), api.withdrawTournament));
 }
 
@@ -333,7 +339,7 @@ async function load(force = false) {
   } catch (err) {
     if (!state) {
       document.getElementById("t-summary").replaceChildren(el("p", {}, "Could not load the tournament."));
-      showError(err, "Loading the tournament");
+      showError(err, _("Loading the tournament"));
     }
   } finally {
     root.setAttribute("aria-busy", "false");

@@ -8,7 +8,8 @@ import { initTimeControlForm, readTimeControl } from "./clock.js";
 import { entropy, listKeys, signEnvelope } from "./keys.js";
 import { addRow, labelRows } from "./seat-rows.js";
 import { formatText } from "./tournament-model.js";
-import { clearErrors, el, shortKey, showError } from "./ui.js";
+import { clearErrors, el, shortKey, showError, statusWord } from "./ui.js";
+import { _, LANG } from "./i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const PAGE = 50;
@@ -21,7 +22,7 @@ let offset = 0;
 function when(iso) {
   if (!iso) return "";
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(LANG === "en" ? undefined : LANG);
 }
 
 async function loadList() {
@@ -30,17 +31,17 @@ async function loadList() {
     const data = await api.tournaments(offset, PAGE);
     const rows = data.tournaments || [];
     if (!rows.length && offset === 0) {
-      body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, "No tournaments yet.")));
+      body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, _("No tournaments yet."))));
     } else {
       const made = rows.map((t) => el("tr", { dataset: { tournament: t.tournament, status: t.status } },
         el("td", { class: "game-id" }, el("a", { class: "mono", href: `${WEB}tournaments/${encodeURIComponent(t.tournament)}` }, t.tournament)),
-        el("td", { dataset: { label: "Ruleset" } }, gameName(t.ruleset && t.ruleset.name)),
-        el("td", { dataset: { label: "Format" } }, formatText(t.format)),
-        el("td", { dataset: { label: "Players" } }, t.status === "waiting" ? `${t.players} (${t.joined} joined)`
-          : `${t.players}${t.withdrawn ? ` (${t.withdrawn} withdrawn)` : ""}`),
-        el("td", { class: `status-${t.status}`, dataset: { label: "Status" } }, t.status),
-        el("td", { dataset: { label: "Round" } }, t.round ? `${t.round} of ${t.format ? t.format.rounds : "?"}` : "—"),
-        el("td", { dataset: { label: "Created" } }, el("time", { datetime: t.created_at || "" }, when(t.created_at)))));
+        el("td", { dataset: { label: _("Ruleset") } }, gameName(t.ruleset && t.ruleset.name)),
+        el("td", { dataset: { label: _("Format") } }, formatText(t.format)),
+        el("td", { dataset: { label: _("Players") } }, t.status === "waiting" ? `${t.players} (${_("{n} joined", { n: t.joined })})`
+          : `${t.players}${t.withdrawn ? ` (${_("{n} withdrawn", { n: t.withdrawn })})` : ""}`),
+        el("td", { class: `status-${t.status}`, dataset: { label: _("Status") } }, statusWord(t.status)),
+        el("td", { dataset: { label: _("Round") } }, t.round ? _("{n} of {total}", { n: t.round, total: t.format ? t.format.rounds : "?" }) : "—"),
+        el("td", { dataset: { label: _("Created") } }, el("time", { datetime: t.created_at || "" }, when(t.created_at)))));
       if (offset === 0) body.replaceChildren(...made);
       else body.append(...made);
     }
@@ -48,8 +49,8 @@ async function loadList() {
     more.hidden = data.next === null || data.next === undefined;
     offset = data.next ?? offset;
   } catch (err) {
-    body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, "Could not load the tournaments.")));
-    showError(err, "Loading the tournaments");
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, _("Could not load the tournaments."))));
+    showError(err, _("Loading the tournaments"));
   } finally {
     document.getElementById("tournament-list").setAttribute("aria-busy", "false");
   }
@@ -67,26 +68,26 @@ async function loadRatings() {
     // which tournaments count: vetted (organiser-signed only) or not, in the referee's own sentence
     const basis = el("p", { id: "ratings-basis", class: data.vetted ? "hint" : "forfeit-note",
                             dataset: { vetted: String(data.vetted) } },
-                     data.vetted ? null : el("strong", {}, "Unvetted ratings. "), data.basis,
-                     ` Tournaments rated: ${data.tournaments.length}.`);
+                     data.vetted ? null : el("strong", {}, `${_("Unvetted ratings.")} `), data.basis,
+                     ` ${_("Tournaments rated: {n}.", { n: data.tournaments.length })}`);
     if (!data.ratings.length) {
-      box.replaceChildren(basis, el("p", { class: "hint" }, "No rated games yet."));
+      box.replaceChildren(basis, el("p", { class: "hint" }, _("No rated games yet.")));
       return;
     }
     box.replaceChildren(basis, el("table", { class: "ratings stack-on-phone", dataset: { ruleset: data.ruleset } },
-      el("caption", { class: "sr-only" }, `Ratings of ${data.ruleset}`),
-      el("thead", {}, el("tr", {}, ["#", "Player key", "Ordinal (μ − 3σ)", "μ", "σ", "Games"].map((h) => el("th", { scope: "col" }, h)))),
+      el("caption", { class: "sr-only" }, _("Ratings of {ruleset}", { ruleset: gameName(data.ruleset) })),
+      el("thead", {}, el("tr", {}, ["#", _("Player key"), _("Ordinal (μ − 3σ)"), "μ", "σ", _("Games")].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, data.ratings.map((r, i) => el("tr", { dataset: { key: r.key } },
         el("td", { dataset: { label: "#" } }, String(i + 1)),
-        el("td", { dataset: { label: "Player key" } }, el("span", { class: "mono", title: r.key }, shortKey(r.key)),
-          mine.has(r.key) ? el("span", { class: "muted" }, ` (${mine.get(r.key)}, this browser)`) : null),
-        el("td", { dataset: { label: "Ordinal" } }, r.ordinal.toFixed(2)),
+        el("td", { dataset: { label: _("Player key") } }, el("span", { class: "mono", title: r.key }, shortKey(r.key)),
+          mine.has(r.key) ? el("span", { class: "muted" }, ` (${_("{name}, this browser", { name: mine.get(r.key) })})`) : null),
+        el("td", { dataset: { label: _("Ordinal") } }, r.ordinal.toFixed(2)),
         el("td", { dataset: { label: "μ" } }, r.mu.toFixed(2)),
         el("td", { dataset: { label: "σ" } }, r.sigma.toFixed(2)),
-        el("td", { dataset: { label: "Games" } }, String(r.games)))))));
+        el("td", { dataset: { label: _("Games") } }, String(r.games)))))));
   } catch (err) {
     box.replaceChildren();
-    showError(err, "Loading the ratings");
+    showError(err, _("Loading the ratings"));
   }
 }
 
@@ -107,7 +108,10 @@ function addPlayer() {
 function chooseRuleset(name) {
   current = rulesets.find((r) => r.name === name) || null;
   const sizes = document.getElementById("t-table-sizes");
-  if (current) sizes.placeholder = `default, e.g. ${Math.min(4, current.max_players || 4)} (${current.min_players}–${current.max_players} a table)`;
+  if (current) {
+    sizes.placeholder = _("default, e.g. {n} ({min}–{max} a table)", { n: Math.min(4, current.max_players || 4),
+      min: current.min_players, max: current.max_players });
+  }
 }
 
 function numberField(id, label, problems, { integer = false } = {}) {
@@ -115,7 +119,7 @@ function numberField(id, label, problems, { integer = false } = {}) {
   if (text === "") return 0;
   const value = Number(text);
   if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
-    problems.push(`${label} must be a ${integer ? "whole " : ""}number of 0 or more`);
+    problems.push(integer ? _("{label} must be a whole number of 0 or more", { label }) : _("{label} must be a number of 0 or more", { label }));
     return 0;
   }
   return value;
@@ -124,26 +128,26 @@ function numberField(id, label, problems, { integer = false } = {}) {
 /** The POST /tournaments body the form describes; problems found in the page are thrown as form/invalid. */
 function readForm() {
   const problems = [];
-  if (!current) problems.push("choose a ruleset");
+  if (!current) problems.push(_("choose a ruleset"));
   const players = [...playersList.children].map((li, i) => {
     const p = { name: li.querySelector(".seat-name").value.trim().normalize("NFC"), key: li.querySelector(".seat-key").value.trim() };
-    if (!p.name) problems.push(`player ${i + 1} has no name`);
-    if (!p.key) problems.push(`player ${i + 1} has no public key`);
+    if (!p.name) problems.push(_("player {n} has no name", { n: i + 1 }));
+    if (!p.key) problems.push(_("player {n} has no public key", { n: i + 1 }));
     return p;
   });
   const format = { kind: document.getElementById("t-format").value };
-  const rounds = numberField("t-rounds", "Rounds", problems, { integer: true });
+  const rounds = numberField("t-rounds", _("Rounds"), problems, { integer: true });
   if (rounds) format.rounds = rounds;
   const sizesText = document.getElementById("t-table-sizes").value.trim();
   if (sizesText) {
     const sizes = sizesText.split(/[\s,;/]+/).filter(Boolean).map(Number);
-    if (sizes.some((n) => !Number.isInteger(n) || n < 2)) problems.push("table sizes are whole numbers of 2 or more, e.g. 4 or 4, 3");
+    if (sizes.some((n) => !Number.isInteger(n) || n < 2)) problems.push(_("table sizes are whole numbers of 2 or more, e.g. 4 or 4, 3"));
     else format.table_sizes = sizes;
   }
-  const days = numberField("t-deadline-days", "The deadline's days", problems);
-  const hours = numberField("t-deadline-hours", "The deadline's hours", problems);
+  const days = numberField("t-deadline-days", _("The deadline's days"), problems);
+  const hours = numberField("t-deadline-hours", _("The deadline's hours"), problems);
   const seconds = Math.round(days * 86400 + hours * 3600);
-  if (seconds > 365 * 86400) problems.push("the round deadline is at most 365 days");
+  if (seconds > 365 * 86400) problems.push(_("the round deadline is at most 365 days"));
   let timeControl = null;
   try {
     timeControl = readTimeControl();
@@ -151,7 +155,7 @@ function readForm() {
     problems.push(...((err.details && err.details.problems) || [err.message]));
   }
   if (problems.length) {
-    throw Object.assign(new Error("the form is not complete"), { code: "form/invalid", details: { problems } });
+    throw Object.assign(new Error(_("the form is not complete")), { code: "form/invalid", details: { problems } });
   }
   const body = { ruleset: current.name, players, format, adjudication: document.getElementById("t-adjudication").value };
   if (timeControl) body.options = { time_control: timeControl };
@@ -167,10 +171,10 @@ async function submit(event) {
   try {
     body = readForm();
   } catch (err) {
-    showError(err, "The tournament cannot be created yet", { reveal: true });
+    showError(err, _("The tournament cannot be created yet"), { reveal: true });
     return;
   }
-  status.textContent = "Creating…";
+  status.textContent = _("Creating…");
   try {
     const organiser = listKeys().find((k) => k.public === document.getElementById("t-organiser").value);
     if (organiser) {
@@ -179,11 +183,11 @@ async function submit(event) {
       body.organiser = { key: organiser.public, sig: await signEnvelope(organiser, { v: 1, ctx: "referee/tournament", ...body }) };
     }
     const created = await api.createTournament(body);
-    status.textContent = `Created ${created.tournament}.`;
+    status.textContent = _("Created {id}.", { id: created.tournament });
     window.location.assign(`${WEB}tournaments/${encodeURIComponent(created.tournament)}`);
   } catch (err) {
     status.textContent = "";
-    showError(err, "The referee refused the tournament", { reveal: true });
+    showError(err, _("The referee refused the tournament"), { reveal: true });
   }
 }
 
@@ -192,13 +196,13 @@ async function init() {
     const data = await api.rulesets();
     rulesets = Array.isArray(data) ? data : data.rulesets || [];
   } catch (err) {
-    showError(err, "Loading the rulesets");
+    showError(err, _("Loading the rulesets"));
     return;
   }
   const box = document.getElementById("t-ruleset-choices");
   box.replaceChildren(...rulesets.map((r, i) => el("label", { class: "choice" },
     el("input", { type: "radio", name: "t-ruleset", value: r.name, checked: i === 0, onchange: () => chooseRuleset(r.name) }),
-    ` ${gameName(r.name)} `, el("small", {}, `(${r.min_players ?? "?"}–${r.max_players ?? "?"} a table)`))));
+    ` ${gameName(r.name)} `, el("small", {}, _("({min}–{max} a table)", { min: r.min_players ?? "?", max: r.max_players ?? "?" })))));
   if (rulesets.length) chooseRuleset(rulesets[0].name);
   const select = document.getElementById("ratings-ruleset");
   select.replaceChildren(...rulesets.map((r) => el("option", { value: r.name }, gameName(r.name))));

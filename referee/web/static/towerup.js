@@ -7,19 +7,20 @@ import { lineChart, seatColour, tiebreakChain, winnersLine } from "./score.js";
 import { choosable, clip, s, svgRoot, title } from "./svg.js";
 import { el } from "./ui.js";
 import { zoomable } from "./zoom.js";
+import { _, ngettext } from "./i18n.js";
 
 export const FLOOR = {
-  black: { fill: "#262626", text: "#ffffff", letter: "K", name: "black" },
-  grey: { fill: "#9a9a9a", text: "#000000", letter: "G", name: "grey" },
-  white: { fill: "#ffffff", text: "#000000", letter: "W", name: "white" },
-  brown: { fill: "#8b5a2b", text: "#ffffff", letter: "B", name: "brown" },
-  wild: { fill: "url(#tu-wild)", text: "#000000", letter: "?", name: "wildcard" },
+  black: { fill: "#262626", text: "#ffffff", letter: "K", name: _("black") },
+  grey: { fill: "#9a9a9a", text: "#000000", letter: "G", name: _("grey") },
+  white: { fill: "#ffffff", text: "#000000", letter: "W", name: _("white") },
+  brown: { fill: "#8b5a2b", text: "#ffffff", letter: "B", name: _("brown") },
+  wild: { fill: "url(#tu-wild)", text: "#000000", letter: "?", name: _("wildcard") },
 };
 const DISTRICT_FILL = { grey: "#d5d5d5", green: "#cfe8cf", blue: "#d3e2f5", red: "#f3d3d0", yellow: "#f5ebc0",
   orange: "#f7dcc0", purple: "#e3d5f0", brown: "#e6d6c5" };
 
 function seatName(seats, i) {
-  return (seats && seats[i] && seats[i].name) || `Seat ${i + 1}`;
+  return (seats && seats[i] && seats[i].name) || _("Seat {n}", { n: i + 1 });
 }
 
 function colourName(c) {
@@ -142,8 +143,8 @@ function cardOf(components, id) {
 export function cardText(components, id) {
   const card = cardOf(components, id);
   const floors = card.floors.map(colourName).join(", ");
-  const locos = (card.locomotives || []).map((l) => `${colourName(l.color)} locomotive +${l.steps}`).join(", ");
-  return `card ${id}: ${floors}${locos ? `; ${locos}` : ""}`;
+  const locos = (card.locomotives || []).map((l) => _("{colour} locomotive +{n}", { colour: colourName(l.color), n: l.steps })).join(", ");
+  return `${_("card {id}", { id })}: ${floors}${locos ? `; ${locos}` : ""}`;
 }
 
 /** Lines of at most about `width` characters, broken between words (SVG text does not wrap). */
@@ -182,7 +183,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   const minY = Math.min(...ys) - 120;
   const cityW = Math.max(...xs) - minX + 70;
   const cityH = Math.max(...ys) - minY + 60;
-  const svg = svgRoot(cityW, cityH, "Tower Up city");
+  const svg = svgRoot(cityW, cityH, _("Tower Up city"));
   svg.dataset.ruleset = "towerup";
   svg.classList.add("tu-city");
   if (narrow) svg.dataset.layout = "narrow";
@@ -227,10 +228,10 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       const pts = a.sites.filter((id) => byId[id]).map((id) => P(byId[id]));
       if (!pts.length) continue;
       city.append(area(pts, within(new Set(a.sites)), 30, fill, `${kind}-area`,
-        `${kind === "park" ? "Park" : "Lake"} ${a.name}: ${a.sites.join(", ")}`));
+        `${kind === "park" ? _("Park") : _("Lake")} ${a.name}: ${a.sites.join(", ")}`));
       const cx = pts.reduce((acc, p) => acc + p[0], 0) / pts.length;
       const cy = pts.reduce((acc, p) => acc + p[1], 0) / pts.length;
-      city.append(s("text", { x: cx, y: cy + 4, "text-anchor": "middle", class: `${kind}-label`, text: `${kind === "park" ? "park" : "lake"}: ${a.name}` }));
+      city.append(s("text", { x: cx, y: cy + 4, "text-anchor": "middle", class: `${kind}-label`, text: `${kind === "park" ? _("park") : _("lake")}: ${a.name}` }));
     }
   }
   city.append(...labels);
@@ -266,24 +267,25 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       }
       g.append(stackG);
       g.append(s("text", { x: x + SITE / 2 + 2, y: y + SITE / 2 - 2, class: "height-label", text: String(b.height) }));
-      const roofs = b.roofs.map((r) => `roof of ${seatName(seats, r.owner)} at level ${r.level}`).join(", ");
-      g.setAttribute("aria-label", `${site.id}: ${colourName(b.color)} building, height ${b.height}${roofs ? `, ${roofs}` : ""}${b.top_roof !== null && b.top_roof !== undefined ? `, visible roof ${seatName(seats, b.top_roof)}` : ""}`);
+      const roofs = b.roofs.map((r) => _("roof of {name} at level {n}", { name: seatName(seats, r.owner), n: r.level })).join(", ");
+      g.setAttribute("aria-label", `${site.id}: ${_("{colour} building, height {n}", { colour: colourName(b.color), n: b.height })}${roofs ? `, ${roofs}` : ""}${b.top_roof !== null && b.top_roof !== undefined ? `, ${_("visible roof {name}", { name: seatName(seats, b.top_roof) })}` : ""}`);
     } else {
-      g.setAttribute("aria-label", `${site.id}: empty site`);
+      g.setAttribute("aria-label", `${site.id}: ${_("empty site")}`);
     }
     g.append(s("text", { x, y: y + SITE / 2 + 13, "text-anchor": "middle", class: "site-label", text: site.id }));
     if (lastMove && movedSites(lastMove).includes(site.id)) {
       g.classList.add("last-move");
-      g.setAttribute("aria-label", `${g.getAttribute("aria-label")} (changed by the last move)`);
+      g.setAttribute("aria-label", `${g.getAttribute("aria-label")} (${_("changed by the last move")})`);
     }
     g.append(title(g.getAttribute("aria-label")));
     if (siteChoices && siteChoices.includes(site.id)) {
       g.classList.add("candidate");
-      choosable(g, `${pick.stepVerb("site")} ${site.id}${b ? ` (${colourName(b.color)} building, height ${b.height})` : " (empty)"}`,
+      choosable(g, `${pick.stepVerb("site")} ${site.id}${b ? ` (${_("{colour} building, height {n}", { colour: colourName(b.color), n: b.height })})` : ` (${_("empty")})`}`,
         () => pick.choose("site", site.id));
     } else if (roofChoices && roofChoices.includes(site.id)) {
       g.classList.add("candidate", "roof-candidate");
-      choosable(g, `Put your roof on ${site.id}${site.id === chosenSite ? " (the new building)" : " (raised building)"}`,
+      choosable(g, site.id === chosenSite ? _("Put your roof on {site} (the new building)", { site: site.id })
+        : _("Put your roof on {site} (raised building)", { site: site.id }),
         () => pick.choose("roof", site.id));
     } else if (chosenSite === site.id) {
       g.classList.add("chosen");
@@ -297,7 +299,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   // The panel: market, box, deck, objectives.
   const px = 10;
   const panel = s("g", { class: "panel" });
-  panel.append(s("text", { x: px, y: 22, class: "section-label", text: "Market" }));
+  panel.append(s("text", { x: px, y: 22, class: "section-label", text: _("Market") }));
   const slotChoices = pick ? pick.candidates("slot") : null;
   const slotW = narrow ? Math.min(122, Math.floor((narrow - 12) / Math.max(1, (view.market || []).length))) : 122;
   (view.market || []).forEach((id, slot) => {
@@ -305,8 +307,8 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     const g = s("g", { class: "market-card", dataset: { slot: String(slot), card: id || "" } });
     g.append(s("rect", { x: cx, y: 32, width: slotW - 10, height: 150, rx: 8, class: "card-bg" }));
     if (!id) {
-      g.append(s("text", { x: cx + (slotW - 10) / 2, y: 110, "text-anchor": "middle", class: "muted", text: "empty" }));
-      g.setAttribute("aria-label", `Market slot ${slot + 1}: empty`);
+      g.append(s("text", { x: cx + (slotW - 10) / 2, y: 110, "text-anchor": "middle", class: "muted", text: _("empty") }));
+      g.setAttribute("aria-label", `${_("Market slot {n}", { n: slot + 1 })}: ${_("empty")}`);
     } else {
       const card = cardOf(components, id);
       g.append(s("text", { x: cx + 8, y: 48, class: "small", text: `${slot + 1} · ${id}` }));
@@ -314,29 +316,29 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
         g.append(floorTile(c, cx + (slotW - 10) / 2 - 20, 150 - i * 22, 40, 20));
       });
       (card.locomotives || []).forEach((l, i) => {
-        g.append(s("text", { x: cx + 8, y: 66 + i * 14, class: "small", text: `loco ${FLOOR[l.color].letter} +${l.steps}` }));
+        g.append(s("text", { x: cx + 8, y: 66 + i * 14, class: "small", text: _("loco {letter} +{n}", { letter: FLOOR[l.color].letter, n: l.steps }) }));
       });
-      g.setAttribute("aria-label", `Market slot ${slot + 1}: ${cardText(components, id)}`);
-      g.append(title(`Market slot ${slot + 1}: ${cardText(components, id)}`));
+      g.setAttribute("aria-label", `${_("Market slot {n}", { n: slot + 1 })}: ${cardText(components, id)}`);
+      g.append(title(`${_("Market slot {n}", { n: slot + 1 })}: ${cardText(components, id)}`));
     }
     if (slotChoices && slotChoices.includes(slot)) {
       g.classList.add("candidate");
-      choosable(g, `Take market slot ${slot + 1}: ${cardText(components, id)}`, () => pick.choose("slot", slot));
+      choosable(g, `${_("Take market slot {n}", { n: slot + 1 })}: ${cardText(components, id)}`, () => pick.choose("slot", slot));
     } else if (pick && pick.chosen("slot") === slot) {
       g.classList.add("chosen");
     }
     panel.append(g);
   });
   let y = 210;
-  panel.append(s("text", { x: px, y, class: "section-label", text: "Box" }));
+  panel.append(s("text", { x: px, y, class: "section-label", text: _("Box") }));
   Object.entries(view.box || {}).forEach(([c, n], i) => {
     const bx = narrow ? 74 : 90;
     panel.append(floorTile(c, px + i * bx, y + 10, 22, 18), s("text", { x: px + i * bx + 28, y: y + 24, text: `${n}` }));
   });
   y += 50;
-  panel.append(s("text", { x: px, y, text: `Deck: ${view.deck_count} cards · discard: ${(view.discard || []).length}${view.reshuffles ? ` · reshuffled ${view.reshuffles}×` : ""}` }));
+  panel.append(s("text", { x: px, y, text: `${_("Deck: {n} cards", { n: view.deck_count })} · ${_("discard: {n}", { n: (view.discard || []).length })}${view.reshuffles ? ` · ${_("reshuffled {n}×", { n: view.reshuffles })}` : ""}` }));
   y += 30;
-  panel.append(s("text", { x: px, y, class: "section-label", text: "Objectives and chips left" }));
+  panel.append(s("text", { x: px, y, class: "section-label", text: _("Objectives and chips left") }));
   for (const o of view.objectives || []) {
     y += 6;
     for (const line of wrapText(`#${o.number}: ${o.text}`, narrow ? Math.floor((narrow - 20) / 7) : 56)) {
@@ -344,18 +346,23 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       panel.append(s("text", { x: px, y, class: "small", text: line }));
     }
     y += 16;
-    panel.append(s("text", { x: px + 12, y, class: "small muted", text: `chips left: ${o.chips_left.length ? o.chips_left.join(", ") : "none"}` }));
+    panel.append(s("text", { x: px + 12, y, class: "small muted", text: _("chips left: {chips}", { chips: o.chips_left.length ? o.chips_left.join(", ") : _("none") }) }));
   }
   y += 30;
   const status = [];
-  if (view.phase === "setup") status.push(`Setup: ${seatName(seats, view.start_floors.placer)} places the start floors (${view.start_floors.pending.map(colourName).join(", ")})`);
-  if (view.extra_turn) status.push("Extra turn (TU-X1)");
-  if (view.end && view.end.trigger) status.push(`End triggered by ${seatName(seats, view.end.trigger.seat)} (${view.end.trigger.rule})`);
-  if (view.end && view.end.last_turns_to_come && view.end.last_turns_to_come.length) status.push(`Last turns to come: ${view.end.last_turns_to_come.map((i) => seatName(seats, i)).join(", ")}`);
-  if (view.is_over) status.push("Game over");
+  if (view.phase === "setup") {
+    status.push(_("Setup: {name} places the start floors ({colours})", { name: seatName(seats, view.start_floors.placer),
+      colours: view.start_floors.pending.map(colourName).join(", ") }));
+  }
+  if (view.extra_turn) status.push(_("Extra turn (TU-X1)"));
+  if (view.end && view.end.trigger) status.push(_("End triggered by {name} ({rule})", { name: seatName(seats, view.end.trigger.seat), rule: view.end.trigger.rule }));
+  if (view.end && view.end.last_turns_to_come && view.end.last_turns_to_come.length) {
+    status.push(_("Last turns to come: {names}", { names: view.end.last_turns_to_come.map((i) => seatName(seats, i)).join(", ") }));
+  }
+  if (view.is_over) status.push(_("Game over"));
   status.forEach((line, i) => panel.append(s("text", { x: px, y: y + i * 18, class: "small status-text", text: line })));
   const panelW = narrow || Math.max(390, (view.market || []).length * 122 + 20);
-  const panelSvg = svgRoot(panelW, y + status.length * 18 + 10, "Market, box and objectives");
+  const panelSvg = svgRoot(panelW, y + status.length * 18 + 10, _("Market, box and objectives"));
   panelSvg.classList.add("tu-panel");
   if (narrow) panelSvg.dataset.layout = "narrow";
   panelSvg.append(panel);
@@ -371,39 +378,40 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     const sy = 4;
     const tracksY = sy + 176;
     const seatH = tracksY + 30 + 4 * 26 + 30 + 10;
-    const board = svgRoot(seatW, seatH + 8, `${seatName(seats, seat)}'s board`);
+    const board = svgRoot(seatW, seatH + 8, _("{name}'s board", { name: seatName(seats, seat) }));
     board.classList.add("tu-seat");
     if (narrow) board.dataset.layout = "narrow";
     const g = s("g", { class: `seat-board${view.to_move === seat ? " to-move" : ""}`, dataset: { seat: String(seat) },
-      role: "group", "aria-label": `${seatName(seats, seat)}'s board` });
+      role: "group", "aria-label": _("{name}'s board", { name: seatName(seats, seat) }) });
     board.append(g);
     g.append(s("rect", { x: 4, y: sy, width: seatW - 8, height: seatH, rx: 8, class: "seat-bg" }),
       s("rect", { x: 4, y: sy, width: 10, height: seatH, fill: seatColour(seat), rx: 4 }),
       s("text", { x: 22, y: sy + 24, class: "seat-name", text:
-        `${clip(seatName(seats, seat))}${mySeats.includes(seat) ? " (you)" : ""}${view.to_move === seat ? " — to move" : ""}` },
+        `${clip(seatName(seats, seat))}${mySeats.includes(seat) ? ` ${_("(you)")}` : ""}${view.to_move === seat ? ` — ${_("to move")}` : ""}` },
       title(seatName(seats, seat))));
     // Supply.
-    g.append(s("text", { x: 22, y: sy + 48, class: "small", text: `Supply (${sv.supply_total}/${components.supply_limit || 10})` }));
+    g.append(s("text", { x: 22, y: sy + 48, class: "small", text: _("Supply ({n}/{max})", { n: sv.supply_total, max: components.supply_limit || 10 }) }));
     Object.entries(sv.supply).forEach(([c, n], i) => {
       const tile = floorTile(c, 22 + i * 70, sy + 56, 28, 24);
       const label = s("text", { x: 22 + i * 70 + 34, y: sy + 74, text: `×${n}` });
       const group = s("g", { class: "supply", dataset: { color: c } }, tile, label);
-      group.setAttribute("aria-label", `${n} ${colourName(c)} floor${n === 1 ? "" : "s"}`);
+      group.setAttribute("aria-label", ngettext("{n} {colour} floor", "{n} {colour} floors", n, { colour: colourName(c) }));
       if (colorChoices && pick.seat === seat && colorChoices.includes(c)) {
         group.classList.add("candidate");
-        choosable(group, `Build a ${colourName(c)} floor`, () => pick.choose("color", c));
+        choosable(group, _("Build a {colour} floor", { colour: colourName(c) }), () => pick.choose("color", c));
       }
       g.append(group);
     });
-    g.append(s("text", { x: 22, y: sy + 104, class: "small", text: `Roofs left: ${sv.roofs_left} · on the board: ${sv.roofs_on_board} · visible: ${sv.visible_roofs}` }));
-    const rl = s("g", { role: "img", "aria-label": `${sv.roofs_left} roofs left` });
+    g.append(s("text", { x: 22, y: sy + 104, class: "small", text: _("Roofs left: {left} · on the board: {board} · visible: {visible}",
+      { left: sv.roofs_left, board: sv.roofs_on_board, visible: sv.visible_roofs }) }));
+    const rl = s("g", { role: "img", "aria-label": ngettext("{n} roof left", "{n} roofs left", sv.roofs_left) });
     for (let i = 0; i < sv.roofs_left; i += 1) {
       rl.append(narrow ? roofShape(seat, 22 + i * 24, sy + 110, 18, 16) : roofShape(seat, 22 + i * 20, sy + 112, 14, 12));
     }
     g.append(rl);
     const chips = (sv.chips || []).map((c) => `#${c.objective}: ${c.value}`).join(", ");
-    g.append(s("text", { x: 22, y: sy + 148, class: "small", text: `Chips: ${chips || "none"}` }),
-      s("text", { x: 22, y: sy + 168, class: "small muted", text: `Stars reached: ${sv.stars_reached}${sv.last_turn_done ? " · last turn done" : ""}` }));
+    g.append(s("text", { x: 22, y: sy + 148, class: "small", text: _("Chips: {chips}", { chips: chips || _("none") }) }),
+      s("text", { x: 22, y: sy + 168, class: "small muted", text: `${_("Stars reached: {n}", { n: sv.stars_reached })}${sv.last_turn_done ? ` · ${_("last turn done")}` : ""}` }));
     // Tracks, below.
     const tx = 22;
     track.values.forEach((v, col) => {
@@ -414,9 +422,10 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     ["black", "grey", "white", "brown"].forEach((c, row) => {
       const ry = tracksY + 26 + row * 26;
       const pos = sv.locomotives[c];
-      g.append(s("text", { x: tx, y: ry + 16, class: "small", text: `${FLOOR[c].letter} ${c}` }));
-      const lane = s("g", { role: "img", "aria-label": `${colourName(c)} locomotive at column ${pos} (${track.values[Math.min(pos, track.values.length - 1)]} points)` });
-      track.values.forEach((_, col) => {
+      g.append(s("text", { x: tx, y: ry + 16, class: "small", text: `${FLOOR[c].letter} ${colourName(c)}` }));
+      const lane = s("g", { role: "img", "aria-label": _("{colour} locomotive at column {n} ({points} points)",
+        { colour: colourName(c), n: pos, points: track.values[Math.min(pos, track.values.length - 1)] }) });
+      track.values.forEach((_value, col) => {
         const star = track.stars.includes(col);
         lane.append(s("rect", { x: tx + lx + col * colW, y: ry, width: colW - 2, height: 22, rx: 3, class: `track-cell${star ? " star" : ""}` }));
       });
@@ -427,9 +436,10 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     });
     // Cone.
     const cy = tracksY + 26 + 4 * 26 + 4;
-    g.append(s("text", { x: tx, y: cy + 16, class: "small", text: "cone" }));
+    g.append(s("text", { x: tx, y: cy + 16, class: "small", text: _("cone") }));
     const conePos = sv.cone ? sv.cone.position : null;
-    const coneLane = s("g", { role: "img", "aria-label": conePos === null ? "cone not counted yet" : `cone at ${conePos} visible roofs (${cone.values[conePos]} points)` });
+    const coneLane = s("g", { role: "img", "aria-label": conePos === null ? _("cone not counted yet")
+      : _("cone at {n} visible roofs ({points} points)", { n: conePos, points: cone.values[conePos] }) });
     for (let col = 0; col <= cone.max; col += 1) {
       coneLane.append(s("rect", { x: tx + lx + col * colW, y: cy, width: colW - 2, height: 22, rx: 3, class: "track-cell" }),
         s("text", { x: tx + lx + col * colW + colW / 2 - 1, y: cy + 15, "text-anchor": "middle", class: "tiny muted", text: `${col}` }));
@@ -452,18 +462,23 @@ export function describeMove(move, components) {
   if (!move || typeof move !== "object") return String(move);
   switch (move.type) {
     case "pass":
-      return "passes (TU-G8)";
+      return _("passes (TU-G8)");
     case "decline_extra":
-      return "declines the extra turn (TU-X1)";
-    case "place_start":
-      return `places start floor${move.placements.length > 1 ? "s" : ""} ${move.placements.map((p) => `${colourName(p.color)} on ${p.site}`).join(", ")}`;
-    case "build":
-      return `builds a ${colourName(move.color)} floor on ${move.site}, roof on ${move.roof}${move.roof === move.site ? " (the new building)" : ""}`;
+      return _("declines the extra turn (TU-X1)");
+    case "place_start": {
+      const where = move.placements.map((p) => _("{colour} on {site}", { colour: colourName(p.color), site: p.site })).join(", ");
+      return move.placements.length > 1 ? _("places start floors {where}", { where }) : _("places start floor {where}", { where });
+    }
+    case "build": {
+      const vars = { colour: colourName(move.color), site: move.site, roof: move.roof };
+      return move.roof === move.site ? _("builds a {colour} floor on {site}, roof on {roof} (the new building)", vars)
+        : _("builds a {colour} floor on {site}, roof on {roof}", vars);
+    }
     case "take": {
-      const parts = [`takes market slot ${move.slot + 1}`];
-      if (move.choose && move.choose.length) parts.push(`choosing ${move.choose.map(colourName).join(", ")}`);
+      const parts = [_("takes market slot {n}", { n: move.slot + 1 })];
+      if (move.choose && move.choose.length) parts.push(_("choosing {colours}", { colours: move.choose.map(colourName).join(", ") }));
       const discard = Object.entries(move.discard || {}).filter(([, n]) => n);
-      if (discard.length) parts.push(`discarding ${discard.map(([c, n]) => `${n} ${colourName(c)}`).join(", ")}`);
+      if (discard.length) parts.push(_("discarding {floors}", { floors: discard.map(([c, n]) => `${n} ${colourName(c)}`).join(", ") }));
       return parts.join(", ");
     }
     default:
@@ -526,8 +541,8 @@ export function makePicker({ legal, seat, components, onchange }) {
       return opts.length ? opts : null;
     },
     stepVerb(name) {
-      if (name === "site") return paths.some((p) => p.move.type === "place_start") ? "Place a start floor on" : "Build on";
-      return "Choose";
+      if (name === "site") return paths.some((p) => p.move.type === "place_start") ? _("Place a start floor on") : _("Build on");
+      return _("Choose");
     },
     choose(name, value) {
       const ok = nextOptions().some((o) => o[0] === name && o[1] === value);
@@ -554,22 +569,22 @@ export function makePicker({ legal, seat, components, onchange }) {
       return done.length === 1 ? done[0].move : null;
     },
     prompt() {
-      if (picker.move()) return "Sign and submit this move.";
+      if (picker.move()) return _("Sign and submit this move.");
       const next = nextOptions();
       const names = new Set(next.map((o) => o[0]));
       if (!chosen.length) {
         if (names.has("pass")) {
-          return names.has("decline_extra") ? "No move is possible: pass (TU-G8) or decline the extra turn (TU-X1)."
-            : "No move is possible: you must pass (TU-G8).";
+          return names.has("decline_extra") ? _("No move is possible: pass (TU-G8) or decline the extra turn (TU-X1).")
+            : _("No move is possible: you must pass (TU-G8).");
         }
-        if (names.has("decline_extra")) return "Extra turn (TU-X1): build or take a market card, or decline the extra turn.";
-        if (paths.some((p) => p.move.type === "place_start")) return "Place a start floor: choose a highlighted site (TU-S3).";
-        return "Choose a highlighted site to build on, or a market card to take.";
+        if (names.has("decline_extra")) return _("Extra turn (TU-X1): build or take a market card, or decline the extra turn.");
+        if (paths.some((p) => p.move.type === "place_start")) return _("Place a start floor: choose a highlighted site (TU-S3).");
+        return _("Choose a highlighted site to build on, or a market card to take.");
       }
-      if (names.has("color")) return "Choose the colour of the new floor (it must differ from every adjacent building).";
-      if (names.has("roof")) return "Choose the building that gets your roof: the new one or a raised neighbour (TU-B3).";
-      if (names.has("choose")) return "Choose a colour for the next wildcard or missing floor (TU-T1, TU-T2).";
-      if (names.has("discard")) return "Choose which floors to return to get down to 10 (TU-T3).";
+      if (names.has("color")) return _("Choose the colour of the new floor (it must differ from every adjacent building).");
+      if (names.has("roof")) return _("Choose the building that gets your roof: the new one or a raised neighbour (TU-B3).");
+      if (names.has("choose")) return _("Choose a colour for the next wildcard or missing floor (TU-T1, TU-T2).");
+      if (names.has("discard")) return _("Choose which floors to return to get down to 10 (TU-T3).");
       return "";
     },
     controls() {
@@ -582,15 +597,16 @@ export function makePicker({ legal, seat, components, onchange }) {
       for (const [name, value] of next) {
         let label;
         if (name === "site") label = `${picker.stepVerb("site")} ${value}`;
-        else if (name === "slot") label = `Take market card ${Number(value) + 1}`;
+        else if (name === "slot") label = _("Take market card {n}", { n: Number(value) + 1 });
         else if (name === "color") label = `${colourName(value)} (${FLOOR[value].letter})`;
-        else if (name === "roof") label = `Roof on ${value}${value === picker.chosen("site") ? " (new building)" : ""}`;
-        else if (name === "choose") label = `Take ${colourName(value)} (${FLOOR[value].letter})`;
+        else if (name === "roof") {
+          label = value === picker.chosen("site") ? _("Roof on {site} (new building)", { site: value }) : _("Roof on {site}", { site: value });
+        } else if (name === "choose") label = _("Take {colour} ({letter})", { colour: colourName(value), letter: FLOOR[value].letter });
         else if (name === "discard") {
           const items = JSON.parse(value);
-          label = items.length ? `Return ${items.map(([c, n]) => `${n} ${colourName(c)}`).join(", ")}` : "Return nothing";
-        } else if (name === "pass") label = "Pass";
-        else if (name === "decline_extra") label = "Decline the extra turn (TU-X1)";
+          label = items.length ? _("Return {floors}", { floors: items.map(([c, n]) => `${n} ${colourName(c)}`).join(", ") }) : _("Return nothing");
+        } else if (name === "pass") label = _("Pass");
+        else if (name === "decline_extra") label = _("Decline the extra turn (TU-X1)");
         else label = String(value);
         const swatch = name === "color" || name === "choose" ? el("span", { class: `swatch swatch-${value}`, "aria-hidden": "true" }, FLOOR[value].letter) : null;
         group.append(el("button", { type: "button", class: "choice", dataset: { step: name, value: String(value) },
@@ -608,25 +624,25 @@ export function makePicker({ legal, seat, components, onchange }) {
 export function scoreTable(result, seats) {
   const colours = ["black", "grey", "white", "brown"];
   const table = el("table", { class: "score" },
-    el("caption", {}, "Score breakdown (TU-E4: locomotive and cone columns plus chips; TU-E5: tie-break by floors in supply)"),
-    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Rank"), el("th", { scope: "col" }, "Player"),
-      colours.map((c) => el("th", { scope: "col" }, `${FLOOR[c].letter} ${c} locomotive`)),
-      el("th", { scope: "col" }, "Cone (visible roofs)"), el("th", { scope: "col" }, "Chips"),
-      el("th", { scope: "col" }, "Total"), el("th", { scope: "col" }, "Floors in supply (tie-break)"))));
+    el("caption", {}, _("Score breakdown (TU-E4: locomotive and cone columns plus chips; TU-E5: tie-break by floors in supply)")),
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, _("Rank")), el("th", { scope: "col" }, _("Player")),
+      colours.map((c) => el("th", { scope: "col" }, `${FLOOR[c].letter} ${_("{colour} locomotive", { colour: colourName(c) })}`)),
+      el("th", { scope: "col" }, _("Cone (visible roofs)")), el("th", { scope: "col" }, _("Chips")),
+      el("th", { scope: "col" }, _("Total")), el("th", { scope: "col" }, _("Floors in supply (tie-break)")))));
   const body = el("tbody");
   for (const r of [...result.seats].sort((a, b) => a.rank - b.rank || a.seat - b.seat)) {
     const locos = Object.fromEntries((r.locomotives || []).map((l) => [l.color, l]));
     body.append(el("tr", { dataset: { seat: String(r.seat) } },
       el("td", {}, String(r.rank)), el("th", { scope: "row" }, seatName(seats, r.seat)),
-      colours.map((c) => el("td", {}, locos[c] ? `${locos[c].points} (column ${locos[c].position})` : "—")),
-      el("td", {}, r.cone ? `${r.cone.points} (${r.cone.visible_roofs} roofs)` : "—"),
+      colours.map((c) => el("td", {}, locos[c] ? `${locos[c].points} (${_("column {n}", { n: locos[c].position })})` : "—")),
+      el("td", {}, r.cone ? `${r.cone.points} (${ngettext("{n} roof", "{n} roofs", r.cone.visible_roofs)})` : "—"),
       el("td", {}, (r.chips || []).length ? `${r.chips.reduce((a, c) => a + c.value, 0)} (${r.chips.map((c) => `#${c.objective}: ${c.value}`).join(", ")})` : "0"),
       el("td", { class: "total" }, String(r.total)),
       el("td", {}, String(r.supply_floors))));
   }
   table.append(body);
   return el("div", {}, table, winnersLine(result, seats),
-    tiebreakChain(result, seats, "No tie on total points: the tie-break (TU-E5, most floors in own supply, then a shared victory) was not needed."));
+    tiebreakChain(result, seats, _("No tie on total points: the tie-break (TU-E5, most floors in own supply, then a shared victory) was not needed.")));
 }
 
 export function chart(steps, seats) {
@@ -636,10 +652,10 @@ export function chart(steps, seats) {
   for (let seat = 0; seat < n; seat += 1) {
     colours.forEach((c, k) => {
       series.push({
-        seat, label: c, colour: seatColour(seat), dash: ["", "6 3", "2 3", "10 3 2 3"][k],
+        seat, label: colourName(c), colour: seatColour(seat), dash: ["", "6 3", "2 3", "10 3 2 3"][k],
         points: steps.filter((x) => x.state && x.state.seats).map((x) => ({ x: x.seq, y: x.state.seats[seat].locomotives[c] })),
       });
     });
   }
-  return lineChart({ title: "Locomotive tracks: column of each locomotive after each log entry", series, seats, yLabel: "column" });
+  return lineChart({ title: _("Locomotive tracks: column of each locomotive after each log entry"), series, seats, yLabel: _("column") });
 }

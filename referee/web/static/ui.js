@@ -1,5 +1,20 @@
 // Small DOM helpers shared by the pages.
 
+import { _ } from "./i18n.js";
+
+/** A game's or tournament's status ("waiting", "active", "finished"…) in words of the page's language. */
+export function statusWord(status) {
+  const words = { waiting: _("waiting"), active: _("active"), finished: _("finished"), aborted: _("aborted"),
+    open: _("open"), closed: _("closed") };
+  return words[status] || status;
+}
+
+/** A tournament's format ("round_robin", "swiss", "series") in words. */
+export function formatWord(kind) {
+  const words = { round_robin: _("round robin"), swiss: _("Swiss"), series: _("series") };
+  return words[kind] || String(kind).replace(/_/g, " ");
+}
+
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -43,7 +58,7 @@ export function showError(err, context = "", { reveal = false } = {}) {
   if (fields) {
     item.append(el("ul", {}, fields.map((p) => el("li", {}, typeof p === "string" ? p : `${p.path || p.field || ""} ${p.problem || p.message || JSON.stringify(p)}`))));
   }
-  item.append(el("button", { type: "button", class: "dismiss", "aria-label": "Dismiss this error", onclick: () => item.remove() }, "×"));
+  item.append(el("button", { type: "button", class: "dismiss", "aria-label": _("Dismiss this error"), onclick: () => item.remove() }, "×"));
   box.append(item);
   if (reveal) item.scrollIntoView({ block: "nearest" });
   return item;

@@ -4,6 +4,13 @@
 // Pinch-zooming the page works as well (the viewport allows it).
 
 import { el } from "./ui.js";
+import { _ } from "./i18n.js";
+
+/** The zoom buttons' names, per drawing (whole sentences, so that each language can say them its way). */
+const NAMES = {
+  city: { out: _("Zoom out of the city"), in: _("Zoom in on the city"), fit: _("Fit the city to the screen"), bar: _("Zoom the city") },
+  board: { out: _("Zoom out of the board"), in: _("Zoom in on the board"), fit: _("Fit the board to the screen"), bar: _("Zoom the board") },
+};
 
 const LEVELS = [1, 1.5, 2, 3, 4];
 const kept = new Map(); // name -> {level, left, top}
@@ -21,9 +28,10 @@ export function zoomable(name, svg, label, { minScale = 0, focus = null } = {}) 
     state.top = frame.scrollTop;
   }, { passive: true });
   const shown = el("output", { class: "zoom-level", "aria-live": "polite" });
-  const out = el("button", { type: "button", class: "zoom-out", "aria-label": `Zoom out of the ${label}` }, "−");
-  const into = el("button", { type: "button", class: "zoom-in", "aria-label": `Zoom in on the ${label}` }, "+");
-  const fit = el("button", { type: "button", class: "zoom-fit", "aria-label": `Fit the ${label} to the screen` }, "Fit");
+  const names = NAMES[label] || NAMES.board;
+  const out = el("button", { type: "button", class: "zoom-out", "aria-label": names.out }, "−");
+  const into = el("button", { type: "button", class: "zoom-in", "aria-label": names.in }, "+");
+  const fit = el("button", { type: "button", class: "zoom-fit", "aria-label": names.fit }, _("Fit"));
 
   function apply() {
     const level = LEVELS[state.level];
@@ -52,7 +60,7 @@ export function zoomable(name, svg, label, { minScale = 0, focus = null } = {}) 
   fit.addEventListener("click", () => zoomTo(0));
   apply();
   const node = el("div", { class: "zoomable" },
-    el("div", { class: "zoom-bar", role: "toolbar", "aria-label": `Zoom the ${label}` }, out, shown, into, fit), frame);
+    el("div", { class: "zoom-bar", role: "toolbar", "aria-label": names.bar }, out, shown, into, fit), frame);
   return {
     node,
     /** Call once the node is in the document: scrolls back to where the player was. */
