@@ -37,7 +37,8 @@ class GameResult:
 def compute_standings(players: Sequence[dict[str, str]], results: Sequence[GameResult], *, byes: Sequence[str],
                       points: dict[str, list[int]], bye_points: int, chain: Sequence[str],
                       seed: bytes | None) -> list[dict[str, Any]]:
-    """The standings rows.
+    """The standings rows, recomputed from every result (the full recompute; :class:`Tally` keeps the
+    same values up to date one result at a time and the two must agree).
 
     ``players``: ``[{"key", "name"}]`` in ``created`` order; ``results``: every game with a result, in
     log order; ``byes``: one key per bye awarded; ``seed``: the tournament seed, or None before it is
@@ -45,7 +46,7 @@ def compute_standings(players: Sequence[dict[str, str]], results: Sequence[GameR
     """
     keys = [p["key"] for p in players]
     # exact arithmetic in integers: points are counted in 1/scale (a mean over k ≤ max table size places)
-    scale = math.lcm(*range(1, max((int(n) for n in points), default=1) + 1))
+    scale = points_scale(points)
     table_points = {n: [x * scale for x in row] for n, row in points.items()}
     total = dict.fromkeys(keys, 0)
     for key in byes:
@@ -69,7 +70,100 @@ def compute_standings(players: Sequence[dict[str, str]], results: Sequence[GameR
             wins[key] += result.ranks[seat] == 1
             rank_sum[key] += result.ranks[seat]
             played[key] += 1
-    lot = {k: i + 1 for i, k in enumerate(lot_order(seed, keys))} if seed is not None else None
+    aggregates = _Aggregates(scale, total, game_score, opponents, wins, rank_sum, played, games_of)
+    return order_rows(players, results, aggregates, chain=chain, seed=seed)
+
+
+def points_scale(points: dict[str, list[int]]) -> int:
+    """The denominator points are counted in: lcm(1 … largest table size), so a shared rank's mean is whole."""
+    return math.lcm(*range(1, max((int(n) for n in points), default=1) + 1))
+
+
+@dataclass
+class _Aggregates:
+    """Every per-player sum the standings are ordered by (points and ``opponents_points`` in 1/scale)."""
+
+    scale: int
+    total: dict[str, int]
+    game_score: dict[str, int]
+    opponents: dict[str, int]
+    wins: dict[str, int]
+    rank_sum: dict[str, int]
+    played: dict[str, int]
+    games_of: dict[str, list[int]]
+
+
+class Tally:
+    """The standings' sums kept up to date one result (or bye) at a time, as the log's fold meets them.
+
+    :meth:`add_result` costs O(table × games of the table's players) — the players' points change, and
+    so does ``opponents_points`` (Buchholz) of everyone who met them before — instead of a recompute
+    over every game; :meth:`rows` then orders the players (O(players × log players), plus
+    ``head_to_head`` over the games of the players still tied when it applies). Equal, value for value,
+    to :func:`compute_standings` of the same results and byes (``tests/tournaments/test_standings.py``
+    checks it on random tournaments). Pure and deep-copyable, like the fold that holds it.
+    """
+
+    def __init__(self, players: Sequence[dict[str, str]], points: dict[str, list[int]], bye_points: int):
+        keys = [p["key"] for p in players]
+        self.players = [dict(p) for p in players]
+        scale = points_scale(points)
+        self._table_points = {n: [x * scale for x in row] for n, row in points.items()}
+        self._bye = bye_points * scale
+        self.results: list[GameResult] = []
+        self.sums = _Aggregates(scale, dict.fromkeys(keys, 0), dict.fromkeys(keys, 0), dict.fromkeys(keys, 0),
+                                dict.fromkeys(keys, 0), dict.fromkeys(keys, 0), dict.fromkeys(keys, 0),
+                                {k: [] for k in keys})
+        self._lot: tuple[bytes, dict[str, int]] | None = None
+
+    def _add_points(self, key: str, delta: int) -> None:
+        """``key``'s points change by ``delta`` (in 1/scale): so does every opponent's Buchholz, once per
+        game they sat at a table with ``key``."""
+        s = self.sums
+        s.total[key] += delta
+        for index in s.games_of[key]:
+            for other in self.results[index].players:
+                if other != key:
+                    s.opponents[other] += delta
+
+    def add_bye(self, key: str) -> None:
+        self._add_points(key, self._bye)
+
+    def add_result(self, result: GameResult) -> None:
+        s = self.sums
+        gained = seat_points(result.ranks, self._table_points[str(len(result.players))])
+        for key, p in zip(result.players, gained, strict=True):
+            self._add_points(key, int(p))  # whole: scale is a multiple of every k
+        index = len(self.results)
+        self.results.append(result)
+        table_total = sum(s.total[o] for o in result.players)
+        for seat, key in enumerate(result.players):
+            s.games_of[key].append(index)
+            s.game_score[key] += result.scores[seat] if result.scores else 0
+            s.opponents[key] += table_total - s.total[key]
+            s.wins[key] += result.ranks[seat] == 1
+            s.rank_sum[key] += result.ranks[seat]
+            s.played[key] += 1
+
+    def rows(self, chain: Sequence[str], seed: bytes | None) -> list[dict[str, Any]]:
+        """The standings rows (as :func:`compute_standings` gives them)."""
+        lot = None
+        if seed is not None:
+            if self._lot is None or self._lot[0] != seed:
+                keys = [p["key"] for p in self.players]
+                self._lot = (seed, {k: i + 1 for i, k in enumerate(lot_order(seed, keys))})
+            lot = self._lot[1]
+        return order_rows(self.players, self.results, self.sums, chain=chain, seed=seed, lot=lot)
+
+
+def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult], sums: _Aggregates, *,
+               chain: Sequence[str], seed: bytes | None, lot: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """The rows from the sums: players ordered by points, then each tie-break of ``chain`` in turn."""
+    keys = [p["key"] for p in players]
+    scale, total, game_score, opponents = sums.scale, sums.total, sums.game_score, sums.opponents
+    wins, rank_sum, played, games_of = sums.wins, sums.rank_sum, sums.played, sums.games_of
+    if lot is None and seed is not None:
+        lot = {k: i + 1 for i, k in enumerate(lot_order(seed, keys))}
     values: dict[str, dict[str, Any]] = {k: {
         tb.GAME_SCORE: Fraction(game_score[k]),
         tb.OPPONENTS_POINTS: Fraction(opponents[k], scale),

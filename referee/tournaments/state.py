@@ -15,7 +15,7 @@ from ..logchain import GENESIS
 from ..replay import Verdict
 from . import pairing as pr
 from .seed import tournament_seed
-from .standings import GameResult, compute_standings
+from .standings import GameResult, Tally, compute_standings
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
 
@@ -61,6 +61,8 @@ class TournamentState:
     _keys: list[str] = field(default_factory=list)
     _key_set: frozenset[str] = frozenset()
     _joined: set[str] = field(default_factory=set)
+    #: the standings' sums, kept up to date by the fold result by result (:class:`~.standings.Tally`)
+    _tally: Tally | None = None
 
     # -- reads --------------------------------------------------------------------------------------
     @property
@@ -99,8 +101,16 @@ class TournamentState:
                 for rnd in self.rounds for t in rnd.tables if t["game"] in rnd.results]
 
     def standings(self, *, public: bool = True) -> list[dict[str, Any]]:
-        """The standings rows. ``public``: ``lot`` only from a revealed seed (else null); the service's
-        own pairing uses ``public=False`` (the lot from the server seed it holds)."""
+        """The standings rows, from the sums the fold keeps (:class:`~.standings.Tally`, updated per
+        result). ``public``: ``lot`` only from a revealed seed (else null); the service's own pairing
+        uses ``public=False`` (the lot from the server seed it holds)."""
+        assert self.created is not None and self._tally is not None
+        seed = self.seed if (self.revealed or not public) else None
+        return self._tally.rows(self.created["tie_breaks"], seed)
+
+    def recomputed_standings(self, *, public: bool = True) -> list[dict[str, Any]]:
+        """The standings recomputed from every result and bye of the rounds (:func:`compute_standings`):
+        what the verifier checks a certificate's standings against; equal to :meth:`standings`."""
         assert self.created is not None
         seed = self.seed if (self.revealed or not public) else None
         byes = [k for rnd in self.rounds for k in (*rnd.byes, *rnd.extra_byes)]
