@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import tiebreaks as tb
-from .points import seat_points, to_json
+from .points import seat_points
 from .seed import lot_order
 
 
@@ -158,41 +158,45 @@ class Tally:
 
 def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult], sums: _Aggregates, *,
                chain: Sequence[str], seed: bytes | None, lot: dict[str, int] | None = None) -> list[dict[str, Any]]:
-    """The rows from the sums: players ordered by points, then each tie-break of ``chain`` in turn."""
+    """The rows from the sums: players ordered by points, then each tie-break of ``chain`` in turn (each
+    applied only within the groups still tied). Exact throughout: points and ``opponents_points`` are
+    compared in 1/scale, ``head_to_head`` in halves, ``average_rank`` as a fraction."""
     keys = [p["key"] for p in players]
     scale, total, game_score, opponents = sums.scale, sums.total, sums.game_score, sums.opponents
     wins, rank_sum, played, games_of = sums.wins, sums.rank_sum, sums.played, sums.games_of
     if lot is None and seed is not None:
         lot = {k: i + 1 for i, k in enumerate(lot_order(seed, keys))}
-    values: dict[str, dict[str, Any]] = {k: {
-        tb.GAME_SCORE: Fraction(game_score[k]),
-        tb.OPPONENTS_POINTS: Fraction(opponents[k], scale),
-        tb.WINS: Fraction(wins[k]),
-        tb.AVERAGE_RANK: Fraction(rank_sum[k], played[k]) if played[k] else None,
-        tb.LOT: Fraction(lot[k]) if lot is not None else None,
-    } for k in keys}
-    sortable: dict[str, dict[str, Any]] = {k: {
-        "points": total[k], tb.GAME_SCORE: game_score[k], tb.OPPONENTS_POINTS: opponents[k], tb.WINS: wins[k],
-        tb.AVERAGE_RANK: values[k][tb.AVERAGE_RANK], tb.LOT: lot[k] if lot is not None else None,
-    } for k in keys}
-    created_index = {k: i for i, k in enumerate(keys)}
+    halves: dict[str, int] = {}  # head_to_head, in halves, once it has been applied
 
+    def value(k: str, criterion: str) -> Any:
+        if criterion == "points":
+            return total[k]
+        if criterion == tb.GAME_SCORE:
+            return game_score[k]
+        if criterion == tb.OPPONENTS_POINTS:
+            return opponents[k]
+        if criterion == tb.WINS:
+            return wins[k]
+        if criterion == tb.HEAD_TO_HEAD:
+            return halves[k]
+        if criterion == tb.AVERAGE_RANK:
+            return Fraction(rank_sum[k], played[k]) if played[k] else None
+        return lot[k] if lot is not None else None
+
+    created_index = {k: i for i, k in enumerate(keys)}
     groups: list[list[str]] = [list(keys)]
     for criterion in ["points", *chain]:
         refined: list[list[str]] = []
         for group in groups:
             if len(group) == 1:
                 if criterion == tb.HEAD_TO_HEAD:
-                    values[group[0]][tb.HEAD_TO_HEAD] = Fraction(0)
+                    halves[group[0]] = 0
                 refined.append(group)
                 continue
             if criterion == tb.HEAD_TO_HEAD:
-                for k, v in _head_to_head(group, results, games_of).items():
-                    values[k][tb.HEAD_TO_HEAD] = v
-                    sortable[k][tb.HEAD_TO_HEAD] = v
-            sort_key = {k: _sort_value(sortable[k][criterion], criterion) for k in group}
-            position = {k: (sort_key[k], created_index[k]) for k in group}
-            ordered = sorted(group, key=position.__getitem__)
+                halves.update(_head_to_head(group, results, games_of))
+            sort_key = {k: _sort_value(value(k, criterion), criterion) for k in group}
+            ordered = sorted(group, key=lambda k: (sort_key[k], created_index[k]))
             split: list[list[str]] = []
             for k in ordered:
                 if split and sort_key[split[-1][0]] == sort_key[k]:
@@ -203,8 +207,25 @@ def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult],
         groups = refined
     order = [k for group in groups for k in group]  # groups left tied (no seed yet) stay in created order
     names = {p["key"]: p["name"] for p in players}
-    return [{"rank": i + 1, "key": k, "name": names[k], "points": to_json(Fraction(total[k], scale)),
-             "tie_breaks": {c: to_json(values[k].get(c)) for c in chain}} for i, k in enumerate(order)]
+
+    def shown(k: str, criterion: str) -> int | str | None:
+        if criterion == tb.OPPONENTS_POINTS:
+            return _exact(opponents[k], scale)
+        if criterion == tb.HEAD_TO_HEAD:
+            return _exact(halves[k], 2)
+        if criterion == tb.AVERAGE_RANK:
+            return _exact(rank_sum[k], played[k]) if played[k] else None
+        return value(k, criterion)
+
+    return [{"rank": i + 1, "key": k, "name": names[k], "points": _exact(total[k], scale),
+             "tie_breaks": {c: shown(k, c) for c in chain}} for i, k in enumerate(order)]
+
+
+def _exact(numerator: int, denominator: int) -> int | str:
+    """``to_json(Fraction(numerator, denominator))`` without building the fraction (``denominator`` > 0)."""
+    g = math.gcd(numerator, denominator)
+    numerator, denominator = numerator // g, denominator // g
+    return int(numerator) if denominator == 1 else f"{numerator}/{denominator}"
 
 
 def _sort_value(value: Any, criterion: str) -> tuple:
@@ -214,16 +235,20 @@ def _sort_value(value: Any, criterion: str) -> tuple:
 
 
 def _head_to_head(group: list[str], results: Sequence[GameResult],
-                  games_of: dict[str, list[int]]) -> dict[str, Fraction]:
+                  games_of: dict[str, list[int]]) -> dict[str, int]:
+    """Each member's head-to-head score within ``group``, in halves (2 per player ranked below, 1 per
+    player at the same rank)."""
     members = set(group)
-    score = {k: Fraction(0) for k in group}
+    score = dict.fromkeys(group, 0)
     if len(group) < 2:
         return score
-    for index in sorted({i for k in group for i in games_of[k]}):
+    for index in {i for k in group for i in games_of[k]}:
         result = results[index]
         seated = [(k, r) for k, r in zip(result.players, result.ranks, strict=True) if k in members]
+        if len(seated) < 2:
+            continue
         for k, r in seated:
             for other, r2 in seated:
                 if other != k:
-                    score[k] += 1 if r < r2 else Fraction(1, 2) if r == r2 else 0
+                    score[k] += 2 if r < r2 else 1 if r == r2 else 0
     return score
