@@ -183,29 +183,25 @@ def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult],
             return Fraction(rank_sum[k], played[k]) if played[k] else None
         return lot[k] if lot is not None else None
 
-    created_index = {k: i for i, k in enumerate(keys)}
-    groups: list[list[str]] = [list(keys)]
-    for criterion in ["points", *chain]:
-        refined: list[list[str]] = []
-        for group in groups:
-            if len(group) == 1:
-                if criterion == tb.HEAD_TO_HEAD:
-                    halves[group[0]] = 0
-                refined.append(group)
-                continue
-            if criterion == tb.HEAD_TO_HEAD:
-                halves.update(_head_to_head(group, results, games_of))
-            sort_key = {k: _sort_value(value(k, criterion), criterion) for k in group}
-            ordered = sorted(group, key=lambda k: (sort_key[k], created_index[k]))
-            split: list[list[str]] = []
-            for k in ordered:
-                if split and sort_key[split[-1][0]] == sort_key[k]:
-                    split[-1].append(k)
-                else:
-                    split.append([k])
-            refined += split
-        groups = refined
-    order = [k for group in groups for k in group]  # groups left tied (no seed yet) stay in created order
+    # Refining by each criterion in turn within the groups still tied, ties left in created order, is
+    # one sort by (points, criterion 1, criterion 2, …, created order) — except that head_to_head is
+    # computed within the group tied on everything before it: so one sort for the criteria before it,
+    # its groups, then one sort by every criterion.
+    criteria = ["points", *chain]
+    cut = criteria.index(tb.HEAD_TO_HEAD) if tb.HEAD_TO_HEAD in criteria else len(criteria)
+    prefix = {k: tuple(_sort_value(value(k, c), c) for c in criteria[:cut]) for k in keys}
+    order = sorted(keys, key=prefix.__getitem__)  # stable: created order within ties
+    if cut < len(criteria):
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and prefix[order[end]] == prefix[order[start]]:
+                end += 1
+            group = order[start:end]
+            halves.update(_head_to_head(group, results, games_of) if len(group) > 1 else {group[0]: 0})
+            start = end
+        full = {k: (prefix[k], *(_sort_value(value(k, c), c) for c in criteria[cut:])) for k in keys}
+        order = sorted(keys, key=full.__getitem__)
     names = {p["key"]: p["name"] for p in players}
 
     def shown(k: str, criterion: str) -> int | str | None:
