@@ -12,6 +12,7 @@ last makes the order total, so ``rank`` is the row's 1-based position.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -115,6 +116,15 @@ class Tally:
                                 dict.fromkeys(keys, 0), dict.fromkeys(keys, 0), dict.fromkeys(keys, 0),
                                 {k: [] for k in keys})
         self._lot: tuple[bytes, dict[str, int]] | None = None
+
+    def fork(self) -> Tally:
+        """A copy to go on with (the results and the players' rows are shared: never changed once added)."""
+        twin = copy.copy(self)
+        twin.results = list(self.results)
+        s = self.sums
+        twin.sums = _Aggregates(s.scale, dict(s.total), dict(s.game_score), dict(s.opponents), dict(s.wins),
+                                dict(s.rank_sum), dict(s.played), {k: list(v) for k, v in s.games_of.items()})
+        return twin
 
     def _add_points(self, key: str, delta: int) -> None:
         """``key``'s points change by ``delta`` (in 1/scale): so does every opponent's Buchholz, once per

@@ -8,6 +8,8 @@ fold, :class:`referee.tournaments.log.TournamentReplayer`, entry by entry. Pure:
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +20,10 @@ from .seed import tournament_seed
 from .standings import GameResult, Tally, compute_standings
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
+
+
+def _copied(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    return dict(row) if row is not None else None
 
 
 @dataclass
@@ -35,8 +41,8 @@ class Round:
 
     def to_dict(self) -> dict[str, Any]:
         return {"round": self.number,
-                "tables": [{"game": t["game"], "players": list(t["players"]), "result": self.results.get(t["game"])}
-                           for t in self.tables],
+                "tables": [{"game": t["game"], "players": list(t["players"]),
+                            "result": _copied(self.results.get(t["game"]))} for t in self.tables],
                 "byes": [*self.byes, *self.extra_byes], "closed": self.closed}
 
 
@@ -63,6 +69,22 @@ class TournamentState:
     _joined: set[str] = field(default_factory=set)
     #: the standings' sums, kept up to date by the fold result by result (:class:`~.standings.Tally`)
     _tally: Tally | None = None
+
+    def fork(self) -> TournamentState:
+        """A copy that the fold can go on with while this one stays as it is — what ``copy.deepcopy`` gives,
+        without copying what the fold never changes once written (the entries, the tables, the verdicts,
+        the results' rows): O(players + games) list and dict copies, not a deep copy of every object."""
+        twin = copy.copy(self)
+        twin.verdicts = list(self.verdicts)
+        twin.joins = list(self.joins)
+        twin.rounds = [dataclasses.replace(r, results=dict(r.results), extra_byes=list(r.extra_byes))
+                       for r in self.rounds]
+        twin.withdrawn = list(self.withdrawn)
+        twin._games = dict(self._games)
+        twin._keys = list(self._keys)
+        twin._joined = set(self._joined)
+        twin._tally = self._tally.fork() if self._tally is not None else None
+        return twin
 
     # -- reads --------------------------------------------------------------------------------------
     @property
