@@ -356,8 +356,8 @@ def _certified_matching(ranked: list[str], met: Counter[tuple[str, str]], big: i
         return solve(0, n)
     mate = [i + 1 if i % 2 == 0 else i - 1 for i in range(n)]
     for lo, hi in regions:
-        for a, b in solve(lo, hi):
-            mate[a], mate[b] = b, a
+        for x, y in solve(lo, hi):
+            mate[x], mate[y] = y, x
     if _only_optimum(mate, met_of, big, SWISS_WINDOW) != "only":
         return None
     return {(i, mate[i]) for i in range(n) if i < mate[i]}
