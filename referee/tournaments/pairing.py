@@ -81,11 +81,11 @@ def _size_key(sizes: tuple[int, ...]) -> tuple:
 
 @functools.lru_cache(maxsize=256)
 def _best_partitions(n: int, allowed: tuple[int, ...]) -> tuple[tuple[int, ...] | None, ...]:
-    """``best(m)`` for every m ≤ n (module docstring), each a multiset of sizes kept as its counts per
-    size (largest size first): the key of :func:`_size_key` is then (Σ counts, Σ c·s², Σ c·s³, counts),
-    which orders partitions as the key of the sorted sizes does — with as many tables, the sizes sorted
-    descending compare as the counts of the largest size, then the next, … — in O(|allowed|) a step
-    instead of O(m)."""
+    """``best(m)`` for every m ≤ n (module docstring), each a multiset of sizes kept — and returned — as
+    its counts per size (largest size first; :func:`_sizes_of` lists the sizes). The key of
+    :func:`_size_key` is then (Σ counts, Σ c·s², Σ c·s³, counts), which orders partitions as the key of
+    the sorted sizes does — with as many tables, the sizes sorted descending compare as the counts of
+    the largest size, then the next, … — in O(|allowed|) a step and memory instead of O(m)."""
     desc = sorted(allowed, reverse=True)
     index = {s: i for i, s in enumerate(desc)}
     best: list[tuple | None] = [(0, 0, 0, (0,) * len(desc))] + [None] * n
@@ -101,19 +101,24 @@ def _best_partitions(n: int, allowed: tuple[int, ...]) -> tuple[tuple[int, ...] 
             if chosen is None or key < chosen:
                 chosen = key
         best[m] = chosen
-    return tuple(None if key is None else tuple(s for s, c in zip(desc, key[3], strict=True) for _ in range(c))
-                 for key in best)
+    return tuple(None if key is None else key[3] for key in best)
+
+
+def _sizes_of(counts: tuple[int, ...], allowed: tuple[int, ...]) -> tuple[int, ...]:
+    """The sizes, largest first, of a partition kept as counts per size (largest size first)."""
+    return tuple(s for s, c in zip(sorted(allowed, reverse=True), counts, strict=True) for _ in range(c))
 
 
 def table_sizes(n: int, allowed: Sequence[int]) -> tuple[list[int], int]:
     """``(sizes of the tables, largest first; number of byes)`` for ``n`` players (module docstring)."""
     if n < 0 or not allowed or min(allowed) < 1:
         raise ValueError("table sizes need n >= 0 and allowed sizes >= 1")
-    best = _best_partitions(n, tuple(sorted(set(allowed))))
+    sizes = tuple(sorted(set(allowed)))
+    best = _best_partitions(n, sizes)
     for byes in range(n + 1):
-        sizes = best[n - byes]
-        if sizes is not None:
-            return list(sizes), byes
+        counts = best[n - byes]
+        if counts is not None:
+            return list(_sizes_of(counts, sizes)), byes
     raise AssertionError("unreachable: best(0) is always defined")
 
 
