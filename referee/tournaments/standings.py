@@ -16,7 +16,6 @@ import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from . import tiebreaks as tb
@@ -170,13 +169,14 @@ def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult],
                chain: Sequence[str], seed: bytes | None, lot: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """The rows from the sums: players ordered by points, then each tie-break of ``chain`` in turn (each
     applied only within the groups still tied). Exact throughout: points and ``opponents_points`` are
-    compared in 1/scale, ``head_to_head`` in halves, ``average_rank`` as a fraction."""
+    compared in 1/scale, ``head_to_head`` in halves, ``average_rank`` in 1/lcm(games played)."""
     keys = [p["key"] for p in players]
     scale, total, game_score, opponents = sums.scale, sums.total, sums.game_score, sums.opponents
     wins, rank_sum, played, games_of = sums.wins, sums.rank_sum, sums.played, sums.games_of
     if lot is None and seed is not None:
         lot = {k: i + 1 for i, k in enumerate(lot_order(seed, keys))}
     halves: dict[str, int] = {}  # head_to_head, in halves, once it has been applied
+    common = math.lcm(*{played[k] for k in keys if played[k]})  # every games-played count divides it
 
     def value(k: str, criterion: str) -> Any:
         if criterion == "points":
@@ -189,8 +189,8 @@ def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult],
             return wins[k]
         if criterion == tb.HEAD_TO_HEAD:
             return halves[k]
-        if criterion == tb.AVERAGE_RANK:
-            return Fraction(rank_sum[k], played[k]) if played[k] else None
+        if criterion == tb.AVERAGE_RANK:  # rank_sum / played, in 1/common: compared exactly as integers
+            return rank_sum[k] * (common // played[k]) if played[k] else None
         return lot[k] if lot is not None else None
 
     # Refining by each criterion in turn within the groups still tied, ties left in created order, is
