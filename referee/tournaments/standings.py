@@ -154,22 +154,25 @@ class Tally:
             s.rank_sum[key] += result.ranks[seat]
             s.played[key] += 1
 
-    def rows(self, chain: Sequence[str], seed: bytes | None) -> list[dict[str, Any]]:
-        """The standings rows (as :func:`compute_standings` gives them)."""
+    def rows(self, chain: Sequence[str], seed: bytes | None, *, keys_only: bool = False) -> list[Any]:
+        """The standings rows (as :func:`compute_standings` gives them); ``keys_only``: their keys."""
         lot = None
         if seed is not None:
             if self._lot is None or self._lot[0] != seed:
                 keys = [p["key"] for p in self.players]
                 self._lot = (seed, {k: i + 1 for i, k in enumerate(lot_order(seed, keys))})
             lot = self._lot[1]
-        return order_rows(self.players, self.results, self.sums, chain=chain, seed=seed, lot=lot)
+        return order_rows(self.players, self.results, self.sums, chain=chain, seed=seed, lot=lot,
+                          keys_only=keys_only)
 
 
 def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult], sums: _Aggregates, *,
-               chain: Sequence[str], seed: bytes | None, lot: dict[str, int] | None = None) -> list[dict[str, Any]]:
+               chain: Sequence[str], seed: bytes | None, lot: dict[str, int] | None = None,
+               keys_only: bool = False) -> list[Any]:
     """The rows from the sums: players ordered by points, then each tie-break of ``chain`` in turn (each
     applied only within the groups still tied). Exact throughout: points and ``opponents_points`` are
-    compared in 1/scale, ``head_to_head`` in halves, ``average_rank`` in 1/lcm(games played)."""
+    compared in 1/scale, ``head_to_head`` in halves, ``average_rank`` in 1/lcm(games played).
+    ``keys_only``: the players' keys in that order, without the rows (what a pairing ranks by)."""
     keys = [p["key"] for p in players]
     scale, total, game_score, opponents = sums.scale, sums.total, sums.game_score, sums.opponents
     wins, rank_sum, played, games_of = sums.wins, sums.rank_sum, sums.played, sums.games_of
@@ -212,6 +215,8 @@ def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult],
             start = end
         full = {k: (prefix[k], *(_sort_value(value(k, c), c) for c in criteria[cut:])) for k in keys}
         order = sorted(keys, key=full.__getitem__)
+    if keys_only:
+        return order
     names = {p["key"]: p["name"] for p in players}
 
     def shown(k: str, criterion: str) -> int | str | None:

@@ -146,7 +146,8 @@ class TournamentState:
             return None
         fmt = self.created["format"]
         history = [pr.Pairing([t["players"] for t in r.tables], [*r.byes, *r.extra_byes]) for r in self.rounds]
-        ranking = [row["key"] for row in self.standings(public=False)]
+        assert self._tally is not None
+        ranking = self._tally.rows(self.created["tie_breaks"], seed, keys_only=True)  # standings(public=False)'s
         return pr.pair_round(fmt["kind"], round_no=len(self.rounds) + 1, players=self.keys,
                              active=self.active_players(), allowed=fmt["table_sizes"], rounds=fmt["rounds"],
                              history=history, ranking=ranking, seed=seed)
