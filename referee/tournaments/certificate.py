@@ -285,7 +285,7 @@ def _check_standings(ctx: _Context) -> Check:
     if skipped:
         return skipped
     assert ctx.replayer is not None
-    recomputed, claimed = ctx.replayer.standings(), ctx.cert["standings"]
+    recomputed, claimed = ctx.replayer.recomputed_standings(), ctx.cert["standings"]
     if canonical_bytes(recomputed) != canonical_bytes(claimed):
         paths = differing_paths(claimed, recomputed)
         return Check("standings", FAILED, f"the standings differ from the recomputed ones at {paths[0]}",

@@ -56,6 +56,7 @@ from ..signing import submitted_entropy, verify
 from . import pairing as pr
 from .points import ranks_problem
 from .spec import created_problem
+from .standings import GameResult, Tally
 from .state import ABORTED, ACTIVE, FINISHED, WAITING, Round, TournamentState
 
 JOIN_CTX = "referee/join"
@@ -118,6 +119,7 @@ class TournamentReplayer(TournamentState):
         self.created = entry
         self._keys = [p["key"] for p in entry["players"]]
         self._key_set = frozenset(self._keys)
+        self._tally = Tally(entry["players"], entry["points"], entry["bye_points"])
         return self._ok(entry)
 
     def _signed(self, entry: dict[str, Any], ctx: str, signers: list[str | None],
@@ -196,6 +198,9 @@ class TournamentReplayer(TournamentState):
                                  list(byes), entry.get("at")))
         for i, game in enumerate(ids):
             self._games[game] = (number, i)
+        assert self._tally is not None
+        for key in byes:
+            self._tally.add_bye(key)
         return Verdict(entry["seq"], "paired", status)
 
     def _table_of(self, entry: dict[str, Any]) -> tuple[Round, dict[str, Any]] | tuple[None, str]:
@@ -226,6 +231,11 @@ class TournamentReplayer(TournamentState):
     def _record(self, rnd: Round, entry: dict[str, Any], method: str) -> None:
         rnd.results[entry["game"]] = {"ranks": list(entry["ranks"]), "scores": entry.get("scores"),
                                       "head": entry["head"], "method": method, "seq": entry["seq"]}
+        players = rnd.tables[self._games[entry["game"]][1]]["players"]
+        scores = entry.get("scores")
+        assert self._tally is not None
+        self._tally.add_result(GameResult(entry["game"], rnd.number, tuple(players), tuple(entry["ranks"]),
+                                          tuple(scores) if scores is not None else None))
 
     def _on_game_finished(self, entry: dict[str, Any]) -> Verdict:
         rnd, table = self._table_of(entry)
@@ -285,6 +295,8 @@ class TournamentReplayer(TournamentState):
                 key in t["players"] for t in rnd.tables):
             return _reject(entry, "bye/not_allowed", "a bye goes to a player without a table or bye this round")
         rnd.extra_byes.append(key)
+        assert self._tally is not None
+        self._tally.add_bye(key)
         return self._ok(entry)
 
     def _on_round_closed(self, entry: dict[str, Any]) -> Verdict:

@@ -24,7 +24,8 @@ ADJUDICATION_METHODS = ("provisional", "organiser")
 #: what a withdrawal does to the player's running games: the referee plays their turns by default moves
 #: (the seat is forfeited in the game, ranked last), or the game is adjudicated at once (``provisional``)
 WITHDRAWAL_MODES = ("default_moves", "adjudicate")
-MAX_PLAYERS = 4096
+#: players one section (one tournament) holds: a 10,000-player Swiss pairs in about linear time (docs/performance.md)
+MAX_PLAYERS = 10_000
 MAX_ROUNDS = 1000
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 

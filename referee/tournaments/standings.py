@@ -12,14 +12,14 @@ last makes the order total, so ``rank`` is the row's 1-based position.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from . import tiebreaks as tb
-from .points import seat_points, to_json
+from .points import seat_points
 from .seed import lot_order
 
 
@@ -37,7 +37,8 @@ class GameResult:
 def compute_standings(players: Sequence[dict[str, str]], results: Sequence[GameResult], *, byes: Sequence[str],
                       points: dict[str, list[int]], bye_points: int, chain: Sequence[str],
                       seed: bytes | None) -> list[dict[str, Any]]:
-    """The standings rows.
+    """The standings rows, recomputed from every result (the full recompute; :class:`Tally` keeps the
+    same values up to date one result at a time and the two must agree).
 
     ``players``: ``[{"key", "name"}]`` in ``created`` order; ``results``: every game with a result, in
     log order; ``byes``: one key per bye awarded; ``seed``: the tournament seed, or None before it is
@@ -45,7 +46,7 @@ def compute_standings(players: Sequence[dict[str, str]], results: Sequence[GameR
     """
     keys = [p["key"] for p in players]
     # exact arithmetic in integers: points are counted in 1/scale (a mean over k ≤ max table size places)
-    scale = math.lcm(*range(1, max((int(n) for n in points), default=1) + 1))
+    scale = points_scale(points)
     table_points = {n: [x * scale for x in row] for n, row in points.items()}
     total = dict.fromkeys(keys, 0)
     for key in byes:
@@ -69,48 +70,173 @@ def compute_standings(players: Sequence[dict[str, str]], results: Sequence[GameR
             wins[key] += result.ranks[seat] == 1
             rank_sum[key] += result.ranks[seat]
             played[key] += 1
-    lot = {k: i + 1 for i, k in enumerate(lot_order(seed, keys))} if seed is not None else None
-    values: dict[str, dict[str, Any]] = {k: {
-        tb.GAME_SCORE: Fraction(game_score[k]),
-        tb.OPPONENTS_POINTS: Fraction(opponents[k], scale),
-        tb.WINS: Fraction(wins[k]),
-        tb.AVERAGE_RANK: Fraction(rank_sum[k], played[k]) if played[k] else None,
-        tb.LOT: Fraction(lot[k]) if lot is not None else None,
-    } for k in keys}
-    sortable: dict[str, dict[str, Any]] = {k: {
-        "points": total[k], tb.GAME_SCORE: game_score[k], tb.OPPONENTS_POINTS: opponents[k], tb.WINS: wins[k],
-        tb.AVERAGE_RANK: values[k][tb.AVERAGE_RANK], tb.LOT: lot[k] if lot is not None else None,
-    } for k in keys}
-    created_index = {k: i for i, k in enumerate(keys)}
+    aggregates = _Aggregates(scale, total, game_score, opponents, wins, rank_sum, played, games_of)
+    return order_rows(players, results, aggregates, chain=chain, seed=seed)
 
-    groups: list[list[str]] = [list(keys)]
-    for criterion in ["points", *chain]:
-        refined: list[list[str]] = []
-        for group in groups:
-            if len(group) == 1:
-                if criterion == tb.HEAD_TO_HEAD:
-                    values[group[0]][tb.HEAD_TO_HEAD] = Fraction(0)
-                refined.append(group)
-                continue
-            if criterion == tb.HEAD_TO_HEAD:
-                for k, v in _head_to_head(group, results, games_of).items():
-                    values[k][tb.HEAD_TO_HEAD] = v
-                    sortable[k][tb.HEAD_TO_HEAD] = v
-            sort_key = {k: _sort_value(sortable[k][criterion], criterion) for k in group}
-            position = {k: (sort_key[k], created_index[k]) for k in group}
-            ordered = sorted(group, key=position.__getitem__)
-            split: list[list[str]] = []
-            for k in ordered:
-                if split and sort_key[split[-1][0]] == sort_key[k]:
-                    split[-1].append(k)
-                else:
-                    split.append([k])
-            refined += split
-        groups = refined
-    order = [k for group in groups for k in group]  # groups left tied (no seed yet) stay in created order
+
+def points_scale(points: dict[str, list[int]]) -> int:
+    """The denominator points are counted in: lcm(1 … largest table size), so a shared rank's mean is whole."""
+    return math.lcm(*range(1, max((int(n) for n in points), default=1) + 1))
+
+
+@dataclass
+class _Aggregates:
+    """Every per-player sum the standings are ordered by (points and ``opponents_points`` in 1/scale)."""
+
+    scale: int
+    total: dict[str, int]
+    game_score: dict[str, int]
+    opponents: dict[str, int]
+    wins: dict[str, int]
+    rank_sum: dict[str, int]
+    played: dict[str, int]
+    games_of: dict[str, list[int]]
+
+
+class Tally:
+    """The standings' sums kept up to date one result (or bye) at a time, as the log's fold meets them.
+
+    :meth:`add_result` costs O(table × games of the table's players) — the players' points change, and
+    so does ``opponents_points`` (Buchholz) of everyone who met them before — instead of a recompute
+    over every game; :meth:`rows` then orders the players (O(players × log players), plus
+    ``head_to_head`` over the games of the players still tied when it applies). Equal, value for value,
+    to :func:`compute_standings` of the same results and byes (``tests/tournaments/test_standings.py``
+    checks it on random tournaments). Pure and deep-copyable, like the fold that holds it.
+    """
+
+    def __init__(self, players: Sequence[dict[str, str]], points: dict[str, list[int]], bye_points: int):
+        keys = [p["key"] for p in players]
+        self.players = [dict(p) for p in players]
+        scale = points_scale(points)
+        self._table_points = {n: [x * scale for x in row] for n, row in points.items()}
+        self._bye = bye_points * scale
+        self.results: list[GameResult] = []
+        self.sums = _Aggregates(scale, dict.fromkeys(keys, 0), dict.fromkeys(keys, 0), dict.fromkeys(keys, 0),
+                                dict.fromkeys(keys, 0), dict.fromkeys(keys, 0), dict.fromkeys(keys, 0),
+                                {k: [] for k in keys})
+        self._lot: tuple[bytes, dict[str, int]] | None = None
+
+    def fork(self) -> Tally:
+        """A copy to go on with (the results and the players' rows are shared: never changed once added)."""
+        twin = copy.copy(self)
+        twin.results = list(self.results)
+        s = self.sums
+        twin.sums = _Aggregates(s.scale, dict(s.total), dict(s.game_score), dict(s.opponents), dict(s.wins),
+                                dict(s.rank_sum), dict(s.played), {k: list(v) for k, v in s.games_of.items()})
+        return twin
+
+    def _add_points(self, key: str, delta: int) -> None:
+        """``key``'s points change by ``delta`` (in 1/scale): so does every opponent's Buchholz, once per
+        game they sat at a table with ``key``."""
+        s = self.sums
+        s.total[key] += delta
+        for index in s.games_of[key]:
+            for other in self.results[index].players:
+                if other != key:
+                    s.opponents[other] += delta
+
+    def add_bye(self, key: str) -> None:
+        self._add_points(key, self._bye)
+
+    def add_result(self, result: GameResult) -> None:
+        s = self.sums
+        gained = seat_points(result.ranks, self._table_points[str(len(result.players))])
+        for key, p in zip(result.players, gained, strict=True):
+            self._add_points(key, int(p))  # whole: scale is a multiple of every k
+        index = len(self.results)
+        self.results.append(result)
+        table_total = sum(s.total[o] for o in result.players)
+        for seat, key in enumerate(result.players):
+            s.games_of[key].append(index)
+            s.game_score[key] += result.scores[seat] if result.scores else 0
+            s.opponents[key] += table_total - s.total[key]
+            s.wins[key] += result.ranks[seat] == 1
+            s.rank_sum[key] += result.ranks[seat]
+            s.played[key] += 1
+
+    def rows(self, chain: Sequence[str], seed: bytes | None, *, keys_only: bool = False) -> list[Any]:
+        """The standings rows (as :func:`compute_standings` gives them); ``keys_only``: their keys."""
+        lot = None
+        if seed is not None:
+            if self._lot is None or self._lot[0] != seed:
+                keys = [p["key"] for p in self.players]
+                self._lot = (seed, {k: i + 1 for i, k in enumerate(lot_order(seed, keys))})
+            lot = self._lot[1]
+        return order_rows(self.players, self.results, self.sums, chain=chain, seed=seed, lot=lot,
+                          keys_only=keys_only)
+
+
+def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult], sums: _Aggregates, *,
+               chain: Sequence[str], seed: bytes | None, lot: dict[str, int] | None = None,
+               keys_only: bool = False) -> list[Any]:
+    """The rows from the sums: players ordered by points, then each tie-break of ``chain`` in turn (each
+    applied only within the groups still tied). Exact throughout: points and ``opponents_points`` are
+    compared in 1/scale, ``head_to_head`` in halves, ``average_rank`` in 1/lcm(games played).
+    ``keys_only``: the players' keys in that order, without the rows (what a pairing ranks by)."""
+    keys = [p["key"] for p in players]
+    scale, total, game_score, opponents = sums.scale, sums.total, sums.game_score, sums.opponents
+    wins, rank_sum, played, games_of = sums.wins, sums.rank_sum, sums.played, sums.games_of
+    if lot is None and seed is not None:
+        lot = {k: i + 1 for i, k in enumerate(lot_order(seed, keys))}
+    halves: dict[str, int] = {}  # head_to_head, in halves, once it has been applied
+    common = math.lcm(*{played[k] for k in keys if played[k]})  # every games-played count divides it
+
+    def value(k: str, criterion: str) -> Any:
+        if criterion == "points":
+            return total[k]
+        if criterion == tb.GAME_SCORE:
+            return game_score[k]
+        if criterion == tb.OPPONENTS_POINTS:
+            return opponents[k]
+        if criterion == tb.WINS:
+            return wins[k]
+        if criterion == tb.HEAD_TO_HEAD:
+            return halves[k]
+        if criterion == tb.AVERAGE_RANK:  # rank_sum / played, in 1/common: compared exactly as integers
+            return rank_sum[k] * (common // played[k]) if played[k] else None
+        return lot[k] if lot is not None else None
+
+    # Refining by each criterion in turn within the groups still tied, ties left in created order, is
+    # one sort by (points, criterion 1, criterion 2, …, created order) — except that head_to_head is
+    # computed within the group tied on everything before it: so one sort for the criteria before it,
+    # its groups, then one sort by every criterion.
+    criteria = ["points", *chain]
+    cut = criteria.index(tb.HEAD_TO_HEAD) if tb.HEAD_TO_HEAD in criteria else len(criteria)
+    prefix = {k: tuple(_sort_value(value(k, c), c) for c in criteria[:cut]) for k in keys}
+    order = sorted(keys, key=prefix.__getitem__)  # stable: created order within ties
+    if cut < len(criteria):
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and prefix[order[end]] == prefix[order[start]]:
+                end += 1
+            group = order[start:end]
+            halves.update(_head_to_head(group, results, games_of) if len(group) > 1 else {group[0]: 0})
+            start = end
+        full = {k: (prefix[k], *(_sort_value(value(k, c), c) for c in criteria[cut:])) for k in keys}
+        order = sorted(keys, key=full.__getitem__)
+    if keys_only:
+        return order
     names = {p["key"]: p["name"] for p in players}
-    return [{"rank": i + 1, "key": k, "name": names[k], "points": to_json(Fraction(total[k], scale)),
-             "tie_breaks": {c: to_json(values[k].get(c)) for c in chain}} for i, k in enumerate(order)]
+
+    def shown(k: str, criterion: str) -> int | str | None:
+        if criterion == tb.OPPONENTS_POINTS:
+            return _exact(opponents[k], scale)
+        if criterion == tb.HEAD_TO_HEAD:
+            return _exact(halves[k], 2)
+        if criterion == tb.AVERAGE_RANK:
+            return _exact(rank_sum[k], played[k]) if played[k] else None
+        return value(k, criterion)
+
+    return [{"rank": i + 1, "key": k, "name": names[k], "points": _exact(total[k], scale),
+             "tie_breaks": {c: shown(k, c) for c in chain}} for i, k in enumerate(order)]
+
+
+def _exact(numerator: int, denominator: int) -> int | str:
+    """``to_json(Fraction(numerator, denominator))`` without building the fraction (``denominator`` > 0)."""
+    g = math.gcd(numerator, denominator)
+    numerator, denominator = numerator // g, denominator // g
+    return int(numerator) if denominator == 1 else f"{numerator}/{denominator}"
 
 
 def _sort_value(value: Any, criterion: str) -> tuple:
@@ -120,16 +246,20 @@ def _sort_value(value: Any, criterion: str) -> tuple:
 
 
 def _head_to_head(group: list[str], results: Sequence[GameResult],
-                  games_of: dict[str, list[int]]) -> dict[str, Fraction]:
+                  games_of: dict[str, list[int]]) -> dict[str, int]:
+    """Each member's head-to-head score within ``group``, in halves (2 per player ranked below, 1 per
+    player at the same rank)."""
     members = set(group)
-    score = {k: Fraction(0) for k in group}
+    score = dict.fromkeys(group, 0)
     if len(group) < 2:
         return score
-    for index in sorted({i for k in group for i in games_of[k]}):
+    for index in {i for k in group for i in games_of[k]}:
         result = results[index]
         seated = [(k, r) for k, r in zip(result.players, result.ranks, strict=True) if k in members]
+        if len(seated) < 2:
+            continue
         for k, r in seated:
             for other, r2 in seated:
                 if other != k:
-                    score[k] += 1 if r < r2 else Fraction(1, 2) if r == r2 else 0
+                    score[k] += 2 if r < r2 else 1 if r == r2 else 0
     return score

@@ -8,6 +8,8 @@ fold, :class:`referee.tournaments.log.TournamentReplayer`, entry by entry. Pure:
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,9 +17,13 @@ from ..logchain import GENESIS
 from ..replay import Verdict
 from . import pairing as pr
 from .seed import tournament_seed
-from .standings import GameResult, compute_standings
+from .standings import GameResult, Tally, compute_standings
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
+
+
+def _copied(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    return dict(row) if row is not None else None
 
 
 @dataclass
@@ -35,8 +41,8 @@ class Round:
 
     def to_dict(self) -> dict[str, Any]:
         return {"round": self.number,
-                "tables": [{"game": t["game"], "players": list(t["players"]), "result": self.results.get(t["game"])}
-                           for t in self.tables],
+                "tables": [{"game": t["game"], "players": list(t["players"]),
+                            "result": _copied(self.results.get(t["game"]))} for t in self.tables],
                 "byes": [*self.byes, *self.extra_byes], "closed": self.closed}
 
 
@@ -61,6 +67,24 @@ class TournamentState:
     _keys: list[str] = field(default_factory=list)
     _key_set: frozenset[str] = frozenset()
     _joined: set[str] = field(default_factory=set)
+    #: the standings' sums, kept up to date by the fold result by result (:class:`~.standings.Tally`)
+    _tally: Tally | None = None
+
+    def fork(self) -> TournamentState:
+        """A copy that the fold can go on with while this one stays as it is — what ``copy.deepcopy`` gives,
+        without copying what the fold never changes once written (the entries, the tables, the verdicts,
+        the results' rows): O(players + games) list and dict copies, not a deep copy of every object."""
+        twin = copy.copy(self)
+        twin.verdicts = list(self.verdicts)
+        twin.joins = list(self.joins)
+        twin.rounds = [dataclasses.replace(r, results=dict(r.results), extra_byes=list(r.extra_byes))
+                       for r in self.rounds]
+        twin.withdrawn = list(self.withdrawn)
+        twin._games = dict(self._games)
+        twin._keys = list(self._keys)
+        twin._joined = set(self._joined)
+        twin._tally = self._tally.fork() if self._tally is not None else None
+        return twin
 
     # -- reads --------------------------------------------------------------------------------------
     @property
@@ -99,8 +123,16 @@ class TournamentState:
                 for rnd in self.rounds for t in rnd.tables if t["game"] in rnd.results]
 
     def standings(self, *, public: bool = True) -> list[dict[str, Any]]:
-        """The standings rows. ``public``: ``lot`` only from a revealed seed (else null); the service's
-        own pairing uses ``public=False`` (the lot from the server seed it holds)."""
+        """The standings rows, from the sums the fold keeps (:class:`~.standings.Tally`, updated per
+        result). ``public``: ``lot`` only from a revealed seed (else null); the service's own pairing
+        uses ``public=False`` (the lot from the server seed it holds)."""
+        assert self.created is not None and self._tally is not None
+        seed = self.seed if (self.revealed or not public) else None
+        return self._tally.rows(self.created["tie_breaks"], seed)
+
+    def recomputed_standings(self, *, public: bool = True) -> list[dict[str, Any]]:
+        """The standings recomputed from every result and bye of the rounds (:func:`compute_standings`):
+        what the verifier checks a certificate's standings against; equal to :meth:`standings`."""
         assert self.created is not None
         seed = self.seed if (self.revealed or not public) else None
         byes = [k for rnd in self.rounds for k in (*rnd.byes, *rnd.extra_byes)]
@@ -114,7 +146,8 @@ class TournamentState:
             return None
         fmt = self.created["format"]
         history = [pr.Pairing([t["players"] for t in r.tables], [*r.byes, *r.extra_byes]) for r in self.rounds]
-        ranking = [row["key"] for row in self.standings(public=False)]
+        assert self._tally is not None
+        ranking = self._tally.rows(self.created["tie_breaks"], seed, keys_only=True)  # standings(public=False)'s
         return pr.pair_round(fmt["kind"], round_no=len(self.rounds) + 1, players=self.keys,
                              active=self.active_players(), allowed=fmt["table_sizes"], rounds=fmt["rounds"],
                              history=history, ranking=ranking, seed=seed)

@@ -317,3 +317,34 @@ def test_unknown_entries_are_refused_and_the_first_entry_must_be_created():
     with pytest.raises(LogError):
         TournamentReplayer().feed(b.log[0] | {"type": "joined"})
     assert at(61) == "2026-01-01T01:01:00.000Z"
+
+
+def test_a_fork_goes_on_alone_and_leaves_the_fold_it_came_from_as_it_was():
+    """``fork`` (the service's per-process cache hands out forks, not deep copies): everything the fold
+    changes — results, byes, closed rounds, withdrawals, verdicts, the standings' sums — changes in the
+    fork only."""
+    b = Builder(6, fmt={"kind": "swiss", "rounds": 2, "table_sizes": [2]})
+    b.join_all()
+    b.play_round(by_key_order)
+    b.pair()
+    before = copy.deepcopy(b.replayer)
+    twin = b.replayer.fork()
+    rnd = twin.rounds[-1]
+    for table in rnd.tables:
+        ranks, scores = by_key_order(table["players"])
+        entry = b.entry("game_finished", game=table["game"], head="1" * 64, ranks=ranks, scores=scores)
+        assert twin.feed(entry).status == "ok"
+        b.log.append(entry)
+    env = b.envelope(WITHDRAW_CTX, key=b.public[0])
+    entry = b.entry("withdrawn", key=b.public[0], submission={"envelope": env, "sig": sign(KEYS[0], env)})
+    assert twin.feed(entry).status == "ok"
+    b.log.append(entry)
+    closing = b.entry("round_closed", round=2, reason="complete")
+    assert twin.feed(closing).status == "ok"
+    assert b.replayer.to_dict() == before.to_dict() and b.replayer.seq == before.seq
+    assert b.replayer.standings(public=False) == before.standings(public=False)
+    assert b.replayer.withdrawn == [] and not b.replayer.rounds[-1].closed
+    assert twin.to_dict() != before.to_dict()
+    b.log.append(closing)
+    again = replay_tournament(b.log, server_seed=b.server_seed)
+    assert twin.to_dict() == again.to_dict() and twin.standings(public=False) == again.standings(public=False)

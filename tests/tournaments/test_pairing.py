@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import random
 from collections import Counter
 
+import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from referee.tournaments import pairing as pr
 from referee.tournaments.pairing import (
     ROUND_ROBIN,
     SERIES,
@@ -219,6 +222,117 @@ def test_swiss_pairs_a_thousand_players_at_tables_of_four_fast():
     assert max(meetings([pairing]).values()) == 1
     repeated = meetings([Pairing([keys[i:i + 4] for i in range(0, 1000, 4)], []), pairing])
     assert max(repeated.values()) == 1  # nobody meets a round-1 opponent again
+
+
+# -- the faster paths give what the former code gave ------------------------------------------------
+def _size_key(sizes):
+    return (len(sizes), sum(s * s for s in sizes), sum(s**3 for s in sizes), sizes)
+
+
+def _best_by_definition(n, allowed):
+    """best(m) as the module docstring defines it, on sorted tuples (the former code, O(n²))."""
+    best = [()] + [None] * n
+    for m in range(1, n + 1):
+        candidates = [tuple(sorted((*best[m - s], s), reverse=True)) for s in allowed
+                      if s <= m and best[m - s] is not None]
+        best[m] = min(candidates, key=_size_key) if candidates else None
+    return tuple(best)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 400), allowed=st.lists(st.integers(2, 16), min_size=1, max_size=4, unique=True))
+def test_best_partitions_on_counts_equal_the_definition(n, allowed):
+    allowed = tuple(sorted(allowed))
+    assert tuple(None if c is None else pr._sizes_of(c, allowed) for c in pr._best_partitions(n, allowed)) \
+        == _best_by_definition(n, allowed)
+
+
+def _networkx_two(ranked, met):
+    """2-player Swiss as it was: networkx on the whole window graph."""
+    n, top = len(ranked), max(met.values(), default=0)
+    big = n**3 + 1
+
+    def matching(window):
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n))
+        for i in range(n):
+            for j in range(i + 1, min(n, i + 1 + window)):
+                graph.add_edge(i, j, weight=big * (1 + top - met[pair_key(ranked[i], ranked[j])]) - (j - i) ** 2)
+        return nx.max_weight_matching(graph, maxcardinality=True)
+
+    pairs = matching(pr.SWISS_WINDOW)
+    if 2 * len(pairs) < n and pr.SWISS_WINDOW < n:
+        pairs = matching(n)
+    return [[ranked[i], ranked[j]] for i, j in sorted((sorted(p) for p in pairs), key=lambda p: p[0])]
+
+
+def _swiss_history(rng, n, rounds):
+    """Rounds of 2-player tables, each paired on a ranking by wins so far (ties in a random order), the
+    lower key winning; returns the meetings and the ranking after them."""
+    keys = players(n)
+    wins: Counter[str] = Counter()
+    history = []
+    for _ in range(rounds):
+        order = sorted(keys, key=lambda k: (-wins[k], rng.random()))
+        tables = [order[i:i + 2] for i in range(0, n, 2)]
+        history.append(Pairing(tables, []))
+        wins.update(min(t) for t in tables)
+    return meetings(history), sorted(keys, key=lambda k: (-wins[k], rng.random()))
+
+
+@settings(max_examples=40, deadline=None)
+@given(half=st.integers(1, 70), rounds=st.integers(0, 6), shuffled=st.booleans(), seed=st.integers(0, 2**32))
+def test_two_player_swiss_pairs_exactly_as_networkx_on_the_whole_graph(half, rounds, shuffled, seed):
+    """Random Swiss histories, rankings by score (or shuffled: many neighbours met before): the certified
+    matching, or networkx when it proves nothing, is the former pairing to the player."""
+    rng = random.Random(seed)
+    met, ranked = _swiss_history(rng, 2 * half, rounds)
+    if shuffled:
+        rng.shuffle(ranked)
+    assert pr._swiss_two(ranked, met) == _networkx_two(ranked, met)
+
+
+def _perfect_matchings(nodes):
+    if not nodes:
+        yield []
+        return
+    first, rest = nodes[0], nodes[1:]
+    for k, other in enumerate(rest):
+        for tail in _perfect_matchings(rest[:k] + rest[k + 1:]):
+            yield [(first, other), *tail]
+
+
+def test_the_certificate_says_only_for_the_one_cheapest_matching_and_proves_a_realistic_round():
+    """Brute force over every perfect matching of up to 10 players with random meetings: whenever
+    ``_only_optimum`` says "only", the matching is the one cheapest; and it does say so, for small
+    random cases and for a 400-player round ranked by score (where no region needs solving)."""
+    rng = random.Random(11)
+    said: Counter[str] = Counter()
+    for _ in range(300):
+        n = rng.choice([2, 4, 6, 8, 10])
+        big = n**3 + 1
+        met_of: dict[int, dict[int, int]] = {}
+        for a, b in itertools.combinations(range(n), 2):
+            if rng.random() < 0.3:
+                met_of.setdefault(a, {})[b] = met_of.setdefault(b, {})[a] = 1
+
+        def cost(a, b, met_of=met_of, big=big):
+            return (b - a) ** 2 + big * met_of.get(a, {}).get(b, 0)
+
+        priced = sorted((sum(cost(a, b) for a, b in m), m) for m in _perfect_matchings(list(range(n))))
+        for total, matching in priced[:3]:
+            mate = [0] * n
+            for a, b in matching:
+                mate[a], mate[b] = b, a
+            verdict = pr._only_optimum(mate, met_of, big, pr.SWISS_WINDOW)
+            said[verdict] += 1
+            if verdict == "only":
+                assert total == priced[0][0] and (len(priced) == 1 or priced[1][0] > total)
+    assert said["only"] > 50 and said["tie"] > 0 and said["better"] > 0
+    met, ranked = _swiss_history(random.Random(0), 400, 3)  # a round where no neighbours met before
+    proved = pr._certified_matching(ranked, met, 400**3 + 1, lambda lo, hi: set())
+    assert proved is not None and all(b == a + 1 for a, b in proved)  # 1–2, 3–4, …: nobody met a neighbour
+    assert [[ranked[a], ranked[b]] for a, b in sorted(proved)] == _networkx_two(ranked, met)
 
 
 # -- series --------------------------------------------------------------------------------------

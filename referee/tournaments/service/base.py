@@ -5,12 +5,11 @@ folds) and appended to only at the position the fold is at, after the fold has c
 from __future__ import annotations
 
 import base64
-import copy
 import hashlib
 import logging
 import os
 import threading
-from typing import Any
+from typing import Any, cast
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -93,7 +92,7 @@ class TournamentLogs:
             if cached is None:
                 cached = TournamentReplayer(server_seed=self.store.tournament_secret(tournament_id))
             else:
-                cached = copy.deepcopy(cached)
+                cached = cast(TournamentReplayer, cached.fork())
             entries, _tip = self.store.read_tournament(tournament_id, cached.seq)
             for entry in entries:
                 cached.feed(entry)
@@ -110,7 +109,7 @@ class TournamentLogs:
             if current is None or current.seq <= replayer.seq:
                 if len(self._folds) > 1024:
                     self._folds.clear()
-                self._folds[tournament_id] = copy.deepcopy(replayer)
+                self._folds[tournament_id] = cast(TournamentReplayer, replayer.fork())
 
     def _append(self, tournament_id: str, replayer: TournamentReplayer, kind: str, *, signature: str | None = None,
                 at: str | None = None, **payload: Any) -> dict[str, Any]:
