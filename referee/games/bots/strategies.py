@@ -14,8 +14,12 @@ from .determinize import from_view
 
 STRATEGIES = ("random", "greedy", "mcts")
 DEFAULT_ITERATIONS = 200
-ROLLOUT_DEPTH = 60  # moves played at random after the tree before the position is scored as it stands
+# moves played at random after the tree before the position is scored as it stands: short, because long random
+# playouts mostly measure random play's blunders (5 Towers' random demolitions); see docs/bots.md, "Strength"
+ROLLOUT_DEPTH = 10
 EXPLORATION = 0.7
+WIDEN_BASE = 3  # progressive widening at the root: WIDEN_BASE + WIDEN_RATE * sqrt(visits) moves are searched
+WIDEN_RATE = 1.0
 
 
 def _key(move: dict[str, Any]) -> str:
@@ -83,9 +87,7 @@ def choose(game: Game, seat: int, strategy: str = "mcts", *, seed: int | bytes |
 
 
 def _rollout(game: Game, rng: random.Random) -> None:
-    """Play on from the tree's leaf: at most ``ROLLOUT_DEPTH`` moves, each uniformly at random. (Greedy-biased
-    rollouts were measured too, ``docs/bots.md``: at the same think time they were no stronger, being
-    several times slower per iteration.)"""
+    """Play on from the tree's leaf: at most ``ROLLOUT_DEPTH`` moves, each uniformly at random."""
     for _ in range(ROLLOUT_DEPTH):
         mover = game.to_move()
         if mover is None:
@@ -124,8 +126,19 @@ def _mcts(rules: Any, view: dict[str, Any], moves: list[dict[str, Any]], rng: ra
           iterations: int | None, budget_s: float | None, clock: Callable[[], float] | None,
           info: dict[str, Any] | None = None) -> dict[str, Any]:
     root = _Node(None, None, None)
-    allowed = {_key(move) for move in moves}
     deadline = None if budget_s is None or clock is None else clock() + budget_s
+    # progressive widening at the root: the moves in the order of their immediate standing (greedy's
+    # measure, ties in the listed order); after n iterations only the first WIDEN_BASE + WIDEN_RATE * sqrt(n)
+    # are searched, so that a few hundred iterations are not all spent trying each of a hundred builds once
+    sample = from_view(rules, view, rng)
+    seat = sample.to_move()
+    assert seat is not None
+    scored = []
+    for move in moves:
+        after = sample.copy()
+        after.play(seat, move)
+        scored.append((standing(after.provisional_result(), seat), move))
+    ordered = [move for _score, move in sorted(scored, key=lambda pair: -pair[0])]
     done = 0
     while True:
         if iterations is not None and done >= iterations:
@@ -139,9 +152,10 @@ def _mcts(rules: Any, view: dict[str, Any], moves: list[dict[str, Any]], rng: ra
         while not game.is_over():
             mover = game.to_move()
             assert mover is not None
-            legal = game.legal_moves()
             if node is root:
-                legal = [move for move in legal if _key(move) in allowed]
+                legal = ordered[:WIDEN_BASE + int(WIDEN_RATE * math.sqrt(root.visits))]
+            else:
+                legal = game.legal_moves()
             keyed = [(_key(move), move) for move in legal]
             for key, _move in keyed:
                 child = node.children.get(key)
