@@ -98,9 +98,15 @@ def test_a_time_budget_needs_a_clock_and_stops():
     with pytest.raises(ValueError, match="clock"):
         choose(game, 0, "mcts", seed=1, budget_s=0.1)
     ticks = iter(range(1000))
-    move = choose(game, 0, "mcts", seed=1, budget_s=5, clock=lambda: float(next(ticks)))
+    info: dict = {}
+    move = choose(game, 0, "mcts", seed=1, budget_s=5, clock=lambda: float(next(ticks)), info=info)
     assert move in game.legal_moves()
-    assert next(ticks) < 10  # a fake clock that advances 1 s a call: a handful of iterations
+    # a fake clock that advances 1 s a call: read at the start, then after each iteration until 5 s have passed
+    assert info == {"iterations": 5} and next(ticks) == 6
+    assert choose(game, 0, "mcts", seed=1, iterations=7, info=info) == choose(game, 0, "mcts", seed=1, iterations=7)
+    assert info == {"iterations": 7}
+    choose(game, 0, "greedy", seed=1, info=info)
+    assert info == {"iterations": 0}  # only mcts searches
 
 
 def test_refusals():

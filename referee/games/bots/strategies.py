@@ -14,8 +14,12 @@ from .determinize import from_view
 
 STRATEGIES = ("random", "greedy", "mcts")
 DEFAULT_ITERATIONS = 200
-ROLLOUT_DEPTH = 60  # moves played at random after the tree before the position is scored as it stands
+# moves played at random after the tree before the position is scored as it stands: short, because long random
+# playouts mostly measure random play's blunders (5 Towers' random demolitions); see docs/bots.md, "Strength"
+ROLLOUT_DEPTH = 10
 EXPLORATION = 0.7
+WIDEN_BASE = 3  # progressive widening at the root: WIDEN_BASE + WIDEN_RATE * sqrt(visits) moves are searched
+WIDEN_RATE = 1.0
 
 
 def _key(move: dict[str, Any]) -> str:
@@ -43,7 +47,7 @@ def _rewards(game: Game) -> list[float]:
 
 def choose(game: Game, seat: int, strategy: str = "mcts", *, seed: int | bytes | str,
            iterations: int | None = None, budget_s: float | None = None,
-           clock: Callable[[], float] | None = None) -> dict[str, Any]:
+           clock: Callable[[], float] | None = None, info: dict[str, Any] | None = None) -> dict[str, Any]:
     """A legal move for ``seat``, which must be the seat to move in ``game``.
 
     Only ``game.view()`` and ``game.legal_moves()`` are read, never the hidden cards: the choice is the same
@@ -53,6 +57,7 @@ def choose(game: Game, seat: int, strategy: str = "mcts", *, seed: int | bytes |
     :param iterations: for ``mcts``: iterations to run (default 200 without a budget).
     :param budget_s: for ``mcts``: stop after this many seconds of ``clock`` (the library has no clock of its
         own: the caller passes one, e.g. ``time.monotonic``); with ``iterations`` too, whichever comes first.
+    :param info: if given, ``info["iterations"]`` is set to the iterations ``mcts`` ran (0 when it did not search).
     :raises ValueError: for an unknown strategy, a game that is over, a seat not to move, or a budget
         without a clock.
     """
@@ -64,6 +69,8 @@ def choose(game: Game, seat: int, strategy: str = "mcts", *, seed: int | bytes |
     if not moves:
         raise ValueError("the game is over")
     rng = random.Random(seed if not isinstance(seed, bytes) else int.from_bytes(seed, "big"))
+    if info is not None:
+        info["iterations"] = 0
     if len(moves) == 1:
         return moves[0]
     if strategy == "random":
@@ -76,7 +83,16 @@ def choose(game: Game, seat: int, strategy: str = "mcts", *, seed: int | bytes |
         raise ValueError("a time budget needs a clock (e.g. time.monotonic)")
     if iterations is None and budget_s is None:
         iterations = DEFAULT_ITERATIONS
-    return _mcts(rules, view, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock)
+    return _mcts(rules, view, moves, rng, iterations=iterations, budget_s=budget_s, clock=clock, info=info)
+
+
+def _rollout(game: Game, rng: random.Random) -> None:
+    """Play on from the tree's leaf: at most ``ROLLOUT_DEPTH`` moves, each uniformly at random."""
+    for _ in range(ROLLOUT_DEPTH):
+        mover = game.to_move()
+        if mover is None:
+            return
+        game.play(mover, rng.choice(game.legal_moves()))
 
 
 def _greedy(game: Game, seat: int, moves: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
@@ -107,10 +123,22 @@ class _Node:
 
 
 def _mcts(rules: Any, view: dict[str, Any], moves: list[dict[str, Any]], rng: random.Random, *,
-          iterations: int | None, budget_s: float | None, clock: Callable[[], float] | None) -> dict[str, Any]:
+          iterations: int | None, budget_s: float | None, clock: Callable[[], float] | None,
+          info: dict[str, Any] | None = None) -> dict[str, Any]:
     root = _Node(None, None, None)
-    allowed = {_key(move) for move in moves}
     deadline = None if budget_s is None or clock is None else clock() + budget_s
+    # progressive widening at the root: the moves in the order of their immediate standing (greedy's
+    # measure, ties in the listed order); after n iterations only the first WIDEN_BASE + WIDEN_RATE * sqrt(n)
+    # are searched, so that a few hundred iterations are not all spent trying each of a hundred builds once
+    sample = from_view(rules, view, rng)
+    seat = sample.to_move()
+    assert seat is not None
+    scored = []
+    for move in moves:
+        after = sample.copy()
+        after.play(seat, move)
+        scored.append((standing(after.provisional_result(), seat), move))
+    ordered = [move for _score, move in sorted(scored, key=lambda pair: -pair[0])]
     done = 0
     while True:
         if iterations is not None and done >= iterations:
@@ -124,9 +152,10 @@ def _mcts(rules: Any, view: dict[str, Any], moves: list[dict[str, Any]], rng: ra
         while not game.is_over():
             mover = game.to_move()
             assert mover is not None
-            legal = game.legal_moves()
             if node is root:
-                legal = [move for move in legal if _key(move) in allowed]
+                legal = ordered[:WIDEN_BASE + int(WIDEN_RATE * math.sqrt(root.visits))]
+            else:
+                legal = game.legal_moves()
             keyed = [(_key(move), move) for move in legal]
             for key, _move in keyed:
                 child = node.children.get(key)
@@ -144,12 +173,7 @@ def _mcts(rules: Any, view: dict[str, Any], moves: list[dict[str, Any]], rng: ra
                        key=lambda c: c.total / c.visits + EXPLORATION * math.sqrt(math.log(c.available) / c.visits))
             assert node.move is not None
             game.play(mover, node.move)
-        # rollout
-        for _ in range(ROLLOUT_DEPTH):
-            mover = game.to_move()
-            if mover is None:
-                break
-            game.play(mover, rng.choice(game.legal_moves()))
+        _rollout(game, rng)
         rewards = _rewards(game)
         # backpropagation
         back: _Node | None = node
@@ -158,6 +182,8 @@ def _mcts(rules: Any, view: dict[str, Any], moves: list[dict[str, Any]], rng: ra
             if back.seat is not None:
                 back.total += rewards[back.seat]
             back = back.parent
+    if info is not None:
+        info["iterations"] = done
     best = max(root.children.values(), key=lambda c: (c.visits, c.total))
     assert best.move is not None
     return best.move
