@@ -35,7 +35,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "service"))
 
 import redis  # noqa: E402
-from failover_load import Writers, first_entry, game_ids, log_key, next_entry  # noqa: E402
+from failover_load import Writers, first_entry, game_ids, log_key, next_entry, signature_of  # noqa: E402
 
 from referee.embedded_cluster import EmbeddedCluster  # noqa: E402
 from referee.embedded_redis import EmbeddedRedis  # noqa: E402
@@ -70,7 +70,7 @@ def appends(url: str, min_replicas: int, threads: int, duration: float) -> tuple
                 seq, prev = heads[game]
                 entry = next_entry(game, seq, prev)
                 began = time.perf_counter()
-                store.append(game, entry, prev, signature=f"{game}/{seq}")
+                store.append(game, entry, prev, signature=signature_of(game, seq))
                 latencies[i].append(time.perf_counter() - began)
                 heads[game] = (seq + 1, entry["hash"])
 
