@@ -277,33 +277,49 @@ INDEX_EVERY = 2.0
 #: on resuming, entries up to this long (ms) before the Last-Event-ID's time are announced again: an entry's
 #: ``at`` is taken a little before its append, so a late append is never lost (a notice twice is harmless)
 RESUME_SLACK_MS = 10_000
-#: the open event streams of this process by kind (``game``, ``lobby``, ``players``), and the keys of each open
-#: ``players`` stream: what the tests read to see that a browser holds one stream
-OPEN_STREAMS: dict[str, int] = {"game": 0, "lobby": 0, "players": 0}
-OPEN_PLAYER_STREAMS: list[tuple[str, ...]] = []
-_COUNTING = threading.Lock()
 
 
-def open_streams() -> dict[str, Any]:
-    """The event streams open in this process now: ``{"game": n, "lobby": n, "players": n, "player_keys":
-    [[key, …] of each players stream]}``."""
-    return {**OPEN_STREAMS, "player_keys": [list(k) for k in OPEN_PLAYER_STREAMS]}
+class OpenStreams:
+    """The event streams an app holds open now, by kind (``game``, ``lobby``, ``players``), and the keys of each
+    open ``players`` stream: what the tests read to see that a browser holds one stream
+    (``app.extensions["referee.streams"]``; one per app, for the streams of its process)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.kinds = {"game": 0, "lobby": 0, "players": 0}
+        self.player_keys: list[tuple[str, ...]] = []
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            return {**self.kinds, "player_keys": [list(k) for k in self.player_keys]}
+
+    def counted(self, kind: str, stream: Iterator[bytes], keys_: tuple[str, ...] = ()) -> Iterator[bytes]:
+        """``stream``, counted from its first byte until it ends or its client goes away (the server closes
+        the iterator at its next write: a heartbeat at the latest)."""
+        with self.lock:
+            self.kinds[kind] += 1
+            if kind == "players":
+                self.player_keys.append(keys_)
+        try:
+            yield from stream
+        finally:
+            with self.lock:
+                self.kinds[kind] -= 1
+                if kind == "players":
+                    self.player_keys.remove(keys_)
+
+
+def open_streams(app: Any = None) -> OpenStreams:
+    """The :class:`OpenStreams` of ``app`` (the current app by default), made on first use."""
+    app = app or current_app
+    found = app.extensions.get("referee.streams")
+    if found is None:
+        found = app.extensions.setdefault("referee.streams", OpenStreams())
+    return found  # type: ignore[no-any-return]
 
 
 def counted(kind: str, stream: Iterator[bytes], keys_: tuple[str, ...] = ()) -> Iterator[bytes]:
-    """``stream``, counted in :data:`OPEN_STREAMS` from its first byte until it ends or its client goes away
-    (the server closes the iterator at its next write)."""
-    with _COUNTING:
-        OPEN_STREAMS[kind] += 1
-        if kind == "players":
-            OPEN_PLAYER_STREAMS.append(keys_)
-    try:
-        yield from stream
-    finally:
-        with _COUNTING:
-            OPEN_STREAMS[kind] -= 1
-            if kind == "players":
-                OPEN_PLAYER_STREAMS.remove(keys_)
+    return open_streams().counted(kind, stream, keys_)
 
 
 def resume_time(header: str | None, query: str | None) -> int | None:

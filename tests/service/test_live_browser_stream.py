@@ -11,19 +11,20 @@ from referee.api.events import open_streams
 from referee.signing import generate_key, public_key_b64
 
 
-def test_one_stream_follows_every_game_of_a_key_named_games_and_the_lobby(server, store):
+def test_one_stream_follows_every_game_of_a_key_named_games_and_the_lobby(app, server, store):
     http = Http(requests.Session(), server)
     mine = generate_key()
     key = public_key_b64(mine)
     one = create_game(http, "fivetowers", 2, keys=[mine, generate_key()])
     watched, other = create_game(http, "fivetowers", 2), create_game(http, "fivetowers", 2)
-    before = open_streams()["players"]
+    before = open_streams(app).snapshot()["players"]
     stream = SSEClient(server, f"/players/events?keys={key}&games={watched.game_id}")
     try:
         assert stream.status == 200 and stream.headers["Content-Type"].startswith("text/event-stream")
         opening = stream.next_block()
         assert opening.retry and opening.id.isdigit() and opening.data is None
-        assert open_streams()["players"] == before + 1 and [key] in open_streams()["player_keys"]
+        now = open_streams(app).snapshot()
+        assert now["players"] == before + 1 and [key] in now["player_keys"]
         accept_all(http, other)  # neither mine nor named: nothing comes of it
         accept_all(http, one)
         notices = [stream.next_event().entry() for _ in range(3)]

@@ -7,6 +7,7 @@ import { entropy, findKey, signEnvelope } from "./keys.js";
 import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
 import { followGame } from "./live.js";
+import { notifyButton, turnNotice } from "./attention.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
 import { actionWords, gameName, playersLine } from "./game-names.js";
@@ -173,6 +174,7 @@ function renderAll() {
   root.dataset.toMove = game.toMove === null || game.toMove === undefined ? "" : String(game.toMove);
   root.dataset.myTurn = picker && game.status === "active" ? "true" : "false";
   document.title = root.dataset.myTurn === "true" ? `Your turn · ${pageTitle}` : pageTitle;
+  turnNotice(gameId, root.dataset.myTurn === "true", `Your turn · ${pageTitle}`);
 }
 
 function onPickerChange() {
@@ -346,7 +348,10 @@ api.log(gameId, "?from=0&limit=1").then((page) => {
 
 safeLoad().then(() => {
   if (game) messages.start();
-  live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq) });
+  if (game && mySeats().length && game.status !== "finished") notifyButton(document.querySelector(".game-links"));
+  // a running game of one of this browser's keys is on the browser's stream anyway (live-hub.js)
+  const covered = Boolean(game) && mySeats().length > 0 && (game.status === "waiting" || game.status === "active");
+  live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq), covered });
 });
 window.addEventListener("beforeunload", () => {
   if (live) live.stop();

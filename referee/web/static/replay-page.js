@@ -7,6 +7,7 @@ import { describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
 import { el, showError } from "./ui.js";
 import { gameName, playersLine } from "./game-names.js";
 import { followGame } from "./live.js";
+import { findKey } from "./keys.js";
 import { describeDecisionEntry, markDecisions } from "./decisions.js";
 
 const root = document.getElementById("replay");
@@ -167,7 +168,10 @@ async function init() {
   }).catch((err) => showError(err, "Loading the log"));
   await showResult();
   root.dataset.ready = "true";
-  if (game.status === "waiting" || game.status === "active") followGame(gameId, { root, refresh: followLive, pollMs: 5000, seqOf: () => total });
+  if (game.status === "waiting" || game.status === "active") {
+    const covered = (game.seats || []).some((s) => s && findKey(s.key)); // on the browser's stream anyway
+    followGame(gameId, { root, refresh: followLive, pollMs: 5000, seqOf: () => total, covered });
+  }
 }
 
 // A live game grows: new entries extend the slider, and a viewer at the last entry moves on with them.
