@@ -1,0 +1,148 @@
+"""A whole 5 Towers game played by keyboard alone (issue 24 item 4), in Chromium against a real referee with a
+real replay worker: two players, each in their own browser context holding their key; every acceptance, bid,
+pass, card of a build, demolition choice and submission is reached with Tab (or Shift+Tab) and taken with Enter
+or Space — the test never clicks. Each element reached this way shows a visible focus (``:focus-visible``, and
+an outline or, on the board, a drawn ring), and has an accessible name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import requests
+
+from referee.signing import generate_key, private_key_b64, public_key_b64
+
+pytestmark = pytest.mark.web
+
+STEP_MS = 20_000  # upper bound for one UI step (not a timing assertion)
+MAX_TABS = 250
+
+#: what the focused element is, and how it shows its focus
+FOCUSED = """() => {
+  const e = document.activeElement;
+  if (!e || e === document.body) return null;
+  const style = getComputedStyle(e);
+  const ring = e.querySelector && e.querySelector('rect');
+  const ringStyle = ring ? getComputedStyle(ring) : null;
+  return { target: e.hasAttribute('data-kbd-target'), visible: e.matches(':focus-visible'),
+           outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+           ring: Boolean(ringStyle && parseFloat(ringStyle.strokeWidth) >= 3),
+           name: (e.getAttribute('aria-label') || e.textContent || '').trim() };
+}"""
+
+
+def _mark(page, script: str) -> bool:
+    """Marks the element ``script`` (a function returning an element or null) finds as the keyboard's target."""
+    return page.evaluate(f"""() => {{
+      for (const old of document.querySelectorAll('[data-kbd-target]')) old.removeAttribute('data-kbd-target');
+      const e = ({script})();
+      if (!e) return false;
+      e.setAttribute('data-kbd-target', '');
+      return true;
+    }}""")
+
+
+def _press_on(page, script: str, key: str, stats: dict) -> str:
+    """Tab to the element ``script`` finds (backwards with Shift+Tab every other time), check its focus is
+    visible and it has a name, and press ``key`` on it. Returns its name."""
+    assert _mark(page, script), f"nothing to press: {script}"
+    back = stats["presses"] % 2 == 1
+    for _ in range(MAX_TABS):
+        focused = page.evaluate(FOCUSED)
+        if focused and focused["target"]:
+            assert focused["visible"] and (focused["outline"] or focused["ring"]), focused
+            assert focused["name"], focused
+            page.keyboard.press(key)
+            stats["presses"] += 1
+            return focused["name"]
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+        stats["tabs"] += 1
+    raise AssertionError(f"Tab never reached {script}")
+
+
+BEST_BID = """() => [...document.querySelectorAll('#move-controls button[data-move=bid]')]
+  .sort((a, b) => Number(b.dataset.amount) - Number(a.dataset.amount))[0] || null"""
+BOARD_CARD = "() => document.querySelector(\"#board .display [data-choice='1']\")"
+NO_DEMOLITION = """() => document.querySelector('#move-controls button[data-demolish=none][aria-checked=false]')
+  || (document.querySelector('#move-controls button[data-demolish][aria-checked=true]') ? null
+      : document.querySelector('#move-controls button[data-demolish]'))"""
+SUBMIT = "() => { const b = document.getElementById('submit-move'); return b.disabled ? null : b; }"
+
+
+def _choose_and_submit(page, stats: dict) -> str:
+    """One move by keyboard on the page of the seat to move: the highest bid, or a build of every card the bid
+    won (from the board, in order) without demolition when that is allowed."""
+    kinds = page.evaluate("""() => [...document.querySelectorAll('#move-controls button[data-move]')]
+      .map(b => b.dataset.move)""")
+    if kinds:
+        if "bid" in kinds:
+            _press_on(page, BEST_BID, "Enter", stats)
+        else:
+            _press_on(page, "() => document.querySelector('#move-controls button[data-move=pass]')", "Space", stats)
+        kind = "bid" if "bid" in kinds else "pass"
+    else:
+        kind = "build"
+        for _ in range(20):
+            if page.evaluate(SUBMIT.replace("return b.disabled ? null : b;", "return !b.disabled;")):
+                break
+            if _mark(page, BOARD_CARD):
+                _press_on(page, BOARD_CARD, "Enter" if stats["presses"] % 2 else " ", stats)
+            else:
+                _press_on(page, NO_DEMOLITION, "Enter", stats)
+    _press_on(page, SUBMIT, "Enter", stats)
+    return kind
+
+
+def test_a_whole_fivetowers_game_by_keyboard_alone(browser, web_server, console_errors):
+    base = web_server
+    keys = [generate_key(), generate_key()]
+    created = requests.post(f"{base}/games", timeout=10, json={
+        "ruleset": "fivetowers", "seats": [{"name": "Ann", "key": public_key_b64(keys[0])},
+                                           {"name": "Bea", "key": public_key_b64(keys[1])}]})
+    assert created.status_code == 201, created.text
+    game = created.json()["game"]
+    contexts, pages = [], []
+    stats = {"tabs": 0, "presses": 0}
+    try:
+        for name, key in zip(("Ann", "Bea"), keys, strict=True):
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            stored = [{"name": name, "public": public_key_b64(key), "private": private_key_b64(key),
+                       "created": "2026-01-01T00:00:00Z"}]
+            context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+            page = console_errors.watch(context.new_page())
+            page.goto(f"{base}/play/games/{game}")
+            page.wait_for_selector("#accept-panel:not([hidden]) button.accept", timeout=STEP_MS)
+            contexts.append(context)
+            pages.append(page)
+        for page in pages:  # the acceptances, by keyboard too
+            name = _press_on(page, "() => document.querySelector('#accept-buttons button.accept')", "Enter", stats)
+            assert name.startswith("Accept as ")
+            page.wait_for_selector("#accept-panel[hidden]", state="attached", timeout=STEP_MS)
+        kinds: dict[str, int] = {}
+        for _ in range(200):
+            state = requests.get(f"{base}/games/{game}", timeout=10).json()
+            if state["status"] == "finished":
+                break
+            page = pages[state["to_move"]]
+            page.wait_for_selector(f"#game[data-seq='{state['seq']}'][data-my-turn=true]", timeout=STEP_MS)
+            kind = _choose_and_submit(page, stats)
+            kinds[kind] = kinds.get(kind, 0) + 1
+            for p in pages:  # both pages follow the game live
+                p.wait_for_function(f"() => Number(document.getElementById('game').dataset.seq) > {state['seq']}",
+                                    timeout=STEP_MS)
+        assert state["status"] == "finished", state
+        print(f"keyboard game: {sum(kinds.values())} moves {kinds}, {stats['tabs']} Tab presses, "
+              f"{stats['presses']} Enter/Space")
+        assert kinds.get("build", 0) >= 3 and kinds.get("bid", 0) >= 3
+        for page in pages:
+            page.wait_for_function("() => document.getElementById('status-line').textContent.startsWith('Game over')",
+                                   timeout=STEP_MS)
+            assert page.locator("#result-section").is_visible()
+        log = requests.get(f"{base}/games/{game}/log?from=0&limit=1000", timeout=10).json()["entries"]
+        moves = [e for e in log if e["type"] == "move"]
+        assert len(moves) == sum(kinds.values())
+    finally:
+        for context in contexts:
+            context.close()
+    console_errors.assert_none()
