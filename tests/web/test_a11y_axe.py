@@ -1,9 +1,8 @@
 """axe-core on every page (issue 24 item 4), in Chromium against a real referee: the lobby, new game, my keys,
-my games, tournaments, a tournament, the game page and the replay of both games (mid-game, and a finished game
-with its score), and the confirmation page — no serious or critical violation (WCAG 2.1 A and AA rules and
-axe's best practices). axe-core is the npm package's ``axe.min.js``, vendored in ``tests/web/vendor/`` (never
-fetched at test time); it is put into each page through the DevTools protocol, so the test's context bypasses
-the pages' Content-Security-Policy (the pages themselves are served with it)."""
+my games, tournaments, a tournament, the game page and the replay of both games (mid-game), and the confirmation
+page (a finished game's page and replay, with its score: ``test_keyboard_play.py``, on the game it plays) — no
+serious or critical violation (WCAG 2.1 A and AA rules and axe's best practices). axe-core is the npm package's
+``axe.min.js``, vendored in ``tests/web/vendor/`` (never fetched at test time; ``axe_helpers.py``)."""
 
 from __future__ import annotations
 
@@ -15,6 +14,7 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from axe_helpers import run_axe, tally_line
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
@@ -22,14 +22,7 @@ from referee.signing import b64url_encode, generate_key, private_key_b64, public
 
 pytestmark = pytest.mark.web
 
-AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 STEP_MS = 20_000
-RUN_AXE = """async () => {
-  const result = await axe.run(document, { resultTypes: ["violations"] });
-  return result.violations.map(v => ({ id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + " :: " + (n.failureSummary || "").slice(0, 200)),
-    count: v.nodes.length }));
-}"""
 
 
 def _submit(base: str, game: str, key, seat: int, ctx: str, **fields) -> requests.Response:
@@ -64,16 +57,14 @@ def _play(base: str, ruleset: str, turns: int):
     return game, keys, to_move
 
 
-def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_server, console_errors):
+def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_server, console_errors, artifacts):
     base = web_server
     fivetowers, towerup = _play(base, "fivetowers", 9), _play(base, "towerup", 12)
-    finished = _play(base, "fivetowers", 1000)
     http = Http(requests.Session(), base)
     players = Players(3)
     status, created = http.post("/tournaments", players.body(format={"kind": "round_robin", "table_sizes": [2]}))
     assert status == 201, created
     join_all(http, created["tournament"], players)
-    axe = AXE.read_text(encoding="utf-8")
 
     def key_of(game):
         _id, keys, to_move = game
@@ -90,8 +81,6 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_ser
         ("5 Towers replay", f"/play/games/{fivetowers[0]}/replay", "#replay[data-ready=true]", None),
         ("Tower Up game", f"/play/games/{towerup[0]}", "#game[data-my-turn=true]", key_of(towerup)),
         ("Tower Up replay", f"/play/games/{towerup[0]}/replay", "#replay[data-ready=true]", None),
-        ("finished game", f"/play/games/{finished[0]}", "#result-section:not([hidden])", key_of(finished)),
-        ("finished replay", f"/play/games/{finished[0]}/replay", "#replay[data-ready=true]", None),
         ("confirm", "/play/confirm/c_aaaaaaaaaaaaaaaa", "#confirm-form, form, main", None),
     ]
     counts: dict[str, dict[str, int]] = {}
@@ -99,7 +88,7 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_ser
     for name, path, ready, key in pages:
         # every page at desktop size; the boards' pages at phone size too (their layout changes there)
         sizes = [("desktop", {"width": 1280, "height": 900})]
-        if "/games/" in path:
+        if path.startswith("/play/games/") and not path.endswith("/replay"):
             sizes.append(("phone", {"width": 360, "height": 740}))
         for size, viewport in sizes:
             context = browser.new_context(viewport=viewport, bypass_csp=True)
@@ -115,19 +104,15 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_ser
                 page.locator("#last").click()
                 page.wait_for_timeout(300)
             page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
-            page.evaluate(axe)
-            found = page.evaluate(RUN_AXE)
+            tally, serious = run_axe(page)
             context.close()
-            tally = counts.setdefault(f"{name} ({size})", {"critical": 0, "serious": 0, "moderate": 0, "minor": 0})
-            for v in found:
-                tally[v["impact"] or "minor"] += v["count"]
-                if v["impact"] in ("serious", "critical"):
-                    bad.setdefault(f"{name} ({size})", []).append(v)
+            counts[f"{name} ({size})"] = tally
+            if serious:
+                bad[f"{name} ({size})"] = serious
     print("axe-core violations per page (nodes, by impact):")
     for page_name, tally in counts.items():
-        print(f"  {page_name}: " + ", ".join(f"{k} {v}" for k, v in tally.items()))
-    (Path(__file__).resolve().parents[2] / "test-artifacts").mkdir(exist_ok=True)
-    (Path(__file__).resolve().parents[2] / "test-artifacts" / "axe-violations.json").write_text(
+        print(tally_line(page_name, tally))
+    (artifacts / "axe-violations.json").write_text(
         json.dumps({"counts": counts, "serious_or_critical": bad}, indent=1))
     assert bad == {}, bad
     console_errors.assert_none()

@@ -2,7 +2,9 @@
 real replay worker: two players, each in their own browser context holding their key; every acceptance, bid,
 pass, card of a build, demolition choice and submission is reached with Tab (or Shift+Tab) and taken with Enter
 or Space — the test never clicks. Each element reached this way shows a visible focus (``:focus-visible``, and
-an outline or, on the board, a drawn ring), and has an accessible name."""
+an outline or, on the board, a drawn ring), and has an accessible name. At the end axe-core (vendored) checks the
+finished game's page (desktop and phone) and its replay at the last entry (reached with the End key): no serious
+or critical violation."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import json
 
 import pytest
 import requests
+from axe_helpers import run_axe, tally_line
 
 from referee.signing import generate_key, private_key_b64, public_key_b64
 
@@ -21,11 +24,13 @@ MAX_TABS = 250
 #: what the focused element is, and how it shows its focus
 FOCUSED = """() => {
   const e = document.activeElement;
-  if (!e || e === document.body) return null;
+  const marked = Boolean(document.querySelector('[data-kbd-target]'));
+  if (!e || e === document.body) return { target: false, marked };
   const style = getComputedStyle(e);
   const ring = e.querySelector && e.querySelector('rect');
   const ringStyle = ring ? getComputedStyle(ring) : null;
-  return { target: e.hasAttribute('data-kbd-target'), visible: e.matches(':focus-visible'),
+  return { marked, tag: `${e.tagName}#${e.id}.${e.getAttribute('class') || ''}`,
+           target: e.hasAttribute('data-kbd-target'), visible: e.matches(':focus-visible'),
            outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
            ring: Boolean(ringStyle && parseFloat(ringStyle.strokeWidth) >= 3),
            name: (e.getAttribute('aria-label') || e.textContent || '').trim() };
@@ -48,9 +53,14 @@ def _press_on(page, script: str, key: str, stats: dict) -> str:
     visible and it has a name, and press ``key`` on it. Returns its name."""
     assert _mark(page, script), f"nothing to press: {script}"
     back = stats["presses"] % 2 == 1
+    trail = []
     for _ in range(MAX_TABS):
         focused = page.evaluate(FOCUSED)
-        if focused and focused["target"]:
+        trail.append((focused.get("tag"), focused.get("name", "")[:30]))
+        if not focused["marked"]:  # the page redrew (a live update): find the element again
+            assert _mark(page, script), f"nothing to press any more: {script}"
+            continue
+        if focused["target"]:
             assert focused["visible"] and (focused["outline"] or focused["ring"]), focused
             assert focused["name"], focused
             page.keyboard.press(key)
@@ -58,7 +68,7 @@ def _press_on(page, script: str, key: str, stats: dict) -> str:
             return focused["name"]
         page.keyboard.press("Shift+Tab" if back else "Tab")
         stats["tabs"] += 1
-    raise AssertionError(f"Tab never reached {script}")
+    raise AssertionError(f"Tab never reached {script}: {trail[-40:]}")
 
 
 BEST_BID = """() => [...document.querySelectorAll('#move-controls button[data-move=bid]')]
@@ -90,7 +100,10 @@ def _choose_and_submit(page, stats: dict) -> str:
                 _press_on(page, BOARD_CARD, "Enter" if stats["presses"] % 2 else " ", stats)
             else:
                 _press_on(page, NO_DEMOLITION, "Enter", stats)
+    before = int(page.get_attribute("#game", "data-seq"))
     _press_on(page, SUBMIT, "Enter", stats)
+    # the page posts the move and shows the log with it (so the next look at the game is not too early)
+    page.wait_for_function(f"() => Number(document.getElementById('game').dataset.seq) > {before}", timeout=STEP_MS)
     return kind
 
 
@@ -106,7 +119,7 @@ def test_a_whole_fivetowers_game_by_keyboard_alone(browser, web_server, console_
     stats = {"tabs": 0, "presses": 0}
     try:
         for name, key in zip(("Ann", "Bea"), keys, strict=True):
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # (for axe)
             stored = [{"name": name, "public": public_key_b64(key), "private": private_key_b64(key),
                        "created": "2026-01-01T00:00:00Z"}]
             context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
@@ -128,9 +141,6 @@ def test_a_whole_fivetowers_game_by_keyboard_alone(browser, web_server, console_
             page.wait_for_selector(f"#game[data-seq='{state['seq']}'][data-my-turn=true]", timeout=STEP_MS)
             kind = _choose_and_submit(page, stats)
             kinds[kind] = kinds.get(kind, 0) + 1
-            for p in pages:  # both pages follow the game live
-                p.wait_for_function(f"() => Number(document.getElementById('game').dataset.seq) > {state['seq']}",
-                                    timeout=STEP_MS)
         assert state["status"] == "finished", state
         print(f"keyboard game: {sum(kinds.values())} moves {kinds}, {stats['tabs']} Tab presses, "
               f"{stats['presses']} Enter/Space")
@@ -139,6 +149,20 @@ def test_a_whole_fivetowers_game_by_keyboard_alone(browser, web_server, console_
             page.wait_for_function("() => document.getElementById('status-line').textContent.startsWith('Game over')",
                                    timeout=STEP_MS)
             assert page.locator("#result-section").is_visible()
+        # axe-core on the finished game (with its score) and its replay
+        found = {}
+        ann, bea = pages
+        bea.set_viewport_size({"width": 360, "height": 740})
+        for name, page in (("finished game (desktop)", ann), ("finished game (phone)", bea)):
+            found[name] = run_axe(page)
+        ann.goto(f"{base}/play/games/{game}/replay")
+        ann.wait_for_selector("#replay[data-ready=true]", timeout=STEP_MS)
+        ann.keyboard.press("End")
+        ann.wait_for_selector("#result-section:not([hidden])", timeout=STEP_MS)
+        found["finished replay (desktop)"] = run_axe(ann)
+        print("axe-core violations per page (nodes, by impact):")
+        print("\n".join(tally_line(name, tally) for name, (tally, _serious) in found.items()))
+        assert {name: serious for name, (_tally, serious) in found.items() if serious} == {}
         log = requests.get(f"{base}/games/{game}/log?from=0&limit=1000", timeout=10).json()["entries"]
         moves = [e for e in log if e["type"] == "move"]
         assert len(moves) == sum(kinds.values())

@@ -112,7 +112,8 @@ def test_twelve_tabs_share_one_stream_and_each_sees_its_move_within_a_second(bro
         # the server holds one stream for the twelve pages: the browser's, over its key
         now = _streams_become(app, {"players": 1, "game": 0, "lobby": 0})
         assert (now["players"], now["game"], now["lobby"], now["player_keys"]) == (1, 0, 0, [[mine]])
-        leaders = [i for i, p in enumerate(pages) if p.evaluate("() => document.documentElement.dataset.liveLeader") == "true"]
+        leader = "() => document.documentElement.dataset.liveLeader"
+        leaders = [i for i, p in enumerate(pages) if p.evaluate(leader) == "true"]
         assert len(leaders) == 1
 
         # a button asks for the permission (nothing asked on load); a hidden page's title and a notification
@@ -121,7 +122,8 @@ def test_twelve_tabs_share_one_stream_and_each_sees_its_move_within_a_second(bro
         assert watched.locator("#notify-turn").is_visible()
         context.grant_permissions(["notifications"], origin=base)
         watched.click("#notify-turn")
-        watched.wait_for_function("() => window.__asked === 1 && Notification.permission === 'granted'", timeout=STEP_MS)
+        watched.wait_for_function("() => window.__asked === 1 && Notification.permission === 'granted'",
+                                  timeout=STEP_MS)
         assert watched.locator("#notify-turn").count() == 0
         watched.evaluate("""() => {
           Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
@@ -159,7 +161,7 @@ def test_twelve_tabs_share_one_stream_and_each_sees_its_move_within_a_second(bro
         pages.pop(leaders[0]).close()
         games.pop(leaders[0])
         deadline = time.monotonic() + STEP_MS / 1000
-        while sum(p.evaluate("() => document.documentElement.dataset.liveLeader") == "true" for p in pages) != 1:
+        while sum(p.evaluate(leader) == "true" for p in pages) != 1:
             assert time.monotonic() < deadline, "no tab took the stream over"
             time.sleep(0.05)
         pages[0].wait_for_selector("#game[data-live=sse]", timeout=STEP_MS)

@@ -206,6 +206,8 @@ async function refreshLegal() {
 
 async function load() {
   const fresh = normGame(await api.game(gameId));
+  // an answer older than what the page shows (two loads crossed: a live update's and a submission's) is dropped
+  if (game && shownSeq !== null && fresh.seq < shownSeq) return false;
   const changed = !game || fresh.seq !== shownSeq || fresh.status !== shownStatus;
   game = fresh;
   if (!components || !mod) {
