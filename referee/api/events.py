@@ -483,3 +483,53 @@ def browser_events() -> Response:
     stream = browser_stream(feed, since, heartbeat=float(config["REFEREE_SSE_HEARTBEAT"]), lifetime=_lifetime(config))
     return Response(counted("players", stream, tuple(player_keys)), mimetype="text/event-stream",
                     direct_passthrough=True, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _stream_answers(what: str, errors: dict[str, str]) -> dict[str, Any]:
+    answers: dict[str, Any] = {"200": {"description": what, "content": {"text/event-stream": {"schema": {
+        "type": "string", "description": "Server-Sent Events (text/event-stream): `id:`, `event:`, `data:` lines"}}}}}
+    for status, description in errors.items():
+        answers[status] = {"description": description,
+                           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    return answers
+
+
+def _param(name: str, where: str, description: str, **schema: Any) -> dict[str, Any]:
+    return {"name": name, "in": where, "required": where == "path", "description": description,
+            "schema": {"type": "string", **schema}}
+
+
+_LAST_EVENT_ID = _param("Last-Event-ID", "header", "resume after this event id (an EventSource sends it by itself)")
+
+
+def document(spec: Any, app: Any) -> None:
+    """Put the event streams into the OpenAPI document (they are a plain blueprint, not flask-smorest's):
+    what they answer and take; the events themselves are described in docs/service.md, "Event streams"."""
+    rules = {rule.endpoint: rule for rule in app.url_map.iter_rules()}
+    spec.tag({"name": "events", "description": "Server-Sent Events: a game's log as it grows, and the notices "
+                                               "of a browser's one stream (docs/service.md, \"Event streams\")"})
+    spec.path(rule=rules["events.game_events"], operations={"get": {
+        "tags": ["events"], "summary": "A game's log entries (id: the position) and public messages (event: chat) "
+                                       "as they are appended; resumable with Last-Event-ID.",
+        "parameters": [_param("game_id", "path", "the game"), _LAST_EVENT_ID,
+                       _param("last_event_id", "query", "the same as the header, for clients that cannot set it"),
+                       _param("messages_from", "query", "the first message position to send (default: the end)")],
+        "responses": _stream_answers("the stream", {"400": "a Last-Event-ID or messages_from that is not a position "
+                                                           "of this game", "404": "no such game"})}})
+    spec.path(rule=rules["events.lobby_events"], operations={"get": {
+        "tags": ["events"], "summary": f"Notices {{game, position, type}} of new entries in up to {MAX_GAMES} games.",
+        "parameters": [_param("games", "query", "game ids, comma-separated")],
+        "responses": _stream_answers("the stream", {"400": "no ids, a malformed id or too many",
+                                                    "404": "none of these games exists"})}})
+    spec.path(rule=rules["events.browser_events"], operations={"get": {
+        "tags": ["events"],
+        "summary": "A browser's one stream: notices {game, position, type} of new entries in every running game of "
+                   f"up to {MAX_KEYS} keys and of up to {MAX_GAMES} more games, and {{game, position: null, type: "
+                   "listed}} when the lobby lists a new game; each event's id is the server's time (ms), and "
+                   "Last-Event-ID announces again every followed game that changed since.",
+        "parameters": [_param("keys", "query", f"public keys (base64url), comma-separated, at most {MAX_KEYS}"),
+                       _param("games", "query", f"more game ids, comma-separated, at most {MAX_GAMES}"),
+                       _LAST_EVENT_ID,
+                       _param("last_event_id", "query", "the same as the header, for clients that cannot set it")],
+        "responses": _stream_answers("the stream", {"400": "neither keys nor games, a malformed key or id, too many, "
+                                                           "or a Last-Event-ID that is not a time in ms"})}})
