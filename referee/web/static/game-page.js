@@ -7,6 +7,7 @@ import { entropy, findKey, signEnvelope } from "./keys.js";
 import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
 import { followGame } from "./live.js";
+import { followedKeys } from "./live-hub.js";
 import { notifyButton, turnNotice } from "./attention.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
@@ -352,7 +353,8 @@ safeLoad().then(() => {
   if (game) messages.start();
   if (game && mySeats().length && game.status !== "finished") notifyButton(document.querySelector(".game-links"));
   // a running game of one of this browser's keys is on the browser's stream anyway (live-hub.js)
-  const covered = Boolean(game) && mySeats().length > 0 && (game.status === "waiting" || game.status === "active");
+  const covered = Boolean(game) && (game.status === "waiting" || game.status === "active")
+    && game.seats.some((s) => s && followedKeys().includes(s.key));
   live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq), covered });
 });
 window.addEventListener("beforeunload", () => {

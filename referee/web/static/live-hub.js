@@ -57,8 +57,13 @@ function broadcast(message) {
   if (channel) channel.postMessage(message);
 }
 
+/** The keys whose running games the stream follows (the server takes at most 10). */
+export function followedKeys() {
+  return [...new Set(listKeys().map((k) => k.public))].slice(0, 10);
+}
+
 function streamUrl() {
-  const keys = [...new Set(listKeys().map((k) => k.public))].slice(0, 10);
+  const keys = followedKeys();
   const games = new Set(myGames());
   for (const list of wanted.values()) for (const g of list) games.add(g);
   const params = [];

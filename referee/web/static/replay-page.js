@@ -7,7 +7,7 @@ import { describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
 import { el, showError } from "./ui.js";
 import { gameName, playersLine } from "./game-names.js";
 import { followGame } from "./live.js";
-import { findKey } from "./keys.js";
+import { followedKeys } from "./live-hub.js";
 import { describeDecisionEntry, markDecisions } from "./decisions.js";
 
 const root = document.getElementById("replay");
@@ -169,7 +169,7 @@ async function init() {
   await showResult();
   root.dataset.ready = "true";
   if (game.status === "waiting" || game.status === "active") {
-    const covered = (game.seats || []).some((s) => s && findKey(s.key)); // on the browser's stream anyway
+    const covered = (game.seats || []).some((s) => s && followedKeys().includes(s.key)); // on the stream anyway
     followGame(gameId, { root, refresh: followLive, pollMs: 5000, seqOf: () => total, covered });
   }
 }
