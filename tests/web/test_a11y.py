@@ -73,12 +73,14 @@ def _submit(base: str, game: str, key, seat: int, ctx: str, **fields) -> request
                          timeout=15)
 
 
-def _play(base: str, ruleset: str, turns: int):
-    """A game of Ann and Bea, accepted and ``turns`` moves in (builds preferred, so towers stand)."""
+def _play(base: str, ruleset: str, turns: int, bot: bool = False):
+    """A game of Ann and Bea (``bot``: Bea declared a program), accepted and ``turns`` moves in (builds preferred,
+    so towers stand)."""
     keys = [generate_key(), generate_key()]
-    created = requests.post(f"{base}/games", timeout=10, json={
-        "ruleset": ruleset, "seats": [{"name": "Ann", "key": public_key_b64(keys[0])},
-                                      {"name": "Bea", "key": public_key_b64(keys[1])}]})
+    seats = [{"name": "Ann", "key": public_key_b64(keys[0])}, {"name": "Bea", "key": public_key_b64(keys[1])}]
+    if bot:
+        seats[1]["bot"] = True
+    created = requests.post(f"{base}/games", timeout=10, json={"ruleset": ruleset, "seats": seats})
     assert created.status_code == 201, created.text
     game = created.json()["game"]
     for seat, key in enumerate(keys):
@@ -99,7 +101,7 @@ def _play(base: str, ruleset: str, turns: int):
 
 def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_server, console_errors, artifacts):
     base = web_server
-    fivetowers, towerup = _play(base, "fivetowers", 9), _play(base, "towerup", 12)
+    fivetowers, towerup = _play(base, "fivetowers", 9, bot=True), _play(base, "towerup", 12)
     http = Http(requests.Session(), base)
     players = Players(3)
     status, created = http.post("/tournaments", players.body(format={"kind": "round_robin", "table_sizes": [2]}))

@@ -123,7 +123,7 @@ def test_the_new_game_form_signs_as_organiser(browser, organiser_server, console
         page.locator("input[name=ruleset][value=towerup]").check()
         seats = page.locator("#seats li")
         seats.nth(1).wait_for()
-        seats.nth(0).get_by_role("button", name="Generate key in this browser for player 1").click()
+        seats.nth(0).get_by_role("button", name="Generate a key in this browser for player 1").click()
         page.wait_for_function("() => document.querySelector('#seats li .seat-key').value.length === 43")
         seats.nth(1).locator(".seat-key").fill(bea)
 

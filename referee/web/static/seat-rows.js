@@ -16,7 +16,7 @@ export function labelRows(list, field) {
   [...list.children].forEach((li, i) => {
     li.querySelector(".seat-name").setAttribute("aria-label", `Name of player ${i + 1}`);
     li.querySelector(".seat-key").setAttribute("aria-label", `Public key of player ${i + 1}`);
-    li.querySelector(".seat-generate").setAttribute("aria-label", `Generate key in this browser for player ${i + 1}`);
+    li.querySelector(".seat-generate").setAttribute("aria-label", `Generate a key in this browser for player ${i + 1}`);
     li.querySelector(".seat-mine").setAttribute("aria-label", `Use a key of this browser for player ${i + 1}`);
     li.dataset[field] = String(i);
   });
