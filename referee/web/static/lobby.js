@@ -25,6 +25,16 @@ function turnText(game) {
   return mine ? `${seatName(game, toMove)} (you)` : seatName(game, toMove);
 }
 
+function joiner(seats, i) {
+  return i ? (i === seats.length - 1 && i > 1 ? " and " : i === 1 && seats.length === 2 ? " vs " : ", ") : "";
+}
+
+/** The players as the lobby's link shows them ("Ann vs Bea bot"): its accessible name starts with it (WCAG
+ * 2.5.3, the label in the name), then says the game. */
+function shown(seats) {
+  return seats.map((s, i) => `${joiner(seats, i)}${s.name}${s.bot ? " bot" : ""}`).join("");
+}
+
 async function load() {
   const body = document.getElementById("games-body");
   try {
@@ -40,13 +50,11 @@ async function load() {
         const ruleset = typeof g.ruleset === "object" && g.ruleset ? g.ruleset.name : g.ruleset;
         // A game is named by its players; its id is in the link's title and on the game page's details line.
         return el("tr", { dataset: { game: id, status: g.status, ruleset: ruleset || "" } },
-          // the link's name is what it shows (the players, "bot" marks) and, for screen readers, the game's name
           el("td", { class: "players" }, el("a", { class: "game-link", href: `${WEB}games/${encodeURIComponent(id)}`,
-            title: `Game ${id}` },
-          (g.seats || []).map((s, i) => [i ? (i === g.seats.length - 1 && i > 1 ? " and " : i === 1 && g.seats.length === 2 ? " vs " : ", ") : "",
+            title: `Game ${id}`, "aria-label": `${shown(g.seats || [])} · ${gameName(ruleset)}` },
+          (g.seats || []).map((s, i) => [joiner(g.seats, i),
             el("span", { class: "name", title: s.name }, s.name),
-            s.bot ? [" ", el("span", { class: "bot-mark", title: "played by a program" }, "bot")] : []]).flat(2),
-          el("span", { class: "sr-only" }, ` · ${gameName(ruleset)}`))),
+            s.bot ? [" ", el("span", { class: "bot-mark", title: "played by a program" }, "bot")] : []]).flat(2))),
           el("td", { class: "game-name", dataset: { label: "Game" } }, gameName(ruleset)),
           el("td", { class: `status-${g.status}`, dataset: { label: "Status" } }, g.status),
           el("td", { dataset: { label: "Whose turn" } }, turnText(g)),
