@@ -121,6 +121,7 @@ def init_app(app: Flask) -> Api:
         app.register_blueprint(web)
     app.register_blueprint(docs.bp)
     app.register_blueprint(events.bp)  # a stream, not JSON: a plain blueprint (documented in docs/service.md)
+    events.document(api.spec, app)  # … and described in the OpenAPI document by hand
     if app.config.get("REFEREE_BENCH_NOOP"):
         from . import bench  # noqa: PLC0415 - only for benchmarks
 

@@ -35,14 +35,17 @@ import json
 import logging
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 from redis.exceptions import RedisError
 
 from referee.errors import ServiceError, invalid
+from referee.games_service.players import bad_key
 from referee.messages import message_view
 from referee.store import GameNotFound
 from referee.store.keys import valid_game_id
@@ -194,7 +197,7 @@ def game_events(game_id: str) -> Response:
         follow = final_follow(store.read_log(game_id), messages.read(game_id))
     stream = game_stream(follow, after, message_from, heartbeat=float(config["REFEREE_SSE_HEARTBEAT"]),
                          lifetime=_lifetime(config))
-    return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
+    return Response(counted("game", stream), mimetype="text/event-stream", direct_passthrough=True,
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
@@ -259,5 +262,274 @@ def lobby_events() -> Response:
     config = current_app.config
     stream = notice_stream(follow, afters,
                            float(config["REFEREE_SSE_HEARTBEAT"]), _lifetime(config))
-    return Response(stream, mimetype="text/event-stream", direct_passthrough=True,
+    return Response(counted("lobby", stream), mimetype="text/event-stream", direct_passthrough=True,
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+# -- one stream per browser: every game of some keys, some more games, and the lobby's new games -------------
+
+#: the most keys one browser stream follows
+MAX_KEYS = 10
+#: the most games followed for the keys (their running games, newest first) and given by ``?games=``
+MAX_KEY_GAMES = 200
+#: how often (s) a browser stream looks for new games of its keys and of the lobby (two cheap reads)
+INDEX_EVERY = 2.0
+#: on resuming, entries up to this long (ms) before the Last-Event-ID's time are announced again: an entry's
+#: ``at`` is taken a little before its append, so a late append is never lost (a notice twice is harmless)
+RESUME_SLACK_MS = 10_000
+
+
+class OpenStreams:
+    """The event streams an app holds open now, by kind (``game``, ``lobby``, ``players``), and the keys of each
+    open ``players`` stream: what the tests read to see that a browser holds one stream
+    (``app.extensions["referee.streams"]``; one per app, for the streams of its process)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.kinds = {"game": 0, "lobby": 0, "players": 0}
+        self.player_keys: list[tuple[str, ...]] = []
+
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            return {**self.kinds, "player_keys": [list(k) for k in self.player_keys]}
+
+    def counted(self, kind: str, stream: Iterator[bytes], keys_: tuple[str, ...] = ()) -> Iterator[bytes]:
+        """``stream``, counted from its first byte until it ends or its client goes away (the server closes
+        the iterator at its next write: a heartbeat at the latest)."""
+        with self.lock:
+            self.kinds[kind] += 1
+            if kind == "players":
+                self.player_keys.append(keys_)
+        try:
+            yield from stream
+        finally:
+            with self.lock:
+                self.kinds[kind] -= 1
+                if kind == "players":
+                    self.player_keys.remove(keys_)
+
+
+def open_streams(app: Any = None) -> OpenStreams:
+    """The :class:`OpenStreams` of ``app`` (the current app by default), made on first use."""
+    app = app or current_app
+    found = app.extensions.get("referee.streams")
+    if found is None:
+        found = app.extensions.setdefault("referee.streams", OpenStreams())
+    return found  # type: ignore[no-any-return]
+
+
+def counted(kind: str, stream: Iterator[bytes], keys_: tuple[str, ...] = ()) -> Iterator[bytes]:
+    return open_streams().counted(kind, stream, keys_)
+
+
+def resume_time(header: str | None, query: str | None) -> int | None:
+    """The time (ms) of a browser stream's ``Last-Event-ID`` (header first, then ``?last_event_id=``); 400 when
+    it is not one.
+
+    >>> resume_time("1700000000000", None), resume_time(None, None)
+    (1700000000000, None)
+    """
+    for path, value in (("$header.Last-Event-ID", header), ("$query.last_event_id", query)):
+        if value is None or value == "":
+            continue
+        if not _POSITION.match(value.strip()):
+            raise invalid([{"path": path, "problem": "must be the id of an event of this stream (a time in ms)"}])
+        return int(value.strip())
+    return None
+
+
+def _id_list(raw: str, path: str, most: int, valid: Callable[[str], bool], what: str) -> tuple[list[str], list[Any]]:
+    items = list(dict.fromkeys(item.strip() for item in raw.split(",") if item.strip()))
+    problems: list[Any] = []
+    if len(items) > most:
+        problems.append({"path": path, "problem": f"at most {most} {what}s"})
+    problems += [{"path": path, "problem": f"{item!r} is not a {what}"} for item in items if not valid(item)]
+    return items, problems
+
+
+class BrowserFeed:
+    """What one browser stream follows: the running games of its keys (re-read from the keys' indexes every
+    :data:`INDEX_EVERY` s), the games it names, and the newest game of the lobby's index."""
+
+    def __init__(self, store: Any, player_keys: list[str], games: list[str]):
+        self.store = store
+        self.keys = player_keys
+        self.named = games
+        self.afters: dict[str, int] = {}
+        self.newest_of: dict[str, str | None] = {}
+        self.lobby_newest: str | None = None
+
+    def _running(self, game_ids: list[str]) -> list[str]:
+        """The games among ``game_ids`` whose log is in Redis and that are not finished (one pipeline each)."""
+        live = self.store.log_lengths(game_ids)
+        ids = [g for g in game_ids if g in live]
+        states = self.store.read_projections(ids, fields=("status",)) if ids else []
+        return [g for g, p in zip(ids, states, strict=True) if p is None or p.get("status") in ("waiting", "active")]
+
+    def start(self) -> None:
+        """The games to follow now, each from the end of its log."""
+        mine: list[str] = []
+        for key in self.keys:
+            listed = [game for game, _ms in self.store.player_games(key)]
+            self.newest_of[key] = listed[0] if listed else None
+            mine += listed
+        followed = list(dict.fromkeys(self._running(list(dict.fromkeys(mine)))[:MAX_KEY_GAMES] + self.named))
+        live = self.store.log_lengths(followed)
+        self.afters = {game: live[game] - 1 for game in followed if game in live}
+        newest = self.store.list_games(0, 1)
+        self.lobby_newest = newest[0] if newest else None
+
+    def missed_since(self, since_ms: int) -> list[dict[str, Any]]:
+        """Resuming: a notice for each followed game whose last entry came after ``since_ms`` (less the slack)."""
+        games = list(self.afters)
+        out = []
+        for game, entry in zip(games, self.store.read_last_entries(games), strict=True):
+            if entry is None or not entry.get("at"):
+                continue
+            if _at_ms(entry["at"]) >= since_ms - RESUME_SLACK_MS:
+                out.append({"game": game, "position": entry.get("seq"), "type": entry.get("type")})
+        return out
+
+    def look_for_new(self) -> list[dict[str, Any]]:
+        """New games of the keys (followed from their first entry) and a new game in the lobby: their notices."""
+        out: list[dict[str, Any]] = []
+        for key in self.keys:
+            top = self.store.player_games(key, 0, 1)
+            newest = top[0][0] if top else None
+            if newest == self.newest_of.get(key):
+                continue
+            self.newest_of[key] = newest
+            fresh = [game for game, _ms in self.store.player_games(key, 0, 20) if game not in self.afters]
+            for game in self._running(fresh):
+                if len(self.afters) < MAX_KEY_GAMES + len(self.named):
+                    self.afters[game] = -1  # its entries so far come with the next read
+        newest_games = self.store.list_games(0, 1)
+        newest_game = newest_games[0] if newest_games else None
+        if newest_game != self.lobby_newest:
+            self.lobby_newest = newest_game
+            out.append({"game": newest_game, "position": None, "type": "listed"})
+        return out
+
+    def follow(self, timeout: float) -> list[tuple[str, int, bytes]]:
+        if self.afters:
+            return self.store.follow_logs(self.afters, timeout)  # type: ignore[no-any-return]
+        time.sleep(timeout)
+        return []
+
+
+def _at_ms(at: str) -> int:
+    return int(datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def browser_stream(feed: BrowserFeed, since_ms: int | None, *, heartbeat: float, lifetime: float,
+                   clock: Callable[[], float] = time.monotonic,
+                   wall_ms: Callable[[], int] = lambda: int(time.time() * 1000)) -> Iterator[bytes]:
+    """A browser's one stream: ``data: {"game", "position", "type"}`` for each new entry of a followed game
+    (``type`` the entry's) and for a new game in the lobby (``type: "listed"``, ``position: null``); every
+    event's ``id:`` is the server's time (ms) before the read that found it, which a reconnection gives back."""
+    def event(notices: list[dict[str, Any]], stamp: int) -> bytes:
+        return b"".join(b"id: %d\ndata: %s\n\n" % (stamp, json.dumps(n, separators=(",", ":")).encode())
+                        for n in notices)
+
+    stamp = wall_ms()
+    opening = f"retry: {RETRY_MS}\nid: {stamp}\n\n".encode()
+    if since_ms is not None:
+        opening += event(feed.missed_since(since_ms), stamp)
+    yield opening
+    end = clock() + lifetime
+    quiet_since = clock()
+    next_look = clock() + INDEX_EVERY
+    while True:
+        now = clock()
+        left = end - now
+        if left <= 0:
+            return
+        stamp = wall_ms()
+        try:
+            notices = feed.look_for_new() if now >= next_look else []
+            if now >= next_look:
+                next_look = now + INDEX_EVERY
+            rows = [] if notices else feed.follow(max(0.001, min(INDEX_EVERY, left, next_look - clock())))
+        except _ENDED_BY as exc:
+            log.warning("browser stream ended: %s", exc)
+            return
+        for game, position, raw in rows:
+            notices.append({"game": game, "position": position, "type": json.loads(raw).get("type")})
+            feed.afters[game] = max(feed.afters.get(game, -1), position)
+        if notices:
+            quiet_since = clock()
+            yield event(notices, stamp)
+        elif clock() - quiet_since >= heartbeat:
+            quiet_since = clock()
+            yield b": heartbeat\n\n"
+
+
+@bp.get("/players/events")
+def browser_events() -> Response:
+    """One stream for a browser (``?keys=a,b&games=c,d``): see :func:`browser_stream` and docs/service.md."""
+    since = resume_time(request.headers.get("Last-Event-ID"), request.args.get("last_event_id"))
+    player_keys, problems = _id_list(request.args.get("keys", ""), "$query.keys", MAX_KEYS,
+                                     lambda k: bad_key(k) is None, "public key")
+    games, more = _id_list(request.args.get("games", ""), "$query.games", MAX_GAMES, valid_game_id, "game id")
+    problems += more
+    if not player_keys and not games and not problems:
+        problems.append({"path": "$query", "problem": "give keys (public keys) or games (game ids), comma-separated"})
+    if problems:
+        raise invalid(problems)
+    store: Any = current_app.extensions["referee.store"]
+    feed = BrowserFeed(store, player_keys, games)
+    feed.start()
+    config = current_app.config
+    stream = browser_stream(feed, since, heartbeat=float(config["REFEREE_SSE_HEARTBEAT"]), lifetime=_lifetime(config))
+    return Response(counted("players", stream, tuple(player_keys)), mimetype="text/event-stream",
+                    direct_passthrough=True, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _stream_answers(what: str, errors: dict[str, str]) -> dict[str, Any]:
+    answers: dict[str, Any] = {"200": {"description": what, "content": {"text/event-stream": {"schema": {
+        "type": "string", "description": "Server-Sent Events (text/event-stream): `id:`, `event:`, `data:` lines"}}}}}
+    for status, description in errors.items():
+        answers[status] = {"description": description,
+                           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    return answers
+
+
+def _param(name: str, where: str, description: str, **schema: Any) -> dict[str, Any]:
+    return {"name": name, "in": where, "required": where == "path", "description": description,
+            "schema": {"type": "string", **schema}}
+
+
+_LAST_EVENT_ID = _param("Last-Event-ID", "header", "resume after this event id (an EventSource sends it by itself)")
+
+
+def document(spec: Any, app: Any) -> None:
+    """Put the event streams into the OpenAPI document (they are a plain blueprint, not flask-smorest's):
+    what they answer and take; the events themselves are described in docs/service.md, "Event streams"."""
+    rules = {rule.endpoint: rule for rule in app.url_map.iter_rules()}
+    spec.tag({"name": "events", "description": "Server-Sent Events: a game's log as it grows, and the notices "
+                                               "of a browser's one stream (docs/service.md, \"Event streams\")"})
+    spec.path(rule=rules["events.game_events"], operations={"get": {
+        "tags": ["events"], "summary": "A game's log entries (id: the position) and public messages (event: chat) "
+                                       "as they are appended; resumable with Last-Event-ID.",
+        "parameters": [_param("game_id", "path", "the game"), _LAST_EVENT_ID,
+                       _param("last_event_id", "query", "the same as the header, for clients that cannot set it"),
+                       _param("messages_from", "query", "the first message position to send (default: the end)")],
+        "responses": _stream_answers("the stream", {"400": "a Last-Event-ID or messages_from that is not a position "
+                                                           "of this game", "404": "no such game"})}})
+    spec.path(rule=rules["events.lobby_events"], operations={"get": {
+        "tags": ["events"], "summary": f"Notices {{game, position, type}} of new entries in up to {MAX_GAMES} games.",
+        "parameters": [_param("games", "query", "game ids, comma-separated")],
+        "responses": _stream_answers("the stream", {"400": "no ids, a malformed id or too many",
+                                                    "404": "none of these games exists"})}})
+    spec.path(rule=rules["events.browser_events"], operations={"get": {
+        "tags": ["events"],
+        "summary": "A browser's one stream: notices {game, position, type} of new entries in every running game of "
+                   f"up to {MAX_KEYS} keys and of up to {MAX_GAMES} more games, and {{game, position: null, type: "
+                   "listed}} when the lobby lists a new game; each event's id is the server's time (ms), and "
+                   "Last-Event-ID announces again every followed game that changed since.",
+        "parameters": [_param("keys", "query", f"public keys (base64url), comma-separated, at most {MAX_KEYS}"),
+                       _param("games", "query", f"more game ids, comma-separated, at most {MAX_GAMES}"),
+                       _LAST_EVENT_ID,
+                       _param("last_event_id", "query", "the same as the header, for clients that cannot set it")],
+        "responses": _stream_answers("the stream", {"400": "neither keys nor games, a malformed key or id, too many, "
+                                                           "or a Last-Event-ID that is not a time in ms"})}})

@@ -1,7 +1,7 @@
 """Benchmark of the live pages and of the web worker model, run by hand; prints figures, asserts nothing.
 
     .venv/bin/python tests/bench/bench_live.py [--streams 1000] [--slow 200] [--games 50] [--rate 10]
-        [--duration 15] [--worker-class gevent|gthread]
+        [--duration 15] [--worker-class gevent|gthread] [--tabs 12] [--rounds 5]
 
 The layout of ``referee serve``: an embedded durable Redis for the logs, an embedded one for the queue and
 projections, gunicorn started with ``--config python:referee.gunicorn_conf --workers 2`` (the worker
@@ -14,7 +14,13 @@ games and ``--slow`` clients trickling a POST body at one byte a second, and kee
    "opponent's page" (one more event stream, as the page's EventSource) waits for the move's event and
    then fetches ``GET /games/{id}`` as the page does; p50/p90 from sending the move to the page holding
    the new ``seq`` (goal ≤ 0.3 s at p90), and the delivery of the same events to the holder's streams;
-3. the accept path's rate (signed legal moves, closed loop, 4 client processes, ``--duration`` s) with
+3. ``--tabs`` (12) game pages open in ONE browser (Debian's Chromium driven by Playwright, one context holding
+   one key seated in every game; ``data-live-last`` says whether the stream or a poll brought the last update):
+   they share one event stream (``GET /players/events``, static/live-hub.js); a move into each game in turn, one at a
+   time, then bursts of one move into every game at once; p50/p90 from sending a move to its tab showing it
+   (``#game[data-live-at]``, the page's clock: the same machine) — the issue's goal ≤ 0.3 s at p90 — and
+   the number of tabs holding a stream of their own (0: the elected tab holds the one stream);
+4. the accept path's rate (signed legal moves, closed loop, 4 client processes, ``--duration`` s) with
    all those connections open.
 """
 
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import multiprocessing
 import os
 import random
@@ -41,10 +48,25 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "service"))
 
-from bench_service import Client, CpuMeter, LocalGame, _submit_client, closed_loop, stop_children, wait_http  # noqa: E402
+from bench_service import (  # noqa: E402
+    PLAYERS,
+    RULESET,
+    Client,
+    CpuMeter,
+    LocalGame,
+    _submit_client,
+    closed_loop,
+    stop_children,
+    wait_http,
+)
 from sse_helpers import SSEClient  # noqa: E402
 
 from referee.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from referee.games import ruleset  # noqa: E402
+from referee.games.randomness import recorded_game_seed  # noqa: E402
+from referee.signing import generate_key, private_key_b64, public_key_b64  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
 
 
 def pct(values: list[float], p: float) -> float:
@@ -148,6 +170,86 @@ def opponent_page(port: int, game: LocalGame, sent: dict[int, float], shown: lis
     stream.close()
 
 
+class KeyedGame(LocalGame):
+    """A :class:`LocalGame` whose seat 0 is ``key`` (the browser's), the other seats fresh keys."""
+
+    def __init__(self, client: Client, rng: random.Random, key: Any):
+        rules = ruleset(RULESET)
+        self.keys = [key] + [generate_key() for _ in range(PLAYERS - 1)]
+        deck = [card["id"] for card in rules.components()["cards"] if card["min_players"] <= PLAYERS]
+        rng.shuffle(deck)
+        body = {"ruleset": RULESET, "deck": deck,
+                "seats": [{"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(self.keys)]}
+        status, created = client.request("POST", "/games", body)
+        assert status == 201, created
+        self.game_id, self.seq, self.head = created["game"], created["seq"], created["head"]
+        self.engine = rules.new_game(PLAYERS, {}, deck=deck, seed=recorded_game_seed(self.game_id))
+        self.rng = rng
+        self.busy = False
+
+
+def browser_tabs(port: int, client: Client, rng: random.Random, tabs: int, rounds: int) -> None:
+    """Phase 3: ``tabs`` game pages of one browser, one shared stream; prints the move → tab latencies."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("tabs: skipped (the playwright package is not installed)")
+        return
+    if not os.path.exists(CHROMIUM):
+        print(f"tabs: skipped ({CHROMIUM} is missing)")
+        return
+    key = generate_key()
+    games = [KeyedGame(client, rng, key) for _ in range(tabs)]
+    stored = [{"name": "me", "public": public_key_b64(key), "private": private_key_b64(key),
+               "created": "2026-01-01T00:00:00Z"}]
+    base = f"http://127.0.0.1:{port}"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        context = browser.new_context()
+        context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+        pages = []
+        for game in games:
+            page = context.new_page()
+            page.goto(f"{base}/play/games/{game.game_id}")
+            page.wait_for_selector("#game[data-live=sse][data-loaded=true]", timeout=60_000)
+            pages.append(page)
+        leaders = sum(page.evaluate("() => document.documentElement.dataset.liveLeader === 'true'") for page in pages)
+
+        def move(game: KeyedGame) -> tuple[int, float] | None:
+            if game.over():
+                return None
+            seat, chosen, submission = game.next_submission()
+            t0 = time.time() * 1000
+            status, receipt = client.request("POST", f"/games/{game.game_id}/moves", submission)
+            if status != 202:
+                return None
+            game.applied(seat, chosen, receipt)
+            return game.seq, t0
+
+        def shown(page: Any, seq: int, t0: float) -> float:
+            page.wait_for_function(f"() => Number(document.getElementById('game').dataset.seq) >= {seq}",
+                                   timeout=30_000, polling=10)
+            return (int(page.get_attribute("#game", "data-live-at")) - t0) / 1000
+
+        one_by_one: list[float] = []
+        bursts: list[float] = []
+        for _ in range(rounds):
+            for game, page in zip(games, pages, strict=True):
+                sent = move(game)
+                if sent:
+                    one_by_one.append(shown(page, *sent))
+            sent_all = [(page, move(game)) for game, page in zip(games, pages, strict=True)]
+            bursts += [shown(page, *sent) for page, sent in sent_all if sent]
+        via = {page.get_attribute("#game", "data-live-last") for page in pages}
+        print(f"{tabs} tabs of one browser, {leaders} tab(s) holding the shared stream, updates via {sorted(via)}:")
+        for name, values in (("one move at a time", one_by_one), (f"bursts of {tabs} moves", bursts)):
+            print(f"  move -> its tab, {name}: p50 {1000 * pct(values, 50):.0f} ms, "
+                  f"p90 {1000 * pct(values, 90):.0f} ms, max {1000 * max(values or [0]):.0f} ms over {len(values)} "
+                  "moves (goal p90 <= 300 ms)")
+        context.close()
+        browser.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--streams", type=int, default=1000)
@@ -156,6 +258,8 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=10.0, help="moves per second in the latency phase")
     parser.add_argument("--duration", type=float, default=15.0)
     parser.add_argument("--worker-class", default=None, help="REFEREE_WORKER_CLASS for gunicorn (default: gevent)")
+    parser.add_argument("--tabs", type=int, default=12, help="game pages of one browser in phase 3 (0: skip it)")
+    parser.add_argument("--rounds", type=int, default=5, help="phase 3: rounds of one move per tab, then a burst")
     args = parser.parse_args()
 
     children: list[subprocess.Popen[bytes]] = []
@@ -164,7 +268,9 @@ def main() -> None:
         work = EmbeddedRedis(directory=Path(tmp) / "redis-work", durable=False).start()
         port = free_port()
         env = {**os.environ, "REDIS_URL": redis.url, "REFEREE_WORK_REDIS_URL": work.url,
-               "REFEREE_VAR": str(Path(tmp) / "var"), "REFEREE_QUEUE": "bench", "PYTHONPATH": str(REPO)}
+               "REFEREE_VAR": str(Path(tmp) / "var"), "REFEREE_QUEUE": "bench", "PYTHONPATH": str(REPO),
+               # every game is created from this one client address: the creation limits would refuse most
+               "REFEREE_RATE_CREATE": "1000000 per minute", "REFEREE_RATE_CREATE_PER_KEY": "1000000 per minute"}
         if args.worker_class:
             env["REFEREE_WORKER_CLASS"] = args.worker_class
         log = open(Path(tmp) / "processes.log", "wb")
@@ -227,6 +333,9 @@ def main() -> None:
             print(f"move -> opponent's page (stream + GET): p50 {1000 * pct(shown, 50):.0f} ms, "
                   f"p90 {1000 * pct(shown, 90):.0f} ms, max {1000 * max(shown or [0]):.0f} ms over {len(shown)} moves "
                   f"({n} sent at {args.rate:.0f}/s, {refused} refused; goal p90 <= 300 ms)")
+
+            if args.tabs:
+                browser_tabs(port, client, rng, args.tabs, args.rounds)
 
             meter = CpuMeter({"web": [children[0].pid], "replay workers": [c.pid for c in children[1:]],
                               "log Redis": [redis.process.pid], "work Redis": [work.process.pid],

@@ -7,6 +7,8 @@ import { entropy, findKey, signEnvelope } from "./keys.js";
 import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
 import { followGame } from "./live.js";
+import { followedKeys } from "./live-hub.js";
+import { notifyButton, turnNotice } from "./attention.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
 import { actionWords, gameName, playersLine } from "./game-names.js";
@@ -177,6 +179,7 @@ function renderAll() {
   root.dataset.toMove = game.toMove === null || game.toMove === undefined ? "" : String(game.toMove);
   root.dataset.myTurn = picker && game.status === "active" ? "true" : "false";
   document.title = root.dataset.myTurn === "true" ? `${_("Your turn")} · ${pageTitle}` : pageTitle;
+  turnNotice(gameId, root.dataset.myTurn === "true", `${_("Your turn")} · ${pageTitle}`);
 }
 
 function onPickerChange() {
@@ -208,6 +211,8 @@ async function refreshLegal() {
 
 async function load() {
   const fresh = normGame(await api.game(gameId));
+  // an answer older than what the page shows (two loads crossed: a live update's and a submission's) is dropped
+  if (game && shownSeq !== null && fresh.seq < shownSeq) return false;
   const changed = !game || fresh.seq !== shownSeq || fresh.status !== shownStatus;
   game = fresh;
   if (!components || !mod) {
@@ -350,7 +355,11 @@ api.log(gameId, "?from=0&limit=1").then((page) => {
 
 safeLoad().then(() => {
   if (game) messages.start();
-  live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq) });
+  if (game && mySeats().length && game.status !== "finished") notifyButton(document.querySelector(".game-links"));
+  // a running game of one of this browser's keys is on the browser's stream anyway (live-hub.js)
+  const covered = Boolean(game) && (game.status === "waiting" || game.status === "active")
+    && game.seats.some((s) => s && followedKeys().includes(s.key));
+  live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq), covered });
 });
 window.addEventListener("beforeunload", () => {
   if (live) live.stop();

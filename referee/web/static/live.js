@@ -1,27 +1,29 @@
-// Live updates of a page: follow a game's log over Server-Sent Events (GET /games/<id>/events, fed by
-// XREAD BLOCK on the server), and poll only as a fallback.
+// Live updates of a page: follow a game over the browser's one event stream (live-hub.js: GET
+// /players/events, shared by every tab of the site), and poll only as a fallback.
 //
-// followGame(gameId, {root, refresh, pollMs, seqOf}) calls `refresh()` (which reloads what the page shows)
-// when a new log entry arrives, once each time the stream (re)opens (to catch up on anything that
-// happened before it was open), and every `pollMs` while the stream is down — or while the page is
-// behind the stream: `seqOf()` (the log length the page shows) not past the last event's position, e.g.
-// because the reload after an event failed or was answered from a stale cache. The server ends each stream after a
-// few minutes; EventSource reconnects by itself with Last-Event-ID, so nothing is missed.
+// followGame(gameId, {root, refresh, pollMs, seqOf, covered}) calls `refresh()` (which reloads what the page
+// shows) when a notice of a new log entry of the game arrives, once each time the stream (re)opens (to catch
+// up on anything that happened before it was open), and every `pollMs` while the stream is down — or while
+// the page is behind the stream: `seqOf()` (the log length the page shows) not past the last notice's
+// position, e.g. because the reload after a notice failed or was answered from a stale cache. The server ends
+// each stream after a few minutes; the stream is reopened with its last event id, so nothing is missed.
+// `covered`: the game is one of this browser's keys' running games, which the stream follows anyway (the
+// page then does not name it, and opening it changes nothing of the stream).
 //
 // `root.dataset.live` tells which path is in use: "connecting", "sse" (the stream is open), "poll" (the
-// stream failed: polling), "stopped"; `root.dataset.liveEvents` counts the entries received over the
+// stream failed: polling), "stopped"; `root.dataset.liveEvents` counts the notices received over the
 // stream, `root.dataset.liveLast` is the path ("sse" or "poll") of the last refresh that found news.
 
-const ROOT = (document.body && document.body.dataset.api) || "";
+import { subscribe } from "./live-hub.js";
 
-export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null }) {
-  let source = null;
+export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null, covered = false }) {
   let timer = null;
   let stopped = false;
   let running = false;
   let again = null; // a refresh asked for while one runs: run once more afterwards
   let events = 0;
   let latest = -1; // position of the last entry announced by the stream
+  let open = false;
 
   function behind() {
     return seqOf !== null && latest >= 0 && seqOf() <= latest;
@@ -30,7 +32,7 @@ export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null 
   // Poll while the stream is not open, or while the page has not caught up with it.
   function settle() {
     if (stopped) return;
-    if (behind() || !source || source.readyState !== 1) startPolling();
+    if (behind() || !open) startPolling();
     else stopPolling();
   }
 
@@ -42,9 +44,12 @@ export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null 
     running = true;
     try {
       const changed = await refresh();
-      if (changed !== false) root.dataset.liveLast = via;
+      if (changed !== false) {
+        root.dataset.liveLast = via;
+        root.dataset.liveAt = String(Date.now()); // when the page last showed news (the benchmark reads it)
+      }
     } catch {
-      // a failed update changes nothing on the page; the next event or poll tries again
+      // a failed update changes nothing on the page; the next notice or poll tries again
     } finally {
       running = false;
       if (again && !stopped) {
@@ -67,39 +72,31 @@ export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null 
     timer = null;
   }
 
-  function connect() {
-    if (typeof EventSource === "undefined") {
-      root.dataset.live = "poll";
-      startPolling();
-      return;
-    }
-    root.dataset.live = "connecting";
-    source = new EventSource(`${ROOT}/games/${encodeURIComponent(gameId)}/events`);
-    source.addEventListener("open", () => {
-      root.dataset.live = "sse";
-      run("sse");
-    });
-    source.addEventListener("message", (event) => {
-      latest = Math.max(latest, Number(event.lastEventId));
+  root.dataset.live = "connecting";
+  const subscription = subscribe({
+    games: covered ? [] : [gameId],
+    onNotice(notice) {
+      if (stopped || notice.game !== gameId || typeof notice.position !== "number") return;
+      latest = Math.max(latest, notice.position);
       events += 1;
       root.dataset.liveEvents = String(events);
       run("sse");
-    });
-    source.addEventListener("error", () => {
+    },
+    onState(state) {
       if (stopped) return;
-      // CONNECTING: the browser retries by itself (the server ended the stream, or a restart); poll
-      // meanwhile. CLOSED: the server refused the stream (e.g. an old server without it): poll for good.
-      root.dataset.live = "poll";
-      startPolling();
-    });
-  }
-
-  connect();
+      open = state === "open";
+      // down: the leader's EventSource retries by itself (the server ended the stream, or a restart); poll
+      // meanwhile
+      root.dataset.live = open ? "sse" : "poll";
+      if (open) run("sse");
+      else startPolling();
+    },
+  });
   return {
     stop() {
       stopped = true;
       stopPolling();
-      if (source) source.close();
+      subscription.stop();
       root.dataset.live = "stopped";
     },
   };

@@ -26,6 +26,16 @@ function turnText(game) {
   return mine ? `${seatName(game, toMove)} ${_("(you)")}` : seatName(game, toMove);
 }
 
+function joiner(seats, i) {
+  return i ? (i === seats.length - 1 && i > 1 ? _(" and ") : i === 1 && seats.length === 2 ? _(" vs ") : ", ") : "";
+}
+
+/** The players as the lobby's link shows them ("Ann vs Bea bot"): its accessible name starts with it (WCAG
+ * 2.5.3, the label in the name), then says the game. */
+function shown(seats) {
+  return seats.map((s, i) => `${joiner(seats, i)}${s.name}${s.bot ? ` ${_("bot")}` : ""}`).join("");
+}
+
 async function load() {
   const body = document.getElementById("games-body");
   try {
@@ -42,8 +52,8 @@ async function load() {
         // A game is named by its players; its id is in the link's title and on the game page's details line.
         return el("tr", { dataset: { game: id, status: g.status, ruleset: ruleset || "" } },
           el("td", { class: "players" }, el("a", { class: "game-link", href: `${WEB}games/${encodeURIComponent(id)}`,
-            title: _("Game {id}", { id }), "aria-label": `${playersLine(g.seats)} · ${gameName(ruleset)}` },
-          (g.seats || []).map((s, i) => [i ? (i === g.seats.length - 1 && i > 1 ? _(" and ") : i === 1 && g.seats.length === 2 ? _(" vs ") : ", ") : "",
+            title: _("Game {id}", { id }), "aria-label": `${shown(g.seats || [])} · ${gameName(ruleset)}` },
+          (g.seats || []).map((s, i) => [joiner(g.seats, i),
             el("span", { class: "name", title: s.name }, s.name),
             s.bot ? [" ", el("span", { class: "bot-mark", title: _("played by a program") }, _("bot"))] : []]).flat(2))),
           el("td", { class: "game-name", dataset: { label: _("Game") } }, gameName(ruleset)),

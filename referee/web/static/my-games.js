@@ -8,6 +8,8 @@ import { listKeys } from "./keys.js";
 import { el, formatWord, showError, statusWord } from "./ui.js";
 import { _, ngettext } from "./i18n.js";
 import { gameName } from "./game-names.js";
+import { subscribe } from "./live-hub.js";
+import { notifyButton, turnNotice } from "./attention.js";
 
 const BASE_TITLE = document.title;
 const ROOT = (document.body && document.body.dataset.api) || "";
@@ -141,6 +143,7 @@ function deadlineNode(r, now) {
 
 function setTitle(count) {
   document.title = count ? `(${count}) ${BASE_TITLE}` : BASE_TITLE;
+  turnNotice("my-games", count, ngettext("Your turn in {n} game", "Your turn in {n} games", count, { n: count }));
 }
 
 function listItem(r, now) {
@@ -194,36 +197,31 @@ export function renderMyGames(_games, web = WEB) {
   return lastRows;
 }
 
-let source = null;
-let followed = "";
+let subscription = null;
 let pending = null;
 let reloadLobby = null;
 
 /**
- * Follow my running games over one event stream (GET /games/events?games=…): `reload()` on each new
- * entry in any of them (bursts coalesced), so "waiting for me" and the title change as soon as the
- * opponent moves. The page's poll stays as the fallback (the stream follows up to 100 games).
+ * Follow my games over the browser's one event stream (live-hub.js: every running game of this browser's
+ * keys, and the lobby's new games): `reload()` on each notice (bursts coalesced), so "waiting for me" and the
+ * title change as soon as the opponent moves, and a new game shows at once. The page's poll stays as the
+ * fallback.
  */
-export function followMyGames(rows, reload) {
+export function followMyGames(_rows, reload) {
   reloadLobby = reload;
-  const ids = rows.filter((r) => r.game.status === "active" || r.game.status === "waiting")
-    .map((r) => r.game.game).slice(0, 100).sort().join(",");
-  const section = document.getElementById("my-games") || document.getElementById("all-my-games");
-  if (ids === followed) return;
-  followed = ids;
-  if (source) source.close();
-  source = null;
-  if (!ids || typeof EventSource === "undefined") {
-    if (section) section.dataset.live = "poll";
-    return;
-  }
-  source = new EventSource(`${ROOT}/games/events?games=${encodeURIComponent(ids)}`);
-  source.addEventListener("open", () => { if (section) section.dataset.live = "sse"; });
-  source.addEventListener("error", () => { if (section) section.dataset.live = "poll"; });
-  source.addEventListener("message", () => {
-    if (section) section.dataset.liveEvents = String(Number(section.dataset.liveEvents || 0) + 1);
-    clearTimeout(pending);
-    pending = setTimeout(reload, 200);
+  if (subscription) return;
+  const section = () => document.getElementById("my-games") || document.getElementById("all-my-games");
+  subscription = subscribe({
+    onState(state) {
+      const s = section();
+      if (s) s.dataset.live = state === "open" ? "sse" : "poll";
+    },
+    onNotice() {
+      const s = section();
+      if (s) s.dataset.liveEvents = String(Number(s.dataset.liveEvents || 0) + 1);
+      clearTimeout(pending);
+      pending = setTimeout(() => reloadLobby && reloadLobby(), 200);
+    },
   });
 }
 
@@ -319,6 +317,11 @@ async function drawPage() {
 }
 
 if (document.getElementById("all-my-games")) {
+  if (listKeys().length) {
+    const place = el("p", { class: "notify" });
+    document.getElementById("all-my-games-summary").after(place);
+    notifyButton(place);
+  }
   drawPage();
   setInterval(drawPage, 30000);
 }

@@ -8,6 +8,7 @@ import { el, showError, statusWord } from "./ui.js";
 import { _ } from "./i18n.js";
 import { gameName, playersLine } from "./game-names.js";
 import { followGame } from "./live.js";
+import { followedKeys } from "./live-hub.js";
 import { describeDecisionEntry, markDecisions } from "./decisions.js";
 
 const root = document.getElementById("replay");
@@ -171,7 +172,10 @@ async function init() {
   }).catch((err) => showError(err, _("Loading the log")));
   await showResult();
   root.dataset.ready = "true";
-  if (game.status === "waiting" || game.status === "active") followGame(gameId, { root, refresh: followLive, pollMs: 5000, seqOf: () => total });
+  if (game.status === "waiting" || game.status === "active") {
+    const covered = (game.seats || []).some((s) => s && followedKeys().includes(s.key)); // on the stream anyway
+    followGame(gameId, { root, refresh: followLive, pollMs: 5000, seqOf: () => total, covered });
+  }
 }
 
 // A live game grows: new entries extend the slider, and a viewer at the last entry moves on with them.

@@ -41,6 +41,8 @@ export function title(text) {
 export function choosable(node, label, fn, { pressed = false, disabled = false } = {}) {
   node.setAttribute("role", "button");
   node.setAttribute("aria-label", label);
+  // the label says what the drawing's texts inside say: a screen reader reads it once, not both
+  for (const part of node.children) part.setAttribute("aria-hidden", "true");
   node.classList.add("choosable");
   if (pressed) node.setAttribute("aria-pressed", "true");
   if (disabled) {

@@ -323,7 +323,10 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     }
     if (slotChoices && slotChoices.includes(slot)) {
       g.classList.add("candidate");
-      choosable(g, `${_("Take market slot {n}", { n: slot + 1 })}: ${cardText(components, id)}`, () => pick.choose("slot", slot));
+      // the button is a layer over the card (its texts stay outside it: its name is not theirs)
+      const hit = s("g", { class: "hit" }, s("rect", { x: cx, y: 32, width: slotW - 10, height: 150, rx: 8, fill: "transparent" }));
+      choosable(hit, `${_("Take market slot {n}", { n: slot + 1 })}: ${cardText(components, id)}`, () => pick.choose("slot", slot));
+      g.append(hit);
     } else if (pick && pick.chosen("slot") === slot) {
       g.classList.add("chosen");
     }

@@ -22,7 +22,9 @@ const kept = new Map(); // name -> {level, left, top}
 export function zoomable(name, svg, label, { minScale = 0, focus = null } = {}) {
   const state = kept.get(name) || { level: 0, left: 0, top: 0, fresh: true };
   kept.set(name, state);
-  const frame = el("div", { class: "zoom-frame", dataset: { zoom: String(LEVELS[state.level]) } }, svg);
+  // focusable, so that a keyboard scrolls it (arrow keys) once zoomed in
+  const frame = el("div", { class: "zoom-frame", tabindex: "0", role: "region", "aria-label": _("{label}, zoomable", { label }),
+    dataset: { zoom: String(LEVELS[state.level]) } }, svg);
   frame.addEventListener("scroll", () => {
     state.left = frame.scrollLeft;
     state.top = frame.scrollTop;
