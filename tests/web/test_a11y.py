@@ -127,30 +127,34 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_ser
     ]
     counts: dict[str, dict[str, int]] = {}
     bad: dict[str, list] = {}
+    runs = []
     for name, path, ready, key in pages:
-        # every page at desktop size; the boards' pages at phone size too (their layout changes there)
-        sizes = [("desktop", {"width": 1280, "height": 900})]
+        # every page at desktop size in each language; the boards' pages at phone size too (their layout changes
+        # there; in English: the languages change texts, not the layout)
+        runs += [(name, path, ready, key, "desktop", lang) for lang in ("en", "de", "fr")]
         if path.startswith("/play/games/") and not path.endswith("/replay"):
-            sizes.append(("phone", {"width": 360, "height": 740}))
-        for size, viewport in sizes:
-            context = browser.new_context(viewport=viewport, bypass_csp=True)
-            page = console_errors.watch(context.new_page())
-            if key is not None:
-                stored = [{"name": "Me", "public": public_key_b64(key), "private": private_key_b64(key),
-                           "created": "2026-01-01T00:00:00Z"}]
-                context.add_init_script(
-                    f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
-            page.goto(f"{base}{path}")
-            page.wait_for_selector(ready, timeout=STEP_MS, state="attached")
-            if "replay" in name:
-                page.locator("#last").click()
-                page.wait_for_timeout(300)
-            page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
-            tally, serious = run_axe(page)
-            context.close()
-            counts[f"{name} ({size})"] = tally
-            if serious:
-                bad[f"{name} ({size})"] = serious
+            runs.append((name, path, ready, key, "phone", "en"))
+    viewports = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 360, "height": 740}}
+    for name, path, ready, key, size, lang in runs:
+        context = browser.new_context(viewport=viewports[size], bypass_csp=True)
+        context.add_cookies([{"name": "referee_lang", "value": lang, "url": base}])
+        page = console_errors.watch(context.new_page())
+        if key is not None:
+            stored = [{"name": "Me", "public": public_key_b64(key), "private": private_key_b64(key),
+                       "created": "2026-01-01T00:00:00Z"}]
+            context.add_init_script(
+                f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+        page.goto(f"{base}{path}")
+        page.wait_for_selector(ready, timeout=STEP_MS, state="attached")
+        if "replay" in name:
+            page.locator("#last").click()
+        page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
+        assert page.evaluate("document.documentElement.lang") == lang, (name, lang)
+        tally, serious = run_axe(page)
+        context.close()
+        counts[f"{name} ({size}, {lang})"] = tally
+        if serious:
+            bad[f"{name} ({size}, {lang})"] = serious
     print("axe-core violations per page (nodes, by impact):")
     for page_name, tally in counts.items():
         print(tally_line(page_name, tally))
