@@ -302,5 +302,8 @@ class OutboxRouter:
         self._loop.start()
         return self
 
+    def request_stop(self) -> None:
+        self._loop.request_stop()
+
     def stop(self, timeout: float = 5.0) -> None:
         self._loop.stop(timeout)

@@ -49,3 +49,8 @@ class PassLoop:
         self.stopping.set()
         if self._thread is not None:
             self._thread.join(timeout)
+
+    def request_stop(self) -> None:
+        """Ask the loop to stop after its current pass, without waiting (:meth:`stop` waits): several loops asked
+        first end their blocking reads together, not one after another."""
+        self.stopping.set()

@@ -79,5 +79,8 @@ class Reconciler:
         self._loop.start()
         return self
 
+    def request_stop(self) -> None:
+        self._loop.request_stop()
+
     def stop(self) -> None:
         self._loop.stop()

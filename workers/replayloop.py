@@ -114,6 +114,9 @@ class ReplayLoop:
         self._loop.start()
         return self
 
+    def request_stop(self) -> None:
+        self._loop.request_stop()
+
     def stop(self, timeout: float = 10.0) -> None:
         """Stop after the current pass (a pass in progress finishes its games)."""
         self._loop.stop(timeout)

@@ -102,6 +102,9 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
             replayed += loop.drain()  # what the jobs (deliveries, retries) appended meanwhile
         return worked or bool(replayed)
     finally:
+        for part in (loop, reconciler, archiver, deadlines, router):  # asked together: their reads end together
+            if part is not None and not burst:
+                part.request_stop()
         if loop is not None and not burst:
             loop.stop()
         if reconciler is not None:
