@@ -49,6 +49,8 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO
 from urllib.parse import unquote, urlsplit
 
+from .durable import fsync_dir
+
 FORMAT = "referee-backup"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
@@ -247,13 +249,6 @@ class _Hashing:
         return data
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
 
 def _archive_files(archive_dir: Path | None) -> list[Path]:
     if archive_dir is None or not archive_dir.is_dir():
@@ -354,7 +349,7 @@ def write_backup(out_path: str | Path, redis_url: str, key_file: str | Path, arc
             os.link(temporary, out_path)  # never over a file that appeared meanwhile
         except FileExistsError:
             raise BackupError(f"{out_path} exists: not overwriting it") from None
-        _fsync_dir(out_path.parent)
+        fsync_dir(out_path.parent)
     finally:
         with suppress(FileNotFoundError):
             os.unlink(temporary)
@@ -489,7 +484,7 @@ def _fsync_tree(root: Path) -> None:
             with open(path, "rb") as file:
                 os.fsync(file.fileno())
     for path in sorted([root, *(p for p in root.rglob("*") if p.is_dir())], reverse=True):
-        _fsync_dir(path)
+        fsync_dir(path)
 
 
 @contextmanager
@@ -572,7 +567,7 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
             out.write((staging / KEY_MEMBER).read_bytes())
             out.flush()
             os.fsync(out.fileno())
-        _fsync_dir(key_path.parent)
+        fsync_dir(key_path.parent)
         archived = 0
         if (staging / "archive").is_dir():
             archive.parent.mkdir(parents=True, exist_ok=True)
@@ -581,7 +576,7 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
             shutil.move(str(staging / "archive"), str(archive))
             archived = sum(1 for path in archive.rglob("*") if path.is_file())
             _fsync_tree(archive)
-            _fsync_dir(archive.parent)
+            fsync_dir(archive.parent)
     except BaseException:
         # leave the data directory as empty as it was: the next attempt must not be refused
         for path in list(var.iterdir()) if var.is_dir() else []:
@@ -589,5 +584,5 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    _fsync_dir(var)
+    fsync_dir(var)
     return RestoreSummary(manifest, keys, key_path, archive, archived)

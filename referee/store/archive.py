@@ -41,6 +41,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..durable import fsync_dir
 from ..timecontrol import parse_ms
 from .keys import valid_game_id
 
@@ -190,9 +191,9 @@ class DirectoryArchive(Archive):
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
-        _fsync_dir(folder)
+        fsync_dir(folder)
         if created:
-            _fsync_dir(self.path)
+            fsync_dir(self.path)
         listed, players = listing_of(document)
         self._append_index({"game": game_id, "listed": listed, "players": players})
 
@@ -214,7 +215,7 @@ class DirectoryArchive(Archive):
         finally:
             os.close(fd)
         if new:
-            _fsync_dir(self.path)
+            fsync_dir(self.path)
 
     def _refresh(self) -> _Listing:
         """The listing with every line appended since the last look (one ``stat`` when nothing changed; the
@@ -283,7 +284,7 @@ class DirectoryArchive(Archive):
             os.fsync(out.fileno())
         os.chmod(temp, 0o600)
         os.replace(temp, self.index_file)
-        _fsync_dir(self.path)
+        fsync_dir(self.path)
         return len(rows)
 
     def get(self, game_id: str) -> dict[str, Any] | None:
@@ -328,10 +329,3 @@ class DirectoryArchive(Archive):
                     if valid_game_id(file.stem):
                         yield file.stem
 
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
