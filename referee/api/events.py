@@ -84,11 +84,17 @@ def resume_after(header: str | None, query: str | None) -> int | None:
     >>> resume_after("7", None), resume_after(None, "3"), resume_after(None, None)
     (7, 3, None)
     """
+    return _last_event_id(header, query, "must be a log position (an integer ≥ 0)")
+
+
+def _last_event_id(header: str | None, query: str | None, problem: str) -> int | None:
+    """The integer of ``Last-Event-ID`` (header first, then ``?last_event_id=``); ``None`` when neither is there;
+    400 saying ``problem`` when it is not one."""
     for path, value in (("$header.Last-Event-ID", header), ("$query.last_event_id", query)):
         if value is None or value == "":
             continue
         if not _POSITION.match(value.strip()):
-            raise invalid([{"path": path, "problem": "must be a log position (an integer ≥ 0)"}])
+            raise invalid([{"path": path, "problem": problem}])
         return int(value.strip())
     return None
 
@@ -329,13 +335,7 @@ def resume_time(header: str | None, query: str | None) -> int | None:
     >>> resume_time("1700000000000", None), resume_time(None, None)
     (1700000000000, None)
     """
-    for path, value in (("$header.Last-Event-ID", header), ("$query.last_event_id", query)):
-        if value is None or value == "":
-            continue
-        if not _POSITION.match(value.strip()):
-            raise invalid([{"path": path, "problem": "must be the id of an event of this stream (a time in ms)"}])
-        return int(value.strip())
-    return None
+    return _last_event_id(header, query, "must be the id of an event of this stream (a time in ms)")
 
 
 def _id_list(raw: str, path: str, most: int, valid: Callable[[str], bool], what: str) -> tuple[list[str], list[Any]]:
