@@ -33,6 +33,10 @@ def test_a_full_log_redis_answers_503_and_loses_nothing(tmp_path):
                     break
             else:
                 raise AssertionError("the limit was never reached")
+        # Pin the full state: right at the limit, a freed client buffer can bring the used memory back under it
+        # between the last refused SET and the move (seen on a fresh machine), and then the move has room.
+        used = int(client.info("memory")["used_memory"])
+        client.config_set("maxmemory", used // 2)
         _status, legal = http.get(f"/games/{game.game_id}/legal-moves")
         seat = legal["to_move"]
         submission = signed(game.keys[seat], move_envelope(game.game_id, seat, legal["seq"], legal["head"],
@@ -41,6 +45,7 @@ def test_a_full_log_redis_answers_503_and_loses_nothing(tmp_path):
         assert status == 503 and body["error"]["code"] in ("log/unavailable", "store/unavailable"), body
         assert store.read_log(game.game_id) == before  # nothing evicted, nothing half-written
         client.delete(*[f"filler:{i}" for i in range(n)])
+        client.config_set("maxmemory", "4mb")
         status, body = http.post(f"/games/{game.game_id}/moves", submission)
         assert status == 202, body
         assert store.read_log(game.game_id)[:len(before)] == before
