@@ -120,11 +120,10 @@ def _collectors(app: Flask) -> list[Any]:
     if store is None or not hasattr(store, "redis"):
         return found
     if queue is not None:
-        from workers.queue import ready_key  # noqa: PLC0415
+        from workers.queue import ready_count  # noqa: PLC0415
 
-        ready, ready_redis = ready_key(queue), store.ready_redis
         found.append(metrics.ReadAtScrape("referee_ready_games", "Games waiting for a replay worker (the ready list)",
-                                          lambda: ready_redis.llen(ready)))
+                                          lambda: ready_count(store, queue)))
     found.append(metrics.ReadAtScrape(
         "referee_games", "Games by status: in Redis by their projection's (new: not projected yet), and archived",
         lambda: {(status,): n for status, n in store.games_by_status().items()}, labels=["status"]))

@@ -6,11 +6,15 @@ the workers (:class:`ReplayDispatch`). The replay folds until it has caught up w
 releases the flag atomically, only if no entry arrived meanwhile (``RELEASE_PENDING``); so a burst of
 moves, or a steady stream of them, costs one notification per game, not one per move.
 
-The notification is one ``LPUSH`` of the game id onto the queue's ready list (``referee:ready:<queue>``),
-which every ``referee worker`` drains (``workers/replayloop.py``: ``BRPOP``, then the rest
-of the list in one ``RPOP … count``). It used to be one RQ job per raised flag; RQ's bookkeeping around a
-job (about 27 round trips and 3 ms of CPU) cost two to three times the catch-up it wrapped (issue 13,
-``docs/performance.md``). RQ stays for what it does well: a catch-up that fails is handed to RQ as a
+The notification is one ``LPUSH`` of the game id onto its shard of the queue's ready list
+(``referee:ready:<queue>:<shard>``, one of ``READY_SHARDS`` lists chosen by the game id), drained by the
+``referee worker`` that owns the shard (``workers/replayloop.py``: ``BRPOP``, then the rest of its lists in one
+pipeline of ``RPOP … count``). Every game's catch-ups so go to one worker, which keeps its fold and folds each
+entry once; when any worker drained any list, two workers each folded every entry of a game they took turns
+with (issue 28: twice the workers' CPU per move). The unsharded list ``referee:ready:<queue>`` is still
+drained by every worker (what an older version pushed). It used to be one RQ job per raised flag; RQ's
+bookkeeping around a job (about 27 round trips and 3 ms of CPU) cost two to three times the catch-up it
+wrapped (issue 13, ``docs/performance.md``). RQ stays for what it does well: a catch-up that fails is handed to RQ as a
 ``replay_game`` job (:func:`enqueue_replay`), retried by RQ's scheduler and kept in its failed registry.
 
 Where the list lives (``RedisStore.ready_redis``): on the log's Redis, so that the append script that
@@ -32,6 +36,8 @@ from rq import Queue, Retry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
+from referee.store.keys import READY_SHARDS, ready_shard_key
+
 REPLAY_JOB = "workers.jobs.replay_game"
 DEFAULT_QUEUE = "referee"
 #: the ready list of a queue: game ids whose log has entries their projection lacks
@@ -46,9 +52,23 @@ def ready_key(queue: Queue | str) -> str:
     return READY_KEY.format(queue=queue if isinstance(queue, str) else queue.name)
 
 
-def ready_count(store: Any, queue: Queue) -> int:
-    """How many notifications wait in ``queue``'s ready list (a game may be named more than once)."""
-    return int(store.ready_redis.llen(ready_key(queue)))
+def ready_keys(queue: Queue | str) -> list[str]:
+    """Every list of ``queue``'s ready list: the unsharded one, then its shards in order."""
+    base = ready_key(queue)
+    return [base] + [f"{base}:{shard}" for shard in range(READY_SHARDS)]
+
+
+def ready_key_for(queue: Queue | str, game_id: str) -> str:
+    """The shard of ``queue``'s ready list that ``game_id``'s notifications go onto."""
+    return ready_shard_key(ready_key(queue), game_id)
+
+
+def ready_count(store: Any, queue: Queue | str) -> int:
+    """How many notifications wait in ``queue``'s ready list, all shards (a game may be named more than once)."""
+    pipe = store.ready_redis.pipeline(transaction=False)
+    for key in ready_keys(queue):
+        pipe.llen(key)
+    return sum(int(n) for n in pipe.execute())
 
 
 def enqueue_replay(queue: Queue, game_id: str, job_id: str) -> Job:
@@ -62,8 +82,8 @@ def enqueue_replay(queue: Queue, game_id: str, job_id: str) -> Job:
 class ReplayDispatch:
     """The dispatcher of web processes, the deadline scheduler and the gateway, for the games of ``store``
     (a ``RedisStore``): it asks the store to push onto ``queue``'s ready list in its append scripts
-    (``use_ready_list``), and where the store cannot (a cluster) :meth:`notify` pushes: one ``LPUSH`` per
-    raised pending flag."""
+    (``use_ready_list``), and where the store cannot (a cluster) :meth:`notify` pushes: one ``LPUSH`` onto the
+    game's shard per raised pending flag."""
 
     def __init__(self, queue: Queue, store: Any):
         self.queue = queue
@@ -72,4 +92,4 @@ class ReplayDispatch:
         store.use_ready_list(self.key)
 
     def notify(self, game_id: str, position: int) -> None:
-        self.connection.lpush(self.key, game_id)
+        self.connection.lpush(ready_shard_key(self.key, game_id), game_id)

@@ -85,6 +85,7 @@ The timers and the outbox live on the log's (durable) Redis: a deadline must sur
 from __future__ import annotations
 
 import re
+import zlib
 from typing import Any, NamedTuple
 
 GAME_LOG = "game:{{{game}}}:log"
@@ -124,6 +125,20 @@ TIMERS = "referee:timers"
 PENDING_INDEX = "referee:pending"
 #: the ready-list key named to ``APPEND_ENTRY`` when no replay workers listen (never written)
 READY_UNUSED = "referee:ready:-"
+#: a queue's ready list is split into this many lists by game (``<list>:<shard>``): each replay worker drains the
+#: shards it owns, so that one worker catches a game up and folds each of its entries once (``workers/replayloop.py``)
+READY_SHARDS = 32
+
+
+def ready_shard(game_id: str) -> int:
+    """The shard of ``game_id``'s notifications: the same in every process (CRC-32 of its id)."""
+    return zlib.crc32(game_id.encode()) % READY_SHARDS
+
+
+def ready_shard_key(ready_list: str, game_id: str) -> str:
+    """The list of ``ready_list``'s shards that ``game_id``'s notifications go onto."""
+    return f"{ready_list}:{ready_shard(game_id)}"
+
 #: on the work Redis: present while it holds the projections it has always held (the reconciler scans every
 #: game once when it finds it missing: a work Redis that restarted empty)
 WORK_MARKER = "referee:work-marker"

@@ -236,8 +236,9 @@ class RedisStore(LogStore):
         return self.queue_redis if self.cluster else self.redis
 
     def use_ready_list(self, key: str) -> bool:
-        """Have every game append that raises a pending flag push the game onto ``key`` (on
-        :attr:`ready_redis`) in its own script. Returns whether it will (never on a cluster)."""
+        """Have every game append that raises a pending flag push the game onto its shard of ``key``
+        (:func:`keys.ready_shard_key`, on :attr:`ready_redis`) in its own script. Returns whether it will (never
+        on a cluster)."""
         if self.cluster:
             return False
         self.ready_key = key
@@ -279,7 +280,7 @@ class RedisStore(LogStore):
         k = keys.game_keys(game_id)
         if self.archive is not None and self.archive.has(game_id):
             raise GameExists(game_id)
-        extra = self._flag_keys()
+        extra = self._flag_keys(game_id)
         now = now_ms()
         call_keys = [k.log, k.head, k.secret, k.pending, *extra]
         call_args = [codec.pack(entry, game_id), entry["hash"], secret.hex() if secret else "", now, game_id]
@@ -412,12 +413,15 @@ class RedisStore(LogStore):
             return
         raise StoreUnavailable(f"the cluster kept moving the slot of {key} (a fail-over under way?)")
 
-    def _flag_keys(self) -> list[str]:
-        """The optional keys of a game's flag-raising script: the pending index and the ready list (plain Redis
-        only; on a cluster they live on other slots, written by :meth:`_index_pending` and the dispatcher)."""
+    def _flag_keys(self, game_id: str) -> list[str]:
+        """The optional keys of a game's flag-raising script: the pending index and the game's shard of the ready
+        list (plain Redis only; on a cluster they live on other slots, written by :meth:`_index_pending` and the
+        dispatcher)."""
         if self.cluster:
             return []
-        return [keys.PENDING_INDEX, self.ready_key] if self.ready_key else [keys.PENDING_INDEX]
+        if self.ready_key:
+            return [keys.PENDING_INDEX, keys.ready_shard_key(self.ready_key, game_id)]
+        return [keys.PENDING_INDEX]
 
     def _index_pending(self, flags: list[tuple[str, int | None]]) -> None:
         """On a cluster, the pending index apart from the flags (best effort: the reconciler's periodic scan of
@@ -439,7 +443,8 @@ class RedisStore(LogStore):
         extra: list[str] = []
         options: list[Any] = []
         if game and not self.cluster:
-            extra = [keys.PENDING_INDEX, self.ready_key or keys.READY_UNUSED, keys.TIMERS]
+            ready = keys.ready_shard_key(self.ready_key, log_id) if self.ready_key else keys.READY_UNUSED
+            extra = [keys.PENDING_INDEX, ready, keys.TIMERS]
             options = ["1" if self.ready_key else "0",
                        "" if timer is KEEP_TIMER else "-" if timer is None else int(timer)]  # type: ignore[call-overload]
         now = now_ms()

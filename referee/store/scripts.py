@@ -23,7 +23,8 @@ APPEND_ENTRY — append one sealed entry at an expected position
                                 (duplicate submissions; a field written before issue 28 is the whole signature)
     KEYS[4]  game:{id}:pending  ms timestamp: a replay is on its way or running for this game
     KEYS[5]  optional, with 6 and 7: the index of raised pending flags (``referee:pending``, by the flag's ms)
-    KEYS[6]  the replay workers' ready list (``referee:ready:<queue>``), pushed when ARGV[8] is "1"
+    KEYS[6]  the game's shard of the replay workers' ready list (``referee:ready:<queue>:<shard>``), pushed
+             when ARGV[8] is "1"
     KEYS[7]  ``referee:timers``, set as ARGV[9] says
     ARGV[1]  expected seq (the log length the entry was built for = the entry's position)
     ARGV[2]  expected head (hash of the previous entry; 64 zeros for position 0)
@@ -45,7 +46,7 @@ CREATE_GAME — write the first entry of a new game, and its secret
     KEYS[3]  game:{id}:secret
     KEYS[4]  game:{id}:pending
     KEYS[5]  optional: the index of raised pending flags
-    KEYS[6]  optional (with KEYS[5]): the replay workers' ready list
+    KEYS[6]  optional (with KEYS[5]): the game's shard of the replay workers' ready list
     ARGV[1]  the ``created`` entry's JSON (RFC 8785)
     ARGV[2]  its hash
     ARGV[3]  server seed as hex, or "" (recorded mode)

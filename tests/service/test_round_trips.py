@@ -16,7 +16,7 @@ from referee.notify.events import next_alarm
 from referee.store import RedisStore, keys
 from referee.timecontrol.times import parse_ms
 from workers.projector import Projector
-from workers.queue import ready_key
+from workers.queue import ready_key, ready_key_for
 
 
 class CountingConnection(redis_lib.Connection):
@@ -74,8 +74,9 @@ def test_an_accepted_move_is_one_round_trip_that_also_notifies_the_workers(app, 
     """The append script checks the chain, appends, raises the pending flag and pushes the game onto the
     replay workers' ready list: one round trip per accept, and no notification to lose after it."""
     queue = app.extensions["referee.queue"]
-    ready = ready_key(queue)
     game = create_game(http, "fivetowers", 2)
+    ready = ready_key_for(queue, game.game_id)  # the game's shard of the ready list
+    assert ready.startswith(ready_key(queue) + ":")
     accept_all(http, game)
     assert store.ready_redis.lrange(ready, 0, -1) == [game.game_id.encode()]  # pushed by CREATE_GAME
     store.ready_redis.delete(ready)
@@ -101,7 +102,7 @@ def test_on_a_store_that_cannot_push_in_its_script_the_dispatcher_pushes(make_ap
     store.ready_key = None  # as on a cluster
     game = create_game(http, "towerup", 2)
     accept_all(http, game)
-    assert store.ready_redis.lrange(ready_key(queue), 0, -1) == [game.game_id.encode()]
+    assert store.ready_redis.lrange(ready_key_for(queue, game.game_id), 0, -1) == [game.game_id.encode()]
 
 
 def test_a_move_in_a_game_with_a_clock_sets_its_timer_in_the_same_round_trip(app, http, store, redis_url):
