@@ -4,7 +4,8 @@ The web process folds a game's log to check a submission before it is appended (
 binding), and to answer reads when the worker's projection lags. Folding from scratch on every
 request would re-verify every signature in the log, so :class:`ReplayerCache` keeps one folded
 replayer per game and brings it up to date with only the entries appended since (one Redis round trip
-when nothing changed). Cached replayers are never mutated: advancing one makes a copy
+when nothing changed), without checking again the signatures of what it reads back from the log
+(:func:`logged`). Cached replayers are never mutated: advancing one makes a copy
 (:func:`clone_replayer`), so readers in other threads always see a consistent fold.
 """
 
@@ -13,9 +14,11 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from ..replay import LogReplayer
+from ..signing import verify
 from ..store.base import LogStore
 
 #: Verdicts a cached fold keeps (the last ones)
@@ -33,12 +36,24 @@ def clone_replayer(replayer: LogReplayer) -> LogReplayer:
     )
 
 
-def fold(store: LogStore, game_id: str, entries: list[dict[str, Any]] | None = None) -> LogReplayer:
-    """A fresh fold of ``game_id``'s whole log (read from ``store`` unless given) with its secret seed."""
-    replayer = LogReplayer(server_seed=store.read_secret(game_id))
+def fold(store: LogStore, game_id: str, entries: list[dict[str, Any]] | None = None, *,
+         verifier: Callable[[str, Any, str], bool] = verify) -> LogReplayer:
+    """A fresh fold of ``game_id``'s whole log (read from ``store`` unless given) with its secret seed;
+    ``verifier`` checks the entries' signatures (see :func:`logged`)."""
+    replayer = LogReplayer(server_seed=store.read_secret(game_id), verifier=verifier)
     for entry in entries if entries is not None else store.read_log(game_id):
         replayer.feed(entry)
+    replayer.verifier = verify
     return replayer
+
+
+def logged(key: str, value: Any, signature: str) -> bool:
+    """The signature check of the web's cached folds (:class:`ReplayerCache`), which fold only entries read
+    back from the log: every seat-signed entry there was checked before it was appended (the web's
+    ``authenticated_seat``, the mail gateway's own check), and the replay workers, the judge of record, check
+    each one again. A web process need not check a third time the entries another process appended (with two
+    web processes, a third of an accept's signature checks); a submission it takes is checked as before."""
+    return True
 
 
 def fold_with_states(store: LogStore, game_id: str, stop: int | None = None) -> list[dict[str, Any]]:
@@ -110,11 +125,13 @@ class ReplayerCache:
         replayer = None
         if cached is not None and tip.seq == start + len(entries) and tip.seq > cached.seq:
             replayer = clone_replayer(cached)
+            replayer.verifier = logged
             for entry in entries:
                 replayer.feed(entry)
+            replayer.verifier = verify
             if replayer.head != tip.head:
                 replayer = None
         if replayer is None:
-            replayer = fold(self.store, game_id, entries if start == 0 else None)
+            replayer = fold(self.store, game_id, entries if start == 0 else None, verifier=logged)
         self.put(game_id, replayer)
         return replayer

@@ -31,7 +31,6 @@ allowance. All values are integer milliseconds since the epoch (log times have m
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,7 +77,13 @@ class Clocks:
         return self.kind != "none"
 
     def copy(self) -> Clocks:
-        return copy.deepcopy(self)
+        """An independent copy (every fold of an accept makes one: field by field, not ``deepcopy``). The
+        ``spec`` is shared: it is never changed after :meth:`start`."""
+        return Clocks(spec=self.spec, players=self.players, bank=list(self.bank),
+                      vacation_left=list(self.vacation_left), vacations=[list(v) for v in self.vacations],
+                      timeouts_in_row=list(self.timeouts_in_row), forfeited_at=list(self.forfeited_at),
+                      unconfirmed=dict(self.unconfirmed), seat=self.seat, since=self.since,
+                      since_position=self.since_position, allowance=self.allowance)
 
     # -- decisions ----------------------------------------------------------------------------------
     def begin(self, seat: int | None, at: int, position: int) -> None:
