@@ -342,10 +342,14 @@ class CpuMeter:
         out["load generator"] = sum(os.times()[:4])  # this process and its reaped client processes
         return out
 
-    def report(self, count: int, label: str) -> str:
+    def per(self, count: int) -> dict[str, float]:
+        """CPU ms per one of ``count`` operations since the meter started, by component."""
         end = self.sample()
-        used = {name: end[name] - self.start[name] for name in end}
-        parts = ", ".join(f"{name} {1000 * value / max(count, 1):.2f}" for name, value in used.items())
+        return {name: 1000 * (end[name] - self.start[name]) / max(count, 1) for name in end}
+
+    def report(self, count: int, label: str, per: dict[str, float] | None = None) -> str:
+        per = per if per is not None else self.per(count)
+        parts = ", ".join(f"{name} {value:.2f}" for name, value in per.items())
         return f"  CPU ms per {label}: {parts}"
 
 
@@ -395,7 +399,7 @@ def _observe_env(observe: str, tmp: Path) -> dict[str, str]:
     return {"REFEREE_METRICS": "1", "REFEREE_LOG_FORMAT": "json", "PROMETHEUS_MULTIPROC_DIR": str(directory)}
 
 
-def run_layout(args: Any, phases: set[str], observe: str) -> dict[str, float]:
+def run_layout(args: Any, phases: set[str], observe: str) -> dict[str, Any]:
     """One layout (Redis, gunicorn, replay workers), the phases run against it, then stopped."""
 
     children: list[subprocess.Popen[bytes]] = []
@@ -428,6 +432,7 @@ def run_layout(args: Any, phases: set[str], observe: str) -> dict[str, float]:
                   f"{observe}")
             noop_rate = accept_rate = float("nan")
             result: dict[str, Any] = {}
+            summary: dict[str, Any] = {}
             groups = {"web": [children[0].pid], "replay workers": [c.pid for c in children[1:]],
                       "log Redis": [redis.process.pid], "work Redis": [work.process.pid]}
             if "noop" in phases:
@@ -454,7 +459,12 @@ def run_layout(args: Any, phases: set[str], observe: str) -> dict[str, float]:
                       f"{args.duration:.0f} s, {refused} refused or failed) = {share:.0f}% of the no-op rate "
                       f"(target >= 50%)")
                 drain(redis.url, work.url)
-                print(meter.report(accepted, "accepted submission (incl. replaying it)"))
+                per = meter.per(accepted)
+                print(meter.report(accepted, "accepted submission (incl. replaying it)", per))
+                server = {name: round(ms, 4) for name, ms in per.items() if name != "load generator"}
+                summary["server_cpu_ms_per_accept"] = server  # per process group; side-by-side.sh sums them
+                summary["server_cpu_ms_per_accept_total"] = round(sum(server.values()), 4)
+                summary["client_cpu_ms_per_accept"] = round(per["load generator"], 4)
                 print(commands.report(accepted, "accepted submission"))
             if "latency" in phases:
                 meter = CpuMeter(groups)
@@ -466,15 +476,17 @@ def run_layout(args: Any, phases: set[str], observe: str) -> dict[str, float]:
                       f"p99 {result['p99_ms']:.1f} ms, max {result['max_ms']:.1f} ms (target p99 < 50 ms); "
                       f"{result['samples']} verdicts, {result['timeout']} waits timed out, "
                       f"{result['refused']} refused, {result['skipped']} skipped")
-                print(meter.report(result["verdict"] + result["timeout"], "submission (latency phase)"))
+                per = meter.per(result["verdict"] + result["timeout"])
+                print(meter.report(result["verdict"] + result["timeout"], "submission (latency phase)", per))
                 print(commands.report(result["verdict"] + result["timeout"], "submission (latency phase)"))
-                print(json.dumps({"noop_per_s": noop_rate, "accepted_per_s": accept_rate,
-                                  "accept_vs_noop": accept_rate / noop_rate, "latency": result}, indent=1))
+                summary["latency_server_cpu_ms_per_submission"] = {
+                    name: round(ms, 4) for name, ms in per.items() if name != "load generator"}
         finally:
             stop_children(children)
             redis.stop()
             work.stop()
-    return {"noop_per_s": noop_rate, "accepted_per_s": accept_rate}
+    return {"noop_per_s": noop_rate, "accepted_per_s": accept_rate, "accept_vs_noop": accept_rate / noop_rate,
+            **summary, **({"latency": result} if result else {})}
 
 
 def main() -> None:
@@ -506,6 +518,9 @@ def main() -> None:
         print(f"accept path, metrics and JSON logs on vs off: {on:.1f} / {off:.1f} submissions/s = {on / off:.3f} "
               f"(target >= 0.95); no-op POST {results['on']['noop_per_s']:.1f} / {results['off']['noop_per_s']:.1f} "
               f"= {results['on']['noop_per_s'] / results['off']['noop_per_s']:.3f}")
+    summary: dict[str, Any] = dict(results[args.observe if args.observe != "both" else "off"])
+    if len(results) == 2:
+        summary["observed"] = results["on"]
     if "memory" in phases:  # after the layout is stopped: its own two redis-servers (tests/bench/bench_memory.py)
         print("\n-- Redis bytes per live game (tests/bench/bench_memory.py: the docs/scale.md model game, MEMORY USAGE "
               "of every key)", flush=True)
@@ -513,9 +528,12 @@ def main() -> None:
         from bench_memory import run as memory_run
 
         found = memory_run(args.memory_games)
-        print(json.dumps({"redis_bytes_per_live_game": round(found["redis_bytes_per_live_game"]),
-                          "redis_fixed_bytes_per_game": round(found["fixed_bytes"]),
-                          "redis_bytes_per_entry": round(found["bytes_per_entry"])}, indent=1))
+        summary.update({"redis_bytes_per_live_game": round(found["redis_bytes_per_live_game"]),
+                        "redis_fixed_bytes_per_game": round(found["fixed_bytes"]),
+                        "redis_bytes_per_entry": round(found["bytes_per_entry"])})
+    # one JSON object, the last thing printed before the other benchmarks below: every figure of this run as a
+    # number (../shared/peer-bgio/side-by-side.sh reads it)
+    print(json.dumps(summary, indent=1), flush=True)
     # issue 13's other figures, by the benchmarks that measure them (after this layout is stopped, so that
     # they do not share the machine with it)
     if "curves" in phases:
