@@ -36,8 +36,10 @@ def test_idle_seats_are_timed_out_within_two_seconds_and_the_game_goes_on_to_its
 
 
 def test_a_deadline_that_passes_while_no_worker_runs_fires_once_after_the_restart(app, http, store, spawn_worker):
+    # 4 s: the first worker must start and project the game before the deadline passes (on a loaded machine a
+    # worker's start took over 2 s, and it then fired the timeout itself before it was killed)
     game = create_game(http, "fivetowers", 2, options={"time_control": {
-        "kind": "per_move", "per_move": 2, "on_timeout": "forfeit", "vacation": 0}})
+        "kind": "per_move", "per_move": 4, "on_timeout": "forfeit", "vacation": 0}})
     accept_all(http, game)
     first = spawn_worker(env=FAST)
     wait_until(lambda: store.read_projection(game.game_id) is not None)
