@@ -303,6 +303,7 @@ def stages_of(game_id: str, seq: int, t0: float, events: list, page: Any) -> dic
         out["POST -> notice on the leader's stream"] = event - t0
     if event is not None and got["relay"] is not None:
         out["leader -> tab (BroadcastChannel)"] = got["relay"] - event
+    out["tab: requests made for it (count)"] = sum(1 for r in got["requests"] if r["start"] <= got["shown"])
     for r in got["requests"]:
         name = "GET /games/{id}" if r["path"].endswith(game_id) else \
             r["path"].replace(game_id, "{id}").rsplit("/", 1)[-1]
