@@ -387,7 +387,7 @@ class BrowserFeed:
             if entry is None or not entry.get("at"):
                 continue
             if _at_ms(entry["at"]) >= since_ms - RESUME_SLACK_MS:
-                out.append({"game": game, "position": entry.get("seq"), "type": entry.get("type")})
+                out.append({"game": game, "position": entry.get("seq"), "type": entry.get("type"), "entry": entry})
         return out
 
     def look_for_new(self) -> list[dict[str, Any]]:
@@ -424,8 +424,9 @@ def _at_ms(at: str) -> int:
 def browser_stream(feed: BrowserFeed, since_ms: int | None, *, heartbeat: float, lifetime: float,
                    clock: Callable[[], float] = time.monotonic,
                    wall_ms: Callable[[], int] = lambda: int(time.time() * 1000)) -> Iterator[bytes]:
-    """A browser's one stream: ``data: {"game", "position", "type"}`` for each new entry of a followed game
-    (``type`` the entry's) and for a new game in the lobby (``type: "listed"``, ``position: null``); every
+    """A browser's one stream: ``data: {"game", "position", "type", "entry"}`` for each new entry of a followed
+    game (``type`` the entry's, ``entry`` the entry as ``GET /games/{id}/log`` gives it) and ``data: {"game",
+    "position": null, "type": "listed"}`` for a new game in the lobby; every
     event's ``id:`` is the server's time (ms) before the read that found it, which a reconnection gives back."""
     def event(notices: list[dict[str, Any]], stamp: int) -> bytes:
         return b"".join(b"id: %d\ndata: %s\n\n" % (stamp, json.dumps(n, separators=(",", ":")).encode())
@@ -454,7 +455,9 @@ def browser_stream(feed: BrowserFeed, since_ms: int | None, *, heartbeat: float,
             log.warning("browser stream ended: %s", exc)
             return
         for game, position, raw in rows:
-            notices.append({"game": game, "position": position, "type": json.loads(raw).get("type")})
+            # the entry itself too: a page keeps the log it shows up to date without asking for it (GET …/log)
+            entry = json.loads(raw)
+            notices.append({"game": game, "position": position, "type": entry.get("type"), "entry": entry})
             feed.afters[game] = max(feed.afters.get(game, -1), position)
         if notices:
             quiet_since = clock()
@@ -523,10 +526,10 @@ def document(spec: Any, app: Any) -> None:
                                                     "404": "none of these games exists"})}})
     spec.path(rule=rules["events.browser_events"], operations={"get": {
         "tags": ["events"],
-        "summary": "A browser's one stream: notices {game, position, type} of new entries in every running game of "
-                   f"up to {MAX_KEYS} keys and of up to {MAX_GAMES} more games, and {{game, position: null, type: "
-                   "listed}} when the lobby lists a new game; each event's id is the server's time (ms), and "
-                   "Last-Event-ID announces again every followed game that changed since.",
+        "summary": "A browser's one stream: notices {game, position, type, entry} of new entries in every running "
+                   f"game of up to {MAX_KEYS} keys and of up to {MAX_GAMES} more games, and "
+                   "{game, position: null, type: listed} when the lobby lists a new game; each event's id is the "
+                   "server's time (ms), and Last-Event-ID announces again every followed game that changed since.",
         "parameters": [_param("keys", "query", f"public keys (base64url), comma-separated, at most {MAX_KEYS}"),
                        _param("games", "query", f"more game ids, comma-separated, at most {MAX_GAMES}"),
                        _LAST_EVENT_ID,

@@ -207,6 +207,7 @@ def browser_tabs(port: int, client: Client, rng: random.Random, tabs: int, round
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
         context = browser.new_context()
         context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+        context.add_init_script(TRACE)
         pages = []
         for game in games:
             page = context.new_page()
@@ -233,21 +234,90 @@ def browser_tabs(port: int, client: Client, rng: random.Random, tabs: int, round
 
         one_by_one: list[float] = []
         bursts: list[float] = []
+        stages: dict[str, list[float]] = {}
         for _ in range(rounds):
             for game, page in zip(games, pages, strict=True):
                 sent = move(game)
                 if sent:
                     one_by_one.append(shown(page, *sent))
-            sent_all = [(page, move(game)) for game, page in zip(games, pages, strict=True)]
-            bursts += [shown(page, *sent) for page, sent in sent_all if sent]
+            sent_all = [(game, page, move(game)) for game, page in zip(games, pages, strict=True)]
+            bursts += [shown(page, *sent) for _game, page, sent in sent_all if sent]
+            leader = next(page for page in pages if page.evaluate(
+                "() => document.documentElement.dataset.liveLeader === 'true'"))
+            events = leader.evaluate("() => window.__trace.filter(x => x[0] === 'event')")
+            for game, page, sent in sent_all:
+                if sent:
+                    for name, value in stages_of(game.game_id, *sent, events, page).items():
+                        stages.setdefault(name, []).append(value)
         via = {page.get_attribute("#game", "data-live-last") for page in pages}
         print(f"{tabs} tabs of one browser, {leaders} tab(s) holding the shared stream, updates via {sorted(via)}:")
         for name, values in (("one move at a time", one_by_one), (f"bursts of {tabs} moves", bursts)):
             print(f"  move -> its tab, {name}: p50 {1000 * pct(values, 50):.0f} ms, "
                   f"p90 {1000 * pct(values, 90):.0f} ms, max {1000 * max(values or [0]):.0f} ms over {len(values)} "
                   "moves (goal p90 <= 300 ms)")
+        print(f"  where the time of a burst goes (ms from the move's POST; p50 / p90 over {len(bursts)} moves):")
+        for name, values in stages.items():
+            print(f"    {name}: {pct(values, 50):.0f} / {pct(values, 90):.0f}")
         context.close()
         browser.close()
+
+
+#: every page records when the leader's EventSource got each notice and when the relay brought it to the tab
+TRACE = """
+window.__trace = [];
+const NativeSource = window.EventSource;
+window.EventSource = class extends NativeSource {
+  constructor(...args) {
+    super(...args);
+    this.addEventListener("message", (e) => {
+      try { const n = JSON.parse(e.data); window.__trace.push(["event", n.game, n.position, Date.now()]); } catch {}
+    });
+  }
+};
+new BroadcastChannel("referee-live").addEventListener("message", (e) => {
+  const m = e.data || {};
+  if (m.t === "notice") window.__trace.push(["relay", m.notice.game, m.notice.position, Date.now()]);
+});
+"""
+
+STAGES = """([game, position, t0]) => {
+  const mine = window.__trace.filter(x => x[1] === game && x[2] >= position);
+  const relay = (mine.find(x => x[0] === "relay") || mine.find(x => x[0] === "event") || [])[3] || null;
+  const origin = performance.timeOrigin;
+  const requests = performance.getEntriesByType("resource")
+    .filter(r => origin + r.startTime >= (relay || t0) - 1)
+    .map(r => ({ path: new URL(r.name).pathname, start: origin + r.startTime, sent: origin + r.requestStart,
+                 first: origin + r.responseStart, end: origin + r.responseEnd }));
+  return { relay, requests, shown: Number(document.getElementById("game").dataset.liveAt) };
+}"""
+
+
+def stages_of(game_id: str, seq: int, t0: float, events: list, page: Any) -> dict[str, float]:
+    """One move of a burst, from its POST (t0, ms) to its tab showing it: the notice on the leader's stream, the
+    relay to the tab, then each request the tab made for it (queued in the browser, at the server, read)."""
+    position = seq - 1
+    event = next((x[3] for x in events if x[1] == game_id and x[2] >= position), None)
+    got = page.evaluate(STAGES, [game_id, position, t0])
+    out: dict[str, float] = {}
+    if event is not None:
+        out["POST -> notice on the leader's stream"] = event - t0
+    if event is not None and got["relay"] is not None:
+        out["leader -> tab (BroadcastChannel)"] = got["relay"] - event
+    out["tab: requests made for it (count)"] = sum(1 for r in got["requests"] if r["start"] <= got["shown"])
+    for r in got["requests"]:
+        name = "GET /games/{id}" if r["path"].endswith(game_id) else \
+            r["path"].replace(game_id, "{id}").rsplit("/", 1)[-1]
+        if r["start"] > got["shown"]:
+            continue
+        out.setdefault(f"{name}: queued in the browser", r["sent"] - r["start"])
+        out.setdefault(f"{name}: at the server (to its first byte)", r["first"] - r["sent"])
+    if got["relay"] is not None:
+        out["tab: notice -> shown"] = got["shown"] - got["relay"]
+    ends = [r["end"] for r in got["requests"] if r["end"] <= got["shown"]]
+    if ends:
+        out["tab: last answer read -> shown (scripts, drawing)"] = got["shown"] - max(ends)
+    out["total"] = got["shown"] - t0
+    return out
 
 
 def main() -> None:

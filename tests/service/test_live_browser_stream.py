@@ -28,8 +28,11 @@ def test_one_stream_follows_every_game_of_a_key_named_games_and_the_lobby(app, s
         accept_all(http, other)  # neither mine nor named: nothing comes of it
         accept_all(http, one)
         notices = [stream.next_event().entry() for _ in range(3)]
-        assert notices == [{"game": one.game_id, "position": p, "type": t}
-                           for p, t in ((1, "accepted"), (2, "accepted"), (3, "started"))]
+        # each notice carries its entry, as the log gives it (a page needs no GET …/log for it)
+        status, log = http.get(f"/games/{one.game_id}/log?from=1&limit=3")
+        assert status == 200 and [e["type"] for e in log["entries"]] == ["accepted", "accepted", "started"]
+        assert notices == [{"game": one.game_id, "position": p, "type": e["type"], "entry": e}
+                           for p, e in enumerate(log["entries"], 1)]
         accept_all(http, watched)
         assert [stream.next_event().entry()["game"] for _ in range(3)] == [watched.game_id] * 3
         # a game of the key created after the stream opened: the lobby's notice, then its entries
@@ -47,8 +50,11 @@ def test_one_stream_follows_every_game_of_a_key_named_games_and_the_lobby(app, s
     resumed = SSEClient(server, f"/players/events?keys={key}", headers={"Last-Event-ID": last_id})
     try:
         assert resumed.next_block().retry
-        again = {resumed.next_event().entry()["game"] for _ in range(2)}
-        assert again == {one.game_id, two.game_id}
+        again = {n["game"]: n for n in (resumed.next_event().entry() for _ in range(2))}
+        assert set(again) == {one.game_id, two.game_id}
+        for game, notice in again.items():  # the last entry of each, itself
+            status, log = http.get(f"/games/{game}/log?from={notice['position']}&limit=1")
+            assert notice["entry"] == log["entries"][0] and notice["type"] == notice["entry"]["type"]
     finally:
         resumed.close()
     for query, where in (("", "$query"), ("?keys=nokey", "$query.keys"), ("?games=a:b", "$query.games"),

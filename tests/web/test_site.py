@@ -164,6 +164,7 @@ def test_every_other_page_on_a_phone(browser, web_server, games, console_errors)
     context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[0])
     for path, ready, name in (("/play/", f"tr[data-game='{game}']", "lobby"), ("/play/new", "#seats li", "new"),
                               ("/play/keys", "#keys-body tr[data-public]", "keys"),
+                              ("/play/me", "#all-my-games[aria-busy=false]", "my-games"),
                               ("/play/tournaments", "#t-ruleset-choices input", "tournaments"),
                               (f"/play/tournaments/{created['tournament']}", ".round[data-round='1']", "tournament")):
         page.goto(f"{web_server}{path}")
@@ -196,6 +197,7 @@ def test_desktop_screenshots(browser, web_server, games, console_errors):
                               (f"/play/games/{games['towerup'][0]}", "#game[data-loaded=true]", "towerup-game"),
                               (f"/play/games/{games['fivetowers'][0]}/replay", "#replay[data-ready=true]", "replay"),
                               ("/play/keys", "#keys-body tr[data-public]", "keys"),
+                              ("/play/me", "#all-my-games[aria-busy=false]", "my-games"),
                               ("/play/tournaments/" + tournament, ".round[data-round='1']", "tournament")):
         page.goto(f"{web_server}{path}")
         page.wait_for_selector(ready, timeout=STEP_MS)

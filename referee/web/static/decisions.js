@@ -48,6 +48,10 @@ export function logReader(gameId) {
   const entries = [];
   return {
     entries,
+    /** An entry the event stream brought (live.js): kept when it is the next one, so update() need not ask. */
+    offer(position, entry) {
+      if (position === entries.length && entry && typeof entry === "object") entries.push(entry);
+    },
     async update(length) {
       while (entries.length < length) {
         const page = await api.log(gameId, `?from=${entries.length}&limit=1000`);

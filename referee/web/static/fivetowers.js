@@ -70,8 +70,9 @@ function drawCard(components, id, x, y, w, h, { big = false, order = null } = {}
       s("text", { x: w - 6, y: h - 5, "text-anchor": "end", class: "card-value", text: c.value === 0 ? "▲0" : String(c.value) }));
   }
   if (order !== null) {
-    g.append(s("circle", { cx: w - 14, cy: 14, r: 12, class: "order-badge" }),
-      s("text", { x: w - 14, y: 19, "text-anchor": "middle", class: "order-badge-text", text: String(order) }));
+    // between the tower's name and the value, where it covers neither
+    g.append(s("circle", { cx: w - 14, cy: 38, r: 11, class: "order-badge" }),
+      s("text", { x: w - 14, y: 43, "text-anchor": "middle", class: "order-badge-text", text: String(order) }));
   }
   return g;
 }

@@ -197,19 +197,30 @@ function onPickerChange() {
   }
 }
 
-async function refreshLegal() {
+/** ``ahead``: a GET …/legal-moves asked for together with the game (load()), used when it answers for the
+ * position the page now shows. */
+async function refreshLegal(ahead = null) {
   picker = null;
   legal = null;
   const mine = mySeats();
   if (game.status !== "active" || game.toMove === null || !mine.includes(game.toMove)) return;
-  const data = normLegal(await api.legalMoves(gameId));
+  let raw = ahead ? await ahead : null;
+  if (!raw || raw.seq !== game.seq) raw = await api.legalMoves(gameId);
+  const data = normLegal(raw);
   const seat = data.seat ?? game.toMove;
   if (!mine.includes(seat)) return;
   legal = { seq: game.seq, seat, moves: data.moves };
   picker = mod.makePicker({ legal: data.moves, seat, components, view: game.state, onchange: onPickerChange });
 }
 
-async function load() {
+/** ``notice``: the stream's notice that asked for this load, if one did. After another seat's move in a game
+ * where this browser holds a seat, it is likely this seat's turn: the legal moves are asked for together with
+ * the game, not after it (one round trip instead of two; refreshLegal() asks again if they do not fit). */
+async function load(notice = null) {
+  const mine = game ? mySeats() : [];
+  const seat = notice && notice.entry ? notice.entry.seat : undefined;
+  const ahead = game && game.status === "active" && mine.length && typeof seat === "number" && !mine.includes(seat)
+    ? api.legalMoves(gameId).catch(() => null) : null;
   const fresh = normGame(await api.game(gameId));
   // an answer older than what the page shows (two loads crossed: a live update's and a submission's) is dropped
   if (game && shownSeq !== null && fresh.seq < shownSeq) return false;
@@ -224,8 +235,9 @@ async function load() {
   renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
   if (!changed) return false;
   if (game.status === "waiting") await loadAccepted();
-  if (game.raw.decisions) facts = logFacts(await logEntries.update(game.seq), game.raw.decisions.voided || []);
-  await refreshLegal();
+  // the log (usually already here: the stream's notices carry their entries) and the legal moves at once
+  const [entries] = await Promise.all([game.raw.decisions ? logEntries.update(game.seq) : null, refreshLegal(ahead)]);
+  if (entries) facts = logFacts(entries, game.raw.decisions.voided || []);
   shownSeq = game.seq;
   shownStatus = game.status;
   renderAll();
@@ -314,12 +326,23 @@ async function safeLoad(force = false) {
   }
 }
 
+let messagesTimer = null;
+/** Look for new messages shortly after the board shows a change, not with it: when moves come into many open
+ * games at once, their tabs' reloads go first (one look for several changes in a row). */
+function refreshMessagesSoon() {
+  clearTimeout(messagesTimer);
+  messagesTimer = setTimeout(() => {
+    messagesTimer = null;
+    messages.refresh();
+  }, 500);
+}
+
 // Called by live.js on each new log entry (Server-Sent Events), or every pollMs when the stream is down.
-async function refresh() {
+async function refresh({ notice = null } = {}) {
   if (busy) return false;
   try {
-    const changed = await load();
-    if (changed) messages.refresh(); // a move, an offer…: a good moment to look for new messages too
+    const changed = await load(notice);
+    if (changed) refreshMessagesSoon(); // a move, an offer…: a good moment to look for new messages too
     return changed;
   } catch (err) {
     // A failed update is shown once; the next one tries again.
@@ -359,7 +382,8 @@ safeLoad().then(() => {
   // a running game of one of this browser's keys is on the browser's stream anyway (live-hub.js)
   const covered = Boolean(game) && (game.status === "waiting" || game.status === "active")
     && game.seats.some((s) => s && followedKeys().includes(s.key));
-  live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq), covered });
+  live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq), covered,
+    onEntry: (position, entry) => logEntries.offer(position, entry) });
 });
 window.addEventListener("beforeunload", () => {
   if (live) live.stop();

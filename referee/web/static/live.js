@@ -1,14 +1,16 @@
 // Live updates of a page: follow a game over the browser's one event stream (live-hub.js: GET
 // /players/events, shared by every tab of the site), and poll only as a fallback.
 //
-// followGame(gameId, {root, refresh, pollMs, seqOf, covered}) calls `refresh()` (which reloads what the page
-// shows) when a notice of a new log entry of the game arrives, once each time the stream (re)opens (to catch
+// followGame(gameId, {root, refresh, pollMs, seqOf, covered, onEntry}) calls `refresh({via, notice})` (which
+// reloads what the page shows; `notice` the stream's notice that caused it, if one did: {game, position, type,
+// entry}) when a notice of a new log entry of the game arrives, once each time the stream (re)opens (to catch
 // up on anything that happened before it was open), and every `pollMs` while the stream is down — or while
 // the page is behind the stream: `seqOf()` (the log length the page shows) not past the last notice's
 // position, e.g. because the reload after a notice failed or was answered from a stale cache. The server ends
 // each stream after a few minutes; the stream is reopened with its last event id, so nothing is missed.
 // `covered`: the game is one of this browser's keys' running games, which the stream follows anyway (the
-// page then does not name it, and opening it changes nothing of the stream).
+// page then does not name it, and opening it changes nothing of the stream). `onEntry(position, entry)`: each
+// notice's entry, before the refresh (the page keeps its copy of the log without asking for it).
 //
 // `root.dataset.live` tells which path is in use: "connecting", "sse" (the stream is open), "poll" (the
 // stream failed: polling), "stopped"; `root.dataset.liveEvents` counts the notices received over the
@@ -16,7 +18,7 @@
 
 import { subscribe } from "./live-hub.js";
 
-export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null, covered = false }) {
+export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null, covered = false, onEntry = null }) {
   let timer = null;
   let stopped = false;
   let running = false;
@@ -36,14 +38,14 @@ export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null,
     else stopPolling();
   }
 
-  async function run(via) {
+  async function run(via, notice = null) {
     if (running) {
-      again = via;
+      again = { via, notice: again && again.notice && !notice ? again.notice : notice };
       return;
     }
     running = true;
     try {
-      const changed = await refresh();
+      const changed = await refresh({ via, notice });
       if (changed !== false) {
         root.dataset.liveLast = via;
         root.dataset.liveAt = String(Date.now()); // when the page last showed news (the benchmark reads it)
@@ -55,7 +57,7 @@ export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null,
       if (again && !stopped) {
         const next = again;
         again = null;
-        run(next);
+        run(next.via, next.notice);
       } else {
         settle();
       }
@@ -80,7 +82,8 @@ export function followGame(gameId, { root, refresh, pollMs = 1500, seqOf = null,
       latest = Math.max(latest, notice.position);
       events += 1;
       root.dataset.liveEvents = String(events);
-      run("sse");
+      if (notice.entry && onEntry) onEntry(notice.position, notice.entry);
+      run("sse", notice);
     },
     onState(state) {
       if (stopped) return;

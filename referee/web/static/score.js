@@ -46,6 +46,14 @@ export function seatColour(i) {
   return SEAT_COLOURS[i % SEAT_COLOURS.length];
 }
 
+/** The colour of a text drawn on a seat's colour (a roof's number): white or black, whichever contrasts more
+ * (at least 4.5:1 on each of SEAT_COLOURS: white on red and blue, black on green, purple and orange). */
+const SEAT_INKS = ["#ffffff", "#ffffff", "#000000", "#000000", "#000000"];
+
+export function seatInk(i) {
+  return SEAT_INKS[i % SEAT_INKS.length];
+}
+
 /**
  * A line chart: one line per series ({label, seat, points: [{x, y}]}); x is the log position.
  * Lines differ by colour and dash pattern, and each carries its label at its end.

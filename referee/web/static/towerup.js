@@ -3,7 +3,7 @@
 // locomotive tracks with stars and cone, as SVG; the move picker (site → colour → roof, or market card
 // → wildcard colours → discards); the replay chart of the locomotive tracks.
 
-import { lineChart, seatColour, tiebreakChain, winnersLine } from "./score.js";
+import { lineChart, seatColour, seatInk, tiebreakChain, winnersLine } from "./score.js";
 import { choosable, clip, s, svgRoot, title } from "./svg.js";
 import { el } from "./ui.js";
 import { zoomable } from "./zoom.js";
@@ -31,7 +31,7 @@ function defs() {
   // Grey floors carry a hatch and every floor a letter, so colours never rely on hue alone.
   return s("defs", {},
     s("pattern", { id: "tu-hatch", width: 5, height: 5, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
-      s("rect", { width: 5, height: 5, fill: "#9a9a9a" }), s("line", { x1: 0, y1: 0, x2: 0, y2: 5, stroke: "#6b6b6b", "stroke-width": 2 })),
+      s("rect", { width: 5, height: 5, fill: "#9a9a9a" }), s("line", { x1: 0, y1: 0, x2: 0, y2: 5, stroke: "#787878", "stroke-width": 2 })),
     s("linearGradient", { id: "tu-wild", x1: 0, y1: 0, x2: 1, y2: 0 },
       s("stop", { offset: "0", "stop-color": "#262626" }), s("stop", { offset: "0.33", "stop-color": "#9a9a9a" }),
       s("stop", { offset: "0.66", "stop-color": "#ffffff" }), s("stop", { offset: "1", "stop-color": "#8b5a2b" })));
@@ -53,7 +53,7 @@ function floorTile(c, x, y, w, h, extra = {}) {
 function roofShape(owner, x, y, w, h, extraClass = "") {
   return s("g", { class: `roof ${extraClass}`, dataset: { owner: String(owner) } },
     s("path", { d: `M${x - 2},${y + h} L${x + w / 2},${y} L${x + w + 2},${y + h} Z`, fill: seatColour(owner), stroke: "#111", "stroke-width": 0.8 }),
-    s("text", { x: x + w / 2, y: y + h - 1, "text-anchor": "middle", class: "roof-num", text: String(owner + 1) }));
+    s("text", { x: x + w / 2, y: y + h - 1, "text-anchor": "middle", class: "roof-num", style: `fill: ${seatInk(owner)}`, text: String(owner + 1) }));
 }
 
 /**
@@ -166,6 +166,70 @@ function wrapText(text, width) {
 const SCALE = 1.35;
 const SITE = 40;
 
+/** What a park's or a lake's label must not cover: every site with its building, height and name (boxes
+ * [x0, y0, x1, y1]) and every road (segments). */
+function cityObstacles(side, P, buildings, roofH) {
+  const byId = Object.fromEntries(side.sites.map((site) => [site.id, site]));
+  const boxes = side.sites.map((site) => {
+    const [x, y] = P(site);
+    const b = buildings[site.id];
+    const stack = b ? b.stack.reduce((h, item) => h + (typeof item === "string" ? 13 : roofH), 0) : 0;
+    return [x - SITE / 2 - 2, Math.min(y - SITE / 2, y + SITE / 2 - 3 - stack) - 2, x + SITE / 2 + 14, y + SITE / 2 + 16];
+  });
+  const roads = (side.roads || []).filter(([a, b]) => byId[a] && byId[b]).map(([a, b]) => [P(byId[a]), P(byId[b])]);
+  return { boxes, roads };
+}
+
+function distanceToSegment([px, py], [[x1, y1], [x2, y2]]) {
+  const dx = x2 - x1;
+  const dy = y2 - y1;
+  const t = Math.max(0, Math.min(1, ((px - x1) * dx + (py - y1) * dy) / (dx * dx + dy * dy || 1)));
+  return Math.hypot(px - x1 - t * dx, py - y1 - t * dy);
+}
+
+/**
+ * Where an area's label goes (its middle, on the baseline): the free spot inside the area (within 30 units of
+ * one of its sites or of a road between two of them, as area() draws it) nearest to the middle of its sites,
+ * where the label covers no site, building, site name or road: text under a site square is hidden, and text on
+ * a road lacks contrast. The middle of the sites when no spot is free.
+ */
+function areaLabelSpot(text, fontSize, pts, segments, { boxes, roads }) {
+  const width = [...text].length * fontSize * 0.56;
+  const cx = pts.reduce((acc, p) => acc + p[0], 0) / pts.length;
+  const cy = pts.reduce((acc, p) => acc + p[1], 0) / pts.length + 4;
+  const inside = (p) => pts.some((q) => Math.hypot(p[0] - q[0], p[1] - q[1]) <= 30)
+    || segments.some((seg) => distanceToSegment(p, seg) <= 30);
+  const free = (x, y) => {
+    const [x0, y0, x1, y1] = [x - width / 2 - 3, y - fontSize, x + width / 2 + 3, y + fontSize * 0.3];
+    if (boxes.some(([a0, b0, a1, b1]) => x0 < a1 && a0 < x1 && y0 < b1 && b0 < y1)) return false;
+    const probes = [];
+    for (let k = 0; k <= 8; k += 1) probes.push([x0 + ((x1 - x0) * k) / 8, y0], [x0 + ((x1 - x0) * k) / 8, y1]);
+    return !roads.some((seg) => probes.some((p) => distanceToSegment(p, seg) < 6)
+      || distanceToSegment([x0, (y0 + y1) / 2], seg) < 6 || distanceToSegment([x1, (y0 + y1) / 2], seg) < 6
+      || segmentCrossesBox(seg, [x0, y0, x1, y1]));
+  };
+  const spots = [];
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  for (let x = Math.min(...xs) - 30; x <= Math.max(...xs) + 30; x += 5) {
+    for (let y = Math.min(...ys) - 30; y <= Math.max(...ys) + 40; y += 5) {
+      if (inside([x, y - fontSize / 3])) spots.push([x, y, Math.hypot(x - cx, y - cy)]);
+    }
+  }
+  spots.sort((a, b) => a[2] - b[2]);
+  const spot = spots.find(([x, y]) => free(x, y));
+  return spot ? [spot[0], spot[1]] : [cx, cy];
+}
+
+function segmentCrossesBox([[x1, y1], [x2, y2]], [x0, y0, xa, ya]) {
+  for (let k = 0; k <= 20; k += 1) {
+    const x = x1 + ((x2 - x1) * k) / 20;
+    const y = y1 + ((y2 - y1) * k) / 20;
+    if (x >= x0 && x <= xa && y >= y0 && y <= ya) return true;
+  }
+  return false;
+}
+
 /**
  * The board as three parts laid out by CSS (style.css, .tu-board): the city (full width on a phone, in a
  * zoomable frame), the market panel, and every player's board below them (one SVG each, stacked so that
@@ -223,24 +287,25 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   for (const [a, b] of districtBorders(points, cells, districtOf)) {
     city.append(s("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "district-border" }));
   }
+  const obstacles = cityObstacles(side, P, view.buildings || {}, narrow ? 14 : 8);
   for (const [kind, list, fill] of [["park", side.parks || [], "#7cc47f"], ["lake", side.lakes || [], "#6fa8dc"]]) {
     for (const a of list) {
       const pts = a.sites.filter((id) => byId[id]).map((id) => P(byId[id]));
       if (!pts.length) continue;
       city.append(area(pts, within(new Set(a.sites)), 30, fill, `${kind}-area`,
         `${kind === "park" ? _("Park") : _("Lake")} ${a.name}: ${a.sites.join(", ")}`));
-      const cx = pts.reduce((acc, p) => acc + p[0], 0) / pts.length;
-      const cy = pts.reduce((acc, p) => acc + p[1], 0) / pts.length;
-      city.append(s("text", { x: cx, y: cy + 4, "text-anchor": "middle", class: `${kind}-label`, text: `${kind === "park" ? _("park") : _("lake")}: ${a.name}` }));
+      const text = `${kind === "park" ? _("park") : _("lake")}: ${a.name}`;
+      const [lx, ly] = areaLabelSpot(text, narrow ? 12 : 11, pts, within(new Set(a.sites)), obstacles);
+      city.append(s("text", { x: lx, y: ly, "text-anchor": "middle", class: `${kind}-label`, text }));
     }
   }
-  city.append(...labels);
   for (const [a, b] of side.roads || []) {
     if (!byId[a] || !byId[b]) continue;
     const [x1, y1] = P(byId[a]);
     const [x2, y2] = P(byId[b]);
     city.append(s("line", { x1, y1, x2, y2, class: "road" }));
   }
+  city.append(...labels); // over the roads: a road under a district's name must not hide it
 
   // Sites and buildings, drawn top to bottom so nearer buildings overlap farther ones.
   const sites = [...side.sites].sort((a, b) => a.y - b.y);
