@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -255,6 +256,14 @@ class OutboxRouter:
     def __init__(self, log_redis: Client, contacts: ContactService, name: str, block_ms: int = 1000):
         self.redis, self.contacts, self.name, self.block_ms = log_redis, contacts, name, block_ms
         self._loop = PassLoop("referee-outbox", self.run_once)  # each pass waits in XREADGROUP BLOCK
+        #: the consumer group is made once (again after a NOGROUP: the stream was deleted), not on every pass
+        self._grouped = False
+        #: when the next pass looks for what a dead consumer left (``XAUTOCLAIM``): every CLAIM_EVERY seconds,
+        #: not on every pass (issue 28: with a pass per batch of events, two round trips a move went to these)
+        self._next_claim = 0.0
+
+    #: seconds between two looks for the events a dead consumer left pending (they are taken after 30 s idle)
+    CLAIM_EVERY = 5.0
 
     def ensure_group(self) -> None:
         try:
@@ -262,17 +271,29 @@ class OutboxRouter:
         except redis.ResponseError as exc:
             if "BUSYGROUP" not in str(exc):
                 raise
+        self._grouped = True
 
     def run_once(self, block_ms: int | None = None) -> int:
-        """Route what is new (and what a dead consumer left for 30 s); returns how many events were routed."""
-        self.ensure_group()
+        """Route what is new (and, every ``CLAIM_EVERY`` seconds, what a dead consumer left for 30 s); returns
+        how many events were routed."""
+        if not self._grouped:
+            self.ensure_group()
         routed = 0
-        claimed = self.redis.xautoclaim(keys.OUTBOX, GROUP, self.name, min_idle_time=30_000, start_id="0-0",
-                                        count=100)
-        batches = [claimed[1]] if claimed and claimed[1] else []
+        batches = []
         block = self.block_ms if block_ms is None else block_ms
-        fresh = streams_of(self.redis.xreadgroup(GROUP, self.name, {keys.OUTBOX: ">"}, count=200,
-                                                 block=block or None))  # BLOCK 0 would wait forever: 0: do not block
+        try:
+            if time.monotonic() >= self._next_claim:
+                self._next_claim = time.monotonic() + self.CLAIM_EVERY
+                claimed = self.redis.xautoclaim(keys.OUTBOX, GROUP, self.name, min_idle_time=30_000,
+                                                start_id="0-0", count=100)
+                batches = [claimed[1]] if claimed and claimed[1] else []
+            fresh = streams_of(self.redis.xreadgroup(GROUP, self.name, {keys.OUTBOX: ">"}, count=200,
+                                                     block=block or None))  # BLOCK 0 would wait forever
+        except redis.ResponseError as exc:
+            if "NOGROUP" in str(exc):  # the stream (and its group) is gone: made again on the next pass
+                self._grouped = False
+                self._next_claim = 0.0
+            raise
         batches += [rows for _stream, rows in fresh or []]
         for rows in batches:
             events = []

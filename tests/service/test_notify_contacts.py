@@ -14,6 +14,7 @@ from svc_helpers import accept_all, create_game, play_random
 
 from referee.clock import now
 from referee.signing import generate_key, public_key_b64, sign
+from referee.store import keys as store_keys
 from workers import deliveries
 
 
@@ -318,3 +319,17 @@ def test_a_private_messages_event_reaches_only_its_addressees_contact(napp, noti
     assert first["id"] == f"{game.game_id}:m{private['position']}:message" and first["type"] == "message"
     assert (first["seat"], first["to"], first["position"], first["seq"]) == (0, [2], 0, private["log_seq"])
     assert first["recipients"] == [{"seat": 2, "key": public_key_b64(keys[2])}]
+
+
+def test_the_router_makes_its_group_once_and_again_when_the_stream_is_gone(napp):
+    """The router's consumer group is made on its first pass, not on every pass (one round trip a pass less);
+    when the outbox stream is deleted the next pass fails with NOGROUP and the one after makes it again."""
+    store, contacts = napp.extensions["referee.store"], napp.extensions["referee.contacts"]
+    router = deliveries.OutboxRouter(store.redis, contacts, name="group-router")
+    router.run_once(block_ms=0)
+    assert [g["name"] for g in store.redis.xinfo_groups(store_keys.OUTBOX)] == [deliveries.GROUP.encode()]
+    store.redis.delete(store_keys.OUTBOX)
+    with pytest.raises(redis_lib.ResponseError, match="NOGROUP"):
+        router.run_once(block_ms=0)
+    assert router.run_once(block_ms=0) == 0
+    assert [g["name"] for g in store.redis.xinfo_groups(store_keys.OUTBOX)] == [deliveries.GROUP.encode()]
