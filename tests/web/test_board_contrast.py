@@ -261,7 +261,8 @@ def test_the_charts_labels_of_all_five_seat_colours_have_aa_contrast(static_page
     page.evaluate("""async () => {
         const { lineChart } = await import("/play/static/score.js");
         const seats = ["Ann", "Bea", "Cem", "Dia", "Eve"].map((name) => ({ name }));
-        const series = seats.map((_, seat) => ({ seat, label: "points", points: [{ x: 0, y: 0 }, { x: 9, y: seat * 3 }] }));
+        const series = seats.map((_, seat) => ({ seat, label: "points",
+          points: [{ x: 0, y: 0 }, { x: 9, y: seat * 3 }] }));
         const chart = lineChart({ title: "five", series, seats });
         chart.setAttribute("aria-label", "five");
         document.body.prepend(chart);
@@ -270,7 +271,8 @@ def test_the_charts_labels_of_all_five_seat_colours_have_aa_contrast(static_page
     labels = [f for f in found if f["where"].endswith("text.series-label")]
     assert len(labels) == 5
     assert sorted({f["fg"] for f in labels}) == sorted({"#b01f20", "#1a6399", "#1e7b1e", "#7d4fa8", "#a65000"})
-    strokes = page.eval_on_selector_all("svg[aria-label=five] path.series", "ps => ps.map(p => p.getAttribute('stroke'))")
+    strokes = page.eval_on_selector_all("svg[aria-label=five] path.series",
+                                        "ps => ps.map(p => p.getAttribute('stroke'))")
     assert strokes == ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
     bad = failures(found)
     assert not bad, "\n".join(bad)
