@@ -197,3 +197,82 @@ def test_the_ratio_and_the_painting_are_wcags(static_page):
     bad = failures(check(page, "#sample"))
     assert "'grey': #777777 on #ffffff = 4.48:1 (needs 4.5:1" in bad[0]
     assert "'faded': #ffffff on #808080 = 3.98:1" in bad[1]
+
+
+# -- the replay page: the board at the last entry, the final score and the chart ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def finished(web_server):
+    """{name: game}: a finished game of each ruleset (random legal moves to the end; Tower Up of four players, so
+    that its chart draws four seats' lines)."""
+    import random
+
+    rng = random.Random("replay-contrast")
+    out = {}
+    for name, ruleset, players in (("towerup-4", "towerup", 4), ("fivetowers", "fivetowers", 2)):
+        game, keys = _start(web_server, ruleset, players)
+        for _ in range(2000):
+            legal = requests.get(f"{web_server}/games/{game}/legal-moves", timeout=10).json()
+            if legal["to_move"] is None:
+                break
+            _move(web_server, game, keys, legal, rng.choice(legal["moves"]))
+        assert requests.get(f"{web_server}/games/{game}", timeout=10).json()["status"] == "finished"
+        out[name] = game
+    return out
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+@pytest.mark.parametrize("ruleset", ["towerup-4", "fivetowers"])
+def test_every_text_of_the_replay_page_has_aa_contrast(browser, web_server, finished, console_errors, artifacts, *,
+                                                       ruleset, size):
+    """The replay of a finished game at its last entry: the board, and the chart of the final score (its axes
+    and its lines' labels, which were drawn in the seats' line colours: orange 2.5:1, green 3.4:1 on white)."""
+    context = browser.new_context(viewport=SIZES[size])
+    page = console_errors.watch(context.new_page())
+    try:
+        page.goto(f"{web_server}/play/games/{finished[ruleset]}/replay")
+        page.wait_for_selector("#replay[data-ready=true]", timeout=STEP_MS)
+        page.locator("#last").click()
+        page.wait_for_selector("#replay[data-result-loaded=true] #chart svg path.series", state="attached",
+                               timeout=STEP_MS)
+        page.wait_for_selector(f"#replay[data-at='{int(page.get_attribute('#replay', 'data-total')) - 1}'] #board svg",
+                               timeout=STEP_MS)
+        found = check(page, "#replay svg")  # every SVG of the page
+        board, chart = check(page, "#board svg"), check(page, "#chart svg")
+    finally:
+        context.close()
+    assert board and len(board) + len(chart) <= len(found)  # the board's texts are checked too
+    labels = [f for f in chart if f["where"].endswith("text.series-label")]
+    assert len(labels) == (16 if ruleset == "towerup-4" else 2), labels  # a label per line: checked, not skipped
+    print(f"replay {ruleset} {size}: {len(found)} texts; lowest: " + "; ".join(
+        f"{board}: {f['ratio']}:1 ({f['text']!r}, {f['fg']} on {f['bg']})" for board, f in lowest(found).items()))
+    (artifacts / f"svg-contrast-replay-{ruleset}-{size}.json").write_text(json.dumps(found, indent=1))
+    bad = failures(found)
+    assert not bad, f"{len(bad)} texts under WCAG 2.1 AA contrast:\n" + "\n".join(bad)
+    console_errors.assert_none()
+
+
+def test_the_charts_labels_of_all_five_seat_colours_have_aa_contrast(static_page):
+    """lineChart with a line for each of the five seat colours (no game has five seats today, 5 Towers and Tower Up
+    stop at four): every label passes, the line colours themselves are kept for the lines."""
+    page = static_page
+    page.evaluate(CHECKER)
+    page.evaluate("""async () => {
+        const { lineChart } = await import("/play/static/score.js");
+        const seats = ["Ann", "Bea", "Cem", "Dia", "Eve"].map((name) => ({ name }));
+        const series = seats.map((_, seat) => ({ seat, label: "points",
+          points: [{ x: 0, y: 0 }, { x: 9, y: seat * 3 }] }));
+        const chart = lineChart({ title: "five", series, seats });
+        chart.setAttribute("aria-label", "five");
+        document.body.prepend(chart);
+    }""")
+    found = check(page, "svg[aria-label=five]")
+    labels = [f for f in found if f["where"].endswith("text.series-label")]
+    assert len(labels) == 5
+    assert sorted({f["fg"] for f in labels}) == sorted({"#b01f20", "#1a6399", "#1e7b1e", "#7d4fa8", "#a65000"})
+    strokes = page.eval_on_selector_all("svg[aria-label=five] path.series",
+                                        "ps => ps.map(p => p.getAttribute('stroke'))")
+    assert strokes == ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
+    bad = failures(found)
+    assert not bad, "\n".join(bad)

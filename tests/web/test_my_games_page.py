@@ -81,6 +81,14 @@ def test_every_game_of_my_key_is_on_the_page_waiting_for_me_first_by_deadline(br
         assert page.get_attribute("#all-my-games", "data-waiting") == str(waiting)
         assert page.title().startswith(f"({waiting}) My games")
         assert "your move" in rows.first.inner_text() and "Me (you) vs Them" in rows.first.inner_text()
+        # a game is named by its players and its game; its id is folded into a details line, as on the game page
+        first = found[0]["game"]
+        assert first not in rows.first.inner_text() and "5 Towers" in rows.first.inner_text()
+        assert rows.first.locator("a").first.get_attribute("aria-label") == "Me (you) vs Them · 5 Towers"
+        details = rows.first.locator("details.details-line")
+        assert details.get_attribute("open") is None and not details.locator(".game-id").is_visible()
+        details.locator("summary").click()
+        assert details.locator(".game-id").inner_text() == first
         # the order is the API's
         api, offset = [], 0
         while offset is not None:
@@ -99,6 +107,9 @@ def test_every_game_of_my_key_is_on_the_page_waiting_for_me_first_by_deadline(br
         page.wait_for_selector(f"#my-games[data-total='{GAMES}']", timeout=STEP_MS)
         assert page.get_attribute("#my-games", "data-waiting") == str(waiting)
         assert page.locator("#my-games li[data-waiting=true]").count() == waiting
+        item = page.locator("#my-games li").first
+        assert item.inner_text().startswith("Me (you) vs Them · 5 Towers · your move")
+        assert item.get_attribute("data-game") not in item.inner_text()
         assert page.inner_text("#my-games a.all-my-games") == f"All my games ({GAMES}) →"
     finally:
         context.close()

@@ -182,6 +182,43 @@ def test_every_other_page_on_a_phone(browser, web_server, games, console_errors)
     console_errors.assert_none()
 
 
+MENU_ITEM = """() => [...document.querySelectorAll('header.top nav a')].map(a => ({
+  text: a.textContent.trim(), href: new URL(a.href).pathname, current: a.getAttribute('aria-current'),
+  height: a.getBoundingClientRect().height, right: a.getBoundingClientRect().right}))"""
+
+
+@pytest.mark.parametrize("lang,label", [("en", "My games"), ("de", "Meine Partien"), ("fr", "Mes parties")])
+def test_my_games_is_in_the_menu_of_every_page(browser, web_server, games, console_errors, *, lang, label):
+    """A player's home (/play/me) is one tap away from every page, in the page's language, at 360 px (a 44 px
+    target within the screen), marked as the current page on itself, and reached by keyboard from the top."""
+    game = games["fivetowers"][0]
+    context = browser.new_context(**PHONE, locale=lang)
+    page = console_errors.watch(context.new_page())
+    for path in ("/play/", "/play/new", "/play/keys", "/play/me", "/play/tournaments", f"/play/games/{game}",
+                 f"/play/games/{game}/replay"):
+        page.goto(f"{web_server}{path}")
+        assert page.get_attribute("html", "lang") == lang
+        links = page.evaluate(MENU_ITEM)
+        mine = [a for a in links if a["href"] == "/play/me"]
+        assert [a["text"] for a in mine] == [label], (path, links)
+        assert mine[0]["height"] >= 44 and mine[0]["right"] <= 360, (path, mine)
+        current = [a["href"] for a in links if a["current"] == "page"]
+        assert ("/play/me" in current) == (path == "/play/me") and len(current) <= 1, (path, current)
+        assert page.evaluate(OVERFLOW) <= 0, f"{path} scrolls sideways"
+    # by keyboard: Tab from the top of the lobby reaches it (after the skip link, the brand and the lobby), Enter
+    page.goto(f"{web_server}/play/")
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.getAttribute('href')") == "/play/me":
+            break
+    assert page.evaluate("() => document.activeElement.textContent.trim()") == label
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{web_server}/play/me", timeout=STEP_MS)
+    assert page.get_attribute("header.top nav a[href='/play/me']", "aria-current") == "page"
+    context.close()
+    console_errors.assert_none()
+
+
 @pytest.mark.skipif(not SHOOT, reason="screenshots only with REFEREE_SCREENSHOTS=1")
 def test_desktop_screenshots(browser, web_server, games, console_errors):
     http = Http(requests.Session(), web_server)

@@ -148,10 +148,10 @@ function setTitle(count) {
 
 function listItem(r, now) {
   const id = r.game.game;
-  const names = r.mine.map((i) => (r.game.seats[i] && r.game.seats[i].name) || _("seat {n}", { n: i + 1 })).join(", ");
   const offer = offerText(r.game);
   return el("li", { dataset: { game: id, waiting: r.waiting.length ? "true" : "false" }, class: r.waiting.length ? "waiting-for-me" : "" },
-    el("a", { class: "mono", href: `${WEB}games/${encodeURIComponent(id)}` }, id), ` · ${names} · `,
+    el("a", { class: "game-link", href: `${WEB}games/${encodeURIComponent(id)}`, title: _("Game {id}", { id }) },
+      players(r)), ` · ${ruleName(r.game)} · `,
     el("strong", {}, whatNow(r)), deadlineNode(r, now), offer ? ` · ${offer}` : "");
 }
 
@@ -227,14 +227,20 @@ export function followMyGames(_rows, reload) {
 
 // -- the page /play/me: every game of my keys in one table --------------------------------------------------
 
+/** The game's id, folded into a details line as on the game page (a game is named by its players and its game). */
+function detailsLine(id) {
+  return el("details", { class: "details-line" }, el("summary", {}, _("Game details")),
+    el("dl", { class: "facts" }, el("dt", {}, _("Game id")), el("dd", { class: "mono game-id" }, id)));
+}
+
 function tableRow(r, now) {
   const id = r.game.game;
   const offer = offerText(r.game);
   const last = r.game.last_move_at ? Date.parse(r.game.last_move_at) : NaN;
   return el("tr", { dataset: { game: id, yourTurn: r.waiting.length ? "true" : "false", status: r.game.status },
     class: r.waiting.length ? "waiting-for-me" : "" },
-  el("td", { class: "game-id" }, el("a", { href: `${WEB}games/${encodeURIComponent(id)}` }, players(r)),
-    el("span", { class: "mono details" }, ` ${id}`)),
+  el("td", { class: "players" }, el("a", { href: `${WEB}games/${encodeURIComponent(id)}`,
+    "aria-label": `${players(r)} · ${ruleName(r.game)}` }, players(r)), detailsLine(id)),
   el("td", { dataset: { label: _("Game") } }, ruleName(r.game),
     r.game.tournament ? [" · ", el("a", { href: `${WEB}tournaments/${encodeURIComponent(r.game.tournament)}` }, _("tournament"))] : ""),
   el("td", { dataset: { label: _("Now") } }, el("strong", {}, whatNow(r))),

@@ -508,13 +508,14 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     const conePos = sv.cone ? sv.cone.position : null;
     const coneLane = s("g", { role: "img", "aria-label": conePos === null ? _("cone not counted yet")
       : _("cone at {n} visible roofs ({points} points)", { n: conePos, points: cone.values[conePos] }) });
+    // The cone's column is filled with the seat's colour and its number drawn in the seat's ink on it (a cone
+    // drawn over the number hid it: 1:1).
     for (let col = 0; col <= cone.max; col += 1) {
-      coneLane.append(s("rect", { x: tx + lx + col * colW, y: cy, width: colW - 2, height: 22, rx: 3, class: "track-cell" }),
-        s("text", { x: tx + lx + col * colW + colW / 2 - 1, y: cy + 15, "text-anchor": "middle", class: "tiny muted", text: `${col}` }));
-    }
-    if (conePos !== null) {
-      coneLane.append(s("path", { d: `M${tx + lx + conePos * colW + 3},${cy + 20} L${tx + lx + conePos * colW + colW / 2 - 1},${cy + 2} L${tx + lx + (conePos + 1) * colW - 5},${cy + 20} Z`,
-        fill: seatColour(seat), stroke: "#000" }));
+      const here = col === conePos;
+      coneLane.append(s("rect", { x: tx + lx + col * colW, y: cy, width: colW - 2, height: 22, rx: 3,
+        class: here ? "track-cell cone-cell" : "track-cell", style: here ? `fill: ${seatColour(seat)}; stroke: #000` : null }),
+      s("text", { x: tx + lx + col * colW + colW / 2 - 1, y: cy + 15, "text-anchor": "middle",
+        class: here ? "tiny cone-num" : "tiny muted", style: here ? `fill: ${seatInk(seat)}; font-weight: 700` : null, text: `${col}` }));
     }
     g.append(coneLane);
     return board;
