@@ -1,0 +1,612 @@
+"""networkx's maximum-weight matching, step for step, on the 2-seat Swiss window graph.
+
+The 2-seat Swiss pairing is what ``networkx.max_weight_matching(graph, maxcardinality=True)`` returns for
+the window graph of :func:`referee.tournaments.pairing._swiss_two` — and in late rounds that graph has
+several maximum-weight matchings (a pair of neighbours in the standings who met before can be mended
+upwards or downwards at the same cost), so *which* one networkx returns is part of the pairing rule: only
+a program taking networkx's very steps returns the same one. :func:`swiss_matching` is that program: the
+same algorithm (Edmonds' blossom algorithm as Joris van Rantwijk wrote it and networkx ported it,
+``networkx/algorithms/matching.py``, BSD licence), the same order of vertices, neighbours, queue,
+ties and blossoms, for the graph networkx is given there: vertices ``0 … n − 1`` added in order, the
+edges ``i – j`` for ``0 < j − i ≤ window`` added by increasing ``i`` then ``j`` (so each vertex's
+neighbours come in increasing order), of weight ``big × (1 + top − met(i, j)) − (j − i)²``.
+
+What differs is only what each step costs:
+
+* networkx scans every vertex and every blossom for each dual adjustment and resets its labels over every
+  vertex at each augmentation; here the scans look only at what the stage labelled, in the order
+  networkx would meet it (vertices in increasing order, then blossoms in the order they were made);
+* a stage that ends in an augmentation without making a blossom or adjusting the duals leaves the
+  trees it grew before the augmenting one unchanged, and the next stage would grow them again, edge for
+  edge, to the same labels: "dead" trees (no augmenting path, no blossom) far from every vertex the
+  augmentation changed are kept instead of grown again (:class:`_Stage`). A stage that needs a dual
+  adjustment or a blossom is grown again from nothing, exactly as networkx grows it.
+
+Tests (``tests/tournaments/test_pairing.py``) compare it with networkx on random graphs of this kind,
+ties included, and on Swiss histories of many rounds.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+
+class _Blossom:
+    """A non-trivial blossom: ``childs`` (sub-blossoms or vertices, base first), ``edges`` between them,
+    ``parent``, ``base``, and ``mybestedges`` (networkx's least-slack edges to other S-blossoms)."""
+
+    __slots__ = ("childs", "edges", "mybestedges", "parent", "base")
+
+    def __init__(self) -> None:
+        self.childs: list[Any] = []
+        self.edges: list[tuple[int, int]] = []
+        self.mybestedges: list[tuple[int, int]] | None = None
+        self.parent: _Blossom | None = None
+        self.base = -1
+
+    def leaves(self):
+        stack = [*self.childs]
+        while stack:
+            t = stack.pop()
+            if isinstance(t, _Blossom):
+                stack.extend(t.childs)
+            else:
+                yield t
+
+
+def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: int, top: int,
+                   keep_dead_trees: bool = True) -> set[tuple[int, int]]:
+    """The matching ``networkx.max_weight_matching(G, maxcardinality=True)`` returns for the window graph
+    of ``n`` vertices described in the module docstring (``met_of[i][j]``: how often i and j met), as a
+    set of pairs ``(i, j)``. ``keep_dead_trees=False`` grows every stage from nothing (networkx's own
+    schedule of work, for the tests)."""
+    if n == 0:
+        return set()
+    span = window
+
+    def weight(v: int, w: int) -> int:
+        m = met_of.get(v)
+        return big * (1 + top - (m.get(w, 0) if m else 0)) - (w - v) ** 2
+
+    def neighbours(v: int) -> range:
+        return range(max(0, v - span), min(n, v + span + 1))
+
+    maxweight = 0
+    if n > 1:
+        if any(not met_of.get(i, {}).get(i + 1) for i in range(n - 1)):
+            maxweight = max(0, big * (1 + top) - 1)  # the largest weight an edge can have
+        else:
+            for i in range(n):
+                for j in range(i + 1, min(n, i + 1 + span)):
+                    maxweight = max(maxweight, weight(i, j))
+
+    mate = [-1] * n
+    label: dict[Any, Any] = {}
+    labeledge: dict[Any, Any] = {}
+    inblossom: list[Any] = list(range(n))
+    vparent: list[_Blossom | None] = [None] * n
+    bestedge: dict[Any, Any] = {}
+    dualvar = [maxweight] * n
+    blossomdual: dict[_Blossom, int] = {}  # live blossoms in the order they were made (networkx's dict order)
+    allowedge: set[tuple[int, int]] = set()
+    queue: list[int] = []
+    free = list(range(n))  # unmatched vertices, increasing
+
+    def parent_of(b: Any) -> _Blossom | None:
+        return b.parent if isinstance(b, _Blossom) else vparent[b]
+
+    def set_parent(b: Any, p: _Blossom | None) -> None:
+        if isinstance(b, _Blossom):
+            b.parent = p
+        else:
+            vparent[b] = p
+
+    def base_of(b: Any) -> int:
+        return b.base if isinstance(b, _Blossom) else b
+
+    def slack(v: int, w: int) -> int:
+        return dualvar[v] + dualvar[w] - 2 * weight(v, w) if v < w else dualvar[v] + dualvar[w] - 2 * weight(w, v)
+
+    stage = _Stage(free, mate, label, labeledge, bestedge, blossomdual, span)
+
+    def assignLabel(w: int, t: int, v: int | None) -> None:
+        b = inblossom[w]
+        label[w] = label[b] = t
+        stage.touched.append(w)
+        if v is not None:
+            labeledge[w] = labeledge[b] = (v, w)
+        else:
+            labeledge[w] = labeledge[b] = None
+        bestedge[w] = bestedge[b] = None
+        if t == 1:
+            if isinstance(b, _Blossom):
+                queue.extend(b.leaves())
+            else:
+                queue.append(b)
+        elif t == 2:
+            base = base_of(b)
+            assignLabel(mate[base], 1, base)
+
+    def scanBlossom(v: int, w: int) -> int | None:
+        path = []
+        base = None
+        vv: int | None = v
+        ww: int | None = w
+        while vv is not None:
+            b = inblossom[vv]
+            if label[b] & 4:
+                base = base_of(b)
+                break
+            path.append(b)
+            label[b] = 5
+            if labeledge[b] is None:
+                vv = None
+            else:
+                vv = labeledge[b][0]
+                b = inblossom[vv]
+                vv = labeledge[b][0]
+            if ww is not None:
+                vv, ww = ww, vv
+        for b in path:
+            label[b] = 1
+        return base
+
+    def addBlossom(base: int, v: int, w: int) -> None:
+        bb = inblossom[base]
+        bv = inblossom[v]
+        bw = inblossom[w]
+        b = _Blossom()
+        b.base = base
+        blossomdual[b] = 0  # (networkx: blossomparent[b] = None here, blossomdual[b] = 0 below: same order)
+        set_parent(bb, b)
+        b.childs = path = []
+        b.edges = edgs = [(v, w)]
+        while bv != bb:
+            set_parent(bv, b)
+            path.append(bv)
+            edgs.append(labeledge[bv])
+            v = labeledge[bv][0]
+            bv = inblossom[v]
+        path.append(bb)
+        path.reverse()
+        edgs.reverse()
+        while bw != bb:
+            set_parent(bw, b)
+            path.append(bw)
+            edgs.append((labeledge[bw][1], labeledge[bw][0]))
+            w = labeledge[bw][0]
+            bw = inblossom[w]
+        label[b] = 1
+        labeledge[b] = labeledge[bb]
+        for x in b.leaves():
+            if label[inblossom[x]] == 2:
+                queue.append(x)
+            inblossom[x] = b
+        bestedgeto: dict[Any, tuple[int, int]] = {}
+        for bv in path:
+            if isinstance(bv, _Blossom):
+                if bv.mybestedges is not None:
+                    nblist = bv.mybestedges
+                    bv.mybestedges = None
+                else:
+                    nblist = [(x, y) for x in bv.leaves() for y in neighbours(x) if x != y]
+            else:
+                nblist = [(bv, y) for y in neighbours(bv) if bv != y]
+            for k in nblist:
+                (i, j) = k
+                if inblossom[j] == b:
+                    i, j = j, i
+                bj = inblossom[j]
+                if bj != b and label.get(bj) == 1 and ((bj not in bestedgeto) or slack(i, j) < slack(*bestedgeto[bj])):
+                    bestedgeto[bj] = k
+            bestedge[bv] = None
+        b.mybestedges = list(bestedgeto.values())
+        mybestedge = None
+        mybestslack = 0
+        bestedge[b] = None
+        for k in b.mybestedges:
+            kslack = slack(*k)
+            if mybestedge is None or kslack < mybestslack:
+                mybestedge = k
+                mybestslack = kslack
+        bestedge[b] = mybestedge
+
+    def expandBlossom(b: _Blossom, endstage: bool) -> None:
+        def _recurse(b: _Blossom, endstage: bool):
+            for s in b.childs:
+                set_parent(s, None)
+                if isinstance(s, _Blossom):
+                    if endstage and blossomdual[s] == 0:
+                        yield s
+                    else:
+                        for x in s.leaves():
+                            inblossom[x] = s
+                else:
+                    inblossom[s] = s
+            if (not endstage) and label.get(b) == 2:
+                entrychild = inblossom[labeledge[b][1]]
+                j = b.childs.index(entrychild)
+                if j & 1:
+                    j -= len(b.childs)
+                    jstep = 1
+                else:
+                    jstep = -1
+                v, w = labeledge[b]
+                while j != 0:
+                    if jstep == 1:
+                        p, q = b.edges[j]
+                    else:
+                        q, p = b.edges[j - 1]
+                    label[w] = None
+                    label[q] = None
+                    assignLabel(w, 2, v)
+                    allowedge.add((p, q))
+                    allowedge.add((q, p))
+                    j += jstep
+                    if jstep == 1:
+                        v, w = b.edges[j]
+                    else:
+                        w, v = b.edges[j - 1]
+                    allowedge.add((v, w))
+                    allowedge.add((w, v))
+                    j += jstep
+                bw = b.childs[j]
+                label[w] = label[bw] = 2
+                labeledge[w] = labeledge[bw] = (v, w)
+                bestedge[bw] = None
+                j += jstep
+                while b.childs[j] != entrychild:
+                    bv = b.childs[j]
+                    if label.get(bv) == 1:
+                        j += jstep
+                        continue
+                    if isinstance(bv, _Blossom):
+                        for v in bv.leaves():
+                            if label.get(v):
+                                break
+                    else:
+                        v = bv
+                    if label.get(v):
+                        label[v] = None
+                        label[mate[base_of(bv)]] = None
+                        assignLabel(v, 2, labeledge[v][0])
+                    j += jstep
+            label.pop(b, None)
+            labeledge.pop(b, None)
+            bestedge.pop(b, None)
+            del blossomdual[b]
+
+        stack = [_recurse(b, endstage)]
+        while stack:
+            top_ = stack[-1]
+            for s in top_:
+                stack.append(_recurse(s, endstage))
+                break
+            else:
+                stack.pop()
+
+    def augmentBlossom(b: _Blossom, v: int) -> None:
+        def _recurse(b: _Blossom, v: int):
+            t: Any = v
+            while parent_of(t) != b:
+                t = parent_of(t)
+            if isinstance(t, _Blossom):
+                yield (t, v)
+            i = j = b.childs.index(t)
+            if i & 1:
+                j -= len(b.childs)
+                jstep = 1
+            else:
+                jstep = -1
+            while j != 0:
+                j += jstep
+                t = b.childs[j]
+                if jstep == 1:
+                    w, x = b.edges[j]
+                else:
+                    x, w = b.edges[j - 1]
+                if isinstance(t, _Blossom):
+                    yield (t, w)
+                j += jstep
+                t = b.childs[j]
+                if isinstance(t, _Blossom):
+                    yield (t, x)
+                set_mate(w, x)
+                set_mate(x, w)
+            b.childs = b.childs[i:] + b.childs[:i]
+            b.edges = b.edges[i:] + b.edges[:i]
+            b.base = base_of(b.childs[0])
+
+        stack = [_recurse(b, v)]
+        while stack:
+            top_ = stack[-1]
+            for args in top_:
+                stack.append(_recurse(*args))
+                break
+            else:
+                stack.pop()
+
+    def set_mate(v: int, w: int) -> None:
+        if mate[v] == -1:
+            del free[bisect.bisect_left(free, v)]
+        mate[v] = w
+        stage.changed.append(v)
+
+    def augmentMatching(v: int, w: int) -> None:
+        for s, j in ((v, w), (w, v)):
+            while 1:
+                bs = inblossom[s]
+                if isinstance(bs, _Blossom):
+                    augmentBlossom(bs, s)
+                set_mate(s, j)
+                if labeledge[bs] is None:
+                    break
+                t = labeledge[bs][0]
+                bt = inblossom[t]
+                s, j = labeledge[bt]
+                if isinstance(bt, _Blossom):
+                    augmentBlossom(bt, j)
+                set_mate(j, s)
+
+    def grow() -> int:
+        """Process the queue (networkx's inner ``while queue and not augmented``): 1 when an augmenting
+        path was found and used, 0 when the queue ran out."""
+        while 1:
+            v = stage.pop(queue)
+            if v is None:
+                return 0
+            bv = inblossom[v]
+            dv = dualvar[v]
+            mv = met_of.get(v)
+            for w in neighbours(v):
+                if w == v:
+                    continue
+                bw = inblossom[w]
+                if bv == bw:
+                    continue
+                if (v, w) not in allowedge:
+                    kslack = dv + dualvar[w] - 2 * (big * (1 + top - (mv.get(w, 0) if mv else 0)) - (w - v) ** 2)
+                    if kslack <= 0:
+                        allowedge.add((v, w))
+                        allowedge.add((w, v))
+                if (v, w) in allowedge:
+                    lw = label.get(bw)
+                    if lw is None:
+                        assignLabel(w, 2, v)
+                    elif lw == 1:
+                        if stage.memo and isinstance(bv, _Blossom) or stage.memo and isinstance(bw, _Blossom):
+                            return -1
+                        base = scanBlossom(v, w)
+                        if base is not None:
+                            if stage.memo:
+                                return -1
+                            stage.blossoms = True
+                            addBlossom(base, v, w)
+                        else:
+                            augmentMatching(v, w)
+                            return 1
+                    elif label.get(w) is None:
+                        label[w] = 2
+                        labeledge[w] = (v, w)
+                elif label.get(bw) == 1:
+                    if bestedge.get(bv) is None or kslack < slack(*bestedge[bv]):
+                        bestedge[bv] = (v, w)
+                elif label.get(w) is None:
+                    if bestedge.get(w) is None or kslack < slack(*bestedge[w]):
+                        bestedge[w] = (v, w)
+
+    def start_stage_from_nothing() -> None:
+        """networkx's stage start: every label cleared, every single vertex labelled S and queued."""
+        label.clear()
+        labeledge.clear()
+        bestedge.clear()
+        for b in blossomdual:
+            b.mybestedges = None
+        allowedge.clear()
+        queue[:] = []
+        for v in list(free):
+            if label.get(inblossom[v]) is None:
+                assignLabel(v, 1, None)
+        stage.begin_full(len(queue))
+
+    while 1:
+        if not (keep_dead_trees and stage.resume(queue)):
+            start_stage_from_nothing()
+        augmented = 0
+        while 1:
+            got = grow()
+            if got == -1:  # a kept-trees stage met what only a stage grown from nothing may do
+                stage.abandon()
+                start_stage_from_nothing()
+                continue
+            if got == 1:
+                augmented = 1
+                break
+            if stage.memo:  # the queue ran out: a dual adjustment, which only a stage from nothing may make
+                stage.abandon()
+                start_stage_from_nothing()
+                continue
+            stage.adjusted = True
+            deltatype = -1
+            delta: Any = None
+            deltaedge: Any = None
+            deltablossom: Any = None
+            candidates = sorted(k for k in bestedge if not isinstance(k, _Blossom))
+            for v in candidates:  # networkx: every vertex in order
+                if label.get(inblossom[v]) is None and bestedge.get(v) is not None:
+                    d = slack(*bestedge[v])
+                    if deltatype == -1 or d < delta:
+                        delta = d
+                        deltatype = 2
+                        deltaedge = bestedge[v]
+            for b in [*candidates, *(k for k in blossomdual if k in bestedge)]:  # networkx: blossomparent order
+                if parent_of(b) is None and label.get(b) == 1 and bestedge.get(b) is not None:
+                    kslack = slack(*bestedge[b])
+                    d = kslack // 2
+                    if deltatype == -1 or d < delta:
+                        delta = d
+                        deltatype = 3
+                        deltaedge = bestedge[b]
+            for b in blossomdual:
+                if b.parent is None and label.get(b) == 2 and (deltatype == -1 or blossomdual[b] < delta):
+                    delta = blossomdual[b]
+                    deltatype = 4
+                    deltablossom = b
+            if deltatype == -1:
+                deltatype = 1
+                delta = max(0, min(dualvar))
+            for b in [k for k in label if label[k] in (1, 2)]:
+                if isinstance(b, _Blossom):
+                    if b.parent is not None or b not in blossomdual:
+                        continue
+                    members: Any = b.leaves()
+                elif inblossom[b] != b:
+                    continue
+                else:
+                    members = (b,)
+                step = -delta if label[b] == 1 else delta
+                for v in members:
+                    dualvar[v] += step
+            for b in blossomdual:
+                if b.parent is None:
+                    if label.get(b) == 1:
+                        blossomdual[b] += delta
+                    elif label.get(b) == 2:
+                        blossomdual[b] -= delta
+            if deltatype == 1:
+                break
+            elif deltatype == 2:
+                (v, w) = deltaedge
+                allowedge.add((v, w))
+                allowedge.add((w, v))
+                queue.append(v)
+            elif deltatype == 3:
+                (v, w) = deltaedge
+                allowedge.add((v, w))
+                allowedge.add((w, v))
+                queue.append(v)
+            elif deltatype == 4:
+                expandBlossom(deltablossom, False)
+        if not augmented:
+            break
+        for b in list(blossomdual.keys()):
+            if b not in blossomdual:
+                continue
+            if b.parent is None and label.get(b) == 1 and blossomdual[b] == 0:
+                for x in b.leaves():
+                    stage.changed.append(x)
+                expandBlossom(b, True)
+        stage.end()
+    return {(v, mate[v]) for v in range(n) if -1 < v < mate[v]}
+
+
+class _Stage:
+    """Which trees a stage grew, and whether the next stage may keep them (module docstring).
+
+    A stage "from nothing" is networkx's: labels cleared, every single vertex labelled S and queued, the
+    queue popped from its end — so the trees grow one after another, from the highest single vertex
+    down, each to its end before the next root is popped. A tree that ends without an augmenting path
+    and without a blossom is *dead*. When the stage ends in an augmentation with no dual adjustment and no
+    blossom, the next stage (same duals, the same blossoms: none) would grow the same dead trees first,
+    to the same labels, as long as no vertex within ``span`` of them changed its mate: those are kept
+    (their labels stay), every other label goes back to the stage start's (single vertices S, the rest
+    none), and the stage pops the next single vertex below them. Such a stage that would need a dual
+    adjustment or a blossom is dropped and grown from nothing instead (nothing it did had lasting
+    effects: only an augmentation changes the matching, and it ends the stage)."""
+
+    def __init__(self, free: list[int], mate: list[int], label: dict, labeledge: dict, bestedge: dict,
+                 blossomdual: dict, span: int) -> None:
+        self.free, self.mate, self.label, self.labeledge = free, mate, label, labeledge
+        self.bestedge, self.blossomdual, self.span = bestedge, blossomdual, span
+        self.memo = False  # this stage kept trees (a dual adjustment or blossom: start from nothing)
+        self.touched: list[int] = []  # vertices labelled this stage, in order
+        self.changed: list[int] = []  # vertices whose mate changed (this stage; the last one at a resume)
+        self.adjusted = False
+        self.blossoms = False
+        self.trees: list[tuple[int, int]] = []  # grown this stage: (root, its first index in touched)
+        self.reused: list[tuple[int, list[int], int, int]] = []  # kept this stage: root, labelled, lo, hi
+        self.kept: list[tuple[int, list[int], int, int]] = []  # dead trees the next stage may keep
+        self.dirty: list[int] = []  # labelled by the augmenting tree
+        self.resumable = False
+        self.bottom = 0
+        self.next_root = -1
+
+    def begin_full(self, bottom: int) -> None:
+        self.memo = self.adjusted = False
+        self.blossoms = bool(self.blossomdual)
+        self.trees, self.touched, self.changed, self.reused = [], [], [], []
+        self.bottom = bottom
+
+    def abandon(self) -> None:
+        self.resumable = False
+
+    def pop(self, queue: list[int]) -> int | None:
+        if self.memo:
+            if queue:
+                return queue.pop()
+            if self.next_root < 0:
+                return None
+            root = self.free[self.next_root]
+            self.next_root -= 1
+            self.trees.append((root, len(self.touched)))
+            return root
+        if not queue:
+            return None
+        v = queue.pop()
+        if len(queue) < self.bottom:  # one of the single vertices queued at the start: a new tree
+            self.bottom = len(queue)
+            self.trees.append((v, len(self.touched)))
+        return v
+
+    def end(self) -> None:
+        """After an augmentation (and the stage's end): what the next stage may keep."""
+        if self.adjusted or self.blossoms or self.blossomdual or not self.trees:
+            self.resumable = False
+            return
+        grown = []
+        for k, (root, start) in enumerate(self.trees[:-1]):
+            labelled = self.touched[start:self.trees[k + 1][1]]
+            grown.append((root, labelled, min(labelled, default=root) if labelled and min(labelled) < root else root,
+                          max(labelled) if labelled and max(labelled) > root else root))
+        root, start = self.trees[-1]
+        self.dirty = [root, *self.touched[start:]]
+        self.kept = self.reused + grown
+        self.resumable = True
+
+    def resume(self, queue: list[int]) -> bool:
+        """Start a stage keeping the last stage's dead trees that nothing near changed; False when it
+        must start from nothing."""
+        if not self.resumable or self.blossomdual:
+            return False
+        label, labeledge, free, mate, span = self.label, self.labeledge, self.free, self.mate, self.span
+        changed = sorted(set(self.changed))
+        keep, nf = 0, len(free)
+        for root, _, lo, hi in self.kept:
+            if keep >= nf or free[nf - 1 - keep] != root:
+                break
+            i = bisect.bisect_left(changed, lo - span)
+            if i < len(changed) and changed[i] <= hi + span:
+                break
+            keep += 1
+        roots = []
+        for root, labelled, _, _ in self.kept[keep:]:
+            roots.append(root)
+            for v in labelled:
+                label.pop(v, None)
+                labeledge.pop(v, None)
+        for v in (*self.dirty, *changed):
+            label.pop(v, None)
+            labeledge.pop(v, None)
+        for v in (*roots, *self.dirty):
+            if mate[v] == -1:  # a single vertex again: labelled S with no edge, as at a stage start
+                label[v] = 1
+                labeledge[v] = None
+        self.bestedge.clear()
+        queue[:] = []
+        self.memo = True
+        self.adjusted = self.blossoms = False
+        self.reused = self.kept[:keep]
+        self.trees, self.touched, self.changed, self.dirty = [], [], [], []
+        self.next_root = nf - 1 - keep
+        return True
