@@ -36,7 +36,7 @@ class _Blossom:
     """A non-trivial blossom: ``childs`` (sub-blossoms or vertices, base first), ``edges`` between them,
     ``parent``, ``base``, and ``mybestedges`` (networkx's least-slack edges to other S-blossoms)."""
 
-    __slots__ = ("childs", "edges", "mybestedges", "parent", "base")
+    __slots__ = ("base", "childs", "edges", "mybestedges", "parent")
 
     def __init__(self) -> None:
         self.childs: list[Any] = []
@@ -55,7 +55,7 @@ class _Blossom:
                 yield t
 
 
-def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: int, top: int,
+def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: int, top: int, *,
                    keep_dead_trees: bool = True) -> set[tuple[int, int]]:
     """The matching ``networkx.max_weight_matching(G, maxcardinality=True)`` returns for the window graph
     of ``n`` vertices described in the module docstring (``met_of[i][j]``: how often i and j met), as a
@@ -108,12 +108,15 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
     def slack(v: int, w: int) -> int:
         return dualvar[v] + dualvar[w] - 2 * weight(v, w) if v < w else dualvar[v] + dualvar[w] - 2 * weight(w, v)
 
-    stage = _Stage(free, mate, label, labeledge, bestedge, blossomdual, span)
+    stage = _Stage(free, mate, inblossom=inblossom, label=label, labeledge=labeledge, bestedge=bestedge,
+                   blossomdual=blossomdual)
 
     def assignLabel(w: int, t: int, v: int | None) -> None:
         b = inblossom[w]
         label[w] = label[b] = t
         stage.touched.append(w)
+        if isinstance(b, _Blossom):
+            stage.note_blossom()
         if v is not None:
             labeledge[w] = labeledge[b] = (v, w)
         else:
@@ -158,6 +161,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         bw = inblossom[w]
         b = _Blossom()
         b.base = base
+        stage.made.append(b)
         blossomdual[b] = 0  # (networkx: blossomparent[b] = None here, blossomdual[b] = 0 below: same order)
         set_parent(bb, b)
         b.childs = path = []
@@ -334,7 +338,8 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         stage.changed.append(v)
 
     def augmentMatching(v: int, w: int) -> None:
-        for s, j in ((v, w), (w, v)):
+        for first, other in ((v, w), (w, v)):
+            s, j = first, other
             while 1:
                 bs = inblossom[s]
                 if isinstance(bs, _Blossom):
@@ -375,13 +380,9 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                     if lw is None:
                         assignLabel(w, 2, v)
                     elif lw == 1:
-                        if stage.memo and isinstance(bv, _Blossom) or stage.memo and isinstance(bw, _Blossom):
-                            return -1
                         base = scanBlossom(v, w)
                         if base is not None:
-                            if stage.memo:
-                                return -1
-                            stage.blossoms = True
+                            stage.note_blossom()
                             addBlossom(base, v, w)
                         else:
                             augmentMatching(v, w)
@@ -389,6 +390,8 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                     elif label.get(w) is None:
                         label[w] = 2
                         labeledge[w] = (v, w)
+                        stage.touched.append(w)
+                        stage.note_blossom()
                 elif label.get(bw) == 1:
                     if bestedge.get(bv) is None or kslack < slack(*bestedge[bv]):
                         bestedge[bv] = (v, w)
@@ -397,6 +400,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                         bestedge[w] = (v, w)
 
     def start_stage_from_nothing() -> None:
+        stage.made = []
         """networkx's stage start: every label cleared, every single vertex labelled S and queued."""
         label.clear()
         labeledge.clear()
@@ -415,15 +419,16 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
             start_stage_from_nothing()
         augmented = 0
         while 1:
-            got = grow()
-            if got == -1:  # a kept-trees stage met what only a stage grown from nothing may do
-                stage.abandon()
-                start_stage_from_nothing()
-                continue
-            if got == 1:
+            if grow():
                 augmented = 1
                 break
             if stage.memo:  # the queue ran out: a dual adjustment, which only a stage from nothing may make
+                for b in reversed(stage.made):  # the blossoms made this stage undone, the last first
+                    del blossomdual[b]
+                    for c in b.childs:
+                        set_parent(c, None)
+                        for x in (c.leaves() if isinstance(c, _Blossom) else (c,)):
+                            inblossom[x] = c
                 stage.abandon()
                 start_stage_from_nothing()
                 continue
@@ -448,15 +453,15 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                         delta = d
                         deltatype = 3
                         deltaedge = bestedge[b]
-            for b in blossomdual:
-                if b.parent is None and label.get(b) == 2 and (deltatype == -1 or blossomdual[b] < delta):
-                    delta = blossomdual[b]
+            for b, z in blossomdual.items():
+                if b.parent is None and label.get(b) == 2 and (deltatype == -1 or z < delta):
+                    delta = z
                     deltatype = 4
                     deltablossom = b
             if deltatype == -1:
                 deltatype = 1
                 delta = max(0, min(dualvar))
-            for b in [k for k in label if label[k] in (1, 2)]:
+            for b, lab in [(k, t) for k, t in label.items() if t in (1, 2)]:
                 if isinstance(b, _Blossom):
                     if b.parent is not None or b not in blossomdual:
                         continue
@@ -465,7 +470,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                     continue
                 else:
                     members = (b,)
-                step = -delta if label[b] == 1 else delta
+                step = -delta if lab == 1 else delta
                 for v in members:
                     dualvar[v] += step
             for b in blossomdual:
@@ -494,8 +499,6 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
             if b not in blossomdual:
                 continue
             if b.parent is None and label.get(b) == 1 and blossomdual[b] == 0:
-                for x in b.leaves():
-                    stage.changed.append(x)
                 expandBlossom(b, True)
         stage.end()
     return {(v, mate[v]) for v in range(n) if -1 < v < mate[v]}
@@ -515,16 +518,16 @@ class _Stage:
     adjustment or a blossom is dropped and grown from nothing instead (nothing it did had lasting
     effects: only an augmentation changes the matching, and it ends the stage)."""
 
-    def __init__(self, free: list[int], mate: list[int], label: dict, labeledge: dict, bestedge: dict,
-                 blossomdual: dict, span: int) -> None:
-        self.free, self.mate, self.label, self.labeledge = free, mate, label, labeledge
-        self.bestedge, self.blossomdual, self.span = bestedge, blossomdual, span
+    def __init__(self, free: list[int], mate: list[int], *, inblossom: list, label: dict, labeledge: dict,
+                 bestedge: dict, blossomdual: dict) -> None:
+        self.free, self.mate, self.inblossom, self.label, self.labeledge = free, mate, inblossom, label, labeledge
+        self.bestedge, self.blossomdual = bestedge, blossomdual
         self.memo = False  # this stage kept trees (a dual adjustment or blossom: start from nothing)
         self.touched: list[int] = []  # vertices labelled this stage, in order
         self.changed: list[int] = []  # vertices whose mate changed (this stage; the last one at a resume)
         self.adjusted = False
-        self.blossoms = False
-        self.trees: list[tuple[int, int]] = []  # grown this stage: (root, its first index in touched)
+        self.made: list[_Blossom] = []  # blossoms made this stage, in order
+        self.trees: list[list[int]] = []  # grown this stage: [root, its first index in touched, made a blossom]
         self.reused: list[tuple[int, list[int], int, int]] = []  # kept this stage: root, labelled, lo, hi
         self.kept: list[tuple[int, list[int], int, int]] = []  # dead trees the next stage may keep
         self.dirty: list[int] = []  # labelled by the augmenting tree
@@ -534,12 +537,16 @@ class _Stage:
 
     def begin_full(self, bottom: int) -> None:
         self.memo = self.adjusted = False
-        self.blossoms = bool(self.blossomdual)
         self.trees, self.touched, self.changed, self.reused = [], [], [], []
         self.bottom = bottom
 
     def abandon(self) -> None:
         self.resumable = False
+
+    def note_blossom(self) -> None:
+        """The tree being grown met a blossom (labelled one, made one or grew from one): not kept."""
+        if self.trees:
+            self.trees[-1][2] = 1
 
     def pop(self, queue: list[int]) -> int | None:
         if self.memo:
@@ -549,64 +556,79 @@ class _Stage:
                 return None
             root = self.free[self.next_root]
             self.next_root -= 1
-            self.trees.append((root, len(self.touched)))
+            self.trees.append([root, len(self.touched), 0])
+            b = self.inblossom[root]
+            if isinstance(b, _Blossom):  # networkx queued the blossom's leaves at the start: popped last first
+                self.note_blossom()
+                queue.extend(b.leaves())
+                return queue.pop()
             return root
         if not queue:
             return None
         v = queue.pop()
         if len(queue) < self.bottom:  # one of the single vertices queued at the start: a new tree
             self.bottom = len(queue)
-            self.trees.append((v, len(self.touched)))
+            self.trees.append([v, len(self.touched), 0])
+            if isinstance(self.inblossom[v], _Blossom):
+                self.note_blossom()
         return v
 
     def end(self) -> None:
-        """After an augmentation (and the stage's end): what the next stage may keep."""
-        if self.adjusted or self.blossoms or self.blossomdual or not self.trees:
+        """After an augmentation (and the stage's end): what the next stage may keep — the dead trees
+        grown before the first that made a blossom (blossoms made in a stage without a dual adjustment
+        have a zero dual and are undone at its end; a tree grown after one may have met it)."""
+        if self.adjusted or not self.trees:
             self.resumable = False
             return
         grown = []
-        for k, (root, start) in enumerate(self.trees[:-1]):
-            labelled = self.touched[start:self.trees[k + 1][1]]
-            grown.append((root, labelled, min(labelled, default=root) if labelled and min(labelled) < root else root,
+        ends = [start for _, start, _ in self.trees[1:]] + [len(self.touched)]
+        for k, (root, start, made) in enumerate(self.trees):
+            if made or k == len(self.trees) - 1:
+                self.dirty = [tree[0] for tree in self.trees[k:]] + self.touched[start:]
+                break
+            labelled = self.touched[start:ends[k]]
+            grown.append((root, labelled, min(labelled) if labelled and min(labelled) < root else root,
                           max(labelled) if labelled and max(labelled) > root else root))
-        root, start = self.trees[-1]
-        self.dirty = [root, *self.touched[start:]]
         self.kept = self.reused + grown
         self.resumable = True
 
     def resume(self, queue: list[int]) -> bool:
         """Start a stage keeping the last stage's dead trees that nothing near changed; False when it
         must start from nothing."""
-        if not self.resumable or self.blossomdual:
+        if not self.resumable:
             return False
-        label, labeledge, free, mate, span = self.label, self.labeledge, self.free, self.mate, self.span
+        label, labeledge, free, mate = self.label, self.labeledge, self.free, self.mate
+        inblossom = self.inblossom
         changed = sorted(set(self.changed))
+        moved = set(changed)
         keep, nf = 0, len(free)
-        for root, _, lo, hi in self.kept:
+        for root, labelled, lo, hi in self.kept:
             if keep >= nf or free[nf - 1 - keep] != root:
                 break
-            i = bisect.bisect_left(changed, lo - span)
-            if i < len(changed) and changed[i] <= hi + span:
+            i = bisect.bisect_left(changed, lo)
+            if i < len(changed) and changed[i] <= hi and not moved.isdisjoint(labelled):
                 break
             keep += 1
-        roots = []
-        for root, labelled, _, _ in self.kept[keep:]:
-            roots.append(root)
+        roots = [root for root, _, _, _ in self.kept[keep:]]
+        for labelled in (*(tree[1] for tree in self.kept[keep:]), self.dirty, changed):
             for v in labelled:
+                b = inblossom[v]
                 label.pop(v, None)
                 labeledge.pop(v, None)
-        for v in (*self.dirty, *changed):
-            label.pop(v, None)
-            labeledge.pop(v, None)
+                label.pop(b, None)
+                labeledge.pop(b, None)
         for v in (*roots, *self.dirty):
             if mate[v] == -1:  # a single vertex again: labelled S with no edge, as at a stage start
-                label[v] = 1
-                labeledge[v] = None
+                b = inblossom[v]
+                label[v] = label[b] = 1
+                labeledge[v] = labeledge[b] = None
         self.bestedge.clear()
+        for b in self.blossomdual:
+            b.mybestedges = None
         queue[:] = []
         self.memo = True
-        self.adjusted = self.blossoms = False
+        self.adjusted = False
         self.reused = self.kept[:keep]
-        self.trees, self.touched, self.changed, self.dirty = [], [], [], []
+        self.trees, self.touched, self.changed, self.dirty, self.made = [], [], [], [], []
         self.next_root = nf - 1 - keep
         return True
