@@ -29,6 +29,7 @@ ties included, and on Swiss histories of many rounds.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from typing import Any
 
 
@@ -109,7 +110,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         return dualvar[v] + dualvar[w] - 2 * weight(v, w) if v < w else dualvar[v] + dualvar[w] - 2 * weight(w, v)
 
     stage = _Stage(free, mate, inblossom=inblossom, label=label, labeledge=labeledge, bestedge=bestedge,
-                   blossomdual=blossomdual)
+                   blossomdual=blossomdual, keeping=keep_dead_trees)
 
     def assignLabel(w: int, t: int, v: int | None) -> None:
         b = inblossom[w]
@@ -161,7 +162,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         bw = inblossom[w]
         b = _Blossom()
         b.base = base
-        stage.made.append(b)
+        stage.note_made(b)
         blossomdual[b] = 0  # (networkx: blossomparent[b] = None here, blossomdual[b] = 0 below: same order)
         set_parent(bb, b)
         b.childs = path = []
@@ -382,7 +383,6 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                     elif lw == 1:
                         base = scanBlossom(v, w)
                         if base is not None:
-                            stage.note_blossom()
                             addBlossom(base, v, w)
                         else:
                             augmentMatching(v, w)
@@ -400,7 +400,6 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                         bestedge[w] = (v, w)
 
     def start_stage_from_nothing() -> None:
-        stage.made = []
         """networkx's stage start: every label cleared, every single vertex labelled S and queued."""
         label.clear()
         labeledge.clear()
@@ -415,7 +414,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         stage.begin_full(len(queue))
 
     while 1:
-        if not (keep_dead_trees and stage.resume(queue)):
+        if not stage.resume(queue, lambda b: expandBlossom(b, True)):
             start_stage_from_nothing()
         augmented = 0
         while 1:
@@ -423,7 +422,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 augmented = 1
                 break
             if stage.memo:  # the queue ran out: a dual adjustment, which only a stage from nothing may make
-                for b in reversed(stage.made):  # the blossoms made this stage undone, the last first
+                for b in reversed(stage.alive()):  # blossoms networkx has not made yet: undone, the last first
                     del blossomdual[b]
                     for c in b.childs:
                         set_parent(c, None)
@@ -495,12 +494,12 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 expandBlossom(deltablossom, False)
         if not augmented:
             break
+        stage.end()
         for b in list(blossomdual.keys()):
-            if b not in blossomdual:
+            if b not in blossomdual or b in stage.spared:
                 continue
             if b.parent is None and label.get(b) == 1 and blossomdual[b] == 0:
                 expandBlossom(b, True)
-        stage.end()
     return {(v, mate[v]) for v in range(n) if -1 < v < mate[v]}
 
 
@@ -510,27 +509,35 @@ class _Stage:
     A stage "from nothing" is networkx's: labels cleared, every single vertex labelled S and queued, the
     queue popped from its end — so the trees grow one after another, from the highest single vertex
     down, each to its end before the next root is popped. A tree that ends without an augmenting path
-    and without a blossom is *dead*. When the stage ends in an augmentation with no dual adjustment and no
-    blossom, the next stage (same duals, the same blossoms: none) would grow the same dead trees first,
-    to the same labels, as long as no vertex within ``span`` of them changed its mate: those are kept
-    (their labels stay), every other label goes back to the stage start's (single vertices S, the rest
-    none), and the stage pops the next single vertex below them. Such a stage that would need a dual
-    adjustment or a blossom is dropped and grown from nothing instead (nothing it did had lasting
-    effects: only an augmentation changes the matching, and it ends the stage)."""
+    is *dead*. When a stage ends in an augmentation without a dual adjustment, the next stage (same
+    duals) grows the same dead trees first, edge for edge, to the same labels and the same blossoms —
+    as long as none of their vertices changed its mate (an edge from one of their S-vertices to a vertex
+    outside the trees grown before is not tight — else that vertex would be in the tree, or the tree
+    would not be dead — so what became of that vertex changes none of the tree's labels) and they met
+    no blossom older than the stage. Those trees are kept (their labels stay, and the blossoms they made,
+    which networkx undoes at the stage's end and makes again in the next: same children, same edges,
+    made in the same order relative to every other blossom alive); every other label goes back to a
+    stage start's (single vertices S, the rest none), the blossoms of the trees not kept are undone, and
+    the stage pops the next single vertex below the kept trees. A stage that keeps trees and then needs
+    a dual adjustment is dropped (its blossoms, and the kept ones, undone; nothing else it did lasts)
+    and grown from nothing, as networkx grows it: the least-slack edges (``bestedge``) that choose the
+    adjustment are not kept."""
 
     def __init__(self, free: list[int], mate: list[int], *, inblossom: list, label: dict, labeledge: dict,
-                 bestedge: dict, blossomdual: dict) -> None:
+                 bestedge: dict, blossomdual: dict, keeping: bool) -> None:
         self.free, self.mate, self.inblossom, self.label, self.labeledge = free, mate, inblossom, label, labeledge
-        self.bestedge, self.blossomdual = bestedge, blossomdual
-        self.memo = False  # this stage kept trees (a dual adjustment or blossom: start from nothing)
+        self.bestedge, self.blossomdual, self.keeping = bestedge, blossomdual, keeping
+        self.memo = False  # this stage kept trees (a dual adjustment: start from nothing)
         self.touched: list[int] = []  # vertices labelled this stage, in order
         self.changed: list[int] = []  # vertices whose mate changed (this stage; the last one at a resume)
         self.adjusted = False
-        self.made: list[_Blossom] = []  # blossoms made this stage, in order
-        self.trees: list[list[int]] = []  # grown this stage: [root, its first index in touched, made a blossom]
-        self.reused: list[tuple[int, list[int], int, int]] = []  # kept this stage: root, labelled, lo, hi
-        self.kept: list[tuple[int, list[int], int, int]] = []  # dead trees the next stage may keep
-        self.dirty: list[int] = []  # labelled by the augmenting tree
+        # grown this stage: [root, its first index in touched, met an older blossom, blossoms it made]
+        self.trees: list[list[Any]] = []
+        # kept: (root, labelled, lo, hi, blossoms made)
+        self.reused: list[tuple[int, list[int], int, int, list[_Blossom]]] = []
+        self.kept: list[tuple[int, list[int], int, int, list[_Blossom]]] = []  # dead trees the next stage may keep
+        self.dirty: list[int] = []  # labelled by the trees not kept
+        self.spared: set[_Blossom] = set()  # blossoms of kept trees, not undone at the stage's end
         self.resumable = False
         self.bottom = 0
         self.next_root = -1
@@ -543,10 +550,17 @@ class _Stage:
     def abandon(self) -> None:
         self.resumable = False
 
+    def alive(self) -> list[_Blossom]:
+        """The blossoms of this kept-trees stage that networkx has not made at its start, in the order made."""
+        return [b for tree in self.reused for b in tree[4]] + [b for tree in self.trees for b in tree[3]]
+
     def note_blossom(self) -> None:
-        """The tree being grown met a blossom (labelled one, made one or grew from one): not kept."""
+        """The tree being grown met a blossom older than the stage: not kept."""
         if self.trees:
             self.trees[-1][2] = 1
+
+    def note_made(self, b: _Blossom) -> None:
+        self.trees[-1][3].append(b)
 
     def pop(self, queue: list[int]) -> int | None:
         if self.memo:
@@ -556,7 +570,7 @@ class _Stage:
                 return None
             root = self.free[self.next_root]
             self.next_root -= 1
-            self.trees.append([root, len(self.touched), 0])
+            self.trees.append([root, len(self.touched), 0, []])
             b = self.inblossom[root]
             if isinstance(b, _Blossom):  # networkx queued the blossom's leaves at the start: popped last first
                 self.note_blossom()
@@ -568,33 +582,34 @@ class _Stage:
         v = queue.pop()
         if len(queue) < self.bottom:  # one of the single vertices queued at the start: a new tree
             self.bottom = len(queue)
-            self.trees.append([v, len(self.touched), 0])
+            self.trees.append([v, len(self.touched), 0, []])
             if isinstance(self.inblossom[v], _Blossom):
                 self.note_blossom()
         return v
 
     def end(self) -> None:
-        """After an augmentation (and the stage's end): what the next stage may keep — the dead trees
-        grown before the first that made a blossom (blossoms made in a stage without a dual adjustment
-        have a zero dual and are undone at its end; a tree grown after one may have met it)."""
-        if self.adjusted or not self.trees:
+        """After an augmentation, before the stage's end: what the next stage may keep — the dead trees
+        grown before the first that met an older blossom, and their blossoms (``spared``)."""
+        self.spared = set()
+        if self.adjusted or not self.trees or not self.keeping:
             self.resumable = False
             return
         grown = []
-        ends = [start for _, start, _ in self.trees[1:]] + [len(self.touched)]
-        for k, (root, start, made) in enumerate(self.trees):
-            if made or k == len(self.trees) - 1:
+        ends = [tree[1] for tree in self.trees[1:]] + [len(self.touched)]
+        for k, (root, start, old, made) in enumerate(self.trees):
+            if old or k == len(self.trees) - 1:
                 self.dirty = [tree[0] for tree in self.trees[k:]] + self.touched[start:]
                 break
             labelled = self.touched[start:ends[k]]
             grown.append((root, labelled, min(labelled) if labelled and min(labelled) < root else root,
-                          max(labelled) if labelled and max(labelled) > root else root))
+                          max(labelled) if labelled and max(labelled) > root else root, made))
         self.kept = self.reused + grown
+        self.spared = {b for tree in self.kept for b in tree[4]}
         self.resumable = True
 
-    def resume(self, queue: list[int]) -> bool:
-        """Start a stage keeping the last stage's dead trees that nothing near changed; False when it
-        must start from nothing."""
+    def resume(self, queue: list[int], undo: Callable[[_Blossom], None]) -> bool:
+        """Start a stage keeping the last stage's dead trees that nothing changed (``undo`` undoes the
+        blossoms of the others); False when it must start from nothing."""
         if not self.resumable:
             return False
         label, labeledge, free, mate = self.label, self.labeledge, self.free, self.mate
@@ -602,14 +617,18 @@ class _Stage:
         changed = sorted(set(self.changed))
         moved = set(changed)
         keep, nf = 0, len(free)
-        for root, labelled, lo, hi in self.kept:
+        for root, labelled, lo, hi, _ in self.kept:
             if keep >= nf or free[nf - 1 - keep] != root:
                 break
             i = bisect.bisect_left(changed, lo)
             if i < len(changed) and changed[i] <= hi and not moved.isdisjoint(labelled):
                 break
             keep += 1
-        roots = [root for root, _, _, _ in self.kept[keep:]]
+        for tree in self.kept[keep:]:
+            for b in tree[4]:
+                if b in self.blossomdual and b.parent is None:
+                    undo(b)
+        roots = [tree[0] for tree in self.kept[keep:]]
         for labelled in (*(tree[1] for tree in self.kept[keep:]), self.dirty, changed):
             for v in labelled:
                 b = inblossom[v]
@@ -629,6 +648,6 @@ class _Stage:
         self.memo = True
         self.adjusted = False
         self.reused = self.kept[:keep]
-        self.trees, self.touched, self.changed, self.dirty, self.made = [], [], [], [], []
+        self.trees, self.touched, self.changed, self.dirty = [], [], [], []
         self.next_root = nf - 1 - keep
         return True
