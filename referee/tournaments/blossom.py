@@ -29,6 +29,7 @@ ties included, and on Swiss histories of many rounds.
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Callable
 from typing import Any
 
@@ -37,9 +38,11 @@ class _Blossom:
     """A non-trivial blossom: ``childs`` (sub-blossoms or vertices, base first), ``edges`` between them,
     ``parent``, ``base``, and ``mybestedges`` (networkx's least-slack edges to other S-blossoms)."""
 
-    __slots__ = ("base", "childs", "edges", "mybestedges", "parent")
+    __slots__ = ("base", "childs", "edges", "mybestedges", "parent", "serial", "stamp")
 
-    def __init__(self) -> None:
+    def __init__(self, serial: int) -> None:
+        self.serial = serial  # the order made: networkx's order of its blossom dicts
+        self.stamp = -1  # the stage whose mybestedges these are (networkx clears them at each stage start)
         self.childs: list[Any] = []
         self.edges: list[tuple[int, int]] = []
         self.mybestedges: list[tuple[int, int]] | None = None
@@ -91,6 +94,9 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
     dualvar = [maxweight] * n
     blossomdual: dict[_Blossom, int] = {}  # live blossoms in the order they were made (networkx's dict order)
     allowedge: set[tuple[int, int]] = set()
+    slab: set[_Blossom] = set()  # blossoms labelled S (networkx's end of stage looks at every blossom)
+    made_count: list[int] = []
+    trk: _Track | None = None  # this stage's dual adjustments, from its first
     queue: list[int] = []
     free = list(range(n))  # unmatched vertices, increasing
 
@@ -115,6 +121,13 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
     def assignLabel(w: int, t: int, v: int | None) -> None:
         b = inblossom[w]
         label[w] = label[b] = t
+        if isinstance(b, _Blossom):
+            if t == 1:
+                slab.add(b)
+            else:
+                slab.discard(b)
+        if trk is not None:
+            trk.labelled(b, t)
         stage.touched.append(w)
         if isinstance(b, _Blossom):
             stage.note_blossom()
@@ -160,7 +173,8 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         bb = inblossom[base]
         bv = inblossom[v]
         bw = inblossom[w]
-        b = _Blossom()
+        b = _Blossom(len(made_count))
+        made_count.append(1)
         b.base = base
         stage.note_made(b)
         blossomdual[b] = 0  # (networkx: blossomparent[b] = None here, blossomdual[b] = 0 below: same order)
@@ -183,6 +197,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
             w = labeledge[bw][0]
             bw = inblossom[w]
         label[b] = 1
+        slab.add(b)
         labeledge[b] = labeledge[bb]
         for x in b.leaves():
             if label[inblossom[x]] == 2:
@@ -191,7 +206,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         bestedgeto: dict[Any, tuple[int, int]] = {}
         for bv in path:
             if isinstance(bv, _Blossom):
-                if bv.mybestedges is not None:
+                if bv.mybestedges is not None and bv.stamp == stage.number:
                     nblist = bv.mybestedges
                     bv.mybestedges = None
                 else:
@@ -207,6 +222,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                     bestedgeto[bj] = k
             bestedge[bv] = None
         b.mybestedges = list(bestedgeto.values())
+        b.stamp = stage.number
         mybestedge = None
         mybestslack = 0
         bestedge[b] = None
@@ -216,6 +232,8 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 mybestedge = k
                 mybestslack = kslack
         bestedge[b] = mybestedge
+        if trk is not None:
+            trk.made(b)
 
     def expandBlossom(b: _Blossom, endstage: bool) -> None:
         def _recurse(b: _Blossom, endstage: bool):
@@ -258,6 +276,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                     j += jstep
                 bw = b.childs[j]
                 label[w] = label[bw] = 2
+                slab.discard(bw)
                 labeledge[w] = labeledge[bw] = (v, w)
                 bestedge[bw] = None
                 j += jstep
@@ -278,6 +297,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                         assignLabel(v, 2, labeledge[v][0])
                     j += jstep
             label.pop(b, None)
+            slab.discard(b)
             labeledge.pop(b, None)
             bestedge.pop(b, None)
             del blossomdual[b]
@@ -395,17 +415,21 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 elif label.get(bw) == 1:
                     if bestedge.get(bv) is None or kslack < slack(*bestedge[bv]):
                         bestedge[bv] = (v, w)
+                        if trk is not None:
+                            trk.push3(bv, (v, w))
                 elif label.get(w) is None:
                     if bestedge.get(w) is None or kslack < slack(*bestedge[w]):
                         bestedge[w] = (v, w)
+                        if trk is not None:
+                            trk.push2(w, (v, w))
 
     def start_stage_from_nothing() -> None:
         """networkx's stage start: every label cleared, every single vertex labelled S and queued."""
         label.clear()
+        slab.clear()
         labeledge.clear()
         bestedge.clear()
-        for b in blossomdual:
-            b.mybestedges = None
+        stage.number += 1  # (networkx: every blossom's mybestedges cleared)
         allowedge.clear()
         queue[:] = []
         for v in list(free):
@@ -414,7 +438,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         stage.begin_full(len(queue))
 
     while 1:
-        if not stage.resume(queue, lambda b: expandBlossom(b, True)):
+        if not stage.resume(queue, lambda b: expandBlossom(b, True), slab):
             start_stage_from_nothing()
         augmented = 0
         while 1:
@@ -432,52 +456,14 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 start_stage_from_nothing()
                 continue
             stage.adjusted = True
-            deltatype = -1
-            delta: Any = None
-            deltaedge: Any = None
-            deltablossom: Any = None
-            candidates = sorted(k for k in bestedge if not isinstance(k, _Blossom))
-            for v in candidates:  # networkx: every vertex in order
-                if label.get(inblossom[v]) is None and bestedge.get(v) is not None:
-                    d = slack(*bestedge[v])
-                    if deltatype == -1 or d < delta:
-                        delta = d
-                        deltatype = 2
-                        deltaedge = bestedge[v]
-            for b in [*candidates, *(k for k in blossomdual if k in bestedge)]:  # networkx: blossomparent order
-                if parent_of(b) is None and label.get(b) == 1 and bestedge.get(b) is not None:
-                    kslack = slack(*bestedge[b])
-                    d = kslack // 2
-                    if deltatype == -1 or d < delta:
-                        delta = d
-                        deltatype = 3
-                        deltaedge = bestedge[b]
-            for b, z in blossomdual.items():
-                if b.parent is None and label.get(b) == 2 and (deltatype == -1 or z < delta):
-                    delta = z
-                    deltatype = 4
-                    deltablossom = b
+            if trk is None:
+                trk = _Track(n, label=label, bestedge=bestedge, inblossom=inblossom, blossomdual=blossomdual,
+                             dualvar=dualvar, slack=slack)
+            deltatype, delta, deltaedge, deltablossom = trk.least()
             if deltatype == -1:
                 deltatype = 1
                 delta = max(0, min(dualvar))
-            for b, lab in [(k, t) for k, t in label.items() if t in (1, 2)]:
-                if isinstance(b, _Blossom):
-                    if b.parent is not None or b not in blossomdual:
-                        continue
-                    members: Any = b.leaves()
-                elif inblossom[b] != b:
-                    continue
-                else:
-                    members = (b,)
-                step = -delta if lab == 1 else delta
-                for v in members:
-                    dualvar[v] += step
-            for b in blossomdual:
-                if b.parent is None:
-                    if label.get(b) == 1:
-                        blossomdual[b] += delta
-                    elif label.get(b) == 2:
-                        blossomdual[b] -= delta
+            trk.adjust(delta)
             if deltatype == 1:
                 break
             elif deltatype == 2:
@@ -491,11 +477,14 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 allowedge.add((w, v))
                 queue.append(v)
             elif deltatype == 4:
+                leaves = list(deltablossom.leaves())
                 expandBlossom(deltablossom, False)
+                trk.expanded(deltablossom, leaves)
+        trk = None
         if not augmented:
             break
         stage.end()
-        for b in list(blossomdual.keys()):
+        for b in sorted(slab, key=lambda b: b.serial):  # networkx: every blossom, in blossomdual's order
             if b not in blossomdual or b in stage.spared:
                 continue
             if b.parent is None and label.get(b) == 1 and blossomdual[b] == 0:
@@ -541,6 +530,7 @@ class _Stage:
         self.resumable = False
         self.bottom = 0
         self.next_root = -1
+        self.number = 0  # stages started, for the blossoms' mybestedges
 
     def begin_full(self, bottom: int) -> None:
         self.memo = self.adjusted = False
@@ -607,7 +597,7 @@ class _Stage:
         self.spared = {b for tree in self.kept for b in tree[4]}
         self.resumable = True
 
-    def resume(self, queue: list[int], undo: Callable[[_Blossom], None]) -> bool:
+    def resume(self, queue: list[int], undo: Callable[[_Blossom], None], slab: set[_Blossom]) -> bool:
         """Start a stage keeping the last stage's dead trees that nothing changed (``undo`` undoes the
         blossoms of the others); False when it must start from nothing."""
         if not self.resumable:
@@ -636,14 +626,17 @@ class _Stage:
                 labeledge.pop(v, None)
                 label.pop(b, None)
                 labeledge.pop(b, None)
+                if isinstance(b, _Blossom):
+                    slab.discard(b)
         for v in (*roots, *self.dirty):
             if mate[v] == -1:  # a single vertex again: labelled S with no edge, as at a stage start
                 b = inblossom[v]
                 label[v] = label[b] = 1
                 labeledge[v] = labeledge[b] = None
+                if isinstance(b, _Blossom):
+                    slab.add(b)
         self.bestedge.clear()
-        for b in self.blossomdual:
-            b.mybestedges = None
+        self.number += 1
         queue[:] = []
         self.memo = True
         self.adjusted = False
@@ -651,3 +644,135 @@ class _Stage:
         self.trees, self.touched, self.changed, self.dirty = [], [], [], []
         self.next_root = nf - 1 - keep
         return True
+
+
+class _Track:
+    """A stage's dual adjustments without networkx's scans of every vertex and blossom: the vertices
+    and blossoms labelled S and T (kept up to date from the first adjustment on), and the least-slack
+    edges in two heaps (``bestedge`` of single vertices; of S-blossoms and S-vertices), each entry keyed
+    by its slack plus what the adjustments so far took off every such slack (δ, 2δ), so that the order
+    of the keys is the order of the slacks, then of the vertices (increasing) and blossoms (in the
+    order made) — the order networkx scans them in, first found kept on ties."""
+
+    def __init__(self, n: int, *, label: dict, bestedge: dict, inblossom: list, blossomdual: dict, dualvar: list,
+                 slack: Callable[[int, int], int]) -> None:
+        self.n, self.label, self.bestedge, self.inblossom = n, label, bestedge, inblossom
+        self.blossomdual, self.dualvar, self.slack = blossomdual, dualvar, slack
+        self.taken = 0  # the adjustments so far, added up
+        self.S: set[int] = set()
+        self.T: set[int] = set()
+        self.bS: set[_Blossom] = set()
+        self.bT: set[_Blossom] = set()
+        self.h2: list[tuple] = []
+        self.h3: list[tuple] = []
+        self.version: dict[Any, int] = {}
+        for k, t in list(label.items()):
+            if t in (1, 2) and self._top(k):
+                self.labelled(k, t)
+        for k, e in list(bestedge.items()):
+            if e is not None and not isinstance(k, _Blossom) and label.get(inblossom[k]) is None:
+                self.push2(k, e)
+        for k, e in list(bestedge.items()):
+            if e is not None and self._top(k) and label.get(k) == 1:
+                self.push3(k, e)
+
+    def _top(self, b: Any) -> bool:
+        if isinstance(b, _Blossom):
+            return b.parent is None and b in self.blossomdual
+        return self.inblossom[b] == b
+
+    def _leaves(self, b: Any) -> Any:
+        return b.leaves() if isinstance(b, _Blossom) else (b,)
+
+    def labelled(self, b: Any, t: int) -> None:
+        """The top-level blossom (or vertex) ``b`` labelled ``t``."""
+        members = list(self._leaves(b))
+        if t == 1:
+            self.S.update(members)
+            self.T.difference_update(members)
+        else:
+            self.T.update(members)
+            self.S.difference_update(members)
+        if isinstance(b, _Blossom):
+            (self.bS if t == 1 else self.bT).add(b)
+            (self.bT if t == 1 else self.bS).discard(b)
+
+    def made(self, b: _Blossom) -> None:
+        for c in b.childs:
+            if isinstance(c, _Blossom):
+                self.bS.discard(c)
+                self.bT.discard(c)
+        self.labelled(b, 1)
+        if self.bestedge.get(b) is not None:
+            self.push3(b, self.bestedge[b])
+
+    def expanded(self, b: _Blossom, leaves: list[int]) -> None:
+        """After the T-blossom ``b`` was expanded (its children relabelled): labels and heaps again."""
+        self.bS.discard(b)
+        self.bT.discard(b)
+        label, inblossom, bestedge = self.label, self.inblossom, self.bestedge
+        tops = {}
+        for x in leaves:
+            self.S.discard(x)
+            self.T.discard(x)
+            tops[id(inblossom[x])] = inblossom[x]
+        for top in tops.values():
+            t = label.get(top)
+            if t in (1, 2):
+                self.labelled(top, t)
+            elif isinstance(top, _Blossom):
+                self.bS.discard(top)
+                self.bT.discard(top)
+        for x in leaves:
+            if label.get(inblossom[x]) is None and bestedge.get(x) is not None:
+                self.push2(x, bestedge[x])
+        for top in tops.values():
+            if label.get(top) == 1 and bestedge.get(top) is not None:
+                self.push3(top, bestedge[top])
+
+    def push2(self, w: int, edge: tuple[int, int]) -> None:
+        version = self.version[w] = self.version.get(w, 0) + 1
+        heapq.heappush(self.h2, (self.slack(*edge) + self.taken, w, version, edge))
+
+    def push3(self, b: Any, edge: tuple[int, int]) -> None:
+        version = self.version[b] = self.version.get(b, 0) + 1
+        order = self.n + b.serial if isinstance(b, _Blossom) else b
+        heapq.heappush(self.h3, (self.slack(*edge) + 2 * self.taken, order, version, edge, b))
+
+    def least(self) -> tuple[int, Any, Any, Any]:
+        """networkx's choice: (deltatype, delta, deltaedge, deltablossom); deltatype −1 when none."""
+        label, inblossom, bestedge = self.label, self.inblossom, self.bestedge
+        deltatype, delta, deltaedge, deltablossom = -1, None, None, None
+        h2 = self.h2
+        while h2:
+            key, w, version, edge = h2[0]
+            if self.version.get(w) == version and bestedge.get(w) == edge and label.get(inblossom[w]) is None:
+                deltatype, delta, deltaedge = 2, key - self.taken, edge
+                break
+            heapq.heappop(h2)
+        h3 = self.h3
+        while h3:
+            key, _, version, edge, b = h3[0]
+            if self.version.get(b) == version and bestedge.get(b) == edge and self._top(b) and label.get(b) == 1:
+                d = (key - 2 * self.taken) // 2
+                if deltatype == -1 or d < delta:
+                    deltatype, delta, deltaedge = 3, d, edge
+                break
+            heapq.heappop(h3)
+        if self.bT:
+            b = min(self.bT, key=lambda b: (self.blossomdual[b], b.serial))
+            if deltatype == -1 or self.blossomdual[b] < delta:
+                deltatype, delta, deltablossom = 4, self.blossomdual[b], b
+        return deltatype, delta, deltaedge, deltablossom
+
+    def adjust(self, delta: int) -> None:
+        dualvar, blossomdual = self.dualvar, self.blossomdual
+        for v in self.S:
+            dualvar[v] -= delta
+        for v in self.T:
+            dualvar[v] += delta
+        for b in self.bS:
+            blossomdual[b] += delta
+        for b in self.bT:
+            blossomdual[b] -= delta
+        self.taken += delta
