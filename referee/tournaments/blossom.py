@@ -49,14 +49,18 @@ class _Blossom:
         self.parent: _Blossom | None = None
         self.base = -1
 
-    def leaves(self):
+    def leaves(self) -> list[int]:
+        """The vertices inside, in networkx's order (a stack of the children, the last popped first)."""
+        out: list[int] = []
         stack = [*self.childs]
+        pop, extend, append = stack.pop, stack.extend, out.append
         while stack:
-            t = stack.pop()
-            if isinstance(t, _Blossom):
-                stack.extend(t.childs)
+            t = pop()
+            if t.__class__ is _Blossom:
+                extend(t.childs)
             else:
-                yield t
+                append(t)
+        return out
 
 
 def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: int, top: int, *,
@@ -199,7 +203,8 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         label[b] = 1
         slab.add(b)
         labeledge[b] = labeledge[bb]
-        for x in b.leaves():
+        members = b.leaves()
+        for x in members:
             if label[inblossom[x]] == 2:
                 queue.append(x)
             inblossom[x] = b
@@ -233,7 +238,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 mybestslack = kslack
         bestedge[b] = mybestedge
         if trk is not None:
-            trk.made(b)
+            trk.made(b, members)
 
     def expandBlossom(b: _Blossom, endstage: bool) -> None:
         def _recurse(b: _Blossom, endstage: bool):
@@ -477,7 +482,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 allowedge.add((w, v))
                 queue.append(v)
             elif deltatype == 4:
-                leaves = list(deltablossom.leaves())
+                leaves = deltablossom.leaves()
                 expandBlossom(deltablossom, False)
                 trk.expanded(deltablossom, leaves)
         trk = None
@@ -686,7 +691,7 @@ class _Track:
 
     def labelled(self, b: Any, t: int) -> None:
         """The top-level blossom (or vertex) ``b`` labelled ``t``."""
-        members = list(self._leaves(b))
+        members = self._leaves(b)
         if t == 1:
             self.S.update(members)
             self.T.difference_update(members)
@@ -697,12 +702,14 @@ class _Track:
             (self.bS if t == 1 else self.bT).add(b)
             (self.bT if t == 1 else self.bS).discard(b)
 
-    def made(self, b: _Blossom) -> None:
+    def made(self, b: _Blossom, members: list[int]) -> None:
         for c in b.childs:
             if isinstance(c, _Blossom):
                 self.bS.discard(c)
                 self.bT.discard(c)
-        self.labelled(b, 1)
+        self.S.update(members)
+        self.T.difference_update(members)
+        self.bS.add(b)
         if self.bestedge.get(b) is not None:
             self.push3(b, self.bestedge[b])
 
