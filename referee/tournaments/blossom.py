@@ -38,10 +38,11 @@ class _Blossom:
     """A non-trivial blossom: ``childs`` (sub-blossoms or vertices, base first), ``edges`` between them,
     ``parent``, ``base``, and ``mybestedges`` (networkx's least-slack edges to other S-blossoms)."""
 
-    __slots__ = ("base", "childs", "edges", "mybestedges", "parent", "serial", "stamp")
+    __slots__ = ("base", "cache", "childs", "edges", "mybestedges", "parent", "serial", "stamp")
 
     def __init__(self, serial: int) -> None:
         self.serial = serial  # the order made: networkx's order of its blossom dicts
+        self.cache: list[int] | None = None  # leaves(), until an augmentation turns the children
         self.stamp = -1  # the stage whose mybestedges these are (networkx clears them at each stage start)
         self.childs: list[Any] = []
         self.edges: list[tuple[int, int]] = []
@@ -50,7 +51,11 @@ class _Blossom:
         self.base = -1
 
     def leaves(self) -> list[int]:
-        """The vertices inside, in networkx's order (a stack of the children, the last popped first)."""
+        """The vertices inside, in networkx's order (a stack of the children, the last popped first: the
+        leaves of each child in turn, the last child first). Kept (``cache``) until an augmentation turns
+        the children; a new blossom takes its children's (and drops them)."""
+        if self.cache is not None:
+            return self.cache
         out: list[int] = []
         stack = [*self.childs]
         pop, extend, append = stack.pop, stack.extend, out.append
@@ -60,6 +65,7 @@ class _Blossom:
                 extend(t.childs)
             else:
                 append(t)
+        self.cache = out
         return out
 
 
@@ -203,7 +209,14 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         label[b] = 1
         slab.add(b)
         labeledge[b] = labeledge[bb]
-        members = b.leaves()
+        members = []
+        for c in reversed(path):
+            if c.__class__ is _Blossom:
+                members += c.leaves()
+                c.cache = None
+            else:
+                members.append(c)
+        b.cache = members
         for x in members:
             if label[inblossom[x]] == 2:
                 queue.append(x)
@@ -318,6 +331,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
 
     def augmentBlossom(b: _Blossom, v: int) -> None:
         def _recurse(b: _Blossom, v: int):
+            b.cache = None  # its children turn
             t: Any = v
             while parent_of(t) != b:
                 t = parent_of(t)
