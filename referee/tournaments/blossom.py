@@ -102,6 +102,15 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
     vparent: list[_Blossom | None] = [None] * n
     bestedge: dict[Any, Any] = {}
     dualvar = [maxweight] * n
+    # from a stage's first dual adjustment on, the S-vertices' (−1) and T-vertices' (+1) duals move lazily:
+    # dual = dualvar + sign × (adjustments so far − those when the vertex got its label)
+    sign = [0] * n
+    mark = [0] * n
+    taken = [0]
+
+    def dual(x: int) -> int:
+        g = sign[x]
+        return dualvar[x] + g * (taken[0] - mark[x]) if g else dualvar[x]
     blossomdual: dict[_Blossom, int] = {}  # live blossoms in the order they were made (networkx's dict order)
     allowedge: set[tuple[int, int]] = set()
     slab: set[_Blossom] = set()  # blossoms labelled S (networkx's end of stage looks at every blossom)
@@ -123,7 +132,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         return b.base if isinstance(b, _Blossom) else b
 
     def slack(v: int, w: int) -> int:
-        return dualvar[v] + dualvar[w] - 2 * weight(v, w) if v < w else dualvar[v] + dualvar[w] - 2 * weight(w, v)
+        return dual(v) + dual(w) - 2 * weight(v, w) if v < w else dual(v) + dual(w) - 2 * weight(w, v)
 
     stage = _Stage(free, mate, inblossom=inblossom, label=label, labeledge=labeledge, bestedge=bestedge,
                    blossomdual=blossomdual, keeping=keep_dead_trees)
@@ -402,7 +411,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
             if v is None:
                 return 0
             bv = inblossom[v]
-            dv = dualvar[v]
+            dv = dual(v)
             mv = met_of.get(v)
             for w in neighbours(v):
                 if w == v:
@@ -411,7 +420,9 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 if bv == bw:
                     continue
                 if (v, w) not in allowedge:
-                    kslack = dv + dualvar[w] - 2 * (big * (1 + top - (mv.get(w, 0) if mv else 0)) - (w - v) ** 2)
+                    g = sign[w]
+                    dw = dualvar[w] + g * (taken[0] - mark[w]) if g else dualvar[w]
+                    kslack = dv + dw - 2 * (big * (1 + top - (mv.get(w, 0) if mv else 0)) - (w - v) ** 2)
                     if kslack <= 0:
                         allowedge.add((v, w))
                         allowedge.add((w, v))
@@ -477,11 +488,11 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
             stage.adjusted = True
             if trk is None:
                 trk = _Track(n, label=label, bestedge=bestedge, inblossom=inblossom, blossomdual=blossomdual,
-                             dualvar=dualvar, slack=slack)
+                             dualvar=dualvar, slack=slack, sign=sign, mark=mark, taken=taken)
             deltatype, delta, deltaedge, deltablossom = trk.least()
             if deltatype == -1:
                 deltatype = 1
-                delta = max(0, min(dualvar))
+                delta = max(0, min(dual(x) for x in range(n)))
             trk.adjust(delta)
             if deltatype == 1:
                 break
@@ -499,6 +510,8 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 leaves = deltablossom.leaves()
                 expandBlossom(deltablossom, False)
                 trk.expanded(deltablossom, leaves)
+        if trk is not None:
+            trk.finish()
         trk = None
         if not augmented:
             break
@@ -674,12 +687,12 @@ class _Track:
     order made) — the order networkx scans them in, first found kept on ties."""
 
     def __init__(self, n: int, *, label: dict, bestedge: dict, inblossom: list, blossomdual: dict, dualvar: list,
-                 slack: Callable[[int, int], int]) -> None:
+                 slack: Callable[[int, int], int], sign: list[int], mark: list[int], taken: list[int]) -> None:
         self.n, self.label, self.bestedge, self.inblossom = n, label, bestedge, inblossom
         self.blossomdual, self.dualvar, self.slack = blossomdual, dualvar, slack
-        self.taken = 0  # the adjustments so far, added up
-        self.S: set[int] = set()
-        self.T: set[int] = set()
+        self.sign, self.mark, self.box = sign, mark, taken
+        self.taken = taken[0] = 0  # the adjustments so far, added up
+        self.signed: list[int] = []  # vertices given a sign (to settle at the stage's end)
         self.bS: set[_Blossom] = set()
         self.bT: set[_Blossom] = set()
         self.h2: list[tuple] = []
@@ -703,15 +716,26 @@ class _Track:
     def _leaves(self, b: Any) -> Any:
         return b.leaves() if isinstance(b, _Blossom) else (b,)
 
+    def _sign(self, members: Any, s: int) -> None:
+        """Settle the duals of ``members`` and let them move as S (−1), T (+1) or not (0) from now."""
+        sign, mark, dualvar, taken, signed = self.sign, self.mark, self.dualvar, self.taken, self.signed
+        for x in members:
+            g = sign[x]
+            if g:
+                dualvar[x] += g * (taken - mark[x])
+            elif s:
+                signed.append(x)
+            sign[x] = s
+            mark[x] = taken
+
+    def finish(self) -> None:
+        """Settle every moving dual (the stage is over)."""
+        self._sign(self.signed, 0)
+        self.signed = []
+
     def labelled(self, b: Any, t: int) -> None:
         """The top-level blossom (or vertex) ``b`` labelled ``t``."""
-        members = self._leaves(b)
-        if t == 1:
-            self.S.update(members)
-            self.T.difference_update(members)
-        else:
-            self.T.update(members)
-            self.S.difference_update(members)
+        self._sign(self._leaves(b), -1 if t == 1 else 1)
         if isinstance(b, _Blossom):
             (self.bS if t == 1 else self.bT).add(b)
             (self.bT if t == 1 else self.bS).discard(b)
@@ -721,8 +745,7 @@ class _Track:
             if isinstance(c, _Blossom):
                 self.bS.discard(c)
                 self.bT.discard(c)
-        self.S.update(members)
-        self.T.difference_update(members)
+        self._sign(members, -1)
         self.bS.add(b)
         if self.bestedge.get(b) is not None:
             self.push3(b, self.bestedge[b])
@@ -733,9 +756,8 @@ class _Track:
         self.bT.discard(b)
         label, inblossom, bestedge = self.label, self.inblossom, self.bestedge
         tops = {}
+        self._sign(leaves, 0)
         for x in leaves:
-            self.S.discard(x)
-            self.T.discard(x)
             tops[id(inblossom[x])] = inblossom[x]
         for top in tops.values():
             t = label.get(top)
@@ -787,13 +809,9 @@ class _Track:
         return deltatype, delta, deltaedge, deltablossom
 
     def adjust(self, delta: int) -> None:
-        dualvar, blossomdual = self.dualvar, self.blossomdual
-        for v in self.S:
-            dualvar[v] -= delta
-        for v in self.T:
-            dualvar[v] += delta
+        blossomdual = self.blossomdual
+        self.taken = self.box[0] = self.taken + delta
         for b in self.bS:
             blossomdual[b] += delta
         for b in self.bT:
             blossomdual[b] -= delta
-        self.taken += delta
