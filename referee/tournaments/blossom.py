@@ -218,17 +218,18 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
         label[b] = 1
         slab.add(b)
         labeledge[b] = labeledge[bb]
-        members = []
+        members: list[int] = []
+        relabelled: list[int] = []  # the leaves of T children: queued, as S now (networkx: in leaves() order)
         for c in reversed(path):
+            part = c.leaves() if c.__class__ is _Blossom else [c]
+            if label[c] == 2:
+                relabelled += part
+            members += part
             if c.__class__ is _Blossom:
-                members += c.leaves()
-                c.cache = None
-            else:
-                members.append(c)
+                c.cache = None  # (kept once, by the new blossom)
         b.cache = members
+        queue.extend(relabelled)
         for x in members:
-            if label[inblossom[x]] == 2:
-                queue.append(x)
             inblossom[x] = b
         bestedgeto: dict[Any, tuple[int, int]] = {}
         for bv in path:
@@ -260,7 +261,7 @@ def swiss_matching(n: int, window: int, met_of: dict[int, dict[int, int]], big: 
                 mybestslack = kslack
         bestedge[b] = mybestedge
         if trk is not None:
-            trk.made(b, members)
+            trk.made(b, relabelled)
 
     def expandBlossom(b: _Blossom, endstage: bool) -> None:
         def _recurse(b: _Blossom, endstage: bool):
@@ -740,12 +741,13 @@ class _Track:
             (self.bS if t == 1 else self.bT).add(b)
             (self.bT if t == 1 else self.bS).discard(b)
 
-    def made(self, b: _Blossom, members: list[int]) -> None:
+    def made(self, b: _Blossom, relabelled: list[int]) -> None:
+        """``b`` made, its leaves that were T (``relabelled``) S now."""
         for c in b.childs:
             if isinstance(c, _Blossom):
                 self.bS.discard(c)
                 self.bT.discard(c)
-        self._sign(members, -1)
+        self._sign(relabelled, -1)
         self.bS.add(b)
         if self.bestedge.get(b) is not None:
             self.push3(b, self.bestedge[b])

@@ -383,9 +383,8 @@ def _perfect_matchings(nodes):
             yield [(first, other), *tail]
 
 
-def test_the_former_certificate_says_only_for_the_one_cheapest_matching():
-    """The former code's shortcut (``tests/tournaments/former_pairing.py``), kept as the reference it
-    was: brute force over every perfect matching of up to 10 players with random meetings — whenever
+def test_the_certificate_says_only_for_the_one_cheapest_matching_and_proves_a_realistic_round():
+    """Brute force over every perfect matching of up to 10 players with random meetings: whenever
     ``_only_optimum`` says "only", the matching is the one cheapest; and it does say so, for small
     random cases and for a 400-player round ranked by score (where no region needs solving)."""
     rng = random.Random(11)
@@ -406,13 +405,13 @@ def test_the_former_certificate_says_only_for_the_one_cheapest_matching():
             mate = [0] * n
             for a, b in matching:
                 mate[a], mate[b] = b, a
-            verdict = former_pairing._only_optimum(mate, met_of, big, pr.SWISS_WINDOW)
+            verdict = pr._only_optimum(mate, met_of, big, pr.SWISS_WINDOW)
             said[verdict] += 1
             if verdict == "only":
                 assert total == priced[0][0] and (len(priced) == 1 or priced[1][0] > total)
     assert said["only"] > 50 and said["tie"] > 0 and said["better"] > 0
     met, ranked = _swiss_history(random.Random(0), 400, 3)  # a round where no neighbours met before
-    proved = former_pairing._certified_matching(ranked, met, 400**3 + 1, lambda lo, hi: set())
+    proved = pr._certified_matching(ranked, met, 400**3 + 1, lambda lo, hi: set())
     assert proved is not None and all(b == a + 1 for a, b in proved)  # 1–2, 3–4, …: nobody met a neighbour
     assert [[ranked[a], ranked[b]] for a, b in sorted(proved)] == _networkx_two(ranked, met)
 
