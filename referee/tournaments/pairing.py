@@ -30,8 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
+from .blossom import swiss_matching
 from .seed import stream
 
 ROUND_ROBIN, SWISS, SERIES = "round_robin", "swiss", "series"
@@ -294,27 +293,35 @@ def round_robin_schedule(players: Sequence[str], allowed: Sequence[int], rounds:
 
 # -- Swiss ---------------------------------------------------------------------------------------
 def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]]) -> list[list[str]]:
-    """A maximum-weight perfect matching (networkx) where a pair's weight is
+    """A maximum-weight perfect matching where a pair's weight is
     ``BIG × (1 + max_met − met) − (distance in the standings)²``: fewest repeat meetings first, then
     players close in the standings. Only pairs at most ``SWISS_WINDOW`` places apart are considered
     unless no perfect matching exists among them.
 
-    networkx's matching costs O(n) per augmentation however easy the graph (its labels are reset over
-    every vertex at each stage), O(n²) in all; :func:`_certified_matching` finds the same matching in
-    about linear time when it can prove that matching is the only maximum one (then networkx, an exact
-    algorithm, returns it too), and networkx runs on the whole graph otherwise."""
+    *Which* maximum-weight matching: the one networkx's ``max_weight_matching(graph, maxcardinality=True)``
+    returns for that graph (vertices in standings order, edges added by increasing places). From the
+    round where neighbours in the standings have met before there are usually several (such a pair can
+    be mended upwards or downwards at the same cost), and networkx's order of work picks one:
+    :func:`referee.tournaments.blossom.swiss_matching` takes networkx's very steps, faster. Before it,
+    :func:`_certified_matching` tries the rounds where no neighbours met: it proves its candidate the only
+    maximum matching (then every exact algorithm returns it) in about linear time."""
     n = len(ranked)
     top = max(met.values(), default=0)
     big = n**3 + 1
+    place = {k: i for i, k in enumerate(ranked)}
+    met_of: dict[int, dict[int, int]] = {}
+    for (a, b), times in met.items():
+        if times and a in place and b in place:
+            met_of.setdefault(place[a], {})[place[b]] = times
+            met_of.setdefault(place[b], {})[place[a]] = times
 
     def matching(window: int, lo: int = 0, hi: int = n) -> set[tuple[int, int]]:
-        graph = nx.Graph()
-        graph.add_nodes_from(range(lo, hi))
-        for i in range(lo, hi):
-            for j in range(i + 1, min(hi, i + 1 + window)):
-                weight = big * (1 + top - met[pair_key(ranked[i], ranked[j])]) - (j - i) ** 2
-                graph.add_edge(i, j, weight=weight)
-        return nx.max_weight_matching(graph, maxcardinality=True)
+        """networkx's matching of the window graph of the players ``[lo, hi)`` (pairs of places)."""
+        if (lo, hi) == (0, n):
+            return swiss_matching(n, window, met_of, big, top)
+        sub = {i - lo: {j - lo: t for j, t in row.items() if lo <= j < hi}
+               for i, row in met_of.items() if lo <= i < hi}
+        return {(i + lo, j + lo) for i, j in swiss_matching(hi - lo, window, sub, big, top)}
 
     pairs = _certified_matching(ranked, met, big, lambda lo, hi: matching(SWISS_WINDOW, lo, hi)) \
         if n % 2 == 0 else None

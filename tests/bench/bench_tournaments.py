@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/bench/bench_tournaments.py [--players 1000] [--rounds 5] [--size 4] [--repeat 3]
     .venv/bin/python tests/bench/bench_tournaments.py --scaling 1000,4000,10000 [--size 2] [--repeat 3]
+        [--timed-rounds 2,3,6,8]
 
 Builds a whole Swiss tournament of N players at tables of SIZE (signed joins, every pairing from the
 fold's own ``due()``, results by key order, finished and revealed), then times (each figure the median
@@ -17,9 +18,11 @@ of ``--repeat`` timings):
 * a full rebuild: ``replay_tournament`` of the whole log (every join signature, every pairing recomputed);
 * ``verify_certificate`` of the signed certificate (``referee verify-tournament`` without --games).
 
-``--scaling``: for each player count, a Swiss at tables of SIZE played for two rounds, then the pairing
-of rounds 2 and 3 timed; prints each count's medians and the ratio of the largest count to the smallest
-(the goal: 10,000 players in at most 12 times 1,000's, ``docs/performance.md`` "Tournaments").
+``--scaling``: for each player count, a Swiss at tables of SIZE played round after round, the pairing of
+each of ``--timed-rounds`` (default 2 and 3) timed with the history so far; prints each count's medians
+and, for every timed round and for their sum, the ratio of the largest count to the smallest (the goal:
+10,000 players in at most 12 times 1,000's in every round, ``docs/performance.md`` "Tournaments"). From
+round 6 or so of the benchmark's Swiss, neighbours in the standings have met before: the late rounds.
 
 Run against an older checkout (copy this file there) it times the former code: ``recomputed_standings``
 falls back to ``standings``.
@@ -118,19 +121,24 @@ def whole(args: argparse.Namespace) -> None:
 
 def scaling(args: argparse.Namespace) -> None:
     counts = [int(c) for c in args.scaling.split(",")]
-    results: dict[int, float] = {}
+    timed = sorted({int(r) for r in args.timed_rounds.split(",")})
+    results: dict[int, dict[int, float]] = {}
     for n in counts:
-        b = swiss(n, 3, args.size)
-        b.play_round(by_key_order)
-        round_2 = median_time(f"pair round 2 ({n} players, tables of {args.size})", b.replayer.expected_pairing,
-                              args.repeat)
-        b.play_round(by_key_order)
-        round_3 = median_time(f"pair round 3 ({n} players, tables of {args.size})", b.replayer.expected_pairing,
-                              args.repeat)
-        results[n] = round_2 + round_3
+        b = swiss(n, max(timed), args.size)
+        results[n] = {}
+        for r in range(1, max(timed) + 1):
+            if r in timed:
+                results[n][r] = median_time(f"pair round {r} ({n} players, tables of {args.size})",
+                                            b.replayer.expected_pairing, args.repeat)
+            if r < max(timed):
+                b.play_round(by_key_order)
     low, high = min(counts), max(counts)
-    print(f"rounds 2 + 3: {', '.join(f'{n}: {results[n] * 1000:.1f} ms' for n in counts)}; "
-          f"{high}/{low} = {results[high] / results[low]:.1f}x for {high / low:.0f}x the players")
+    for r in timed:
+        print(f"round {r}: {', '.join(f'{n}: {results[n][r] * 1000:.1f} ms' for n in counts)}; "
+              f"{high}/{low} = {results[high][r] / results[low][r]:.1f}x for {high / low:.0f}x the players")
+    total = {n: sum(results[n].values()) for n in counts}
+    print(f"rounds {' + '.join(map(str, timed))}: {', '.join(f'{n}: {total[n] * 1000:.1f} ms' for n in counts)}; "
+          f"{high}/{low} = {total[high] / total[low]:.1f}x for {high / low:.0f}x the players")
 
 
 def main() -> None:
@@ -140,6 +148,8 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=4)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scaling", help="comma-separated player counts, e.g. 1000,4000,10000")
+    parser.add_argument("--timed-rounds", default="2,3",
+                        help="--scaling: the rounds whose pairing is timed, e.g. 2,3,6,8")
     args = parser.parse_args()
     if args.scaling:
         scaling(args)

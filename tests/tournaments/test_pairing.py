@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.tournaments import pairing as pr
+from referee.tournaments.blossom import swiss_matching
 from referee.tournaments.pairing import (
     ROUND_ROBIN,
     SERIES,
@@ -23,6 +24,8 @@ from referee.tournaments.pairing import (
     table_sizes,
 )
 from referee.tournaments.seed import lot_order, tournament_seed
+
+from . import former_pairing
 
 SEED = tournament_seed(bytes(32), [bytes([i]) * 32 for i in range(3)])
 ALLOWED = st.sampled_from([[2], [3], [3, 2], [4], [4, 3], [4, 3, 2], [5, 4, 3, 2], [5, 3], [4, 2]])
@@ -283,13 +286,91 @@ def _swiss_history(rng, n, rounds):
 @settings(max_examples=40, deadline=None)
 @given(half=st.integers(1, 70), rounds=st.integers(0, 6), shuffled=st.booleans(), seed=st.integers(0, 2**32))
 def test_two_player_swiss_pairs_exactly_as_networkx_on_the_whole_graph(half, rounds, shuffled, seed):
-    """Random Swiss histories, rankings by score (or shuffled: many neighbours met before): the certified
-    matching, or networkx when it proves nothing, is the former pairing to the player."""
+    """Random Swiss histories, rankings by score (or shuffled: many neighbours met before): the pairing
+    is networkx's on the whole window graph — the former pairing — to the player."""
     rng = random.Random(seed)
     met, ranked = _swiss_history(rng, 2 * half, rounds)
     if shuffled:
         rng.shuffle(ranked)
     assert pr._swiss_two(ranked, met) == _networkx_two(ranked, met)
+
+
+def _paired_history(rng, n, rounds):
+    """Rounds paired by the referee itself (``_swiss_two``: repeat meetings avoided, as in a real
+    Swiss) on a ranking by wins so far, ties in a fixed random order (a tie-break), the lower key
+    winning; returns the meetings and the ranking after them."""
+    keys = players(n)
+    order = {k: rng.random() for k in keys}
+    wins: Counter[str] = Counter()
+    history = []
+    for _ in range(rounds):
+        ranked = sorted(keys, key=lambda k: (-wins[k], order[k]))
+        tables = pr._swiss_two(ranked, meetings(history))
+        history.append(Pairing(tables, []))
+        wins.update(min(t) for t in tables)
+    return meetings(history), sorted(keys, key=lambda k: (-wins[k], order[k]))
+
+
+@settings(max_examples=10, deadline=None)
+@given(half=st.integers(20, 60), rounds=st.integers(5, 12), seed=st.integers(0, 2**32))
+def test_late_swiss_rounds_pair_exactly_as_networkx_and_the_former_code(half, rounds, seed):
+    """Late rounds of Swiss sections paired by the referee (from round 5 or 6 on, neighbours in the
+    standings have met and are kept apart: the rounds where the former certificate proved nothing and
+    networkx ran on the whole graph): the same pairing as networkx on the whole window graph and as the
+    former code, to the player."""
+    met, ranked = _paired_history(random.Random(seed), 2 * half, rounds)
+    expected = _networkx_two(ranked, met)
+    assert pr._swiss_two(ranked, met) == expected
+    assert former_pairing._swiss_two(ranked, met) == expected
+
+
+def _networkx_band(n, window, met_of, big, top):
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    for i in range(n):
+        for j in range(i + 1, min(n, i + 1 + window)):
+            graph.add_edge(i, j, weight=big * (1 + top - met_of.get(i, {}).get(j, 0)) - (j - i) ** 2)
+    return {tuple(sorted(p)) for p in nx.max_weight_matching(graph, maxcardinality=True)}
+
+
+def test_swiss_matching_takes_networkx_steps_on_random_band_graphs():
+    """``swiss_matching`` against networkx on 150 random graphs of its kind: 1–60 vertices, windows from 1
+    to the whole graph, meetings from none to most pairs (once or twice), and weights where meeting
+    counts little (``big`` 5 or 50: blossoms and dual adjustments of every kind, non-perfect matchings)
+    or everything (n³ + 1); both with the dead trees kept and with every stage grown from nothing."""
+    rng = random.Random(5)
+    for _ in range(150):
+        n = rng.randint(1, 60)
+        window = rng.choice([1, 2, 3, 5, 40, n])
+        share = rng.choice([0, 0.05, 0.2, 0.5, 0.9])
+        met_of: dict[int, dict[int, int]] = {}
+        for i in range(n):
+            for j in range(i + 1, min(n, i + 1 + window)):
+                if rng.random() < share:
+                    met_of.setdefault(i, {})[j] = met_of.setdefault(j, {})[i] = rng.choice([1, 1, 2])
+        top = max((t for row in met_of.values() for t in row.values()), default=0)
+        big = rng.choice([n**3 + 1, 5, 50])
+        expected = _networkx_band(n, window, met_of, big, top)
+        assert swiss_matching(n, window, met_of, big, top) == expected
+        assert swiss_matching(n, window, met_of, big, top, keep_dead_trees=False) == expected
+
+
+def test_late_rounds_have_several_best_pairings_and_networkx_s_is_the_rule():
+    """Why the pairing must take networkx's steps: 8 players, the 3rd and 4th met before. Mending it
+    upwards (2–4, 1–3) or downwards (3–5, 4–6) costs the same (4 + 4), so the maximum-weight matching
+    is not unique — no certificate of "the only optimum" exists — and the one networkx returns is the
+    rule."""
+    keys = players(8)
+    met = Counter({pair_key(keys[2], keys[3]): 1})
+    up = [[keys[0], keys[1]], [keys[2], keys[4]], [keys[3], keys[5]], [keys[6], keys[7]]]
+    down = [[keys[0], keys[2]], [keys[1], keys[3]], [keys[4], keys[5]], [keys[6], keys[7]]]
+
+    def cost(tables):
+        return sum((keys.index(b) - keys.index(a)) ** 2 + 1000 * met[pair_key(a, b)] for a, b in tables)
+
+    assert cost(up) == cost(down) == 10
+    assert pr._swiss_two(keys, met) == _networkx_two(keys, met) == former_pairing._swiss_two(keys, met)
+    assert pr._swiss_two(keys, met) in (up, down)
 
 
 def _perfect_matchings(nodes):
