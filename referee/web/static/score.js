@@ -93,7 +93,9 @@ export function lineChart({ title, series, seats, xLabel = _("log entry"), yLabe
   svg.append(s("line", { x1: pad.left, x2: width - pad.right, y1: Y(yMin), y2: Y(yMin), class: "axis-line" }),
     s("text", { x: (width - pad.right + pad.left) / 2, y: height - 8, "text-anchor": "middle", class: "axis", text: xLabel }),
     s("text", { x: pad.left, y: Y(yMin) + 16, "text-anchor": "middle", class: "axis", text: String(xMin) }),
-    s("text", { x: width - pad.right, y: Y(yMin) + 16, "text-anchor": "middle", class: "axis", text: String(xMax) }));
+    // the last position ends at the plot's edge (anchored "end"): the end labels' strokes start just right of it,
+    // and with many lines their column runs below the axis, where a centred number was drawn over
+    s("text", { x: width - pad.right, y: Y(yMin) + 16, "text-anchor": "end", class: "axis", text: String(xMax) }));
   if (yLabel) svg.append(s("text", { x: 14, y: height / 2, class: "axis", transform: `rotate(-90 14 ${height / 2})`, "text-anchor": "middle", text: yLabel }));
   const ends = [];
   series.forEach((line, k) => {
