@@ -9,7 +9,7 @@ moves, or a steady stream of them, costs one notification per game, not one per 
 The notification is one ``LPUSH`` of the game id onto its shard of the queue's ready list
 (``referee:ready:<queue>:<shard>``, one of ``READY_SHARDS`` lists chosen by the game id), drained by the
 ``referee worker`` that owns the shard (``workers/replayloop.py``: ``BRPOP``, then the rest of its lists in one
-pipeline of ``RPOP … count``). Every game's catch-ups so go to one worker, which keeps its fold and folds each
+script of ``RPOP … count``). Every game's catch-ups so go to one worker, which keeps its fold and folds each
 entry once; when any worker drained any list, two workers each folded every entry of a game they took turns
 with (issue 28: twice the workers' CPU per move). The unsharded list ``referee:ready:<queue>`` is still
 drained by every worker (what an older version pushed). It used to be one RQ job per raised flag; RQ's
@@ -36,7 +36,7 @@ from rq import Queue, Retry
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from referee.store.keys import READY_SHARDS, ready_shard_key
+from referee.store.keys import READY_SHARDS, ready_shard_key, ready_shard_list
 
 REPLAY_JOB = "workers.jobs.replay_game"
 DEFAULT_QUEUE = "referee"
@@ -55,7 +55,7 @@ def ready_key(queue: Queue | str) -> str:
 def ready_keys(queue: Queue | str) -> list[str]:
     """Every list of ``queue``'s ready list: the unsharded one, then its shards in order."""
     base = ready_key(queue)
-    return [base] + [f"{base}:{shard}" for shard in range(READY_SHARDS)]
+    return [base] + [ready_shard_list(base, shard) for shard in range(READY_SHARDS)]
 
 
 def ready_key_for(queue: Queue | str, game_id: str) -> str:

@@ -135,9 +135,14 @@ def ready_shard(game_id: str) -> int:
     return zlib.crc32(game_id.encode()) % READY_SHARDS
 
 
+def ready_shard_list(ready_list: str, shard: int) -> str:
+    """Shard ``shard`` of ``ready_list``: ``<list>:<shard>``."""
+    return f"{ready_list}:{shard}"
+
+
 def ready_shard_key(ready_list: str, game_id: str) -> str:
     """The list of ``ready_list``'s shards that ``game_id``'s notifications go onto."""
-    return f"{ready_list}:{ready_shard(game_id)}"
+    return ready_shard_list(ready_list, ready_shard(game_id))
 
 #: on the work Redis: present while it holds the projections it has always held (the reconciler scans every
 #: game once when it finds it missing: a work Redis that restarted empty)

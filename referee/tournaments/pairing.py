@@ -308,22 +308,15 @@ def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]]) -> list[list[st
     n = len(ranked)
     top = max(met.values(), default=0)
     big = n**3 + 1
-    place = {k: i for i, k in enumerate(ranked)}
-    met_of: dict[int, dict[int, int]] = {}
-    for (a, b), times in met.items():
-        if times and a in place and b in place:
-            met_of.setdefault(place[a], {})[place[b]] = times
-            met_of.setdefault(place[b], {})[place[a]] = times
+    met_of = met_by_place(ranked, met)
 
     def matching(window: int, lo: int = 0, hi: int = n) -> set[tuple[int, int]]:
         """networkx's matching of the window graph of the players ``[lo, hi)`` (pairs of places)."""
-        if (lo, hi) == (0, n):
-            return swiss_matching(n, window, met_of, big, top)
         sub = {i - lo: {j - lo: t for j, t in row.items() if lo <= j < hi}
                for i, row in met_of.items() if lo <= i < hi}
         return {(i + lo, j + lo) for i, j in swiss_matching(hi - lo, window, sub, big, top)}
 
-    pairs = _certified_matching(ranked, met, big, lambda lo, hi: matching(SWISS_WINDOW, lo, hi)) \
+    pairs = _certified_matching(n, met_of, big, lambda lo, hi: matching(SWISS_WINDOW, lo, hi)) \
         if n % 2 == 0 else None
     if pairs is None:
         pairs = matching(SWISS_WINDOW)
@@ -337,25 +330,31 @@ def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]]) -> list[list[st
 CERTIFY_MARGIN = 6
 
 
-def _certified_matching(ranked: list[str], met: Counter[tuple[str, str]], big: int,
+def met_by_place(ranked: list[str], met: Counter[tuple[str, str]]) -> dict[int, dict[int, int]]:
+    """How often the players at two places of ``ranked`` met: ``{i: {j: times}}`` (both ways; pairs that never
+    met are absent)."""
+    place = {k: i for i, k in enumerate(ranked)}
+    met_of: dict[int, dict[int, int]] = {}
+    for (a, b), times in met.items():
+        if times and a in place and b in place:
+            met_of.setdefault(place[a], {})[place[b]] = times
+            met_of.setdefault(place[b], {})[place[a]] = times
+    return met_of
+
+
+def _certified_matching(n: int, met_of: dict[int, dict[int, int]], big: int,
                         solve: Callable[[int, int], set[tuple[int, int]]]) -> set[tuple[int, int]] | None:
     """The maximum-weight perfect matching of :func:`_swiss_two`'s window graph when it is provably the
     only one, else None.
 
     A candidate: players paired with their neighbour in the standings (1–2, 3–4, …) except around the
-    neighbours who met before, where ``solve`` (networkx on ``[lo, hi)`` alone) pairs a region of
+    neighbours who met before (``met_of``: :func:`met_by_place`), where ``solve`` (the exact matching of
+    ``[lo, hi)`` alone) pairs a region of
     ``CERTIFY_MARGIN`` players more on each side. :func:`_only_optimum` then proves it the one optimum
     of the whole graph, or does not (another matching may be as good or better — or a fractional one is,
     which the proof cannot rule out: typical as soon as neighbours in the standings have met before):
-    None, and networkx on the whole graph decides, as it always did. When the regions cover everyone
-    the whole graph is ``solve``'s, exactly the former call."""
-    n = len(ranked)
-    met_of: dict[int, dict[int, int]] = {}
-    place = {k: i for i, k in enumerate(ranked)}
-    for (a, b), times in met.items():
-        if times and a in place and b in place:
-            met_of.setdefault(place[a], {})[place[b]] = times
-            met_of.setdefault(place[b], {})[place[a]] = times
+    None, and the exact matching of the whole graph decides. When the regions cover everyone the whole graph
+    is ``solve``'s."""
     repeats = [i for i in range(0, n, 2) if i + 1 in met_of.get(i, ())]
     regions: list[list[int]] = []
     for i in repeats:

@@ -411,7 +411,7 @@ def test_the_certificate_says_only_for_the_one_cheapest_matching_and_proves_a_re
                 assert total == priced[0][0] and (len(priced) == 1 or priced[1][0] > total)
     assert said["only"] > 50 and said["tie"] > 0 and said["better"] > 0
     met, ranked = _swiss_history(random.Random(0), 400, 3)  # a round where no neighbours met before
-    proved = pr._certified_matching(ranked, met, 400**3 + 1, lambda lo, hi: set())
+    proved = pr._certified_matching(len(ranked), pr.met_by_place(ranked, met), 400**3 + 1, lambda lo, hi: set())
     assert proved is not None and all(b == a + 1 for a, b in proved)  # 1–2, 3–4, …: nobody met a neighbour
     assert [[ranked[a], ranked[b]] for a, b in sorted(proved)] == _networkx_two(ranked, met)
 
