@@ -25,10 +25,11 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from signed_requests import start, submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+from referee.signing import generate_key, private_key_b64, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -65,26 +66,10 @@ def tally_line(name: str, tally: dict[str, int]) -> str:
     return f"  {name}: " + ", ".join(f"{impact} {tally[impact]}" for impact in IMPACTS)
 
 
-def _submit(base: str, game: str, key, seat: int, ctx: str, **fields) -> requests.Response:
-    state = requests.get(f"{base}/games/{game}", timeout=10).json()
-    envelope = {"v": 1, "ctx": ctx, "game": game, "seat": seat, "seq": state["seq"], "prev": state["head"], **fields}
-    path = "accept" if ctx == "referee/accept" else "moves?wait=5"
-    return requests.post(f"{base}/games/{game}/{path}", json={"envelope": envelope, "sig": sign(key, envelope)},
-                         timeout=15)
-
-
 def _play(base: str, ruleset: str, turns: int, bot: bool = False):
     """A game of Ann and Bea (``bot``: Bea declared a program), accepted and ``turns`` moves in (builds preferred,
     so towers stand)."""
-    keys = [generate_key(), generate_key()]
-    seats = [{"name": "Ann", "key": public_key_b64(keys[0])}, {"name": "Bea", "key": public_key_b64(keys[1])}]
-    if bot:
-        seats[1]["bot"] = True
-    created = requests.post(f"{base}/games", timeout=10, json={"ruleset": ruleset, "seats": seats})
-    assert created.status_code == 201, created.text
-    game = created.json()["game"]
-    for seat, key in enumerate(keys):
-        assert _submit(base, game, key, seat, "referee/accept", entropy=b64url_encode(bytes([seat]) * 32)).ok
+    game, keys = start(base, ruleset, [{"name": "Ann"}, {"name": "Bea", **({"bot": True} if bot else {})}])
     for _ in range(turns):
         legal = requests.get(f"{base}/games/{game}/legal-moves", timeout=10).json()
         if legal["to_move"] is None:
@@ -93,7 +78,7 @@ def _play(base: str, ruleset: str, turns: int, bot: bool = False):
         by_type = {m["type"]: m for m in reversed(legal["moves"])}
         move = (max(builds, key=lambda m: len(m.get("cards", []))) if builds else None) or by_type.get(
             "place_start") or by_type.get("take") or by_type.get("bid") or legal["moves"][0]
-        response = _submit(base, game, keys[legal["to_move"]], legal["to_move"], "referee/move", move=move)
+        response = submit(base, game, keys[legal["to_move"]], legal["to_move"], "referee/move", move=move)
         assert response.status_code < 300, response.text
     to_move = requests.get(f"{base}/games/{game}", timeout=10).json()["to_move"]
     return game, keys, to_move

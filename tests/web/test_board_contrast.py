@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 import requests
+from signed_requests import start, submit
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+from referee.signing import private_key_b64, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -33,28 +34,12 @@ CHECKER = (Path(__file__).resolve().parent / "svg_contrast.js").read_text(encodi
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 360, "height": 740}}
 
 
-def _submit(base: str, game: str, key, seat: int, ctx: str, **fields) -> requests.Response:
-    state = requests.get(f"{base}/games/{game}", timeout=10).json()
-    envelope = {"v": 1, "ctx": ctx, "game": game, "seat": seat, "seq": state["seq"], "prev": state["head"], **fields}
-    path = "accept" if ctx == "referee/accept" else "moves?wait=5"
-    return requests.post(f"{base}/games/{game}/{path}", json={"envelope": envelope, "sig": sign(key, envelope)},
-                         timeout=15)
-
-
 def _start(base: str, ruleset: str, players: int = 2):
-    keys = [generate_key() for _ in range(players)]
-    names = ["Ann", "Bea", "Cem", "Dia"]
-    created = requests.post(f"{base}/games", timeout=10, json={"ruleset": ruleset, "seats": [
-        {"name": names[i], "key": public_key_b64(key)} for i, key in enumerate(keys)]})
-    assert created.status_code == 201, created.text
-    game = created.json()["game"]
-    for seat, key in enumerate(keys):
-        assert _submit(base, game, key, seat, "referee/accept", entropy=b64url_encode(bytes([seat]) * 32)).ok
-    return game, keys
+    return start(base, ruleset, [{"name": name} for name in ["Ann", "Bea", "Cem", "Dia"][:players]])
 
 
 def _move(base: str, game: str, keys, legal: dict, move: dict) -> None:
-    response = _submit(base, game, keys[legal["to_move"]], legal["to_move"], "referee/move", move=move)
+    response = submit(base, game, keys[legal["to_move"]], legal["to_move"], "referee/move", move=move)
     assert response.status_code < 300, response.text
 
 
