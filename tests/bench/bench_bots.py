@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/bench/bench_bots.py [--games 200] [--think 1.0 | --iterations N] [--jobs 2]
         [--rulesets towerup,fivetowers] [--opponents random,greedy] [--seed bench] [--json out.json]
+        [--results games.jsonl]
         [--service | --no-service] [--service-think 0.2] [--no-strength]
 
 **Strength.** For each ruleset and each opponent (``random``, ``greedy``), ``--games`` two-seat games of
@@ -27,6 +28,15 @@ bundle (``GET /games/{id}/export``) is verified with the referee's key (``refere
 Printed: moves, wall time, the verification status.
 
 ``--json FILE`` writes every figure (and the exact arguments) as JSON too.
+
+**Across sessions** (``--results FILE.jsonl``): every finished game is appended to FILE as one JSON line
+(its ruleset, opponent, index, seed, work per move, outcome, totals, think times and iterations, and
+``bots``, a hash of ``referee/games/bots/`` and the engines' versions), so that a run stopped at any point
+loses at most the games in progress. Started again with the same file and arguments, the run plays only
+the games the file does not hold yet, and the figures printed are those of every game in the file that
+matches this run's seed, work per move and bots hash (lines of another strategy code are kept but never
+counted). The tasks are interleaved (game 0 of every pairing, then game 1, …), so a stopped run has about
+as many games of each pairing.
 """
 
 from __future__ import annotations
@@ -84,7 +94,7 @@ def play_one(task: dict[str, Any]) -> dict[str, Any]:
                           budget_s=task["think"], clock=time.perf_counter, info=info)
             took = time.perf_counter() - start
             if searched:
-                thinks.append(took)
+                thinks.append(round(took, 5))
                 iterations.append(info["iterations"])
         else:
             move = choose(game, seat, opponent, seed=choice_seed)
@@ -135,21 +145,71 @@ def summarize(games: list[dict[str, Any]]) -> dict[str, Any]:
             "iterations_mean": statistics.fmean(iterations) if iterations else 0.0}
 
 
+def bots_hash() -> str:
+    """A hash of the strategy code and the engines' versions: results of other code are never mixed in."""
+    digest = hashlib.sha256()
+    for path in sorted((REPO / "referee" / "games" / "bots").glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for name in RULESETS:
+        digest.update(f"{name}={ruleset(name).version}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _same_run(record: dict[str, Any], args: argparse.Namespace, code: str) -> bool:
+    return (record.get("seed") == args.seed and record.get("think") == args.think
+            and record.get("iterations_per_move") == args.iterations and record.get("bots") == code)
+
+
+def load_results(path: Path | None, args: argparse.Namespace, code: str) -> list[dict[str, Any]]:
+    """The games of this run already in ``path`` (a torn last line, from a run killed mid-write, is skipped)."""
+    if path is None or not path.exists():
+        return []
+    held: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for line in path.read_text().splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if _same_run(record, args, code):
+            held[(record["ruleset"], record["opponent"], record["index"])] = record
+    return list(held.values())
+
+
 def strength(args: argparse.Namespace) -> dict[str, Any]:
+    code = bots_hash()
+    results = [r for r in load_results(args.results, args, code)
+               if r["ruleset"] in args.rulesets and r["opponent"] in args.opponents and r["index"] < args.games]
+    held = {(r["ruleset"], r["opponent"], r["index"]) for r in results}
     tasks = [{"ruleset": name, "opponent": opponent, "index": i, "seed": args.seed, "think": args.think,
               "iterations": args.iterations}
-             for name in args.rulesets for opponent in args.opponents for i in range(args.games)]
+             for i in range(args.games) for name in args.rulesets for opponent in args.opponents
+             if (name, opponent, i) not in held]
+    if held:
+        print(f"  {len(held)} games already in {args.results}; {len(tasks)} to play", file=sys.stderr)
+    sink = args.results.open("a") if args.results else None
+
+    def keep(result: dict[str, Any]) -> None:
+        result.update(seed=args.seed, think=args.think, iterations_per_move=args.iterations, bots=code)
+        results.append(result)
+        if sink is not None:
+            sink.write(json.dumps(result, separators=(",", ":")) + "\n")
+            sink.flush()
+            os.fsync(sink.fileno())
+
     started = time.perf_counter()
-    results: list[dict[str, Any]] = []
-    if args.jobs > 1:
-        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-            for done, result in enumerate(pool.imap_unordered(play_one, tasks, chunksize=1), 1):
-                results.append(result)
+    try:
+        if args.jobs > 1:
+            with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+                for done, result in enumerate(pool.imap_unordered(play_one, tasks, chunksize=1), 1):
+                    keep(result)
+                    _progress(done, len(tasks), started)
+        else:
+            for done, task in enumerate(tasks, 1):
+                keep(play_one(task))
                 _progress(done, len(tasks), started)
-    else:
-        for done, task in enumerate(tasks, 1):
-            results.append(play_one(task))
-            _progress(done, len(tasks), started)
+    finally:
+        if sink is not None:
+            sink.close()
     print(file=sys.stderr)
     wall = time.perf_counter() - started
     out: dict[str, Any] = {"wall_s": wall, "pairings": []}
@@ -302,6 +362,8 @@ def main() -> int:
     parser.add_argument("--opponents", type=lambda s: s.split(","), default=list(OPPONENTS))
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    parser.add_argument("--results", type=Path, default=None,
+                        help="append each game to this JSON-lines file and resume from it (see above)")
     parser.add_argument("--service", action=argparse.BooleanOptionalAction, default=True,
                         help="also play the 4- and 5-seat games through referee serve (default on)")
     parser.add_argument("--service-think", type=float, default=0.2)
