@@ -23,6 +23,17 @@ def strict_int(**kwargs: Any) -> fields.Integer:
     return fields.Integer(strict=True, **kwargs)
 
 
+class StrictBoolean(fields.Boolean):
+    """true or false, nothing that merely looks like one (``1``, ``"yes"``, ``"true"``)."""
+
+    default_error_messages = {"invalid": "must be true or false"}  # noqa: RUF012 (marshmallow's own pattern)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 def public_key(value: str) -> None:
     try:
         load_public_key(value)

@@ -8,7 +8,18 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .common import GAME_ID, HEX64, PlayerName, clashing_names, entropy, key_field, sig_field, signer_time, strict_int
+from .common import (
+    GAME_ID,
+    HEX64,
+    PlayerName,
+    StrictBoolean,
+    clashing_names,
+    entropy,
+    key_field,
+    sig_field,
+    signer_time,
+    strict_int,
+)
 from .games import LogPageSchema, OrganiserSchema, _page_limit, _position
 
 TOURNAMENT_ID = GAME_ID
@@ -19,6 +30,9 @@ MAX_PLAYERS = 1024
 class PlayerSpecSchema(Schema):
     name = PlayerName(required=True)
     key = key_field(required=True)
+    bot = StrictBoolean(metadata={"description": "the player is a program (default false): written into created "
+                                                 "when true, its games' seats are declared bots and its rated "
+                                                 "games go to the bot list (docs/bots.md)"})
 
 
 class FormatSchema(Schema):
@@ -162,6 +176,7 @@ class StandingSchema(Schema):
 class TournamentPlayerSchema(Schema):
     name = fields.String(required=True)
     key = fields.String(required=True)
+    bot = fields.Boolean(metadata={"description": "true when the player was declared a bot (absent otherwise)"})
     joined = fields.Boolean(required=True)
     withdrawn = fields.Boolean(required=True)
 

@@ -4,6 +4,8 @@ It holds its own key and signs everything it submits, exactly like ``referee acc
 ``answer``: the referee gives it no privilege and cannot tell it from a person. It polls the lobby
 (``GET /games``) for the games its key is seated in, with a backoff while nothing happens, and
 
+* joins a waiting tournament its key is a player of (``GET /players/{key}/tournaments``; a signed join with
+  32 fresh random bytes of entropy, as ``referee tournament join``), whose games then come to the lobby;
 * accepts a game it is invited to (32 fresh random bytes of entropy, as ``referee accept``);
 * plays its seat when it is to move: it rebuilds a game from the public state of ``GET /games/{id}``
   (:func:`referee.games.bots.from_view`: the hidden cards sampled, never read), chooses with the strategy
@@ -28,6 +30,7 @@ import click
 from ..games import ruleset
 from ..games.bots import STRATEGIES, choose, from_view, standing
 from ..signing import ACCEPT_CTX, ANSWER_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
+from ..tournaments.log import JOIN_CTX
 from .client import _, http, load_key, server_option
 
 POLICY = {
@@ -75,6 +78,7 @@ class Bot:
         self.think = think
         self.say = say
         self.finished: set[str] = set()
+        self.entered: set[str] = set()  # tournaments joined, or past their waiting
         self.failed: set[tuple[str, int]] = set()  # (game, seq) where the referee refused our choice
 
     def my_games(self) -> list[dict[str, Any]]:
@@ -90,8 +94,46 @@ class Bot:
             offset = body.get("next")
         return games
 
-    def tick(self) -> bool:
+    def my_tournaments(self) -> list[dict[str, Any]]:
+        tournaments: list[dict[str, Any]] = []
+        offset: int | None = 0
+        for _page in range(LOBBY_PAGES):
+            if offset is None:
+                break
+            status, body = _get(f"{self.server}/players/{self.public}/tournaments?offset={offset}&limit=100")
+            if status != 200:
+                raise Unreachable(f"GET /players/…/tournaments: {status}")
+            tournaments += body["tournaments"]
+            offset = body.get("next")
+        return tournaments
+
+    def join_tournaments(self) -> bool:
+        """Join every waiting tournament this key is a player of and has not joined yet."""
         worked = False
+        for summary in self.my_tournaments():
+            tournament_id = summary["tournament"]
+            if tournament_id in self.entered:
+                continue
+            if summary["status"] != "waiting":
+                self.entered.add(tournament_id)
+                continue
+            status, state = _get(f"{self.server}/tournaments/{tournament_id}")
+            me = next((p for p in state.get("players", ()) if p["key"] == self.public), None) \
+                if status == 200 else None
+            if me is None or me["joined"]:
+                self.entered.add(tournament_id)
+                continue
+            envelope = {"v": 1, "ctx": JOIN_CTX, "tournament": tournament_id, "key": self.public,
+                        "seq": state["seq"], "prev": state["head"], "entropy": b64url_encode(os.urandom(32))}
+            status, body = _post(f"{self.server}/tournaments/{tournament_id}/join", self.key, envelope)
+            if status < 300:
+                self.entered.add(tournament_id)
+            self.say(f"tournament {tournament_id}: joins" + ("" if status < 300 else f" — refused: {_error(body)}"))
+            worked = True
+        return worked
+
+    def tick(self) -> bool:
+        worked = self.join_tournaments()
         for summary in self.my_games():
             game_id = summary["game"]
             if game_id in self.finished:
@@ -199,8 +241,8 @@ def _short(move: dict[str, Any]) -> str:
               help="seconds between looks at the lobby while nothing happens (less right after an action)")
 @server_option
 def bot(key_file: str, strategy: str, think: float, poll: float, server: str) -> None:
-    """Play every game this key is seated in: accept invitations, move when to move, answer offers
-    (declines take-backs; accepts a draw, end or abort only when behind). Ctrl-C stops it."""
+    """Play every game this key is seated in: join its waiting tournaments, accept invitations, move when to
+    move, answer offers (declines take-backs; accepts a draw, end or abort only when behind). Ctrl-C stops it."""
     key = load_key(key_file)
     player = Bot(server, key, strategy, think)
     click.echo(_("bot %(key)s… (%(strategy)s) watching %(server)s; Ctrl-C stops", key=player.public[:12],

@@ -9,7 +9,8 @@ between those seats). ``ordinal`` is ``μ − 3σ``, the conservative estimate l
 Bot games are kept apart: a game with a seat declared a bot (its rating input's ``bots``: the bot keys) is
 rated in a second pool, :attr:`RatingsFold.bots`, never in ``players`` — a human's rating counts only games
 against humans; the bot list (``GET /ratings/{ruleset}?bots=1``) rates every seat of the bot games. A
-tournament has no way to declare a bot yet, so today its games always go to the human list.
+tournament declares its bots in ``created`` (a player's ``"bot": true``); :func:`rated_results` names the
+bots seated at each table.
 
 >>> rows = rate_games([{"players": ["a", "b"], "ranks": [1, 2]}])
 >>> [(r["key"], r["games"], r["mu"] > 25) for r in rows]
@@ -78,6 +79,7 @@ def rated_results(tournament_id: str, state: TournamentState, entries: Iterable[
     position in that log.
     """
     at = {entry.get("seq"): entry for entry in entries}
+    bots = {p["key"] for p in (state.created or {}).get("players", ()) if p.get("bot")}
     out = []
     for rnd in state.rounds:
         for table in rnd.tables:
@@ -86,8 +88,9 @@ def rated_results(tournament_id: str, state: TournamentState, entries: Iterable[
                 continue
             game = {"order": [_at_ms(at.get(result["seq"])), tournament_id, result["seq"]],
                     "game": table["game"], "players": list(table["players"]), "ranks": list(result["ranks"])}
-            if table.get("bots"):  # no tournament declares bots yet (see the module's docstring)
-                game["bots"] = list(table["bots"])
+            seated = [key for key in table["players"] if key in bots]
+            if seated:  # a player declared a bot in created: the game goes to the bot pool
+                game["bots"] = seated
             out.append(game)
     return sorted(out, key=lambda game: game["order"])
 

@@ -65,7 +65,7 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> 
     """The resolved values ``created`` records for a tournament body (defaults filled in, documented in
     ``docs/tournaments.md``).
 
-    ``body``: ``ruleset``, ``options``?, ``players`` [{name, key}], ``format`` {kind, rounds?,
+    ``body``: ``ruleset``, ``options``?, ``players`` [{name, key, bot?}], ``format`` {kind, rounds?,
     table_sizes?}, ``points``?, ``bye_points``?, ``tie_breaks``?, ``round_deadline``?,
     ``adjudication``?, ``nonce``?. The result has ``ruleset`` {name, version}, ``options``,
     ``players``, ``format``, ``points``, ``bye_points``, ``tie_breaks``, ``round_deadline``,
@@ -102,6 +102,8 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> 
         if p["key"] in seen:
             bad(f"$.players[{i}].key", "a key plays once in a tournament")
         seen.add(p["key"])
+        if "bot" in p and not isinstance(p["bot"], bool):
+            bad(f"$.players[{i}].bot", "bot is true or false")
     fmt = body.get("format")
     if not isinstance(fmt, dict):
         raise SpecError([*problems, {"path": "$.format", "problem": "format is {kind, rounds?, table_sizes?}"}])
@@ -170,7 +172,8 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> 
     out = {
         "ruleset": {"name": rules.name, "version": rules.version},
         "options": options,
-        "players": [{"name": p["name"], "key": p["key"]} for p in players],
+        "players": [{"name": p["name"], "key": p["key"], **({"bot": True} if p.get("bot") is True else {})}
+                    for p in players],
         "format": {"kind": kind, "rounds": rounds, "table_sizes": sizes},
         "points": points,
         "bye_points": bye_points,

@@ -1,5 +1,6 @@
 """The new-game form's "Play against the computer" (issue 25, item 3): shown only when ``GET /house-bot``
-names a key; it fills the last seat with that key, and the game is created with that seat ``"bot": true``."""
+names a key; it fills the last seat with that key, and the game is created with that seat ``"bot": true``.
+The new-tournament form sends a player given the house bot's key as ``"bot": true``."""
 
 from __future__ import annotations
 
@@ -36,3 +37,27 @@ def test_play_against_the_computer_seats_the_house_bot_as_a_bot(browser, redis_s
         game = requests.get(f"{url}/games/{page.url.rsplit('/', 1)[1]}", timeout=5).json()
         assert [s.get("bot") for s in game["seats"]] == [None, True]
         assert game["seats"][1]["key"] == bot_key
+
+
+def test_a_tournament_player_with_the_house_bots_key_is_sent_as_a_bot(browser, redis_server, tmp_path,
+                                                                       console_errors):
+    bot_key = public_key_b64(generate_key())
+    app = create_app({"REDIS_URL": redis_server.url, "REFEREE_VAR": str(tmp_path), "REFEREE_DISPATCH": "none",
+                      "REFEREE_HOUSE_BOT_KEY": bot_key, "TESTING": True})
+    with serving(app) as url:
+        page = console_errors.watch(browser.new_context().new_page())
+        page.goto(f"{url}/play/tournaments")
+        page.check("input[name=t-ruleset][value=fivetowers]")
+        rows = page.locator("#t-players li")
+        while rows.count() > 2:
+            page.click("#t-remove-player")
+        rows.nth(0).locator(".seat-name").fill("Ann")
+        rows.nth(0).locator(".seat-generate").click()
+        page.wait_for_function("() => document.querySelector('#t-players .seat-key').value.length === 43")
+        rows.nth(1).locator(".seat-name").fill("Computer")
+        rows.nth(1).locator(".seat-key").fill(bot_key)
+        page.click("#t-create")
+        page.wait_for_url("**/play/tournaments/t_*", timeout=20000)
+        page.locator("#t-player-list .bot-mark").first.wait_for(timeout=20000)  # the page marks the player
+        tournament = requests.get(f"{url}/tournaments/{page.url.rsplit('/', 1)[1]}", timeout=5).json()
+        assert [(p["name"], p.get("bot")) for p in tournament["players"]] == [("Ann", None), ("Computer", True)]

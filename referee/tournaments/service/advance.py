@@ -131,9 +131,10 @@ class RefereeEntries(RatedTournaments):
 
     def _create_game(self, tournament_id: str, replayer: TournamentReplayer, table: dict[str, Any]) -> None:
         created = replayer.created or {}
-        names = {p["key"]: p["name"] for p in created["players"]}
+        players = {p["key"]: p for p in created["players"]}
         spec = {"ruleset": created["ruleset"]["name"],
-                "seats": [{"name": names[key], "key": key} for key in table["players"]],
+                "seats": [{"name": players[key]["name"], "key": key,
+                           **({"bot": True} if players[key].get("bot") else {})} for key in table["players"]],
                 "options": created.get("options") or {}}
         try:
             self.games.create_game(spec, tournament=tournament_id, adjudicator=created.get("organiser"),

@@ -78,7 +78,8 @@ class TournamentReads(RatedTournaments):
                    adjudication=created.get("adjudication"), round_deadline=deadline,
                    created_at=created.get("at"), revealed=replayer.revealed,
                    players=[{"name": p["name"], "key": p["key"], "joined": p["key"] in joined,
-                             "withdrawn": p["key"] in replayer.withdrawn} for p in created.get("players", [])])
+                             "withdrawn": p["key"] in replayer.withdrawn, **({"bot": True} if p.get("bot") else {})}
+                            for p in created.get("players", [])])
         return out
 
     def standings_csv(self, tournament_id: str) -> str:

@@ -108,7 +108,8 @@ function renderPlayers() {
   const mine = new Map(listKeys().map((k) => [k.public, k]));
   const list = document.getElementById("t-player-list");
   list.replaceChildren(...(state.players || []).map((p) => el("li", { dataset: { key: p.key, joined: String(p.joined) } },
-    playerButton(p.key), " ", el("span", { class: "mono muted", title: p.key }, shortKey(p.key)), " ",
+    playerButton(p.key), p.bot ? [" ", el("span", { class: "bot-mark", title: _("played by a program") }, _("bot"))] : "",
+    " ", el("span", { class: "mono muted", title: p.key }, shortKey(p.key)), " ",
     p.withdrawn ? el("span", { class: "badge badge-forfeited" }, _("withdrawn"))
       : el("span", { class: p.joined ? "joined" : "muted" }, p.joined ? _("joined") : _("not joined yet")),
     mine.has(p.key) ? el("span", { class: "muted" }, ` (${_("this browser")})`) : null)));

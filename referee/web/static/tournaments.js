@@ -14,6 +14,8 @@ import { _, LANG } from "./i18n.js";
 const WEB = document.body.dataset.web || "/play/";
 const PAGE = 50;
 const playersList = document.getElementById("t-players");
+// the key of the computer player `referee serve --house-bot` runs, or "": a player with that key is a bot
+const houseBotKey = document.getElementById("tournament-form").dataset.houseBot;
 const template = document.getElementById("t-player-template");
 let rulesets = [];
 let current = null;
@@ -133,6 +135,7 @@ function readForm() {
     const p = { name: li.querySelector(".seat-name").value.trim().normalize("NFC"), key: li.querySelector(".seat-key").value.trim() };
     if (!p.name) problems.push(_("player {n} has no name", { n: i + 1 }));
     if (!p.key) problems.push(_("player {n} has no public key", { n: i + 1 }));
+    if (houseBotKey && p.key === houseBotKey) p.bot = true;
     return p;
   });
   const format = { kind: document.getElementById("t-format").value };
