@@ -38,6 +38,8 @@ def _signed_post(server: str, tournament_id: str, path: str, key: Any, envelope_
 @tournament.command("create")
 @click.argument("ruleset_name", metavar="RULESET")
 @click.option("--player", "players", multiple=True, required=True, help="NAME=PUBLIC_KEY, once per player")
+@click.option("--bot-player", "bot_players", multiple=True, metavar="NAME",
+              help="the player NAME (of a --player) is a program: written into the tournament as bot: true")
 @click.option("--format", "kind", type=click.Choice(["swiss", "round_robin", "series"]), default="swiss",
               show_default=True)
 @click.option("--rounds", type=int, help="rounds (default: per format, docs/tournaments.md)")
@@ -52,7 +54,7 @@ def _signed_post(server: str, tournament_id: str, path: str, key: Any, envelope_
 @click.option("--time-control", help="the games' clock: none, per_move:3d, bank:10d+1d:20d or JSON")
 @click.option("--organiser-key", type=click.Path(exists=True, dir_okay=False), help="sign as organiser")
 @server_option
-def create(*, ruleset_name: str, players: tuple[str, ...], kind: str, rounds: int | None,
+def create(*, ruleset_name: str, players: tuple[str, ...], bot_players: tuple[str, ...], kind: str, rounds: int | None,
            table_sizes: tuple[int, ...], tie_breaks: tuple[str, ...], points: str | None,
            round_deadline: int | None, adjudication: str | None, options: str, time_control: str | None,
            organiser_key: str | None, server: str) -> None:
@@ -64,6 +66,12 @@ def create(*, ruleset_name: str, players: tuple[str, ...], kind: str, rounds: in
         if not key:
             raise click.BadParameter(_("--player %(player)s: use NAME=PUBLIC_KEY", player=repr(player)))
         body["players"].append({"name": unicodedata.normalize("NFC", name), "key": key})
+    names = [player["name"] for player in body["players"]]
+    for bot in bot_players:
+        if unicodedata.normalize("NFC", bot) not in names:
+            raise click.BadParameter(_("%(bot)s is not the NAME of a --player", bot=repr(bot)),
+                                     param_hint="--bot-player")
+        body["players"][names.index(unicodedata.normalize("NFC", bot))]["bot"] = True
     if rounds is not None:
         body["format"]["rounds"] = rounds
     if table_sizes:

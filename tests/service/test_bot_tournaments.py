@@ -5,6 +5,8 @@ the waiting tournaments its key is a player of."""
 
 from __future__ import annotations
 
+import json
+
 from svc_helpers import PlayedGame, accept_all
 from test_ratings_service import answers
 from tournament_helpers import Players, join, tournament_state, withdraw
@@ -79,3 +81,17 @@ def test_referee_bot_joins_its_waiting_tournaments_then_accepts_their_games(http
     assert status == 200
     assert [s["accepted"] for s in game["seats"] if s["key"] == players.public[1]] == [True]
     assert [s["accepted"] for s in game["seats"] if s["key"] == players.public[0]] == [False]
+
+
+def test_referee_tournament_create_bot_player(server, store):
+    from svc_helpers import run_cli
+
+    ann, robo = Players(2).public
+    code, out = run_cli("tournament", "create", "fivetowers", "--player", f"ann={ann}", "--player", f"robo={robo}",
+                        "--bot-player", "robo", "--format", "series", "--server", server)
+    assert code == 0, out
+    entries, _tip = store.read_tournament(json.loads(out)["tournament"])
+    assert entries[0]["players"] == [{"name": "ann", "key": ann}, {"name": "robo", "key": robo, "bot": True}]
+    code, out = run_cli("tournament", "create", "fivetowers", "--player", f"ann={ann}", "--player", f"robo={robo}",
+                        "--bot-player", "nobody", "--server", server)
+    assert code != 0 and "--bot-player" in out
