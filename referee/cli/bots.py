@@ -81,31 +81,26 @@ class Bot:
         self.entered: set[str] = set()  # tournaments joined, or past their waiting
         self.failed: set[tuple[str, int]] = set()  # (game, seq) where the referee refused our choice
 
-    def my_games(self) -> list[dict[str, Any]]:
-        games: list[dict[str, Any]] = []
+    def _paged(self, path: str, field: str) -> list[dict[str, Any]]:
+        """Every item of ``field`` over the pages of ``GET path`` (at most ``LOBBY_PAGES`` of 100)."""
+        items: list[dict[str, Any]] = []
         offset: int | None = 0
         for _page in range(LOBBY_PAGES):
             if offset is None:
                 break
-            status, body = _get(f"{self.server}/games?offset={offset}&limit=100")
+            status, body = _get(f"{self.server}{path}?offset={offset}&limit=100")
             if status != 200:
-                raise Unreachable(f"GET /games: {status}")
-            games += [game for game in body["games"] if any(s["key"] == self.public for s in game["seats"])]
+                raise Unreachable(f"GET {path}: {status}")
+            items += body[field]
             offset = body.get("next")
-        return games
+        return items
+
+    def my_games(self) -> list[dict[str, Any]]:
+        return [game for game in self._paged("/games", "games")
+                if any(s["key"] == self.public for s in game["seats"])]
 
     def my_tournaments(self) -> list[dict[str, Any]]:
-        tournaments: list[dict[str, Any]] = []
-        offset: int | None = 0
-        for _page in range(LOBBY_PAGES):
-            if offset is None:
-                break
-            status, body = _get(f"{self.server}/players/{self.public}/tournaments?offset={offset}&limit=100")
-            if status != 200:
-                raise Unreachable(f"GET /players/…/tournaments: {status}")
-            tournaments += body["tournaments"]
-            offset = body.get("next")
-        return tournaments
+        return self._paged(f"/players/{self.public}/tournaments", "tournaments")
 
     def join_tournaments(self) -> bool:
         """Join every waiting tournament this key is a player of and has not joined yet."""
