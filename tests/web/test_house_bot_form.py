@@ -1,6 +1,7 @@
 """The new-game form's "Play against the computer" (issue 25, item 3): shown only when ``GET /house-bot``
 names a key; it fills the last seat with that key, and the game is created with that seat ``"bot": true``.
-The new-tournament form sends a player given the house bot's key as ``"bot": true``."""
+The new-tournament form's "Add the computer as a player" puts the house bot's key in a player row, once, and
+the form sends that player as ``"bot": true``."""
 
 from __future__ import annotations
 
@@ -57,8 +58,9 @@ def test_a_tournament_player_with_the_house_bots_key_is_sent_as_a_bot(browser, h
     rows.nth(0).locator(".seat-name").fill("Ann")
     rows.nth(0).locator(".seat-generate").click()
     page.wait_for_function("() => document.querySelector('#t-players .seat-key').value.length === 43")
-    rows.nth(1).locator(".seat-name").fill("Computer")
-    rows.nth(1).locator(".seat-key").fill(bot_key)
+    page.get_by_role("button", name="Add the computer as a player").click()  # into the first row without a key
+    page.get_by_role("button", name="Add the computer as a player").click()  # once only
+    assert rows.count() == 2 and rows.nth(1).locator(".seat-key").input_value() == bot_key
     page.click("#t-create")
     page.wait_for_url("**/play/tournaments/t_*", timeout=20000)
     page.locator("#t-player-list .bot-mark").first.wait_for(timeout=20000)  # the page marks the player

@@ -99,7 +99,7 @@ function renumber() {
   labelRows(playersList, "player");
   const n = playersList.children.length;
   document.getElementById("t-remove-player").disabled = n <= 2;
-  document.getElementById("t-player-count").textContent = `${n} players`;
+  document.getElementById("t-player-count").textContent = _("{n} players", { n });
 }
 
 function addPlayer() {
@@ -218,6 +218,21 @@ document.getElementById("t-add-player").addEventListener("click", addPlayer);
 document.getElementById("t-remove-player").addEventListener("click", () => {
   if (playersList.children.length > 2) playersList.lastElementChild.remove();
   renumber();
+});
+// "Add the computer as a player": the house bot's key in the first row without a key (or a new one), once; the form
+// then sends that player as a bot ("bot": true, readForm).
+const houseBotButton = document.getElementById("t-house-bot");
+houseBotButton.hidden = !houseBotKey;
+houseBotButton.addEventListener("click", () => {
+  const rows = [...playersList.children];
+  if (rows.some((li) => li.querySelector(".seat-key").value.trim() === houseBotKey)) return;
+  let li = rows.find((row) => !row.querySelector(".seat-key").value.trim());
+  if (!li) {
+    addPlayer();
+    li = playersList.lastElementChild;
+  }
+  li.querySelector(".seat-name").value = "Computer";
+  li.querySelector(".seat-key").value = houseBotKey;
 });
 document.getElementById("tournaments-next").addEventListener("click", loadList);
 document.getElementById("tournament-form").addEventListener("submit", submit);
