@@ -1,5 +1,6 @@
-"""``referee bot``: two bot processes, each with its own key, play whole games against a live referee; the
-bundles verify with the referee's key; a bot killed mid-game picks its game up again; Ctrl-C stops it."""
+"""``referee bot``: two bot processes, each with its own key, play whole games against a live referee (the test
+app's, and ``referee serve`` as a user runs it); the bundles verify with the referee's key; a bot killed
+mid-game picks its game up again; Ctrl-C stops it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 import requests
 from svc_helpers import REPO, stop_process, wait_until
 from svc_helpers import run_cli as run
+from test_serve_supervision import Serve
 
 from referee.verify import verify_bundle
 
@@ -49,6 +51,22 @@ def _state(server, game_id):
 @pytest.mark.parametrize("ruleset,strategy", [("fivetowers", "greedy"), ("towerup", "random")])
 def test_two_bots_play_a_whole_game_that_verifies(server, spawn_worker, tmp_path, ruleset, strategy):
     spawn_worker()  # the verdicts
+    _two_bots_play(server, tmp_path, ruleset, strategy)
+
+
+def test_two_bots_play_a_whole_game_through_referee_serve(tmp_path):
+    serve = Serve(tmp_path)  # its embedded Redis, its workers, its web server: as a user runs it
+    try:
+        wait_until(lambda: serve.api_answers() or serve.process.poll() is not None, timeout=60)
+        assert serve.process.poll() is None, serve.log
+        _two_bots_play(f"http://127.0.0.1:{serve.port}", tmp_path, "towerup", "greedy")
+    finally:
+        serve.stop()
+
+
+def _two_bots_play(server, tmp_path, ruleset, strategy):
+    """Two ``referee bot`` processes with keys of their own play a whole game at ``server``: their logs show
+    accepts and moves and no refusal but a stale tip; Ctrl-C stops them; the bundle verifies."""
     keys = _keys(tmp_path)
     game_id = _create(server, ruleset, keys)
     bots = [_bot(tmp_path, server, name, strategy) for name in keys]
