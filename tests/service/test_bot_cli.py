@@ -59,8 +59,13 @@ def test_two_bots_play_a_whole_game_through_referee_serve(tmp_path):
     try:
         wait_until(lambda: serve.api_answers() or serve.process.poll() is not None, timeout=60)
         assert serve.process.poll() is None, serve.log
+        serve.remember_processes()  # its workers run in sessions of their own: stop() kills them too
         _two_bots_play(f"http://127.0.0.1:{serve.port}", tmp_path, "towerup", "greedy")
     finally:
+        serve.remember_processes()
+        if serve.process.poll() is None:  # Ctrl-C, as a user stops it: serve stops what it started
+            os.killpg(serve.process.pid, signal.SIGINT)
+            serve.process.wait(30)
         serve.stop()
 
 
