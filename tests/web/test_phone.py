@@ -9,21 +9,14 @@ import json
 
 import pytest
 import requests
+from signed_requests import submit
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64
 
 pytestmark = pytest.mark.web
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 STEP_MS = 20_000
-
-
-def submit(base_url: str, game: str, key, seat: int, ctx: str, **fields) -> requests.Response:
-    state = requests.get(f"{base_url}/games/{game}", timeout=10).json()
-    envelope = {"v": 1, "ctx": ctx, "game": game, "seat": seat, "seq": state["seq"], "prev": state["head"], **fields}
-    path = "accept" if ctx == "referee/accept" else "moves?wait=5"
-    return requests.post(f"{base_url}/games/{game}/{path}", json={"envelope": envelope, "sig": sign(key, envelope)},
-                         timeout=15)
 
 
 @pytest.fixture(scope="module")

@@ -18,10 +18,11 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from signed_requests import submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -30,14 +31,6 @@ DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 STEP_MS = 20_000
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"
-
-
-def submit(base_url: str, game: str, key, seat: int, ctx: str, **fields) -> requests.Response:
-    state = requests.get(f"{base_url}/games/{game}", timeout=10).json()
-    envelope = {"v": 1, "ctx": ctx, "game": game, "seat": seat, "seq": state["seq"], "prev": state["head"], **fields}
-    path = "accept" if ctx == "referee/accept" else "moves?wait=5"
-    return requests.post(f"{base_url}/games/{game}/{path}", json={"envelope": envelope, "sig": sign(key, envelope)},
-                         timeout=15)
 
 
 def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
