@@ -173,10 +173,17 @@ class MessageService:
                 raise ServiceError(403, "messages/not_a_seat", "this key holds no seat of the game")
             mutes = self.store.mutes(game_id)
             muted = {other for seat in readers for other in mutes.get(seat, [])} - readers
+        # The length is taken before the messages are read, and extended over what was read: a message that
+        # comes in between is then in this answer or, its position at or after ``length``, in the reader's next
+        # one. (Taken after the read, it could count a message the answer lacks, and a reader going on from
+        # ``length`` would never see it.)
+        length = self.store.tip(game_id).length
         messages = self.store.read(game_id, query.get("since", 0))
+        if messages:
+            length = max(length, int(messages[-1]["seq"]) + 1)
         shown = [message_view(m) for m in messages if visible_to(m, readers, muted)]
         out: dict[str, Any] = {"game": game_id, "messages": shown,
-                               "length": self.store.tip(game_id).length, "reader": sorted(readers) if signed else None}
+                               "length": length, "reader": sorted(readers) if signed else None}
         if signed:
             out["muted"] = sorted(muted)
         return out

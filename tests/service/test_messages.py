@@ -74,6 +74,34 @@ def test_private_messages_reach_only_their_addressee_and_sender(http, game):
     assert status == 200 and body["length"] == 2 and body["reader"] is None
 
 
+def test_a_message_that_comes_in_while_a_read_is_answered_is_in_the_next_read(http, game, app, monkeypatch):
+    """A reader goes on from the ``length`` it was given (the page asks ``?since=length``): a message appended
+    between the read of the messages and that of the length must not be counted in a length whose answer
+    lacks it, or that reader never sees it (a phone missed a private message this way under load)."""
+    service = app.extensions["referee.messages"]
+    assert http.post(f"/games/{game.game_id}/messages", say(game, 0, "first"))[0] == 201
+    read = service.store.read
+    between: list[dict] = []
+
+    def read_while_another_comes(game_id: str, start: int = 0) -> list[dict]:
+        rows = read(game_id, start)
+        if not between:  # the next message lands after the read, before the answer is made
+            between.append(service.post(game_id, say(game, 1, "in between", to=[0])))
+        return rows
+
+    monkeypatch.setattr(service.store, "read", read_while_another_comes)
+    status, body = http.get(f"/games/{game.game_id}/messages")
+    assert status == 200 and [m["text"] for m in body["messages"]] == ["first"]
+    assert between and between[0]["position"] == 1
+    assert body["length"] == 1, "the length counts a message this answer does not carry"
+    monkeypatch.setattr(service.store, "read", read)
+    key, at = public_key_b64(game.keys[0]), now()
+    sig = sign(game.keys[0], {"v": 1, "ctx": MESSAGES_READ_CTX, "game": game.game_id, "key": key, "at": at})
+    query = urllib.parse.urlencode({"since": body["length"], "key": key, "at": at, "sig": sig})
+    status, after = http.get(f"/games/{game.game_id}/messages?{query}")
+    assert status == 200 and [m["text"] for m in after["messages"]] == ["in between"] and after["length"] == 2
+
+
 def test_a_signed_read_must_be_a_seats_fresh_and_whole(http, game):
     other = create_game(http, "fivetowers", 2)
     key, at = public_key_b64(other.keys[0]), now()
