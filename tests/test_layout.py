@@ -46,7 +46,7 @@ def test_no_test_imports_from_a_conftest():
 # One fresh interpreter imports the heavy libraries once, then forks a child per run that collects with
 # pytest.main: each child starts with no test module or conftest imported, as a run of its own would.
 _COLLECT = """
-import importlib, importlib.metadata, json, os, sys
+import importlib, importlib.metadata, json, os, sys, tempfile
 import pytest, _pytest.doctest, flask, flask_smorest, hypothesis, redis, rq, referee.app, workers.jobs
 plugins = [entry.value.split(":")[0] for entry in importlib.metadata.entry_points(group="pytest11")]
 for name in ("playwright.sync_api", *plugins):
@@ -54,12 +54,28 @@ for name in ("playwright.sync_api", *plugins):
         importlib.import_module(name)
     except ImportError:
         pass
-for run in json.loads(sys.argv[1]):
-    sys.stdout.flush()
+runs, codes, children = json.loads(sys.argv[1]), {}, {}
+reports = [tempfile.TemporaryFile("w+") for _ in runs]  # a child's report, shown when its run fails
+sys.stdout.flush()
+for number, run in enumerate(runs):  # two children at a time (the suite itself uses one core)
+    if len(children) == 2:
+        pid, status = os.wait()
+        codes[children.pop(pid)] = os.waitstatus_to_exitcode(status)
     pid = os.fork()
     if pid == 0:
-        os._exit(int(pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *run])))
-    print("exit", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), " ".join(run), flush=True)
+        os.dup2(reports[number].fileno(), 1)  # not the shared stdout: the two children's lines would mix
+        code = pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *run])
+        sys.stdout.flush()
+        os._exit(int(code))
+    children[pid] = number
+while children:
+    pid, status = os.wait()
+    codes[children.pop(pid)] = os.waitstatus_to_exitcode(status)
+for number, run in enumerate(runs):
+    if codes[number]:
+        reports[number].seek(0)
+        print(reports[number].read())
+    print("exit", codes[number], " ".join(run), flush=True)
 """
 
 

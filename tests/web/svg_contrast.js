@@ -119,10 +119,25 @@
     return parse(paint);
   }
 
-  const boxes = new WeakMap();
+  // Kept for one check() (the page may change between two): the boxes, and the computed styles as plain
+  // objects (reading a live CSSStyleDeclaration again for every point was most of the time).
+  let boxes = new Map();
+  let reaches = new Map();
+  let styles = new Map();
 
-  /** Whether a shape's painted area can contain the client point (its box, widened by its stroke). */
-  function near(shape, cs, x, y) {
+  function style(element) {
+    let got = styles.get(element);
+    if (!got) {
+      const cs = getComputedStyle(element);
+      got = { display: cs.display, visibility: cs.visibility, fill: cs.fill, fillOpacity: cs.fillOpacity,
+        stroke: cs.stroke, strokeWidth: cs.strokeWidth, strokeOpacity: cs.strokeOpacity, opacity: cs.opacity };
+      styles.set(element, got);
+    }
+    return got;
+  }
+
+  /** A shape's box in client coordinates, widened by its stroke: where its paint can be. */
+  function boxOf(shape, cs) {
     let box = boxes.get(shape);
     if (!box) {
       const r = shape.getBoundingClientRect();
@@ -131,7 +146,30 @@
       box = { left: r.left - widen, right: r.right + widen, top: r.top - widen, bottom: r.bottom + widen };
       boxes.set(shape, box);
     }
-    return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
+    return box;
+  }
+
+  const inside = (box, x, y) => box !== null && x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
+
+  /** Whether a shape's painted area can contain the client point (its box, widened by its stroke). */
+  function near(shape, cs, x, y) {
+    return inside(boxOf(shape, cs), x, y);
+  }
+
+  /** The union of the boxes of the shapes in a container (null: none): outside it, render() of the container
+   * paints nothing but the text it holds, so it need not be walked. */
+  function reachOf(node) {
+    if (reaches.has(node)) return reaches.get(node);
+    let box = null;
+    for (const child of node.children) {
+      let b = null;
+      if (SHAPES.has(child.localName)) b = boxOf(child, style(child));
+      else if (CONTAINERS.has(child.localName)) b = reachOf(child);
+      if (b) box = box ? { left: Math.min(box.left, b.left), right: Math.max(box.right, b.right),
+        top: Math.min(box.top, b.top), bottom: Math.max(box.bottom, b.bottom) } : b;
+    }
+    reaches.set(node, box);
+    return box;
   }
 
   /** What a shape paints at the client point: premultiplied RGBA (its fill, then its stroke over it). */
@@ -156,7 +194,7 @@
   function render(node, x, y, target, withTarget, pick) {
     let acc = [0, 0, 0, 0];
     for (const child of node.children) {
-      const cs = getComputedStyle(child);
+      const cs = style(child);
       if (cs.display === "none") continue;
       let paint = null;
       if (child === target) {
@@ -164,7 +202,7 @@
       } else if (SHAPES.has(child.localName)) {
         paint = shapeAt(child, cs, x, y, pick);
       } else if (CONTAINERS.has(child.localName) || (child.localName === "text" && child.contains(target))) {
-        paint = render(child, x, y, target, withTarget, pick);
+        if (child.contains(target) || inside(reachOf(child), x, y)) paint = render(child, x, y, target, withTarget, pick);
       } // other text, defs, title, gradients, patterns...: paint nothing at the point
       if (paint && paint[3] > 0) acc = over(scale(paint, parseFloat(cs.opacity)), acc);
     }
@@ -214,6 +252,10 @@
   /** Every text of every SVG matching ``selector``: [{where, text, fg, bg, ratio, size, bold, large, needed}]. */
   function check(selector) {
     const out = [];
+    boxes = new Map();
+    reaches = new Map();
+    styles = new Map();
+    const patterns = Math.max(1, ...[...document.querySelectorAll("pattern")].map((p) => patternColours(p).length));
     for (const svg of document.querySelectorAll(selector)) {
       const base = htmlBackground(svg);
       for (const t of texts(svg)) {
@@ -226,7 +268,6 @@
         const bold = Number(cs.fontWeight) >= 700;
         const large = size >= 24 || (bold && size >= 18.66);
         const y = r.top + r.height / 2;
-        const patterns = Math.max(1, ...[...document.querySelectorAll("pattern")].map((p) => patternColours(p).length));
         let worst = null;
         for (const x of [r.left + r.width / 2, r.left + r.width * 0.2, r.left + r.width * 0.8]) {
           for (let pick = 0; pick < patterns; pick += 1) {
