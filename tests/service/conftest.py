@@ -4,6 +4,7 @@ in-process RQ burst worker, and helpers to play games through the API."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import uuid
@@ -65,7 +66,9 @@ def run_worker(app, redis_url):
 @pytest.fixture
 def spawn_worker(app, redis_url, tmp_path):
     """``spawn_worker(args=None, env=None)``: a real worker subprocess (default ``referee worker`` on the
-    app's queue); stopped (SIGTERM, then SIGKILL) at the end of the test."""
+    app's queue); at the end of the test, the default one is killed with its job processes (this test's queue,
+    flushed before the next: a graceful stop would wait ~1.8 s for RQ and its loops' blocking reads), others are
+    stopped (SIGTERM, then SIGKILL)."""
     processes = []
 
     def spawn(args: list[str] | None = None, env: dict[str, str] | None = None) -> subprocess.Popen:
@@ -74,13 +77,18 @@ def spawn_worker(app, redis_url, tmp_path):
         environment = {**os.environ, "PYTHONPATH": REPO, "REDIS_URL": redis_url, "REFEREE_RECONCILE_EVERY": "0.5",
                        "REFEREE_STALE_AFTER": "2", **(env or {})}
         out = open(tmp_path / f"worker-{len(processes)}.log", "wb")
-        process = subprocess.Popen(command, env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
-        processes.append((process, out))
+        process = subprocess.Popen(command, env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=args is None)
+        processes.append((process, out, args is None))
         return process
 
     yield spawn
-    for process, out in processes:
-        stop_process(process)
+    for process, out, default in processes:
+        if default and process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        else:
+            stop_process(process)
         out.close()
 
 
