@@ -40,6 +40,11 @@ class FormatSchema(Schema):
     rounds = strict_int(validate=validate.Range(min=1, max=1000))
     table_sizes = fields.List(strict_int(validate=validate.Range(min=2, max=16)),
                               validate=validate.Length(min=1, max=8))
+    pairing = strict_int(validate=validate.OneOf([1, 2]), metadata={
+        "description": "Swiss at tables of 2 only: the rule of the 2-seat matching (docs/tournaments.md) — 2 (the "
+                       "default): of the least-cost pairings, the first in the standings' order; 1: the one networkx "
+                       "returns (the tournaments made before rule 2). Written into created, except rule 1 (no "
+                       "field)"})
 
 
 class CreateTournamentSchema(Schema):

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .blossom import swiss_matching
+from .lexmatch import lex_matching, matching_cost
 from .seed import stream
 
 ROUND_ROBIN, SWISS, SERIES = "round_robin", "swiss", "series"
@@ -40,6 +41,11 @@ KINDS = (ROUND_ROBIN, SWISS, SERIES)
 ROUND_ROBIN_STEPS = 3000
 #: 2-player Swiss: players this far apart in the standings are matched only when no closer matching exists
 SWISS_WINDOW = 40
+#: the 2-seat Swiss matching's rules (``format.pairing`` of ``created``; absent: 1): 1 takes, of the least-cost
+#: matchings, the one networkx returns; 2 the first in the standings' order (:mod:`.lexmatch`)
+SWISS_RULES = (1, 2)
+#: the rule of new tournaments
+SWISS_RULE = 2
 #: Swiss, larger tables: up to this many players seated, every seating is tried (fewest repeats exactly)
 SWISS_EXACT_MAX = 12
 #: Swiss, larger tables: rotations of three players look this many tables around a table with a repeat
@@ -292,7 +298,7 @@ def round_robin_schedule(players: Sequence[str], allowed: Sequence[int], rounds:
 
 
 # -- Swiss ---------------------------------------------------------------------------------------
-def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]]) -> list[list[str]]:
+def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]], rule: int = 1) -> list[list[str]]:
     """A maximum-weight perfect matching where a pair's weight is
     ``BIG × (1 + max_met − met) − (distance in the standings)²``: fewest repeat meetings first, then
     players close in the standings. Only pairs at most ``SWISS_WINDOW`` places apart are considered
@@ -304,11 +310,23 @@ def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]]) -> list[list[st
     be mended upwards or downwards at the same cost), and networkx's order of work picks one:
     :func:`referee.tournaments.blossom.swiss_matching` takes networkx's very steps, faster. Before it,
     :func:`_certified_matching` tries the rounds where no neighbours met: it proves its candidate the only
-    maximum matching (then every exact algorithm returns it) in about linear time."""
+    maximum matching (then every exact algorithm returns it) in about linear time.
+
+    ``rule`` 2 (:data:`SWISS_RULES`; new tournaments): the same least-cost matchings, and of those the first in
+    the standings' order (:mod:`referee.tournaments.lexmatch`), computed exactly in about linear time."""
     n = len(ranked)
     top = max(met.values(), default=0)
     big = n**3 + 1
     met_of = met_by_place(ranked, met)
+    if rule == 2 and n % 2 == 0:
+        def region(lo: int, hi: int) -> set[tuple[int, int]]:
+            sub = {i - lo: {j - lo: t for j, t in row.items() if lo <= j < hi}
+                   for i, row in met_of.items() if lo <= i < hi}
+            return {(i + lo, j + lo) for i, j in swiss_matching(hi - lo, SWISS_WINDOW, sub, big, top)}
+
+        known = _regional(n, met_of, region)  # a perfect matching near the optimum: the bound of the programme
+        mate = lex_matching(n, met_of, big, SWISS_WINDOW, matching_cost(known, met_of, big))
+        return [[ranked[i], ranked[mate[i]]] for i in range(n) if i < mate[i]]
 
     def matching(window: int, lo: int = 0, hi: int = n) -> set[tuple[int, int]]:
         """networkx's matching of the window graph of the players ``[lo, hi)`` (pairs of places)."""
@@ -355,23 +373,38 @@ def _certified_matching(n: int, met_of: dict[int, dict[int, int]], big: int,
     which the proof cannot rule out: typical as soon as neighbours in the standings have met before):
     None, and the exact matching of the whole graph decides. When the regions cover everyone the whole graph
     is ``solve``'s."""
-    repeats = [i for i in range(0, n, 2) if i + 1 in met_of.get(i, ())]
-    regions: list[list[int]] = []
-    for i in repeats:
-        lo, hi = max(0, i - CERTIFY_MARGIN), min(n, i + 2 + CERTIFY_MARGIN)
-        if regions and lo <= regions[-1][1]:
-            regions[-1][1] = hi
-        else:
-            regions.append([lo, hi])
+    regions = _regions(n, met_of)
     if regions and regions[0] == [0, n]:
         return solve(0, n)
-    mate = [i + 1 if i % 2 == 0 else i - 1 for i in range(n)]
-    for lo, hi in regions:
-        for x, y in solve(lo, hi):
-            mate[x], mate[y] = y, x
+    mate = _regional(n, met_of, solve, regions)
     if _only_optimum(mate, met_of, big, SWISS_WINDOW) != "only":
         return None
     return {(i, mate[i]) for i in range(n) if i < mate[i]}
+
+
+def _regions(n: int, met_of: dict[int, dict[int, int]]) -> list[list[int]]:
+    """The places ``[lo, hi)`` around the neighbours in the standings (1–2, 3–4, …) who met before, with
+    ``CERTIFY_MARGIN`` players more on each side, overlapping ones joined."""
+    regions: list[list[int]] = []
+    for i in range(0, n, 2):
+        if i + 1 in met_of.get(i, ()):
+            lo, hi = max(0, i - CERTIFY_MARGIN), min(n, i + 2 + CERTIFY_MARGIN)
+            if regions and lo <= regions[-1][1]:
+                regions[-1][1] = hi
+            else:
+                regions.append([lo, hi])
+    return regions
+
+
+def _regional(n: int, met_of: dict[int, dict[int, int]], solve: Callable[[int, int], set[tuple[int, int]]],
+              regions: list[list[int]] | None = None) -> list[int]:
+    """Everyone paired with their neighbour in the standings, except in the :func:`_regions`, each matched alone
+    by ``solve``: a perfect matching (as ``mate``), near the least cost but not always at it."""
+    mate = [i + 1 if i % 2 == 0 else i - 1 for i in range(n)]
+    for lo, hi in _regions(n, met_of) if regions is None else regions:
+        for x, y in solve(lo, hi):
+            mate[x], mate[y] = y, x
+    return mate
 
 
 def _only_optimum(mate: list[int], met_of: dict[int, dict[int, int]], big: int, window: int) -> str:
@@ -595,12 +628,15 @@ def _swap_repeats(tables: list[list[str]], met: Counter[tuple[str, str]]) -> Non
 
 # -- the one entry point -------------------------------------------------------------------------
 def pair_round(kind: str, *, round_no: int, players: Sequence[str], active: Iterable[str], allowed: Sequence[int],
-               rounds: int, history: Sequence[Pairing], ranking: Sequence[str], seed: bytes) -> Pairing:
+               rounds: int, history: Sequence[Pairing], ranking: Sequence[str], seed: bytes,
+               swiss_rule: int = 1) -> Pairing:
     """The pairing of round ``round_no`` (1-based).
 
     ``players``: every player's key in ``created`` order; ``active``: those still in (not withdrawn);
     ``history``: the earlier rounds' pairings; ``ranking``: the current standings order (best first; used
-    by Swiss); ``seed``: the tournament seed. Seat order at each table is :func:`seat_order`.
+    by Swiss); ``seed``: the tournament seed; ``swiss_rule``: the 2-seat Swiss matching's rule
+    (:data:`SWISS_RULES`, the ``created`` entry's ``format.pairing``). Seat order at each table is
+    :func:`seat_order`.
     """
     active_set = set(active)
     if kind == SERIES:
@@ -629,7 +665,7 @@ def pair_round(kind: str, *, round_no: int, players: Sequence[str], active: Iter
     seated = [k for k in ranked if k not in byes]
     met = meetings(history)
     if sizes and max(sizes) == 2:
-        tables = _swiss_two(seated, met)
+        tables = _swiss_two(seated, met, swiss_rule)
     elif len(seated) <= SWISS_EXACT_MAX:
         tables = _swiss_exact(seated, sizes, met)
     else:

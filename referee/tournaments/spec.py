@@ -61,7 +61,8 @@ def resolve_sizes(sizes: list[int], min_players: int) -> list[int]:
     return sorted(set(sizes), reverse=True)
 
 
-def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> dict[str, Any]:
+def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False,
+                       default_pairing: int = pr.SWISS_RULE) -> dict[str, Any]:
     """The resolved values ``created`` records for a tournament body (defaults filled in, documented in
     ``docs/tournaments.md``).
 
@@ -126,6 +127,14 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> 
         bad("$.format.table_sizes", "table_sizes are written largest first, each once")
     if kind == pr.SERIES and n and n not in sizes:
         bad("$.format", f"a series seats every player at one table: {n} players is not an allowed table size")
+    two_seat = kind == pr.SWISS and sizes == [2]  # the formats paired by the 2-seat matching, whose rule it names
+    pairing = fmt.get("pairing")
+    if pairing is None:
+        pairing = default_pairing if two_seat else None
+    elif not two_seat:
+        bad("$.format.pairing", "pairing is the rule of a Swiss tournament at tables of 2 (table_sizes [2])")
+    elif type(pairing) is not int or pairing not in pr.SWISS_RULES:
+        bad("$.format.pairing", f"pairing is one of {list(pr.SWISS_RULES)}")
     rounds = fmt.get("rounds")
     if rounds is None and kind in pr.KINDS and n >= 2:
         rounds = default_rounds(kind, n, sizes)
@@ -174,7 +183,9 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False) -> 
         "options": options,
         "players": [{"name": p["name"], "key": p["key"], **({"bot": True} if p.get("bot") is True else {})}
                     for p in players],
-        "format": {"kind": kind, "rounds": rounds, "table_sizes": sizes},
+        # rule 1, the first, is written as no pairing at all: the tournaments made before rule 2 stay as they were
+        "format": {"kind": kind, "rounds": rounds, "table_sizes": sizes,
+                   **({"pairing": pairing} if pairing not in (None, 1) else {})},
         "points": points,
         "bye_points": bye_points,
         "tie_breaks": chain,
@@ -210,7 +221,7 @@ def created_problem(entry: dict[str, Any]) -> str | None:
     body["ruleset"] = ruleset.get("name")
     body["format"] = {**fmt, "table_sizes": fmt.get("table_sizes")}
     try:
-        resolved = resolve_tournament(body, literal_sizes=True)
+        resolved = resolve_tournament(body, literal_sizes=True, default_pairing=1)  # no pairing: rule 1
     except SpecError as exc:
         return str(exc)
     for key in RESOLVED_FIELDS:
@@ -226,7 +237,8 @@ def created_problem(entry: dict[str, Any]) -> str | None:
         if not verify(organiser, {"v": 1, "ctx": TOURNAMENT_CTX, **request}, entry["organiser_sig"]):
             return "organiser_sig is not the organiser's signature over {v: 1, ctx: 'referee/tournament', ...request}"
         try:
-            signed = resolve_tournament(request)
+            # a request that names no pairing rule takes the referee's of the day: the one created records
+            signed = resolve_tournament(request, default_pairing=fmt.get("pairing", 1))
         except SpecError as exc:
             return f"the signed request does not resolve: {exc}"
         for key in RESOLVED_FIELDS:

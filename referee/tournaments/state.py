@@ -150,7 +150,7 @@ class TournamentState:
         ranking = self._tally.rows(self.created["tie_breaks"], seed, keys_only=True)  # standings(public=False)'s
         return pr.pair_round(fmt["kind"], round_no=len(self.rounds) + 1, players=self.keys,
                              active=self.active_players(), allowed=fmt["table_sizes"], rounds=fmt["rounds"],
-                             history=history, ranking=ranking, seed=seed)
+                             history=history, ranking=ranking, seed=seed, swiss_rule=fmt.get("pairing", 1))
 
     def open_round(self) -> Round | None:
         return self.rounds[-1] if self.rounds and not self.rounds[-1].closed else None
