@@ -88,18 +88,6 @@ def _first_in_order(a: _Node, b: _Node) -> bool:
     return False
 
 
-def _offer(states: dict[tuple[int, ...], _Node], key: tuple[int, ...], node: _Node, *, p: int, left: int,
-           repeats: tuple[int, int], limit: int) -> None:
-    """Keep ``node`` as the way to the state ``key`` after place ``p`` unless its cost and the bound of the rest
-    (in halves: see the module docstring) exceed ``limit``, or the state has a cheaper or earlier way."""
-    rest = 2 * sum((p + 1 - o) ** 2 for o in key) + (left - len(key)) + repeats[len(key) % 2]
-    if 2 * node[0] + rest > limit:
-        return
-    held = states.get(key)
-    if held is None or node[0] < held[0] or (node[0] == held[0] and _first_in_order(node, held)):
-        states[key] = node
-
-
 def lex_matching(n: int, met_of: Mapping[int, Mapping[int, int]], big: int, window: int, upper: int) -> list[int]:
     """Rule 2's pairing of places ``0 … n − 1`` (``n`` even), as ``mate`` (each place's opponent).
 
@@ -119,16 +107,35 @@ def lex_matching(n: int, met_of: Mapping[int, Mapping[int, int]], big: int, wind
         row = met_of.get(p)
         reach = min(last_cut, p + window + 3)
         repeats = (12 * bounds[p % 2][reach], 12 * bounds[(p + 1) % 2][reach])  # by the open players' parity
+        oldest = p - window
         new: dict[tuple[int, ...], _Node] = {}
+        get = new.get
         for key, node in states.items():
-            if key and key[0] < p - window:
+            if key and key[0] < oldest:
                 continue  # its first open player can meet no one any more
             g = node[0]
-            _offer(new, (*key, p), (g, node, -1, p), p=p, left=left, repeats=repeats, limit=limit)
+            size = len(key)
+            squares = 0
+            for o in key:
+                squares += (p + 1 - o) ** 2
+            # p opens: the bound of the rest is taken after p, in halves (module docstring)
+            if 2 * g + 2 * (squares + 1) + left - size - 1 + repeats[(size + 1) & 1] <= limit:
+                opened = (*key, p)
+                way: _Node = (g, node, -1, p)
+                held = get(opened)
+                if held is None or g < held[0] or (g == held[0] and _first_in_order(way, held)):
+                    new[opened] = way
+            # p meets an open player o
+            base = left - size + 1 + repeats[(size - 1) & 1]
             for k, o in enumerate(key):
-                cost = (p - o) ** 2 + (big * row.get(o, 0) if row else 0)
-                _offer(new, key[:k] + key[k + 1:], (g + cost, node, o, p), p=p, left=left, repeats=repeats,
-                       limit=limit)
+                cost = g + (p - o) ** 2 + (big * row.get(o, 0) if row else 0)
+                if 2 * cost + 2 * (squares - (p + 1 - o) ** 2) + base > limit:
+                    continue
+                closed = key[:k] + key[k + 1:]
+                way = (cost, node, o, p)
+                held = get(closed)
+                if held is None or cost < held[0] or (cost == held[0] and _first_in_order(way, held)):
+                    new[closed] = way
         states = new
         if not states:
             raise ValueError(f"no perfect matching of the window graph costs at most {upper}")

@@ -317,16 +317,17 @@ def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]], rule: int = 1) 
     n = len(ranked)
     top = max(met.values(), default=0)
     big = n**3 + 1
-    met_of = met_by_place(ranked, met)
     if rule == 2 and n % 2 == 0:
+        met_of = met_by_place(ranked, met, SWISS_WINDOW)  # the window graph's pairs: no other pair is offered
         def region(lo: int, hi: int) -> set[tuple[int, int]]:
-            sub = {i - lo: {j - lo: t for j, t in row.items() if lo <= j < hi}
-                   for i, row in met_of.items() if lo <= i < hi}
+            sub = {i - lo: {j - lo: t for j, t in met_of[i].items() if lo <= j < hi}
+                   for i in range(lo, hi) if i in met_of}
             return {(i + lo, j + lo) for i, j in swiss_matching(hi - lo, SWISS_WINDOW, sub, big, top)}
 
         known = _regional(n, met_of, region)  # a perfect matching near the optimum: the bound of the programme
         mate = lex_matching(n, met_of, big, SWISS_WINDOW, matching_cost(known, met_of, big))
         return [[ranked[i], ranked[mate[i]]] for i in range(n) if i < mate[i]]
+    met_of = met_by_place(ranked, met)
 
     def matching(window: int, lo: int = 0, hi: int = n) -> set[tuple[int, int]]:
         """networkx's matching of the window graph of the players ``[lo, hi)`` (pairs of places)."""
@@ -348,15 +349,18 @@ def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]], rule: int = 1) 
 CERTIFY_MARGIN = 6
 
 
-def met_by_place(ranked: list[str], met: Counter[tuple[str, str]]) -> dict[int, dict[int, int]]:
+def met_by_place(ranked: list[str], met: Counter[tuple[str, str]], within: int | None = None
+                 ) -> dict[int, dict[int, int]]:
     """How often the players at two places of ``ranked`` met: ``{i: {j: times}}`` (both ways; pairs that never
-    met are absent)."""
+    met are absent; with ``within``, pairs more places apart too)."""
     place = {k: i for i, k in enumerate(ranked)}
+    far = len(ranked) if within is None else within
     met_of: dict[int, dict[int, int]] = {}
     for (a, b), times in met.items():
-        if times and a in place and b in place:
-            met_of.setdefault(place[a], {})[place[b]] = times
-            met_of.setdefault(place[b], {})[place[a]] = times
+        i, j = place.get(a), place.get(b)
+        if times and i is not None and j is not None and -far <= i - j <= far:
+            met_of.setdefault(i, {})[j] = times
+            met_of.setdefault(j, {})[i] = times
     return met_of
 
 

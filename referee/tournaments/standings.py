@@ -202,18 +202,34 @@ def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult],
     # its groups, then one sort by every criterion.
     criteria = ["points", *chain]
     cut = criteria.index(tb.HEAD_TO_HEAD) if tb.HEAD_TO_HEAD in criteria else len(criteria)
-    prefix = {k: tuple(_sort_value(value(k, c), c) for c in criteria[:cut]) for k in keys}
+
+    plain = {"points": total, tb.GAME_SCORE: game_score, tb.OPPONENTS_POINTS: opponents, tb.WINS: wins,
+             tb.HEAD_TO_HEAD: halves}  # the criteria that are a number of every player, larger first
+
+    def column(criterion: str) -> list[tuple]:
+        """Each player's sort value for ``criterion`` (in ``keys`` order, as :func:`_sort_value`): one pass."""
+        source = plain.get(criterion)
+        if source is not None:
+            return [(0, -source[k]) for k in keys]
+        return [_sort_value(value(k, criterion), criterion) for k in keys]
+
+    prefix = dict(zip(keys, zip(*(column(c) for c in criteria[:cut]), strict=True), strict=True))
     order = sorted(keys, key=prefix.__getitem__)  # stable: created order within ties
     if cut < len(criteria):
+        groups: dict[str, int] = {}  # the players tied with another on everything before head_to_head: their group
         start = 0
         while start < len(order):
             end = start + 1
             while end < len(order) and prefix[order[end]] == prefix[order[start]]:
                 end += 1
-            group = order[start:end]
-            halves.update(_head_to_head(group, results, games_of) if len(group) > 1 else {group[0]: 0})
+            if end - start > 1:
+                for k in order[start:end]:
+                    groups[k] = start
             start = end
-        full = {k: (prefix[k], *(_sort_value(value(k, c), c) for c in criteria[cut:])) for k in keys}
+        halves.update(dict.fromkeys(keys, 0))
+        halves.update(_head_to_head_in_groups(groups, results, games_of))
+        rest = zip(*(column(c) for c in criteria[cut:]), strict=True)
+        full = {k: (prefix[k], *more) for k, more in zip(keys, rest, strict=True)}
         order = sorted(keys, key=full.__getitem__)
     if keys_only:
         return order
@@ -245,21 +261,31 @@ def _sort_value(value: Any, criterion: str) -> tuple:
     return (0, value if criterion in tb.ASCENDING else -value)
 
 
-def _head_to_head(group: list[str], results: Sequence[GameResult],
-                  games_of: dict[str, list[int]]) -> dict[str, int]:
-    """Each member's head-to-head score within ``group``, in halves (2 per player ranked below, 1 per
-    player at the same rank)."""
-    members = set(group)
-    score = dict.fromkeys(group, 0)
-    if len(group) < 2:
-        return score
-    for index in {i for k in group for i in games_of[k]}:
-        result = results[index]
-        seated = [(k, r) for k, r in zip(result.players, result.ranks, strict=True) if k in members]
-        if len(seated) < 2:
-            continue
-        for k, r in seated:
-            for other, r2 in seated:
-                if other != k:
-                    score[k] += 2 if r < r2 else 1 if r == r2 else 0
+def _head_to_head_in_groups(groups: dict[str, int], results: Sequence[GameResult],
+                            games_of: dict[str, list[int]]) -> dict[str, int]:
+    """Each grouped player's head-to-head score within its group, in halves (2 per player of the group ranked below
+    in a game, 1 per player at the same rank), for every group at once (``groups``: player → group, the groups
+    of two or more players): each game of those players looked at once."""
+    score = dict.fromkeys(groups, 0)
+    seen: set[int] = set()
+    for key in groups:
+        for index in games_of[key]:
+            if index in seen:
+                continue
+            seen.add(index)
+            result = results[index]
+            if len(result.players) == 2:  # the most common table, without the lists
+                (a, b), (ra, rb) = result.players, result.ranks
+                group = groups.get(a)
+                if group is not None and groups.get(b) == group:
+                    score[a] += 2 if ra < rb else 1 if ra == rb else 0
+                    score[b] += 2 if rb < ra else 1 if ra == rb else 0
+                continue
+            seated = [(k, r, groups[k]) for k, r in zip(result.players, result.ranks, strict=True) if k in groups]
+            if len(seated) < 2:
+                continue
+            for k, r, g in seated:
+                for other, r2, g2 in seated:
+                    if g2 == g and other != k:
+                        score[k] += 2 if r < r2 else 1 if r == r2 else 0
     return score

@@ -1,5 +1,6 @@
-"""Why a 10,000-player Swiss leaves the certified pairing earlier than a 1,000-player one (issue 28, item 3;
-run by hand, not collected by pytest):
+"""Why a 10,000-player Swiss leaves the certified pairing earlier than a 1,000-player one under rule 1 of the
+2-seat matching (issue 28, item 3; the tournaments here name rule 1, ``"pairing": 1``; run by hand, not
+collected by pytest):
 
     .venv/bin/python tests/bench/bench_pairing_ties.py [--players 1000,10000] [--rounds 12]
 
@@ -83,14 +84,14 @@ def analyse(ranked: list[str], met: dict, elapsed: float, tables: list[list[str]
 
 def run(players: int, rounds: int) -> list[dict]:
     keys = [generate_key() for _ in range(players)]
-    b = Builder(players, keys=keys, fmt={"kind": "swiss", "rounds": rounds, "table_sizes": [2]})
+    b = Builder(players, keys=keys, fmt={"kind": "swiss", "rounds": rounds, "table_sizes": [2], "pairing": 1})
     b.join_all()
     seen: dict = {}
     former = pairing._swiss_two
 
-    def timed(ranked: list[str], met: dict) -> list[list[str]]:
+    def timed(ranked: list[str], met: dict, rule: int = 1) -> list[list[str]]:
         start = time.perf_counter()
-        tables = former(ranked, met)
+        tables = former(ranked, met, rule)
         seen["row"] = (list(ranked), met.copy(), time.perf_counter() - start, tables)
         return tables
 

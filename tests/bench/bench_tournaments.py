@@ -2,7 +2,7 @@
 
     .venv/bin/python tests/bench/bench_tournaments.py [--players 1000] [--rounds 5] [--size 4] [--repeat 3]
     .venv/bin/python tests/bench/bench_tournaments.py --scaling 1000,4000,10000 [--size 2] [--repeat 3]
-        [--timed-rounds 2,3,6,8]
+        [--timed-rounds 2,3,6,8] [--pairing 1|2]
 
 Builds a whole Swiss tournament of N players at tables of SIZE (signed joins, every pairing from the
 fold's own ``due()``, results by key order, finished and revealed), then times (each figure the median
@@ -23,6 +23,7 @@ each of ``--timed-rounds`` (default 2 and 3) timed with the history so far; prin
 and, for every timed round and for their sum, the ratio of the largest count to the smallest (the goal:
 10,000 players in at most 12 times 1,000's in every round, ``docs/performance.md`` "Tournaments"). From
 round 6 or so of the benchmark's Swiss, neighbours in the standings have met before: the late rounds.
+``--pairing 1`` times rule 1 of the 2-seat matching (the tournaments made before rule 2), else rule 2.
 
 Run against an older checkout (copy this file there) it times the former code: ``recomputed_standings``
 falls back to ``standings``.
@@ -66,9 +67,10 @@ def median_time(label: str, fn, repeat: int) -> float:
     return value
 
 
-def swiss(players: int, rounds: int, size: int) -> Builder:
+def swiss(players: int, rounds: int, size: int, pairing: int | None = None) -> Builder:
     keys = [generate_key() for _ in range(players)]
-    b = Builder(players, keys=keys, fmt={"kind": "swiss", "rounds": rounds, "table_sizes": [size]})
+    fmt = {"kind": "swiss", "rounds": rounds, "table_sizes": [size], **({"pairing": pairing} if pairing else {})}
+    b = Builder(players, keys=keys, fmt=fmt)
     b.join_all()
     return b
 
@@ -101,7 +103,7 @@ def last_game(b: Builder, repeat: int) -> None:
 
 
 def whole(args: argparse.Namespace) -> None:
-    b = swiss(args.players, args.rounds, args.size)
+    b = swiss(args.players, args.rounds, args.size, args.pairing)
     for r in range(1, args.rounds + 1):
         if r in (2, args.rounds):
             median_time(f"pair round {r} ({args.players} players, tables of {args.size})",
@@ -124,7 +126,7 @@ def scaling(args: argparse.Namespace) -> None:
     timed = sorted({int(r) for r in args.timed_rounds.split(",")})
     results: dict[int, dict[int, float]] = {}
     for n in counts:
-        b = swiss(n, max(timed), args.size)
+        b = swiss(n, max(timed), args.size, args.pairing)
         results[n] = {}
         for r in range(1, max(timed) + 1):
             if r in timed:
@@ -150,6 +152,8 @@ def main() -> None:
     parser.add_argument("--scaling", help="comma-separated player counts, e.g. 1000,4000,10000")
     parser.add_argument("--timed-rounds", default="2,3",
                         help="--scaling: the rounds whose pairing is timed, e.g. 2,3,6,8")
+    parser.add_argument("--pairing", type=int, choices=[1, 2],
+                        help="tables of 2: the Swiss pairing rule (format.pairing; default: new tournaments', 2)")
     args = parser.parse_args()
     if args.scaling:
         scaling(args)
