@@ -143,10 +143,10 @@ def lex_matching(n: int, met_of: Mapping[int, Mapping[int, int]], big: int, wind
     if end is None:
         raise ValueError(f"no perfect matching of the window graph costs at most {upper}")
     mate = [-1] * n
-    way: _Node | None = end
-    while way is not None and way[3] >= 0:
-        _g, before, o, p = way
+    back: _Node | None = end
+    while back is not None and back[3] >= 0:
+        _g, before, o, p = back
         if o >= 0:
             mate[o], mate[p] = p, o
-        way = before
+        back = before
     return mate
