@@ -198,39 +198,42 @@ def order_rows(players: Sequence[dict[str, str]], results: Sequence[GameResult],
 
     # Refining by each criterion in turn within the groups still tied, ties left in created order, is
     # one sort by (points, criterion 1, criterion 2, …, created order) — except that head_to_head is
-    # computed within the group tied on everything before it: so one sort for the criteria before it,
-    # its groups, then one sort by every criterion.
+    # computed within the group tied on everything before it: so one sort for the criteria before it, then
+    # each group still tied sorted by head_to_head and the criteria after it (a stable sort: created order).
     criteria = ["points", *chain]
     cut = criteria.index(tb.HEAD_TO_HEAD) if tb.HEAD_TO_HEAD in criteria else len(criteria)
 
     plain = {"points": total, tb.GAME_SCORE: game_score, tb.OPPONENTS_POINTS: opponents, tb.WINS: wins,
              tb.HEAD_TO_HEAD: halves}  # the criteria that are a number of every player, larger first
 
-    def column(criterion: str) -> list[tuple]:
-        """Each player's sort value for ``criterion`` (in ``keys`` order, as :func:`_sort_value`): one pass."""
+    def column(criterion: str, who: Sequence[str] = keys) -> list[tuple]:
+        """The sort values for ``criterion`` of ``who`` (in that order, as :func:`_sort_value`): one pass."""
         source = plain.get(criterion)
         if source is not None:
-            return [(0, -source[k]) for k in keys]
-        return [_sort_value(value(k, criterion), criterion) for k in keys]
+            return [(0, -source[k]) for k in who]
+        return [_sort_value(value(k, criterion), criterion) for k in who]
 
     prefix = dict(zip(keys, zip(*(column(c) for c in criteria[:cut]), strict=True), strict=True))
     order = sorted(keys, key=prefix.__getitem__)  # stable: created order within ties
     if cut < len(criteria):
         groups: dict[str, int] = {}  # the players tied with another on everything before head_to_head: their group
+        spans = []
         start = 0
         while start < len(order):
             end = start + 1
             while end < len(order) and prefix[order[end]] == prefix[order[start]]:
                 end += 1
             if end - start > 1:
+                spans.append((start, end))
                 for k in order[start:end]:
                     groups[k] = start
             start = end
         halves.update(dict.fromkeys(keys, 0))
         halves.update(_head_to_head_in_groups(groups, results, games_of))
-        rest = zip(*(column(c) for c in criteria[cut:]), strict=True)
-        full = {k: (prefix[k], *more) for k, more in zip(keys, rest, strict=True)}
-        order = sorted(keys, key=full.__getitem__)
+        for start, end in spans:
+            members = order[start:end]
+            rest = dict(zip(members, zip(*(column(c, members) for c in criteria[cut:]), strict=True), strict=True))
+            order[start:end] = sorted(members, key=rest.__getitem__)
     if keys_only:
         return order
     names = {p["key"]: p["name"] for p in players}
@@ -267,25 +270,31 @@ def _head_to_head_in_groups(groups: dict[str, int], results: Sequence[GameResult
     in a game, 1 per player at the same rank), for every group at once (``groups``: player → group, the groups
     of two or more players): each game of those players looked at once."""
     score = dict.fromkeys(groups, 0)
+    if sum(len(games_of[key]) for key in groups) > len(results):  # most players tied: every game once, in order
+        for result in results:
+            _score_game(result, groups, score)
+        return score
     seen: set[int] = set()
     for key in groups:
         for index in games_of[key]:
             if index in seen:
                 continue
             seen.add(index)
-            result = results[index]
-            if len(result.players) == 2:  # the most common table, without the lists
-                (a, b), (ra, rb) = result.players, result.ranks
-                group = groups.get(a)
-                if group is not None and groups.get(b) == group:
-                    score[a] += 2 if ra < rb else 1 if ra == rb else 0
-                    score[b] += 2 if rb < ra else 1 if ra == rb else 0
-                continue
-            seated = [(k, r, groups[k]) for k, r in zip(result.players, result.ranks, strict=True) if k in groups]
-            if len(seated) < 2:
-                continue
-            for k, r, g in seated:
-                for other, r2, g2 in seated:
-                    if g2 == g and other != k:
-                        score[k] += 2 if r < r2 else 1 if r == r2 else 0
+            _score_game(results[index], groups, score)
     return score
+
+
+def _score_game(result: GameResult, groups: dict[str, int], score: dict[str, int]) -> None:
+    """Add a game to the head-to-head scores of its players of one group (:func:`_head_to_head_in_groups`)."""
+    if len(result.players) == 2:  # the most common table, without the lists
+        (a, b), (ra, rb) = result.players, result.ranks
+        group = groups.get(a)
+        if group is not None and groups.get(b) == group:
+            score[a] += 2 if ra < rb else 1 if ra == rb else 0
+            score[b] += 2 if rb < ra else 1 if ra == rb else 0
+        return
+    seated = [(k, r, groups[k]) for k, r in zip(result.players, result.ranks, strict=True) if k in groups]
+    for k, r, g in seated:
+        for other, r2, g2 in seated:
+            if g2 == g and other != k:
+                score[k] += 2 if r < r2 else 1 if r == r2 else 0
