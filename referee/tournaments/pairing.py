@@ -352,7 +352,7 @@ CERTIFY_MARGIN = 6
 def met_by_place(ranked: list[str], met: Counter[tuple[str, str]], within: int | None = None
                  ) -> dict[int, dict[int, int]]:
     """How often the players at two places of ``ranked`` met: ``{i: {j: times}}`` (both ways; pairs that never
-    met are absent; with ``within``, pairs more places apart too)."""
+    met are absent; with ``within``, so are the pairs more than that many places apart)."""
     place = {k: i for i, k in enumerate(ranked)}
     far = len(ranked) if within is None else within
     met_of: dict[int, dict[int, int]] = {}
