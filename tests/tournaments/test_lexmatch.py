@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from referee.signing import generate_key, public_key_b64
 from referee.tournaments import pairing as pr
 from referee.tournaments.lexmatch import lex_matching, matching_cost
-from referee.tournaments.pairing import Pairing, meetings, met_by_place
+from referee.tournaments.pairing import met_by_place
 from referee.tournaments.spec import SpecError, resolve_tournament
 
 from .helpers import Builder, by_key_order
-from .test_pairing import players
+from .test_pairing import _paired_history
 
 
 def _every_matching(n: int, window: int):
@@ -88,20 +88,6 @@ def test_of_a_tie_the_first_player_meets_the_best_ranked_opponent():
     assert lex_matching(6, met_of, 6**3 + 1, 40, 100) == [1, 0, 4, 5, 2, 3]
 
 
-def _lex_history(rng: random.Random, n: int, rounds: int):
-    """Rounds paired by rule 2 on a ranking by wins so far (ties in a fixed random order), the lower key winning."""
-    keys = players(n)
-    order = {k: rng.random() for k in keys}
-    wins: Counter[str] = Counter()
-    history = []
-    for _ in range(rounds):
-        ranked = sorted(keys, key=lambda k: (-wins[k], order[k]))
-        tables = pr._swiss_two(ranked, meetings(history), 2)
-        history.append(Pairing(tables, []))
-        wins.update(min(t) for t in tables)
-    return meetings(history), sorted(keys, key=lambda k: (-wins[k], order[k]))
-
-
 def _networkx_optimum(ranked, met):
     """networkx's least-cost perfect matching of the window graph (rule 1's, when it is the only one)."""
     n, top = len(ranked), max(met.values(), default=0)
@@ -123,7 +109,7 @@ def _networkx_optimum(ranked, met):
 def test_rule_two_is_least_cost_and_first_where_networkx_is_least_cost(half, rounds, seed):
     """Swiss sections paired by rule 2 round after round: each pairing costs what networkx's optimum costs,
     comes no later in the standings' order, and no repeat meeting is made while avoidable."""
-    met, ranked = _lex_history(random.Random(seed), 2 * half, rounds)
+    met, ranked = _paired_history(random.Random(seed), 2 * half, rounds, rule=2)
     tables = pr._swiss_two(ranked, met, 2)
     place = {k: i for i, k in enumerate(ranked)}
     mate = [-1] * len(ranked)
@@ -138,8 +124,6 @@ def test_rule_two_is_least_cost_and_first_where_networkx_is_least_cost(half, rou
 def test_rule_one_is_unchanged_and_rule_two_differs_only_among_ties():
     """Where rule 1's pairing is the only optimum, both rules agree; where networkx chose another optimum,
     rule 2 takes the first (a section of 120 players, 9 rounds, paired by rule 1)."""
-    from .test_pairing import _paired_history
-
     met, ranked = _paired_history(random.Random(7), 120, 9)
     one, two = pr._swiss_two(ranked, met, 1), pr._swiss_two(ranked, met, 2)
     met_of, big = met_by_place(ranked, met), len(ranked) ** 3 + 1

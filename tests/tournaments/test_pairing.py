@@ -295,8 +295,8 @@ def test_two_player_swiss_pairs_exactly_as_networkx_on_the_whole_graph(half, rou
     assert pr._swiss_two(ranked, met) == _networkx_two(ranked, met)
 
 
-def _paired_history(rng, n, rounds):
-    """Rounds paired by the referee itself (``_swiss_two``: repeat meetings avoided, as in a real
+def _paired_history(rng, n, rounds, rule=1):
+    """Rounds paired by the referee itself (``_swiss_two`` by ``rule``: repeat meetings avoided, as in a real
     Swiss) on a ranking by wins so far, ties in a fixed random order (a tie-break), the lower key
     winning; returns the meetings and the ranking after them."""
     keys = players(n)
@@ -305,7 +305,7 @@ def _paired_history(rng, n, rounds):
     history = []
     for _ in range(rounds):
         ranked = sorted(keys, key=lambda k: (-wins[k], order[k]))
-        tables = pr._swiss_two(ranked, meetings(history))
+        tables = pr._swiss_two(ranked, meetings(history), rule)
         history.append(Pairing(tables, []))
         wins.update(min(t) for t in tables)
     return meetings(history), sorted(keys, key=lambda k: (-wins[k], order[k]))
