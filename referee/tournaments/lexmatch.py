@@ -22,8 +22,9 @@ dropped when its cost so far plus a lower bound of the rest exceeds the cost of 
 * a cut of the standings that an odd number of pairs must cross (the parity of the players on its left),
   between two players who met before, is crossed by a pair at least two places long; with the even cut
   next to it (crossed twice) that makes two such pairs, 6 more than two neighbours: counted for a set of
-  such cuts far enough apart (more than ``window`` + 2 places) that no pair serves two of them, and beyond
-  the reach of the open players.
+  such cuts far enough apart (more than ``window`` + 2 places) that no pair serves two of them, from 4
+  places ahead on (an open player's pair that reaches such a cut is at least 2 places longer than its first
+  term counts: 8 more).
 
 A state dropped so can be on no least-cost path, so the result is exact for any ``upper`` at least the
 optimum. The bound makes the states few where the standings are paired with neighbours (one or two per
@@ -105,7 +106,7 @@ def lex_matching(n: int, met_of: Mapping[int, Mapping[int, int]], big: int, wind
     for p in range(n):
         left = n - p - 1  # players after p
         row = met_of.get(p)
-        reach = min(last_cut, p + window + 3)
+        reach = min(last_cut, p + 4)
         repeats = (12 * bounds[p % 2][reach], 12 * bounds[(p + 1) % 2][reach])  # by the open players' parity
         oldest = p - window
         new: dict[tuple[int, ...], _Node] = {}
