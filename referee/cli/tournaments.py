@@ -45,6 +45,9 @@ def _signed_post(server: str, tournament_id: str, path: str, key: Any, envelope_
 @click.option("--rounds", type=int, help="rounds (default: per format, docs/tournaments.md)")
 @click.option("--table-size", "table_sizes", type=int, multiple=True,
               help="allowed table size (one size N allows N down to the ruleset's minimum); repeatable")
+@click.option("--pairing", type=click.IntRange(1, 2),
+              help="Swiss at tables of 2: the pairing rule (default 2: of the least-cost pairings, the first in "
+                   "the standings' order; 1: the rule before it), docs/tournaments.md")
 @click.option("--tie-break", "tie_breaks", multiple=True, help="tie-break id, in order (lot is always last)")
 @click.option("--points", help='points by table size, JSON: {"3": [12, 6, 0]}')
 @click.option("--round-deadline", type=int, help="seconds from a round's pairing to its deadline")
@@ -55,7 +58,7 @@ def _signed_post(server: str, tournament_id: str, path: str, key: Any, envelope_
 @click.option("--organiser-key", type=click.Path(exists=True, dir_okay=False), help="sign as organiser")
 @server_option
 def create(*, ruleset_name: str, players: tuple[str, ...], bot_players: tuple[str, ...], kind: str, rounds: int | None,
-           table_sizes: tuple[int, ...], tie_breaks: tuple[str, ...], points: str | None,
+           table_sizes: tuple[int, ...], pairing: int | None, tie_breaks: tuple[str, ...], points: str | None,
            round_deadline: int | None, adjudication: str | None, options: str, time_control: str | None,
            organiser_key: str | None, server: str) -> None:
     """Create a tournament and print its id, commitment and status."""
@@ -76,6 +79,8 @@ def create(*, ruleset_name: str, players: tuple[str, ...], bot_players: tuple[st
         body["format"]["rounds"] = rounds
     if table_sizes:
         body["format"]["table_sizes"] = list(table_sizes)
+    if pairing is not None:
+        body["format"]["pairing"] = pairing
     if tie_breaks:
         body["tie_breaks"] = list(tie_breaks)
     if points:

@@ -538,3 +538,22 @@ def test_a_tournament_game_that_ends_by_timeout_counts_like_any_result(app, http
     _s, game_result = http.get(f"/games/{table['game']}/result")
     assert result["ranks"] == [s["rank"] for s in game_result["result"]["seats"]]
     assert sorted(result["ranks"]) == [1, 2]
+
+
+def test_referee_tournament_create_names_the_pairing_rule(server, store):
+    """``--pairing``: a 2-seat Swiss made from the command line takes rule 2 unless rule 1 is asked for, and a
+    rule for a format without the 2-seat matching is refused by the referee, naming the field."""
+    from svc_helpers import run_cli
+
+    ann, bo = (public_key_b64(generate_key()) for _ in range(2))
+    base = ["tournament", "create", "fivetowers", "--player", f"ann={ann}", "--player", f"bo={bo}",
+            "--table-size", "2", "--server", server]
+    for extra, expected in (([], {"pairing": 2}), (["--pairing", "1"], {}), (["--pairing", "2"], {"pairing": 2})):
+        code, out = run_cli(*base, *extra)
+        assert code == 0, out
+        entries, _tip = store.read_tournament(json.loads(out)["tournament"])
+        assert entries[0]["format"] == {"kind": "swiss", "rounds": 1, "table_sizes": [2], **expected}, extra
+    code, out = run_cli(*base, "--format", "round_robin", "--pairing", "2")
+    assert code != 0 and "$.format.pairing" in out, out
+    code, out = run_cli(*base, "--pairing", "3")
+    assert code != 0 and "--pairing" in out, out
