@@ -49,22 +49,19 @@ def matching_cost(mate: list[int], met_of: Mapping[int, Mapping[int, int]], big:
     return total
 
 
-def _repeat_bounds(n: int, met_of: Mapping[int, Mapping[int, int]], window: int) -> list[list[int]]:
-    """For each parity q: ``bounds[q][x]`` = how many cuts ``c ≥ x`` with ``c ≡ q`` (mod 2) between two players
-    who met (places c − 1 and c) were chosen, right to left, each more than ``window`` + 2 places from the last."""
-    size = n + window + 8
-    bounds = []
-    for q in (0, 1):
-        counts = [0] * (size + 1)
-        last = None
-        for c in range(n - 1, 0, -1):
-            if c % 2 == q and c in met_of.get(c - 1, ()) and (last is None or c <= last - (window + 3)):
-                counts[c] += 1
-                last = c
-        for x in range(size - 1, -1, -1):
-            counts[x] += counts[x + 1]
-        bounds.append(counts)
-    return bounds
+def _repeat_bounds(n: int, met_of: Mapping[int, Mapping[int, int]], window: int) -> list[int]:
+    """``bounds[x]`` = how many odd cuts ``c ≥ x`` (an odd number of players on their left: every perfect
+    matching crosses them an odd number of times) between two players who met (places c − 1 and c) were
+    chosen, right to left, each more than ``window`` + 2 places from the last."""
+    counts = [0] * (n + 2)
+    last = None
+    for c in range(n - 1 if (n - 1) % 2 else n - 2, 0, -2):
+        if c in met_of.get(c - 1, ()) and (last is None or c <= last - (window + 3)):
+            counts[c] += 1
+            last = c
+    for x in range(n, -1, -1):
+        counts[x] += counts[x + 1]
+    return counts
 
 
 def _first_in_order(a: _Node, b: _Node) -> bool:
@@ -99,15 +96,14 @@ def lex_matching(n: int, met_of: Mapping[int, Mapping[int, int]], big: int, wind
     if n % 2:
         raise ValueError("an odd number of players has no perfect matching")
     bounds = _repeat_bounds(n, met_of, window)
-    last_cut = len(bounds[0]) - 1
+    last_cut = len(bounds) - 1
     limit = 2 * upper  # everything below in halves: the pairs still to make cost at least 1/2 a player
     root: _Node = (0, None, -1, -1)
     states: dict[tuple[int, ...], _Node] = {(): root}
     for p in range(n):
         left = n - p - 1  # players after p
         row = met_of.get(p)
-        reach = min(last_cut, p + 4)
-        repeats = (12 * bounds[p % 2][reach], 12 * bounds[(p + 1) % 2][reach])  # by the open players' parity
+        repeats = 12 * bounds[min(last_cut, p + 4)]
         oldest = p - window
         new: dict[tuple[int, ...], _Node] = {}
         get = new.get
@@ -120,14 +116,14 @@ def lex_matching(n: int, met_of: Mapping[int, Mapping[int, int]], big: int, wind
             for o in key:
                 squares += (p + 1 - o) ** 2
             # p opens: the bound of the rest is taken after p, in halves (module docstring)
-            if 2 * g + 2 * (squares + 1) + left - size - 1 + repeats[(size + 1) & 1] <= limit:
+            if 2 * g + 2 * (squares + 1) + left - size - 1 + repeats <= limit:
                 opened = (*key, p)
                 way: _Node = (g, node, -1, p)
                 held = get(opened)
                 if held is None or g < held[0] or (g == held[0] and _first_in_order(way, held)):
                     new[opened] = way
             # p meets an open player o
-            base = left - size + 1 + repeats[(size - 1) & 1]
+            base = left - size + 1 + repeats
             for k, o in enumerate(key):
                 cost = g + (p - o) ** 2 + (big * row.get(o, 0) if row else 0)
                 if 2 * cost + 2 * (squares - (p + 1 - o) ** 2) + base > limit:
