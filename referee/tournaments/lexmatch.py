@@ -22,9 +22,9 @@ dropped when its cost so far plus a lower bound of the rest exceeds the cost of 
 * a cut of the standings that an odd number of pairs must cross (the parity of the players on its left),
   between two players who met before, is crossed by a pair at least two places long; with the even cut
   next to it (crossed twice) that makes two such pairs, 6 more than two neighbours: counted for a set of
-  such cuts far enough apart (more than ``window`` + 2 places) that no pair serves two of them, from 4
-  places ahead on (an open player's pair that reaches such a cut is at least 2 places longer than its first
-  term counts: 8 more).
+  such cuts at least 6 places apart (a pair that serves two of them is at least 5 places long: 24 more, 6 for
+  each of the cuts a pair that long can serve), from 4 places ahead on (an open player's pair that reaches
+  such a cut is at least 2 places longer than its first term counts: 8 more).
 
 A state dropped so can be on no least-cost path, so the result is exact for any ``upper`` at least the
 optimum. The bound makes the states few where the standings are paired with neighbours (one or two per
@@ -52,11 +52,12 @@ def matching_cost(mate: list[int], met_of: Mapping[int, Mapping[int, int]], big:
 def _repeat_bounds(n: int, met_of: Mapping[int, Mapping[int, int]], window: int) -> list[int]:
     """``bounds[x]`` = how many odd cuts ``c ≥ x`` (an odd number of players on their left: every perfect
     matching crosses them an odd number of times) between two players who met (places c − 1 and c) were
-    chosen, right to left, each more than ``window`` + 2 places from the last."""
+    chosen, right to left, each at least 6 places from the last (``window``: unused, the pairs' reach does not
+    matter: a pair that serves two such cuts is at least 5 places long, 24 more than two neighbours)."""
     counts = [0] * (n + 2)
     last = None
     for c in range(n - 1 if (n - 1) % 2 else n - 2, 0, -2):
-        if c in met_of.get(c - 1, ()) and (last is None or c <= last - (window + 3)):
+        if c in met_of.get(c - 1, ()) and (last is None or c <= last - 6):
             counts[c] += 1
             last = c
     for x in range(n, -1, -1):
