@@ -49,11 +49,11 @@ def matching_cost(mate: list[int], met_of: Mapping[int, Mapping[int, int]], big:
     return total
 
 
-def _repeat_bounds(n: int, met_of: Mapping[int, Mapping[int, int]], window: int) -> list[int]:
+def _repeat_bounds(n: int, met_of: Mapping[int, Mapping[int, int]]) -> list[int]:
     """``bounds[x]`` = how many odd cuts ``c ≥ x`` (an odd number of players on their left: every perfect
     matching crosses them an odd number of times) between two players who met (places c − 1 and c) were
-    chosen, right to left, each at least 6 places from the last (``window``: unused, the pairs' reach does not
-    matter: a pair that serves two such cuts is at least 5 places long, 24 more than two neighbours)."""
+    chosen, right to left, each at least 6 places from the last (a pair that serves two such cuts is at least 5
+    places long, 24 more than two neighbours)."""
     counts = [0] * (n + 2)
     last = None
     for c in range(n - 1 if (n - 1) % 2 else n - 2, 0, -2):
@@ -96,7 +96,7 @@ def lex_matching(n: int, met_of: Mapping[int, Mapping[int, int]], big: int, wind
     ``upper``."""
     if n % 2:
         raise ValueError("an odd number of players has no perfect matching")
-    bounds = _repeat_bounds(n, met_of, window)
+    bounds = _repeat_bounds(n, met_of)
     last_cut = len(bounds) - 1
     limit = 2 * upper  # everything below in halves: the pairs still to make cost at least 1/2 a player
     root: _Node = (0, None, -1, -1)
