@@ -56,7 +56,7 @@ def _repeat_bounds(n: int, met_of: Mapping[int, Mapping[int, int]]) -> list[int]
     places long, 24 more than two neighbours)."""
     counts = [0] * (n + 2)
     last = None
-    for c in range(n - 1 if (n - 1) % 2 else n - 2, 0, -2):
+    for c in range(n - 1, 0, -2):  # the odd cuts (n is even)
         if c in met_of.get(c - 1, ()) and (last is None or c <= last - 6):
             counts[c] += 1
             last = c

@@ -319,21 +319,14 @@ def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]], rule: int = 1) 
     big = n**3 + 1
     if rule == 2 and n % 2 == 0:
         met_of = met_by_place(ranked, met, SWISS_WINDOW)  # the window graph's pairs: no other pair is offered
-        def region(lo: int, hi: int) -> set[tuple[int, int]]:
-            sub = {i - lo: {j - lo: t for j, t in met_of[i].items() if lo <= j < hi}
-                   for i in range(lo, hi) if i in met_of}
-            return {(i + lo, j + lo) for i, j in swiss_matching(hi - lo, SWISS_WINDOW, sub, big, top)}
-
-        known = _regional(n, met_of, region)  # a perfect matching near the optimum: the bound of the programme
+        known = _regional(n, met_of, lambda lo, hi: _window_matching(met_of, big, top, SWISS_WINDOW, lo=lo, hi=hi))
+        # ``known``, a perfect matching near the optimum, gives the programme its bound
         mate = lex_matching(n, met_of, big, SWISS_WINDOW, matching_cost(known, met_of, big))
         return [[ranked[i], ranked[mate[i]]] for i in range(n) if i < mate[i]]
     met_of = met_by_place(ranked, met)
 
     def matching(window: int, lo: int = 0, hi: int = n) -> set[tuple[int, int]]:
-        """networkx's matching of the window graph of the players ``[lo, hi)`` (pairs of places)."""
-        sub = {i - lo: {j - lo: t for j, t in row.items() if lo <= j < hi}
-               for i, row in met_of.items() if lo <= i < hi}
-        return {(i + lo, j + lo) for i, j in swiss_matching(hi - lo, window, sub, big, top)}
+        return _window_matching(met_of, big, top, window, lo=lo, hi=hi)
 
     pairs = _certified_matching(n, met_of, big, lambda lo, hi: matching(SWISS_WINDOW, lo, hi)) \
         if n % 2 == 0 else None
@@ -343,6 +336,14 @@ def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]], rule: int = 1) 
         pairs = matching(n)
     tables = sorted((sorted(p) for p in pairs), key=lambda p: p[0])
     return [[ranked[i], ranked[j]] for i, j in tables]
+
+
+def _window_matching(met_of: dict[int, dict[int, int]], big: int, top: int, window: int, *, lo: int, hi: int
+                     ) -> set[tuple[int, int]]:
+    """networkx's matching (:func:`swiss_matching`) of the window graph of the players at places ``[lo, hi)``, as
+    pairs of places."""
+    sub = {i - lo: {j - lo: t for j, t in met_of[i].items() if lo <= j < hi} for i in range(lo, hi) if i in met_of}
+    return {(i + lo, j + lo) for i, j in swiss_matching(hi - lo, window, sub, big, top)}
 
 
 #: :func:`_certified_matching`: players on each side of a repeat meeting first solved with it

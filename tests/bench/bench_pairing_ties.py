@@ -37,7 +37,6 @@ from tournaments.helpers import Builder, by_key_order  # noqa: E402
 
 from referee.signing import generate_key  # noqa: E402
 from referee.tournaments import pairing  # noqa: E402
-from referee.tournaments.blossom import swiss_matching  # noqa: E402
 
 
 def regional(ranked: list[str], met: dict) -> tuple[set[tuple[int, int]], int, dict]:
@@ -45,20 +44,8 @@ def regional(ranked: list[str], met: dict) -> tuple[set[tuple[int, int]], int, d
     n = len(ranked)
     big, top = n**3 + 1, max(met.values(), default=0)
     met_of = pairing.met_by_place(ranked, met)
-    regions: list[list[int]] = []
-    for i in range(0, n, 2):
-        if i + 1 in met_of.get(i, ()):
-            lo, hi = max(0, i - pairing.CERTIFY_MARGIN), min(n, i + 2 + pairing.CERTIFY_MARGIN)
-            if regions and lo <= regions[-1][1]:
-                regions[-1][1] = hi
-            else:
-                regions.append([lo, hi])
-    mate = [i + 1 if i % 2 == 0 else i - 1 for i in range(n)]
-    for lo, hi in regions:
-        sub = {i - lo: {j - lo: t for j, t in row.items() if lo <= j < hi}
-               for i, row in met_of.items() if lo <= i < hi}
-        for x, y in swiss_matching(hi - lo, pairing.SWISS_WINDOW, sub, big, top):
-            mate[x + lo], mate[y + lo] = y + lo, x + lo
+    mate = pairing._regional(n, met_of, lambda lo, hi: pairing._window_matching(
+        met_of, big, top, pairing.SWISS_WINDOW, lo=lo, hi=hi))
     return {(i, mate[i]) for i in range(n) if i < mate[i]}, big, met_of
 
 
