@@ -244,8 +244,10 @@ def test_the_replay_workers_archive_by_themselves(app, http, run_worker, spawn_w
     before = _reads(app, game.game_id)
     spawn_worker(env={"REFEREE_VAR": app.config["REFEREE_VAR"], "REFEREE_ARCHIVE_AFTER": "0",
                       "REFEREE_ARCHIVE_EVERY": "0.3", "REFEREE_KEY_FILE": "", "REFEREE_ARCHIVE_DIR": ""})
-    wait_until(lambda: store.archived_games() == [game.game_id], timeout=60, every=0.2)
-    assert _game_keys(store, game.game_id) == [] and list(archive.list()) == [game.game_id]
+    # the archive lists the game (step 2) just before its keys are deleted (step 3): wait for both
+    wait_until(lambda: store.archived_games() == [game.game_id] and _game_keys(store, game.game_id) == [],
+               timeout=60, every=0.2)
+    assert list(archive.list()) == [game.game_id]
     _same_reads(_reads(app, game.game_id), before)
     assert http.get(f"/games/{running.game_id}")[0] == 200 and _game_keys(store, running.game_id)
 

@@ -5,7 +5,11 @@ database. The requests go to an app on the suite's real Redis holding an active 
 
 The schema is read at import from an app on the in-memory store (the document does not depend on the
 store); schemathesis's ``from_fixture`` does not work with pytest 9 (``'Function' object has no attribute
-'_nodeid'``), so each case is sent to the fixture's app with ``app=``."""
+'_nodeid'``), so each case is sent to the fixture's app with ``app=``.
+
+The operations are parametrized by pytest itself, one item per operation with its label in the id: under pytest 9
+``schema.parametrize()`` gave all 44 items one node id, and pytest-xdist, which schedules by node id, ran one
+of them (``tests/conftest.py`` now refuses a collection with a node id twice)."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ import tempfile
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from svc_helpers import Http, accept_all, create_game
@@ -49,8 +53,15 @@ def target(tmp_path_factory, redis_server):
     app.extensions["referee.store"].close()
 
 
-@schema.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
-def test_no_operation_answers_5xx_to_a_well_formed_request(case, target):
-    case.call_and_validate(app=target, checks=[not_a_server_error])
+OPERATIONS = [result.ok() for result in schema.get_all_operations()]
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=[operation.label for operation in OPERATIONS])
+def test_no_operation_answers_5xx_to_a_well_formed_request(operation, target):
+    @given(case=operation.as_strategy(GenerationMode.POSITIVE))
+    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    def call(case):
+        case.call_and_validate(app=target, checks=[not_a_server_error])
+
+    call()
