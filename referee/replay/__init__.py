@@ -26,15 +26,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .decisions import Decisions, Offer, agreed, answer_problem, offer_problem, rank_decisions, revealing
-from .games import IllegalMove, ruleset
-from .games.base import Game, Ruleset
-from .games.randomness import derive_game_seed, recorded_game_seed
-from .logchain import GENESIS
-from .signing import ACCEPT_CTX, ANSWER_CTX, MOVE_CTX, OFFER_CTX, RESIGN_CTX, VACATION_CTX, submitted_entropy, verify
-from .timecontrol import Clocks, engine_options, format_ms, parse_ms
-from .timecontrol.forfeits import rank_forfeits
-from .timecontrol.spec import time_control_of
+from ..decisions import Decisions, Offer, agreed, answer_problem, offer_problem, rank_decisions, revealing
+from ..games import IllegalMove, ruleset
+from ..games.base import Game, Ruleset
+from ..games.randomness import derive_game_seed, recorded_game_seed
+from ..logchain import GENESIS
+from ..signing import ACCEPT_CTX, ANSWER_CTX, MOVE_CTX, OFFER_CTX, RESIGN_CTX, VACATION_CTX, submitted_entropy, verify
+from ..timecontrol import Clocks, engine_options, format_ms, parse_ms
+from ..timecontrol.forfeits import rank_forfeits
+from ..timecontrol.spec import time_control_of
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
 EXPIRED = "expired"  # never accepted by every seat in time (``created.accept_by``)
