@@ -31,7 +31,7 @@ STATUS_WORDS = (N_("waiting"), N_("active"), N_("finished"), N_("aborted"), N_("
 #: them: the errors players meet (moves refused, signatures and keys, turns, finished games, stale
 #: submissions, offers and answers, contacts, bad JSON).
 TEMPLATES = (
-    # -- the write path: binding, signature, turn, state (referee/games_service, referee/replay.py)
+    # -- the write path: binding, signature, turn, state (referee/games_service, referee/replay/)
     N_("the game is %(status)s; it takes no moves"),
     N_("the game is %(status)s; no vacation to take"),
     N_("the game is %(status)s; it takes no offers"),

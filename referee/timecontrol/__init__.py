@@ -1,4 +1,4 @@
-"""Correspondence time control (CONTRACT section 8): a pure core beside ``referee/replay.py``.
+"""Correspondence time control (CONTRACT section 8): a pure core beside ``referee/replay/``.
 
 * :mod:`.spec` — the ``options.time_control`` object: validation and defaults (``resolve``).
 * :mod:`.times` — RFC 3339 ``at`` strings to and from epoch milliseconds.

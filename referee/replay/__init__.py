@@ -1,0 +1,62 @@
+"""Replaying a game's log through the rules engine: the one place that decides verdicts.
+
+The web process (to check a submission before appending it), the RQ workers (to build projections)
+and the offline verifier all fold a log with :class:`LogReplayer`, so they cannot disagree. It is pure:
+it reads entries and a server seed, never Redis, a clock or the network.
+
+Verdicts, one per entry (``status``):
+
+* ``"ok"`` — any other entry (``created``, ``accepted``, ``started``, ``revealed``, ``vacation``,
+  ``forfeited``, a seat's decision, …) that is valid;
+* ``"applied"`` — a ``move`` that the engine applied, or a move the referee played for a seat: a
+  ``timeout``'s default move or a forfeited seat's ``auto_move`` (CONTRACT section 8);
+* ``"rejected"`` — an entry that changed nothing, with ``error`` ``{code, rule?, message}``: an illegal
+  move (the engine's code and rule id) or a submission whose binding or signature is wrong
+  (``submission/…`` codes). A rejected entry never changes the state.
+
+Time control (``referee.timecontrol``): the fold keeps every seat's clock from the entries' ``at``, so a
+move logged after its seat's deadline, a timeout logged before it, or one that does not play the
+engine's default move is rejected here, for the service, the workers and the verifier alike.
+
+The fold is split by concern. :class:`LogReplayer` (``replayer.py``) keeps the state, the dispatch and the
+queries several concerns ask (``to_move``, ``deadline_ms``, ``expected_timeout``, ``accept_by_ms``,
+``agreement_due``, ``result``); each entry type's handler lives with its concern, a plain function
+``(fold, entry) -> Verdict`` in the module's ``HANDLERS`` (an entry type claimed twice fails the import):
+
+============================================================  ==================  =================================
+entry types                                                   module              concern
+============================================================  ==================  =================================
+``created``, ``accepted``, ``started``, ``expired``,          ``lifecycle.py``    the game's lifecycle and its seats
+``forfeited`` (a timeout's forfeit, a withdrawal)
+``move``, ``timeout``, ``auto_move``, ``vacation``            ``moves.py``        moves and clocks (section 8)
+``resigned``, ``offer``, ``answered``, ``agreed``             ``decisions.py``    the players' decisions (section 12)
+``adjudicated``, ``revealed``                                 ``adjudication.py`` adjudication (section 10), reveal
+============================================================  ==================  =================================
+
+``verdicts.py`` holds what they all share (statuses, :class:`Verdict`, :class:`LogError`, the check of a
+signed submission) and imports none of them. A new entry type goes into its concern's ``HANDLERS``: the
+seat entries of CONTRACT section 14 (``seated``, ``left``, ``cancelled``) into ``lifecycle.py``.
+"""
+
+from .adjudication import ADJUDICATE_CTX, adjudicated_result, revealed_seed, unplayed_result
+from .replayer import LogReplayer, replay_log
+from .verdicts import (
+    ABORTED,
+    ACTIVE,
+    DECISION_ENTRIES,
+    EXPIRED,
+    FINISHED,
+    REFEREE_ENTRIES,
+    WAITING,
+    LogError,
+    Verdict,
+    check_submission,
+    entry_time,
+    envelope_problem,
+)
+
+__all__ = [
+    "ABORTED", "ACTIVE", "ADJUDICATE_CTX", "DECISION_ENTRIES", "EXPIRED", "FINISHED", "REFEREE_ENTRIES", "WAITING",
+    "LogError", "LogReplayer", "Verdict", "adjudicated_result", "check_submission", "entry_time", "envelope_problem",
+    "replay_log", "revealed_seed", "unplayed_result",
+]

@@ -1,0 +1,115 @@
+"""How a game ends outside its moves, and the seed it reveals: an adjudication (CONTRACT section 10;
+docs/tournaments.md) scores the position or takes an adjudicator's signed ranks; ``revealed`` discloses the
+server seed against the game's commitment (section 4). Beside them, the results an adjudication shapes."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+from .verdicts import ABORTED, ACTIVE, FINISHED, WAITING, Handler, Verdict, reject
+
+if TYPE_CHECKING:
+    from .replayer import LogReplayer
+
+ADJUDICATE_CTX = "referee/adjudicate"
+
+
+def on_adjudicated(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+    """The game ends by adjudication: ``provisional`` scores the position as it stands (the engine's
+    ``provisional_result()``); ``organiser`` takes the ranks of the adjudicator's signed decision."""
+    game = fold.game
+    unplayed = fold.status == WAITING and (fold.created or {}).get("mode") == "seeded"
+    if not unplayed and (fold.status != ACTIVE or game is None):
+        return reject(entry, "game/not_active", f"the game is {fold.status}: nothing to adjudicate")
+    method, reason = entry.get("method"), entry.get("reason")
+    if not isinstance(reason, str) or not reason:
+        return reject(entry, "adjudication/reason", "an adjudication gives its reason")
+    players = len(fold.keys)
+    if method == "provisional" and unplayed:
+        # never started (a seat did not accept in time): the seats that accepted share the first rank
+        accepted = len(fold.entropies)
+        ranks = [1 if seat in fold.entropies else accepted + 1 for seat in range(players)]
+        if entry.get("ranks") not in (None, ranks):
+            return reject(entry, "adjudication/ranks", f"an unplayed game ranks the seats {ranks}")
+    elif method == "provisional":
+        assert game is not None
+        ranks = [seat["rank"] for seat in game.provisional_result()["seats"]]
+        if entry.get("ranks") not in (None, ranks):
+            return reject(entry, "adjudication/ranks", f"the provisional result ranks the seats {ranks}")
+    elif method == "organiser":
+        given = entry.get("ranks")
+        if (not isinstance(given, list) or len(given) != players
+                or any(isinstance(r, bool) or not isinstance(r, int) for r in given)
+                or sorted(given) != [1 + sum(1 for o in given if o < r) for r in sorted(given)]):
+            return reject(entry, "adjudication/ranks", f"ranks must be competition ranks of the {players} seats")
+        ranks = given
+        decision = entry.get("decision")
+        if not isinstance(decision, dict):
+            decision = {}  # no envelope: refused below
+        envelope = decision.get("envelope")
+        if (not isinstance(envelope, dict) or envelope.get("ctx") != ADJUDICATE_CTX
+                or envelope.get("game") != (fold.created or {}).get("game") or envelope.get("ranks") != ranks
+                or envelope.get("reason") != reason):
+            return reject(entry, "adjudication/decision", "the decision must be a signed referee/adjudicate "
+                          "envelope naming this game, these ranks and this reason")
+        sig = decision.get("sig")
+        signers = fold.adjudicator_keys()
+        if not isinstance(sig, str) or not any(fold.verifier(key, envelope, sig) for key in signers):
+            return reject(entry, "adjudication/bad_signature", "the decision is not signed by this game's "
+                          "adjudicator or organiser")
+    else:
+        return reject(entry, "adjudication/method", "method is 'provisional' or 'organiser'")
+    fold.adjudication = {"method": method, "reason": reason, "ranks": ranks, "position": entry["seq"]}
+    fold.status = FINISHED
+    if fold.clocks is not None:
+        fold.clocks.begin(None, fold.clocks.since or 0, entry["seq"])
+    return Verdict(entry["seq"], "adjudicated", "ok")
+
+
+def on_revealed(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+    assert fold.created is not None
+    try:
+        seed = bytes.fromhex(entry.get("server_seed", ""))
+    except ValueError:
+        seed = b""
+    if fold.created.get("mode") != "seeded" or hashlib.sha256(seed).hexdigest() != fold.created.get("commitment"):
+        return reject(entry, "reveal/commitment_mismatch", "the revealed seed does not match the commitment")
+    if entry.get("reason") == "aborted":
+        fold.status = ABORTED
+    fold.revealed = True
+    return Verdict(entry["seq"], "revealed", "ok")
+
+
+def unplayed_result(players: int, accepted: dict[int, bytes], adjudication: dict[str, Any], *,
+                    mark_forfeits: bool) -> dict[str, Any]:
+    """The result of a game adjudicated before it started: no scores, the adjudication's ranks, and which
+    seats had accepted."""
+    seats = [{"seat": seat, "total": None, "rank": adjudication["ranks"][seat], "accepted": seat in accepted,
+              **({"forfeited": False} if mark_forfeits else {})} for seat in range(players)]
+    return {"unplayed": True, "seats": seats, "winners": [s["seat"] for s in seats if s["rank"] == 1],
+            "adjudicated": {"method": adjudication["method"], "reason": adjudication["reason"],
+                            "position": adjudication["position"]}}
+
+
+def adjudicated_result(provisional: dict[str, Any], adjudication: dict[str, Any]) -> dict[str, Any]:
+    """The result of an adjudicated game: the position's score breakdown (``provisional_result()``), the
+    ranks of the adjudication, and what decided them."""
+    seats = [{**seat, "rank": adjudication["ranks"][seat["seat"]]} for seat in provisional.get("seats", [])]
+    return {**provisional, "seats": seats, "winners": [s["seat"] for s in seats if s["rank"] == 1],
+            "adjudicated": {"method": adjudication["method"], "reason": adjudication["reason"],
+                            "position": adjudication["position"]}}
+
+
+def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:
+    """The server seed revealed in a log, if any (last ``revealed`` entry with valid hex)."""
+    for entry in reversed(entries):
+        if isinstance(entry, dict) and entry.get("type") == "revealed":
+            try:
+                return bytes.fromhex(entry.get("server_seed", ""))
+            except (ValueError, TypeError):
+                return None
+    return None
+
+
+HANDLERS: dict[str, Handler] = {"adjudicated": on_adjudicated, "revealed": on_revealed}
