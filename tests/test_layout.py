@@ -1,4 +1,5 @@
-"""The suite's layout: every top-level subset of it collects on its own and together with the others.
+"""The suite's layout: every top-level subset of it collects on its own (and together with the others, which
+is what every run of the whole suite does).
 
 Test folders have no ``__init__.py``, so pytest imports every test and helper module under its bare file
 name: two files with one name, or a test importing from ``conftest`` (which names whichever conftest was
@@ -57,7 +58,7 @@ for name in ("playwright.sync_api", *plugins):
 runs, codes, children = json.loads(sys.argv[1]), {}, {}
 reports = [tempfile.TemporaryFile("w+") for _ in runs]  # a child's report, shown when its run fails
 sys.stdout.flush()
-for number, run in enumerate(runs):  # two children at a time (the suite itself uses one core)
+for number, run in enumerate(runs):  # two children at a time
     if len(children) == 2:
         pid, status = os.wait()
         codes[children.pop(pid)] = os.waitstatus_to_exitcode(status)
@@ -79,12 +80,22 @@ for number, run in enumerate(runs):
 """
 
 
-def test_every_subset_collects_alone_and_with_the_others():
+def test_every_subset_collects_alone():
     subsets = _subsets()
     assert {"tests/service", "tests/web", "tests/verification"} <= set(subsets)
-    runs = [[subset] for subset in subsets] + [subsets]  # alone, then all in one run
+    # each alone; all of them in one run is what the suite's own run collects (each xdist worker too)
+    runs = [[subset] for subset in subsets]
     out = subprocess.run([sys.executable, "-c", _COLLECT, json.dumps(runs)], cwd=REPO, capture_output=True,
                          text=True, timeout=300, check=False).stdout
     exits = re.findall(r"^exit (-?\d+) (.*)$", out, re.MULTILINE)
     assert [run for _, run in exits] == [" ".join(run) for run in runs], out[-3000:]
     assert [run for code, run in exits if code != "0"] == [], out[-3000:]
+
+
+def test_ci_runs_the_readme_test_command():
+    """``.ci/run`` runs exactly the test command the README gives (DEVELOPERS.md: "the same test command")."""
+    readme = (REPO / "README.md").read_text()
+    command = re.search(r"^python3 -m venv \.venv && .*-m pytest.*$", readme, re.MULTILINE)
+    assert command, "the README gives no test command"
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    assert command.group(0) in ci, (command.group(0), ci[-3:])
