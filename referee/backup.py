@@ -21,7 +21,8 @@ every write Redis acknowledged before the backup began (every 2xx of the referee
   with a message: use the provider's own snapshots there.
 
 The archive is copied *after* the snapshot: a game archived in between is in both (the archiver's own
-"written but not yet deleted" case), never in neither.
+"written but not yet deleted" case), never in neither; its index is measured before its documents are listed
+(``_archive_files``), so the copied index lists no game without its document.
 
 Restore writes into an empty data directory only, checks every member's size and sha256 against the
 manifest before anything is put in place, turns the RDB into the append-only file ``referee serve``
@@ -250,10 +251,23 @@ class _Hashing:
 
 
 
-def _archive_files(archive_dir: Path | None) -> list[Path]:
+def _archive_files(archive_dir: Path | None) -> list[tuple[Path, int | None]]:
+    """The archive's files to copy, each with how much of it (``None``: all). An archiver may be at work: the
+    files at the archive's top (its index, ``index.jsonl``, one line appended per game archived once the game's
+    document is written and fsync'd) are measured *before* the documents are listed, and copied only up to that
+    size, so every game the copied index lists has its document in the copy (a game archived meanwhile may have
+    its document copied without its line: the snapshot, taken before, holds it whole, and the next archiving pass
+    lists it again). Files whose name begins with a dot are the archive's temporary files (written, then renamed
+    into place or removed): never copied."""
     if archive_dir is None or not archive_dir.is_dir():
         return []
-    return sorted(path for path in archive_dir.rglob("*") if path.is_file() and not path.is_symlink())
+
+    def kept(path: Path) -> bool:
+        return path.is_file() and not path.is_symlink() and not path.name.startswith(".")
+
+    tops = [(path, path.stat().st_size) for path in sorted(archive_dir.iterdir()) if kept(path)]
+    documents = sorted(path for path in archive_dir.rglob("*") if path.parent != archive_dir and kept(path))
+    return [*tops, *((path, None) for path in documents)]
 
 
 def _public_key(key_bytes: bytes) -> str | None:
@@ -368,12 +382,13 @@ def _write_tar(temporary: Path, rdb: Path, key_bytes: bytes, archive_dir: str | 
     archive = Path(archive_dir) if archive_dir is not None else None
     files = _archive_files(archive)
     members: list[dict[str, Any]] = []
-    sources: list[tuple[str, Path | bytes, int, str]] = [(RDB_MEMBER, rdb, 0o600, "log-redis"),
-                                                         (KEY_MEMBER, key_bytes, 0o600, "referee-key")]
+    sources: list[tuple[str, Path | bytes, int, str, int | None]] = [
+        (RDB_MEMBER, rdb, 0o600, "log-redis", None), (KEY_MEMBER, key_bytes, 0o600, "referee-key", None)]
     assert archive is not None or not files
-    sources += [(ARCHIVE_PREFIX + path.relative_to(archive).as_posix(), path, 0o600, "archive")  # type: ignore[arg-type]
-                for path in files]
-    total = sum(len(src) if isinstance(src, bytes) else src.stat().st_size for _n, src, _m, _k in sources)
+    sources += [(ARCHIVE_PREFIX + path.relative_to(archive).as_posix(), path, 0o600, "archive", upto)  # type: ignore[arg-type]
+                for path, upto in files]
+    total = sum(len(src) if isinstance(src, bytes) else upto if upto is not None else src.stat().st_size
+                for _n, src, _m, _k, upto in sources)
     done = 0
 
     def moved(count: int) -> None:
@@ -382,13 +397,14 @@ def _write_tar(temporary: Path, rdb: Path, key_bytes: bytes, archive_dir: str | 
         progress("writing the backup", done, total)
 
     with tarfile.open(temporary, "w", format=tarfile.PAX_FORMAT) as tar:
-        for name, source, mode, kind in sources:
+        for name, source, mode, kind, upto in sources:
             if isinstance(source, bytes):
                 reader = _Hashing(io.BytesIO(source), moved)
                 tar.addfile(_info(name, len(source), mode), reader)  # type: ignore[arg-type]
             else:
                 with open(source, "rb") as raw:
                     size = os.fstat(raw.fileno()).st_size
+                    size = size if upto is None else min(size, upto)
                     reader = _Hashing(raw, moved)  # type: ignore[arg-type]
                     tar.addfile(_info(name, size, mode), reader)  # type: ignore[arg-type]
             members.append({"name": name, "kind": kind, "size": reader.size, "sha256": reader.sha256.hexdigest()})

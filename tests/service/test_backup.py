@@ -19,9 +19,10 @@ import redis
 import requests
 from svc_helpers import REPO, Http, accept_all, create_game, play_random, wait_until
 
-from referee.backup import RDB_MEMBER, BackupError, sync_snapshot, write_backup
+from referee.backup import ARCHIVE_PREFIX, RDB_MEMBER, BackupError, _write_tar, sync_snapshot, write_backup
 from referee.embedded_redis import EmbeddedRedis, free_port
 from referee.signing import public_key_b64, read_or_create_key_file
+from referee.store.archive import ARCHIVE_FORMAT, DirectoryArchive
 from referee.verify import verify_bundle
 
 _UNSET = ("REDIS_URL", "REFEREE_WORK_REDIS_URL", "REFEREE_REDIS_PASSWORD_FILE", "REFEREE_KEY_FILE",
@@ -67,6 +68,15 @@ class _Serve:
         self.out.close()
 
 
+def _embedded_url(var: Path, name: str) -> str:
+    """The URL of the Redis ``referee serve`` embeds for ``var`` as ``name`` (``redis``: the log's;
+    ``redis-work``)."""
+    conf = (var / name / "redis.conf").read_text().splitlines()
+    port = next(line.split()[1] for line in conf if line.startswith("port "))
+    password = (var / "redis-password").read_text().strip()
+    return f"redis://:{password}@127.0.0.1:{port}/0"
+
+
 def _export(http: Http, game_id: str) -> dict:
     status, bundle = http.get(f"/games/{game_id}/export")
     assert status == 200, bundle
@@ -85,14 +95,18 @@ def test_backup_while_serving_then_restore_on_a_fresh_directory(tmp_path):
         running = create_game(http, "fivetowers", 2)  # still running at the backup
         accept_all(http, running, rng)
         play_random(http, running, rng, max_moves=6)
-        archive = var / "archive"  # what the archiver (not built yet) will write: a file per game
-        archive.mkdir()
-        (archive / "g-archived.json").write_text('{"archived": true}\n')
         before = {game.game_id: _export(http, game.game_id)["log"] for game in (finished, running)}
+        # the finished game leaves Redis for the archive (its document, and its line in the archive's index)
+        urls = ["--url", _embedded_url(var, "redis"), "--work-url", _embedded_url(var, "redis-work")]
+        wait_until(lambda: "archived 1 game(s)" in _cli("archive", "--older-than", "0", finished.game_id, *urls,
+                                                          var=var).stdout, timeout=30, every=0.5)
+        assert DirectoryArchive(var / "archive").archived_order() == [finished.game_id]
+        archived_ids = [game["game"] for game in http.get("/games?limit=10")[1]["games"]]
+        assert finished.game_id in archived_ids
 
         done = _cli("backup", "--out", str(backup_file), var=var)  # found through var/redis/redis.conf
         assert done.returncode == 0, done.stderr + done.stdout
-        assert f"backup written to {backup_file}" in done.stdout and "archive: 1 file(s)" in done.stdout
+        assert f"backup written to {backup_file}" in done.stdout and "archive: 2 file(s)" in done.stdout
         assert oct(backup_file.stat().st_mode & 0o777) == "0o600"
 
         play_random(http, running, rng, max_moves=4)  # after the backup: not in it
@@ -134,7 +148,7 @@ def test_backup_while_serving_then_restore_on_a_fresh_directory(tmp_path):
     assert f"restored {backup_file}" in done.stdout
     assert (restored / "referee-key").read_bytes() == (var / "referee-key").read_bytes()
     assert oct((restored / "referee-key").stat().st_mode & 0o777) == "0o600"
-    assert (restored / "archive" / "g-archived.json").read_text() == '{"archived": true}\n'
+    assert DirectoryArchive(restored / "archive").archived_order() == [finished.game_id]  # the archived list
     referee_key = public_key_b64(read_or_create_key_file(var / "referee-key"))
 
     with _Serve(restored, tmp_path / "serve2.log") as serve:
@@ -148,6 +162,9 @@ def test_backup_while_serving_then_restore_on_a_fresh_directory(tmp_path):
             report = verify_bundle(bundle, referee_key=referee_key)
             assert report.first_failure is None, report.to_dict()
         assert verify_bundle(_export(http, finished.game_id), referee_key=referee_key).status == "verified"
+        # the archived game is listed where it was, and served from the archive (nothing of it in the log Redis)
+        assert [game["game"] for game in http.get("/games?limit=10")[1]["games"]] == archived_ids
+        assert redis.Redis.from_url(_embedded_url(restored, "redis")).keys(f"*{finished.game_id}*") == []
         assert http.get(f"/games/{later.game_id}")[0] == 404
         status, legal = http.get(f"/games/{running.game_id}/legal-moves")
         assert status == 200 and legal["seq"] == len(before[running.game_id])  # play goes on from there
@@ -183,3 +200,35 @@ def test_sync_snapshot_equals_the_data_and_refusals(tmp_path):
         with EmbeddedRedis(directory=loaded, durable=False) as copy:
             restored = redis.Redis.from_url(copy.url)
             assert restored.dbsize() == 200 and restored.xlen("game:{g7}:log") == 1
+
+
+def _listed_document(game_id: str, at: int) -> dict:
+    return {"format": ARCHIVE_FORMAT, "game": game_id, "bundle": {"log": []}, "listed": {"games": at, "players": {}}}
+
+
+def test_an_archiver_at_work_during_a_backup_never_leaves_a_listed_game_without_its_document(tmp_path):
+    """The archive is copied while an archiver may add to it: its index is measured before its documents are
+    listed and copied up to that size, so a game archived during the copy is never listed in the backup
+    without its document; a temporary file of the archive gone before its turn is not copied (nor missed)."""
+    archive = DirectoryArchive(tmp_path / "archive")
+    archive.put("g-first", _listed_document("g-first", 1))
+    temporary = archive.file_of("g-second").parent / ".g-second.x.tmp"  # an archiver's file, being written
+    temporary.parent.mkdir(parents=True, exist_ok=True)
+    temporary.write_bytes(b"{")
+    rdb = tmp_path / "dump.rdb"
+    rdb.write_bytes(b"REDIS0009" + bytes(4096))
+
+    def archiver_at_work(*_progress: object) -> None:  # while the backup copies its first member
+        if not archive.has("g-second"):
+            temporary.unlink()
+            archive.put("g-second", _listed_document("g-second", 2))
+
+    _write_tar(tmp_path / "backup.tar", rdb, b"key", archive.path, archiver_at_work)
+    assert archive.archived_order() == ["g-first", "g-second"]
+    with tarfile.open(tmp_path / "backup.tar") as tar:
+        copied = [member for member in tar.getmembers() if member.name.startswith(ARCHIVE_PREFIX)]
+        tar.extractall(tmp_path / "copy", members=copied, filter="data")
+    restored = DirectoryArchive(tmp_path / "copy" / "archive")
+    assert restored.archived_order() == ["g-first"] and restored.has("g-first")
+    assert all(restored.has(game) for game in restored.archived_order())
+    assert not any(member.name.endswith(".tmp") for member in copied)
