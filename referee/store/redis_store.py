@@ -20,6 +20,7 @@ Fail-over (``REFEREE_MIN_REPLICAS``, :meth:`RedisStore.require_replicas`): with 
 service acknowledges (a game's or a tournament's creation and appends) is followed, on the same connection
 to the master that took it, by ``WAIT N timeout`` (``WAITAOF`` on Redis >= 7.2); fewer than N replicas in
 time is :class:`StoreUnavailable` (a 503): the entry is in the master's log and may or may not survive a
+fail-over (``docs/scale.md``).
 
 One part a module, each a mixin over the connection layer (``referee.store.connection``: the clients, the
 scripts, the routing to a cluster's masters, ``WAIT``): ``logs`` (a game's log: create, append, read, follow,
