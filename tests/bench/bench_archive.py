@@ -46,7 +46,7 @@ from referee.signing import RESIGN_CTX  # noqa: E402
 from referee.store import RedisStore, keys  # noqa: E402
 from referee.store.messages import messages_of  # noqa: E402
 from workers.projector import Projector  # noqa: E402
-from workers.queue import ready_key  # noqa: E402
+from workers.queue import ready_keys  # noqa: E402
 
 
 def used_memory(client: Any) -> int:
@@ -69,8 +69,9 @@ def drain_ready_list(store: RedisStore) -> int:
     """Take every notification off the replay workers' ready list, as a worker does: the bench projects the games
     itself (``Projector.catch_up``), so nothing else would, and the pushes would stay as a residue no service keeps."""
     taken = 0
-    while store.ready_redis.lpop(ready_key(QUEUE)) is not None:
-        taken += 1
+    for key in ready_keys(QUEUE):  # the unsharded list and its shards (``workers.queue``)
+        while store.ready_redis.lpop(key) is not None:
+            taken += 1
     return taken
 
 
