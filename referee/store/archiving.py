@@ -89,9 +89,15 @@ class Archiving(StoreConnection):
         if self.cluster:
             on_cluster = cast(RedisCluster, self.redis)
             node = on_cluster.get_node_from_key(key, replica=False)
-            name, kwargs = node.name, {**on_cluster.nodes_manager.connection_kwargs, "host": node.host,
-                                       "port": node.port}
-            connection_class = redis.Connection
+            # the settings of the cluster's own client of that node: its connection class too (an SSLConnection
+            # for rediss+cluster://; a plain Connection given the ssl_* settings would refuse them)
+            pool = node.redis_connection.connection_pool if node.redis_connection is not None else None
+            name = node.name
+            if pool is not None:
+                kwargs, connection_class = dict(pool.connection_kwargs), pool.connection_class
+            else:
+                kwargs = {**on_cluster.nodes_manager.connection_kwargs, "host": node.host, "port": node.port}
+                connection_class = redis.Connection
         else:
             pool = cast(redis.Redis, self.redis).connection_pool
             name, kwargs, connection_class = "", dict(pool.connection_kwargs), pool.connection_class
