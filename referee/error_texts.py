@@ -25,7 +25,7 @@ from typing import Any
 from .i18n import DEFAULT, N_, Text, gettext
 
 #: the words of a game's status, translated where a message names one (``%(status)s``)
-STATUS_WORDS = (N_("waiting"), N_("active"), N_("finished"), N_("aborted"), N_("expired"))
+STATUS_WORDS = (N_("waiting"), N_("active"), N_("finished"), N_("aborted"), N_("expired"), N_("cancelled"))
 
 #: English messages with the values taken out (``%(name)s``), as the engines, the fold and the services build
 #: them: the errors players meet (moves refused, signatures and keys, turns, finished games, stale
