@@ -190,19 +190,14 @@ def _check_seat_signatures(ctx: Context) -> Check:
                                            verifier=ctx.verifier)
             if problem:
                 failures.append({"position": position, "seat": seat, "code": problem[0], "message": problem[1]})
-            elif kind == "left":
+            elif kind == "left" and isinstance(seat, int):
                 keys[seat] = ""
         elif kind == "seated":
             checked += 1
-            seat = entry.get("seat")
-            problem = seated_problem(entry.get("submission"), created=created, seat=seat, seq=position, prev=prev,
-                                     verifier=ctx.verifier)
-            if problem is None and keys[seat] != "":
-                problem = ("seat/taken", f"seat {seat} was held already")
+            problem = _seated(entry, keys, position, prev, ctx)
             if problem:
-                failures.append({"position": position, "seat": seat, "code": problem[0], "message": problem[1]})
-            else:
-                keys[seat] = entry["submission"]["envelope"]["key"]
+                failures.append({"position": position, "seat": entry.get("seat"), "code": problem[0],
+                                 "message": problem[1]})
         elif kind == "cancelled":
             checked += 1
             creator = next((created[role] for role in ("creator", "organiser") if isinstance(created.get(role), str)),
@@ -226,6 +221,20 @@ def _check_seat_signatures(ctx: Context) -> Check:
                      {"checked": checked, "failed": len(failures), "failures": failures[:MAX_LISTED]})
     return Check("seat_signatures", PASSED, f"{checked} signed submissions, each bound to its game, seat and position",
                  details={"checked": checked})
+
+
+def _seated(entry: dict[str, Any], keys: list[Any], position: int, prev: Any, ctx: Context) -> tuple[str, str] | None:
+    """What is wrong with a ``seated`` entry's signatures and binding (:func:`referee.replay.seated_problem`), or
+    that its seat was held already; else None, and the seat's key is the one that took it from here on."""
+    seat = entry.get("seat")
+    problem = seated_problem(entry.get("submission"), created=ctx.created, seat=seat, seq=position, prev=prev,
+                             verifier=ctx.verifier)
+    if problem is not None or not isinstance(seat, int):
+        return problem
+    if keys[seat] != "":
+        return "seat/taken", f"seat {seat} was held already"
+    keys[seat] = entry["submission"]["envelope"]["key"]
+    return None
 
 
 def _abort_problem(abort: Any, created: dict[str, Any], position: int, prev: Any,

@@ -112,6 +112,20 @@ def test_refusals_of_a_take_change_nothing(http, store):
     assert len(log_of(store, game.game_id)) == length
 
 
+def test_refusals_of_a_take_speak_german_and_french(app, http):
+    game = create_open_game(http, "fivetowers", ["key", "invite"])
+    assert take(http, game, 1, generate_key(), "Bea")[0] == 202
+    body = take_body(game.game_id, 1, generate_key(), "Cy", tip(http, game.game_id), invite=game.invites[1])
+    messages = {}
+    for language in ("en", "de", "fr"):
+        answer = app.test_client().post(f"/games/{game.game_id}/seat", json=body,
+                                        headers={"Accept-Language": language})
+        assert answer.status_code == 409 and answer.json["error"]["code"] == "seat/taken"
+        messages[language] = answer.json["error"]["message"]
+    assert messages == {"en": "seat 1 is taken already", "de": "Platz 1 ist schon besetzt",
+                        "fr": "la place 1 est déjà prise"}
+
+
 def test_the_game_starts_once_every_seat_is_taken_and_accepted_and_holders_sign_its_moves(http, store):
     game = create_open_game(http, "fivetowers", ["key", "open"])
     seq, head = tip(http, game.game_id)
