@@ -256,3 +256,15 @@ def test_accepting_an_open_seat_is_refused(http):
     played = PlayedGame(game.game_id, "fivetowers", [game.keys[0], generate_key()])
     with pytest.raises(AssertionError):
         accept_all(http, played)
+
+
+def test_a_seat_taken_lists_the_game_among_the_keys_games_until_it_leaves(http):
+    game = create_open_game(http, "fivetowers", ["key", "open"])
+    joiner = generate_key()
+    key = public_key_b64(joiner)
+    assert http.get(f"/players/{key}/games")[1]["games"] == []
+    assert take(http, game, 1, joiner, "Jo")[0] == 202
+    rows = http.get(f"/players/{key}/games")[1]["games"]
+    assert [(row["game"], row["my_seats"], row["awaiting_acceptance"]) for row in rows] == [(game.game_id, [1], [])]
+    assert leave(http, game.game_id, 1, joiner)[0] == 202
+    assert http.get(f"/players/{key}/games")[1]["games"] == []
