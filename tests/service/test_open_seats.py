@@ -268,3 +268,36 @@ def test_a_seat_taken_lists_the_game_among_the_keys_games_until_it_leaves(http):
     assert [(row["game"], row["my_seats"], row["awaiting_acceptance"]) for row in rows] == [(game.game_id, [1], [])]
     assert leave(http, game.game_id, 1, joiner)[0] == 202
     assert http.get(f"/players/{key}/games")[1]["games"] == []
+
+
+def test_precedence_of_a_takes_refusals(http, store):
+    """CONTRACT section 6: 401 before 403 before 409 state before 409 stale."""
+    game = create_open_game(http, "fivetowers", ["key", "invite", "open"])
+    assert take(http, game, 1, generate_key(), "Bea")[0] == 202
+    stale = (1, "0" * 64)
+    joiner = generate_key()
+    unsigned = take_body(game.game_id, 1, joiner, "Cy", stale)  # stale, taken, and without its invitation
+    status, error = http.post(f"/games/{game.game_id}/seat", unsigned)
+    assert (status, error["error"]["code"]) == (403, "seat/bad_invite")
+    unsigned["sig"] = sign(generate_key(), unsigned["envelope"])
+    status, error = http.post(f"/games/{game.game_id}/seat", unsigned)
+    assert (status, error["error"]["code"]) == (401, "submission/bad_signature")
+    invited = take_body(game.game_id, 1, joiner, "Cy", stale, invite=game.invites[1])
+    status, error = http.post(f"/games/{game.game_id}/seat", invited)
+    assert (status, error["error"]["code"]) == (409, "seat/taken")
+    status, error = http.post(f"/games/{game.game_id}/seat", take_body(game.game_id, 2, joiner, "Cy", stale))
+    assert (status, error["error"]["code"]) == (409, "submission/stale")
+    assert error["error"]["details"]["seq"] == len(log_of(store, game.game_id))
+
+
+def test_an_invitation_lapses_with_the_games_accept_by(make_app):
+    import time
+
+    app = make_app(REFEREE_ACCEPT_WITHIN=1)
+    http = Http(app.test_client())
+    game = create_open_game(http, "fivetowers", ["key", "invite"])
+    body = take_body(game.game_id, 1, generate_key(), "Bea", tip(http, game.game_id), invite=game.invites[1])
+    time.sleep(1.2)
+    status, error = http.post(f"/games/{game.game_id}/seat", body)
+    assert (status, error["error"]["code"]) == (409, "game/expired"), error
+    assert [e["type"] for e in app.extensions["referee.store"].read_log(game.game_id)] == ["created"]
