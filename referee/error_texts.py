@@ -82,6 +82,7 @@ TEMPLATES = (
     N_("the game was cancelled by its creator"),
     N_("the game is %(status)s, not waiting for its seats"),
     N_("this key holds seat %(seat)s of this game already"),
+    N_("this key holds a seat of this game already"),
     N_("seat %(seat)s was given to a key at creation; it is not open"),
     N_("seat %(seat)s is taken already"),
     N_("another seat of this game is called %(name)s"),

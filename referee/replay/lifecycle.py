@@ -74,12 +74,9 @@ def on_accepted(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     refused = seat_submission(fold, entry, ACCEPT_CTX, seat)
     if refused:
         return refused
-    entropy = submitted_entropy(entry)
-    if entropy is None:
-        return reject(entry, "accept/bad_entropy", "entropy must be 32 bytes of base64url")
-    lapsed = _past_accept_by(fold, entry)
-    if lapsed:
-        return lapsed
+    entropy = _entropy_in_time(fold, entry)
+    if isinstance(entropy, Verdict):
+        return entropy
     fold.entropies[seat] = entropy
     return Verdict(entry["seq"], "accepted", "ok", seat)
 
@@ -93,18 +90,22 @@ def _given(spec: Any) -> tuple[str, str | None] | None:
     return (key if isinstance(key, str) else "", name if isinstance(name, str) else None)
 
 
-def _past_accept_by(fold: LogReplayer, entry: dict[str, Any]) -> Verdict | None:
-    """The rejection of an acceptance (``accepted``, ``seated``) logged after ``created.accept_by``, or None."""
+def _entropy_in_time(fold: LogReplayer, entry: dict[str, Any]) -> bytes | Verdict:
+    """An acceptance's (``accepted``, ``seated``) 32 bytes of entropy; or its rejection when it has none, or was
+    logged after ``created.accept_by``."""
+    entropy = submitted_entropy(entry)
+    if entropy is None:
+        return reject(entry, "accept/bad_entropy", "entropy must be 32 bytes of base64url")
     accept_by = fold.accept_by_ms()
     if accept_by is None:
-        return None
+        return entropy
     try:
         late = parse_ms(entry.get("at")) > accept_by
     except ValueError:
         late = True
     if late:
         return reject(entry, "game/expired", f"the game had to be accepted by {entry_time(accept_by)}")
-    return None
+    return entropy
 
 
 def _open_for_seating(fold: LogReplayer, entry: dict[str, Any]) -> Verdict | None:
@@ -141,12 +142,9 @@ def on_seated(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     if any(holder is not None and isinstance(holder[1], str) and name_clash(holder[1], name)
            for holder in fold.holders):
         return reject(entry, "seat/name_taken", f"another seat of this game is called {name}")
-    entropy = submitted_entropy(entry)
-    if entropy is None:
-        return reject(entry, "accept/bad_entropy", "entropy must be 32 bytes of base64url")
-    lapsed = _past_accept_by(fold, entry)
-    if lapsed:
-        return lapsed
+    entropy = _entropy_in_time(fold, entry)
+    if isinstance(entropy, Verdict):
+        return entropy
     fold.holders = (*fold.holders[:seat], (key, name), *fold.holders[seat + 1:])
     fold.entropies[seat] = entropy
     return Verdict(entry["seq"], "seated", "ok", seat)
