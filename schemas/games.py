@@ -123,7 +123,8 @@ class GameSummarySchema(Schema):
     organiser = fields.String(allow_none=True)
     created_at = fields.String(required=True)
     seats = fields.List(fields.Nested(SeatSchema), required=True)
-    status = fields.String(required=True, metadata={"description": "waiting, active, finished or aborted"})
+    status = fields.String(required=True, metadata={"description": "waiting, active, finished, aborted, expired (never "
+                                                                   "accepted in time) or cancelled (by its creator)"})
     to_move = fields.Integer(allow_none=True)
     seq = fields.Integer(required=True)
     head = fields.String(allow_none=True)
