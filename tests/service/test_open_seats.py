@@ -6,13 +6,13 @@ it. On the suite's real Redis, with real signatures."""
 from __future__ import annotations
 
 import random
-import threading
 
 import pytest
 import requests
 from live_server import serving
 from seat_helpers import cancel, create_open_game, leave, take, take_body, tip
 from svc_helpers import Http, PlayedGame, accept_all, create_game, move_envelope, play_random, signed
+from test_concurrency import race
 
 from referee.logchain import first_broken_link
 from referee.signing import ACCEPT_CTX, generate_key, public_key_b64, sign
@@ -218,20 +218,7 @@ def test_fifty_concurrent_takes_of_one_seat_give_exactly_one_seat(app, make_app,
     bodies = [take_body(game.game_id, 1, generate_key(), f"racer {i}", (seq, prev)) for i in range(50)]
     with serving(other) as second:
         Http(requests, second).get(f"/games/{game.game_id}")  # both processes hold a fold at this position
-        barrier = threading.Barrier(len(bodies))
-        results: list[tuple[int, dict] | None] = [None] * len(bodies)
-
-        def submit(i: int) -> None:
-            session = requests.Session()
-            barrier.wait()
-            response = session.post(f"{(server, second)[i % 2]}/games/{game.game_id}/seat", json=bodies[i], timeout=60)
-            results[i] = (response.status_code, response.json())
-
-        threads = [threading.Thread(target=submit, args=(i,)) for i in range(len(bodies))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(120)
+        results = race([f"{base}/games/{game.game_id}/seat" for base in (server, second)], bodies)
     assert all(result is not None for result in results)
     winners = [i for i, (status, _body) in enumerate(results) if 200 <= status < 300]
     assert len(winners) == 1, results
