@@ -25,7 +25,7 @@ from typing import Any
 from .i18n import DEFAULT, N_, Text, gettext
 
 #: the words of a game's status, translated where a message names one (``%(status)s``)
-STATUS_WORDS = (N_("waiting"), N_("active"), N_("finished"), N_("aborted"), N_("expired"))
+STATUS_WORDS = (N_("waiting"), N_("active"), N_("finished"), N_("aborted"), N_("expired"), N_("cancelled"))
 
 #: English messages with the values taken out (``%(name)s``), as the engines, the fold and the services build
 #: them: the errors players meet (moves refused, signatures and keys, turns, finished games, stale
@@ -78,6 +78,25 @@ TEMPLATES = (
     N_("accept is true or false"),
     N_("the offerer does not accept its own offer (accept: false withdraws it)"),
     N_("seat %(seat)s has accepted this offer already"),
+    # -- open seats and invitations (referee/games_service/seats.py, referee/replay/lifecycle.py; CONTRACT 14)
+    N_("the game was cancelled by its creator"),
+    N_("the game is %(status)s, not waiting for its seats"),
+    N_("this key holds seat %(seat)s of this game already"),
+    N_("this key holds a seat of this game already"),
+    N_("seat %(seat)s was given to a key at creation; it is not open"),
+    N_("seat %(seat)s is taken already"),
+    N_("another seat of this game is called %(name)s"),
+    N_("seat %(seat)s was given to a key at creation; it cannot be left (the creator may cancel the game)"),
+    N_("the signature is not the joining key's over this envelope"),
+    N_("seat %(seat)s is taken with its invitation: invite_sig is not the invitation key's signature over this "
+       "envelope"),
+    N_("this game was created without a signed request: it has no creator to cancel it"),
+    N_("a game is cancelled by its creator: the signature is not the creator's"),
+    N_("nobody holds seat %(seat)s"),
+    N_("seat %(seat)s is open: it is accepted by taking it"),
+    N_("a seat is taken with a name"),
+    N_("a game with an open seat is created by a signed request: sign it (field 'creator')"),
+    N_("the creator signature is not over {v: 1, ctx: 'referee/create', ...this body}"),
     # -- messages
     N_("this signed message is in the game's messages already at position %(position)s; sign a new one (a new "
        "at)"),
@@ -188,6 +207,13 @@ PROBLEMS = (
     N_("not valid JSON: %(reason)s"),
     N_("the body is empty; send a JSON object"),
     N_("the body starts with a byte-order mark; send UTF-8 without one"),
+    # the schemas' problems of open seats (schemas/games.py, schemas/common.py)
+    N_("a seat has exactly one of key, invite or open: true"),
+    N_("must be true (a seat open to anyone)"),
+    N_("only a seat given to a key is a bot"),
+    N_("sign with organiser or creator, not both"),
+    N_("a recorded game (deck) gives every seat to a key: open seats are for seeded games"),
+    N_("must be NFC-normalised (it is signed as sent)"),
 )
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")

@@ -14,17 +14,22 @@ Entry payloads (``v`` 1):
 * ``created``: ``game``, ``ruleset`` {name, version}, ``seats`` [{name, key}], ``options`` (as requested),
   ``time_control`` (resolved, CONTRACT section 8; absent in games created before clocks),
   ``mode`` ("seeded" or "recorded"), and ``commitment`` (hex SHA-256 of the server seed) in seeded
-  mode or ``deck`` (card ids, top first) in recorded mode; ``organiser`` (key or null).
+  mode or ``deck`` (card ids, top first) in recorded mode; ``organiser`` (key or null). A seat may be open
+  (CONTRACT section 14: ``{"name"?, "invite": key}`` or ``{"open": true, "name"?}``); such a game carries
+  ``creator`` and ``creator_sig`` (its signed creation request), unless its organiser signed it.
 * ``accepted``: ``seat``, ``submission`` (the signed acceptance exactly as received).
 * ``started``: nothing more (the game seed stays secret until ``revealed``).
 * ``move``: ``seat``, ``submission`` (the signed move exactly as received).
-* ``revealed``: ``server_seed`` (hex), ``reason`` ("finished", "aborted" or "expired").
+* ``revealed``: ``server_seed`` (hex), ``reason`` ("finished", "aborted", "expired" or "cancelled").
 * time control (``docs/timecontrol.md``): ``vacation`` (``seat``, ``submission``), ``timeout`` (``seat``,
   ``deadline``, ``action``, ``move``), ``forfeited`` (``seat``, ``reason``, ``timeout``), ``auto_move``
   (``seat``, ``move``).
 * ``adjudicated``: ``method`` ("provisional" or "organiser"), ``reason``, and for an organiser's decision
   ``ranks`` and the signed ``decision`` (``docs/tournaments.md``).
 * ``expired``: a seeded game not accepted by every seat by ``created.accept_by``.
+* open seats (CONTRACT section 14, ``docs/service.md``): ``seated`` (``seat``, ``submission``: the signed take
+  ``{envelope, sig, invite_sig?}`` exactly as received; also the seat's acceptance), ``left`` (``seat``,
+  ``submission``), ``cancelled`` (``submission``: the creator's signed cancel).
 """
 
 from __future__ import annotations

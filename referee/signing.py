@@ -35,6 +35,12 @@ MESSAGE_RECEIPT_CTX = "referee/message-receipt"
 RESIGN_CTX = "referee/resign"
 OFFER_CTX = "referee/offer"
 ANSWER_CTX = "referee/answer"
+# open seats and invitations (CONTRACT section 14): taking a seat, leaving it, the creator's cancel, and the
+# creator's signed creation request (the organiser's ``referee/create``)
+SEAT_CTX = "referee/seat"
+LEAVE_CTX = "referee/leave"
+CANCEL_CTX = "referee/cancel"
+CREATE_CTX = "referee/create"
 
 
 def b64url_encode(raw: bytes) -> str:

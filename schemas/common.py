@@ -241,3 +241,22 @@ class MessageText(fields.String):
         if problem:
             raise ValidationError(problem)
         return text
+
+
+class SignedName(fields.String):
+    """A name inside a signed envelope (taking a seat): the rules of :class:`PlayerName`, but never normalised on
+    the way in, since the signature is over the bytes as sent: a name that is not NFC already is refused."""
+
+    def __init__(self, **kwargs: Any):
+        kwargs.setdefault("metadata", {"description": "the player's name: NFC, 1–64 characters, no control or format "
+                                                      "characters; unique within the game ignoring case"})
+        super().__init__(validate=validate.Length(min=1, max=NAME_MAX, error="must have 1 to 64 characters"), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if unicodedata.normalize("NFC", text) != text:
+            raise ValidationError("must be NFC-normalised (it is signed as sent)")
+        for char in text:
+            if unicodedata.category(char) in {"Cc", "Cf"}:
+                raise ValidationError(f"must not contain control or format characters (found U+{ord(char):04X})")
+        return text

@@ -6,15 +6,38 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from .common import PlayerName, VerdictSchema, clashing_names, key_field, sig_field
+from .common import PlayerName, StrictBoolean, VerdictSchema, clashing_names, key_field, sig_field
 from .submissions import ClockSchema
 
 
 class SeatSpecSchema(Schema):
-    name = PlayerName(required=True)
-    key = key_field(required=True)
+    """A seat given to a key (``name``, ``key``, ``bot``?), or open (CONTRACT section 14): to a holder of an
+    invitation key (``invite``, ``name``?) or to anyone (``open: true``, ``name``?)."""
+
+    name = PlayerName(metadata={"description": "the player's name (required with key; a label of an open seat)"})
+    key = key_field(metadata={"description": "the seat's Ed25519 public key (base64url); or invite, or open"})
+    invite = key_field(metadata={"description": "an open seat for the holder of this invitation key (its private "
+                                                "seed travels in the link's fragment): the take carries invite_sig"})
+    open = StrictBoolean(metadata={"description": "true: a seat open to anyone (listed among the open games)"})
     bot = fields.Boolean(metadata={"description": "the seat is played by a program (default false); written into "
                                                   "the created entry as given, so an organiser's signature covers it"})
+
+    @validates_schema
+    def _one_kind(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        kinds = [kind for kind in ("key", "invite", "open") if kind in data]
+        problems: dict[str, list[str]] = {}
+        if not kinds or "key" in kinds:  # a seat given to a key, as before open seats: name and key required
+            for required in ("name", "key"):
+                if required not in data:
+                    problems[required] = ["Missing data for required field."]
+        if len(kinds) > 1:
+            problems["_schema"] = ["a seat has exactly one of key, invite or open: true"]
+        if "open" in data and data["open"] is not True:
+            problems["open"] = ["must be true (a seat open to anyone)"]
+        if "bot" in data and "key" not in data:
+            problems["bot"] = ["only a seat given to a key is a bot"]
+        if problems:
+            raise ValidationError(problems)
 
 
 class OrganiserSchema(Schema):
@@ -22,6 +45,13 @@ class OrganiserSchema(Schema):
     sig = sig_field(required=True, metadata={
         "description": "signature over the RFC 8785 bytes of {v: 1, ctx: 'referee/create', ...the body without "
                        "'organiser'}"})
+
+
+class CreatorSchema(Schema):
+    key = key_field(required=True)
+    sig = sig_field(required=True, metadata={
+        "description": "signature over the RFC 8785 bytes of {v: 1, ctx: 'referee/create', ...the body without "
+                       "'creator'}"})
 
 
 class CreateGameSchema(Schema):
@@ -33,12 +63,24 @@ class CreateGameSchema(Schema):
     nonce = fields.String(validate=validate.Length(max=128),
                           metadata={"description": "makes two otherwise identical organiser-signed requests differ"})
     organiser = fields.Nested(OrganiserSchema, metadata={"description": "required when organiser keys are set"})
+    creator = fields.Nested(CreatorSchema, metadata={
+        "description": "required for a game with an open seat (invite or open), unless organiser signs: the creator "
+                       "may cancel the game before it starts (POST /games/{id}/cancel)"})
 
     @validates_schema
     def _names_differ(self, data: dict[str, Any], **_kwargs: Any) -> None:
-        clashes = clashing_names(seat["name"] for seat in data.get("seats", []))
+        named = [(i, seat["name"]) for i, seat in enumerate(data.get("seats", [])) if "name" in seat]
+        clashes = clashing_names(name for _i, name in named)
         if clashes:
-            raise ValidationError({"seats": {i: {"name": [problem]} for i, problem in clashes.items()}})
+            raise ValidationError({"seats": {named[i][0]: {"name": [problem]} for i, problem in clashes.items()}})
+
+    @validates_schema
+    def _open_seats(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if "creator" in data and "organiser" in data:
+            raise ValidationError("sign with organiser or creator, not both", "creator")
+        if "deck" in data and any("key" not in seat for seat in data.get("seats", [])):
+            raise ValidationError("a recorded game (deck) gives every seat to a key: open seats are for seeded games",
+                                  "deck")
 
 
 class RulesetRefSchema(Schema):
@@ -59,9 +101,14 @@ class CreatedSchema(Schema):
 
 class SeatSchema(Schema):
     seat = fields.Integer(required=True)
-    name = fields.String(required=True)
-    key = fields.String(required=True)
+    name = fields.String(required=True, allow_none=True, metadata={"description": "null: an open seat without a label "
+                                                                                 "that nobody holds"})
+    key = fields.String(required=True, allow_none=True, metadata={"description": "the key that holds the seat now; "
+                                                                                "null: an open seat nobody holds"})
     accepted = fields.Boolean(required=True)
+    open = fields.String(metadata={"description": "a seat declared open at creation: invite (for the holder of its "
+                                                  "invitation) or anyone (CONTRACT section 14)"})
+    taken = fields.Boolean(metadata={"description": "an open seat: whether someone holds it now"})
     bot = fields.Boolean(metadata={"description": "true when the seat was declared a bot at creation (absent "
                                                   "otherwise)"})
     clock = fields.Nested(ClockSchema, metadata={"description": "games with a clock: deadline, time left, bank, "
@@ -76,7 +123,8 @@ class GameSummarySchema(Schema):
     organiser = fields.String(allow_none=True)
     created_at = fields.String(required=True)
     seats = fields.List(fields.Nested(SeatSchema), required=True)
-    status = fields.String(required=True, metadata={"description": "waiting, active, finished or aborted"})
+    status = fields.String(required=True, metadata={"description": "waiting, active, finished, aborted, expired (never "
+                                                                   "accepted in time) or cancelled (by its creator)"})
     to_move = fields.Integer(allow_none=True)
     seq = fields.Integer(required=True)
     head = fields.String(allow_none=True)

@@ -8,7 +8,7 @@ from .games import GAMES_MAX_PAGE, PendingOfferSchema, RulesetRefSchema, _page_l
 from .tournaments import TournamentSummarySchema
 
 #: what ``?status=`` takes: a game's status, or ``open`` (waiting or active)
-PLAYER_STATUSES = ("waiting", "active", "finished", "aborted", "expired", "open")
+PLAYER_STATUSES = ("waiting", "active", "finished", "aborted", "expired", "cancelled", "open")
 
 
 class PlayerGamesQuerySchema(Schema):

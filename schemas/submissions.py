@@ -9,9 +9,20 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from referee.decisions import OFFER_KINDS
-from referee.signing import ACCEPT_CTX, ANSWER_CTX, MOVE_CTX, OFFER_CTX, RECEIPT_CTX, RESIGN_CTX, VACATION_CTX
+from referee.signing import (
+    ACCEPT_CTX,
+    ANSWER_CTX,
+    CANCEL_CTX,
+    LEAVE_CTX,
+    MOVE_CTX,
+    OFFER_CTX,
+    RECEIPT_CTX,
+    RESIGN_CTX,
+    SEAT_CTX,
+    VACATION_CTX,
+)
 
-from .common import GAME_ID, HEX64, VerdictSchema, entropy, sig_field, signer_time, strict_int
+from .common import GAME_ID, HEX64, SignedName, VerdictSchema, entropy, key_field, sig_field, signer_time, strict_int
 
 ABORT_CTX = "referee/abort"
 
@@ -38,6 +49,26 @@ class AcceptEnvelopeSchema(_EnvelopeBase):
     seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
     entropy = fields.String(required=True, validate=[validate.Length(max=64), entropy],
                             metadata={"description": "32 bytes of the seat's own randomness, base64url"})
+
+
+class SeatEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(SEAT_CTX, error=f"must be {SEAT_CTX!r}"))
+    seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
+    key = key_field(required=True, metadata={"description": "the joining key (Ed25519, base64url): it signs sig, "
+                                                           "and every later submission of the seat"})
+    name = SignedName(required=True)
+    entropy = fields.String(required=True, validate=[validate.Length(max=64), entropy],
+                            metadata={"description": "32 bytes of the seat's own randomness, base64url: taking the "
+                                                     "seat is also accepting the game"})
+
+
+class LeaveEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(LEAVE_CTX, error=f"must be {LEAVE_CTX!r}"))
+    seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
+
+
+class CancelEnvelopeSchema(_EnvelopeBase):
+    ctx = fields.String(required=True, validate=validate.Equal(CANCEL_CTX, error=f"must be {CANCEL_CTX!r}"))
 
 
 class AbortEnvelopeSchema(_EnvelopeBase):
@@ -133,6 +164,24 @@ class AnswerSubmissionSchema(Schema):
 class AcceptSubmissionSchema(Schema):
     envelope = fields.Nested(AcceptEnvelopeSchema, required=True)
     sig = sig_field(required=True)
+
+
+class SeatSubmissionSchema(Schema):
+    envelope = fields.Nested(SeatEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "the joining key's signature over the RFC 8785 bytes of "
+                                                            "envelope"})
+    invite_sig = sig_field(metadata={"description": "an invite seat: the invitation key's signature over the same "
+                                                    "bytes (the link's fragment holds its private seed)"})
+
+
+class LeaveSubmissionSchema(Schema):
+    envelope = fields.Nested(LeaveEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "the seat holder's signature"})
+
+
+class CancelSubmissionSchema(Schema):
+    envelope = fields.Nested(CancelEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "the creator's signature"})
 
 
 class AbortSubmissionSchema(Schema):

@@ -60,9 +60,14 @@ class Games(MethodView):
 
         When organiser keys are configured, the body carries ``organiser: {key, sig}``, ``sig`` being the
         organiser's signature over the RFC 8785 bytes of ``{"v": 1, "ctx": "referee/create", ...}`` (the
-        body without ``organiser``)."""
+        body without ``organiser``).
+
+        A seat may be open: ``{"name"?, "invite": <invitation key>}`` or ``{"open": true}`` (CONTRACT section
+        14); such a game is created by a signed request, ``creator: {key, sig}`` with ``sig`` over the same bytes
+        (the body without ``creator``), unless ``organiser`` signs it."""
         organiser = body.pop("organiser", None)
-        return service().create_game(body, organiser)
+        creator = body.pop("creator", None)
+        return service().create_game(body, organiser, creator=creator)
 
 
 @blp.route("/<game_id>")

@@ -62,14 +62,14 @@ def _marked(view_func: Any) -> list[tuple[str | None, str, Callable[[], str] | N
 
 def signing_key() -> str:
     """The limit key of a signed request: the public key its envelope names (``envelope.key``, the
-    organiser's ``organiser.key``), else the client's address. The body is already read whole and is at
-    most ``REFEREE_MAX_BODY`` bytes (``referee/api/body.py``); a body that does not parse counts per address
-    and is refused by the schemas after."""
+    organiser's ``organiser.key``, the creator's ``creator.key``), else the client's address. The body is
+    already read whole and is at most ``REFEREE_MAX_BODY`` bytes (``referee/api/body.py``); a body that does
+    not parse counts per address and is refused by the schemas after."""
     from flask import request  # noqa: PLC0415
 
     body = request.get_json(silent=True, force=True, cache=True)
     if isinstance(body, dict):
-        for holder in (body.get("envelope"), body.get("organiser")):
+        for holder in (body.get("envelope"), body.get("organiser"), body.get("creator")):
             if isinstance(holder, dict) and isinstance(holder.get("key"), str) and len(holder["key"]) <= 64:
                 return "key:" + holder["key"]
     return "addr:" + (get_remote_address() or "")

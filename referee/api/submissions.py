@@ -1,5 +1,5 @@
 """Signed submissions: acceptances, moves, vacations and aborts (CONTRACT section 3), resignations, offers and
-answers (CONTRACT section 12)."""
+answers (CONTRACT section 12), taking an open seat, leaving it and cancelling the game (CONTRACT section 14)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,13 @@ from schemas.submissions import (
     AcceptSubmissionSchema,
     AdjudicateSchema,
     AnswerSubmissionSchema,
+    CancelSubmissionSchema,
+    LeaveSubmissionSchema,
     MoveSubmissionSchema,
     OfferSubmissionSchema,
     ReceiptSchema,
     ResignSubmissionSchema,
+    SeatSubmissionSchema,
     VacationSubmissionSchema,
     WaitQuerySchema,
 )
@@ -25,8 +28,9 @@ from .games import service
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("submissions", __name__, url_prefix="/games",
-                   description="Signed acceptances, moves, vacations, aborts, resignations, offers and answers; a "
-                               "2xx means durably in the log and carries the referee's signed receipt")
+                   description="Signed acceptances, moves, vacations, aborts, resignations, offers and answers, "
+                               "open seats taken and left, cancels; a 2xx means durably in the log and carries the "
+                               "referee's signed receipt")
 
 _ERRORS = (400, 401, 403, 404, 409, 413, 415, 503)
 
@@ -130,3 +134,38 @@ class Answer(MethodView):
         has accepted, the referee appends ``agreed`` in the same step (409 ``offer/none_pending`` when no offer
         is pending there)."""
         return service().answer(game_id, position, submission)
+
+
+# -- open seats and invitations (CONTRACT section 14) ------------------------------------------------
+@blp.route("/<game_id>/seat")
+class Seat(MethodView):
+    @blp.arguments(SeatSubmissionSchema())
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Take an open seat: ``sig`` by the joining key, and ``invite_sig`` by the invitation key for an invite
+        seat (403 ``seat/bad_invite`` without it). Taking the seat is also its acceptance; after the last seat the
+        game starts. Exactly one take gets a seat: a later one 409 ``seat/taken``; a key that holds a seat of the
+        game already 409 ``seat/same_key``."""
+        return service().take_seat(game_id, submission)
+
+
+@blp.route("/<game_id>/leave")
+class Leave(MethodView):
+    @blp.arguments(LeaveSubmissionSchema())
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """The holder of an open seat gives it up before the game starts (signed by the key that took it): the
+        seat is open again."""
+        return service().leave_seat(game_id, submission)
+
+
+@blp.route("/<game_id>/cancel")
+class Cancel(MethodView):
+    @blp.arguments(CancelSubmissionSchema())
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """The creator's signed cancel of a game that has not started: status ``cancelled``, the seed revealed."""
+        return service().cancel_game(game_id, submission)

@@ -1,6 +1,6 @@
 """Archiving finished games out of Redis (CONTRACT section 13, "Archive"): :func:`archive_game`.
 
-A game is archived when it is over (finished, aborted or expired), its bundle is final (the seed revealed,
+A game is archived when it is over (finished, aborted, expired or cancelled), its bundle is final (the seed revealed,
 or a recorded game over), its replay worker's projection is at the end of its log, and its ``revealed``
 entry (a recorded game: its last entry) is at least ``older_than`` seconds old (``REFEREE_ARCHIVE_AFTER``).
 
@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ..bundle import export_bundle, is_final
 from ..clock import now_ms
 from ..metrics import ARCHIVED
-from ..replay import ABORTED, EXPIRED, FINISHED
+from ..replay import ABORTED, CANCELLED, EXPIRED, FINISHED
 from ..store import GameNotFound, RedisStore
 from ..store.archive import ARCHIVE_FORMAT, Archive, listing_of
 from ..store.keys import GAMES_INDEX, OUTBOX_SEEN, game_keys, message_keys, player_games_key
@@ -40,7 +40,7 @@ from ..timecontrol import parse_ms
 from .players import player_rows
 
 #: the statuses of a game that takes nothing more
-OVER = frozenset({FINISHED, ABORTED, EXPIRED})
+OVER = frozenset({FINISHED, ABORTED, EXPIRED, CANCELLED})
 #: ``REFEREE_ARCHIVE_AFTER``'s default: a week after the seed is revealed
 ARCHIVE_AFTER = 7 * 24 * 3600.0
 

@@ -1,12 +1,12 @@
 """Building log entries (format in ``referee.logchain``) and the entries the referee writes itself.
 
-Besides the submissions of the seats, the referee appends entries on its own: ``started`` once every
-seat has accepted (or right after ``created`` in recorded mode), ``revealed`` with the server seed once
-the game is over (or aborted by agreement), ``agreed`` once every seat needed has accepted the pending
-offer (CONTRACT section 12), and with a clock (CONTRACT section 8) ``timeout`` when the seat to move is past its
-deadline, ``forfeited`` right after a timeout that forfeits, and ``auto_move`` for a forfeited seat on
-each of its turns. The web process (right after the append that calls for them), the replay worker (in
-case the web process died in between) and the deadline scheduler append them through
+Besides the submissions of the seats, the referee appends entries on its own: ``started`` once every seat has
+accepted (or right after ``created`` in recorded mode), ``revealed`` with the server seed once the game is
+over (or aborted by agreement, or cancelled by its creator), ``agreed`` once every seat needed has accepted
+the pending offer (CONTRACT section 12), and with a clock (CONTRACT section 8) ``timeout`` when the seat to
+move is past its deadline, ``forfeited`` right after a timeout that forfeits, and ``auto_move`` for a
+forfeited seat on each of its turns. The web process (right after the append that calls for them), the replay
+worker (in case the web process died in between) and the deadline scheduler append them through
 :func:`append_system_entries`; the atomic append makes sure only one of them succeeds at a position.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from ..clock import now
 from ..logchain import ENTRY_VERSION, seal
-from ..replay import ABORTED, ACTIVE, EXPIRED, FINISHED, WAITING, LogReplayer, Verdict
+from ..replay import ABORTED, ACTIVE, CANCELLED, EXPIRED, FINISHED, WAITING, LogReplayer, Verdict
 from ..store.base import Appended, LogStore
 from ..store.errors import StaleAppend
 from ..timecontrol import format_ms
@@ -61,6 +61,8 @@ def due_system_entry(replayer: LogReplayer, secret: bytes | None, now: int | Non
         if not replayer.revealed:
             return {"type": "revealed", "server_seed": secret.hex(), "reason": "expired"}
         return None
+    if replayer.status == CANCELLED and mode == "seeded" and secret is not None and not replayer.revealed:
+        return {"type": "revealed", "server_seed": secret.hex(), "reason": "cancelled"}  # CONTRACT section 14
     if replayer.status == ABORTED and mode == "seeded" and secret is not None and not replayer.revealed:
         return {"type": "revealed", "server_seed": secret.hex(), "reason": "abort_agreed"}  # DC-A1
     if replayer.status == FINISHED and mode == "seeded" and secret is not None:

@@ -47,6 +47,16 @@ STATUS_BY_CODE = {
     "answer/mismatch": 400,
     "answer/own_offer": 409,
     "answer/duplicate": 409,
+    # open seats (CONTRACT section 14)
+    "seat/bad_invite": 403,
+    "seat/taken": 409,
+    "seat/same_key": 409,
+    "seat/name_taken": 409,
+    "seat/not_open": 409,
+    "seat/not_taken": 409,
+    "seat/open": 409,
+    "game/cancelled": 409,
+    "cancel/no_creator": 403,
 }
 
 

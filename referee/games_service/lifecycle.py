@@ -15,8 +15,8 @@ from ..clock import now_ms
 from ..errors import ServiceError, invalid
 from ..games import ruleset
 from ..games.randomness import recorded_game_seed
-from ..replay import ABORTED, ACTIVE, FINISHED, WAITING, LogReplayer
-from ..signing import verify
+from ..replay import ABORTED, ACTIVE, FINISHED, WAITING, LogReplayer, seat_kind
+from ..signing import CREATE_CTX, verify
 from ..store import DuplicateSubmission, GameExists, StaleAppend, StoreUnavailable
 from ..store.base import Appended, Tip
 from ..timecontrol import TimeControlError, engine_options, format_ms
@@ -27,7 +27,6 @@ from .folds import clone_replayer
 from .players import index_players
 from .submissions import Submissions
 
-CREATE_CTX = "referee/create"
 ABORT_CTX = "referee/abort"
 
 
@@ -45,18 +44,25 @@ class Lifecycle(Submissions):
     # -- create ---------------------------------------------------------------------------------------
     def create_game(self, spec: dict[str, Any], organiser: dict[str, str] | None = None, *,
                     tournament: str | None = None, adjudicator: str | None = None,
-                    game_id: str | None = None) -> dict[str, Any]:
+                    game_id: str | None = None, creator: dict[str, str] | None = None) -> dict[str, Any]:
         """Create a game from a validated spec (``ruleset``, ``seats``, ``options``, ``deck``?, ``nonce``?).
 
         The tournament service (not the HTTP API) also passes the ``tournament`` the game belongs to, its
         ``adjudicator`` (the tournament's organiser key, who may decide an adjudication) and the game id
         its pairing named; all three are written into ``created``.
 
+        A seat may be open (CONTRACT section 14): ``{"name"?, "invite": key}`` or ``{"open": true, "name"?}``.
+        A game with an open seat is created by a signed request: ``creator`` ``{key, sig}`` (or ``organiser``,
+        whose signature serves as the creator's), ``sig`` over ``{v: 1, ctx: 'referee/create', ...the body
+        without creator}``; ``created`` keeps ``creator`` and ``creator_sig``, and the game id is the
+        signature's. A game without a ``creator`` is created exactly as before.
+
         :raises ServiceError: the first that applies of
             400 ``game/bad_time_control`` (``options.time_control``; ``details.problems``, before any
             signature is looked at);
             403 ``organiser/not_allowed`` (a key not among the organisers'), 401 ``organiser/bad_signature``,
             401 ``organiser/required`` (unsigned where only organisers may create games);
+            401 ``creator/required`` (an open seat, no signed request), 401 ``creator/bad_signature``;
             400 ``request/invalid`` (an unknown ruleset, a number of seats the ruleset does not take;
             ``details.problems``), 503 ``ruleset/unavailable`` (its engine is not installed);
             400 ``game/bad_options`` (options or deck the engine refuses);
@@ -80,6 +86,13 @@ class Lifecycle(Submissions):
         elif self.organiser_keys and tournament is None:  # a tournament's games are the referee's own
             raise ServiceError(401, "organiser/required",
                                "only organisers may create games here: sign the request (field 'organiser')")
+        if creator is not None:
+            if not verify(creator["key"], {"v": 1, "ctx": CREATE_CTX, **spec}, creator["sig"]):
+                raise ServiceError(401, "creator/bad_signature",
+                                   "the creator signature is not over {v: 1, ctx: 'referee/create', ...this body}")
+        elif organiser is None and any(seat_kind(seat) != "key" for seat in spec["seats"]):
+            raise ServiceError(401, "creator/required", "a game with an open seat is created by a signed request: "
+                               "sign it (field 'creator')")
         try:
             rules = ruleset(spec["ruleset"])
         except KeyError as exc:
@@ -92,7 +105,8 @@ class Lifecycle(Submissions):
             raise invalid([{"path": "$.seats", "problem": f"{rules.name} is for {rules.min_players} to "
                                                           f"{rules.max_players} players, not {players}"}])
         deck = spec.get("deck")
-        game_id = game_id or (signed_game_id(organiser["sig"]) if organiser else new_game_id())
+        signer = organiser or creator
+        game_id = game_id or (signed_game_id(signer["sig"]) if signer else new_game_id())
         try:  # the engine is the judge of options and decks
             if deck is not None:
                 rules.new_game(players, engine_options(options), deck=list(deck), seed=recorded_game_seed(game_id))
@@ -106,7 +120,8 @@ class Lifecycle(Submissions):
             "game": game_id,
             "ruleset": {"name": rules.name, "version": rules.version},
             "seats": [{"name": seat["name"], "key": seat["key"], **({"bot": seat["bot"]} if "bot" in seat else {})}
-                      for seat in seats],  # ``bot`` as given: the organiser signed the seats verbatim
+                      if seat_kind(seat) == "key" else dict(seat)
+                      for seat in seats],  # ``bot``, an open seat as given: the organiser or creator signed them
             "options": options,  # verbatim: the organiser signed them (the verifier rebuilds the request)
             "time_control": time_control,  # resolved, defaults filled in (CONTRACT section 8)
             "organiser": organiser_key,
@@ -119,6 +134,8 @@ class Lifecycle(Submissions):
             payload.update(mode="seeded", commitment=hashlib.sha256(secret).hexdigest())
         if organiser:
             payload["organiser_sig"] = organiser["sig"]
+        if creator:
+            payload.update(creator=creator["key"], creator_sig=creator["sig"])
         if deck is None and self.accept_within and tournament is None:  # a tournament's round deadline decides
             payload["accept_by"] = format_ms(now_ms() + int(self.accept_within * 1000))
         if spec.get("nonce") is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..clock import now_ms
 from ..errors import ServiceError
-from ..replay import ACTIVE, WAITING
+from ..replay import ACTIVE, WAITING, seat_kind
 from ..signing import load_public_key
 from ..store.base import LogStore
 from ..store.keys import PLAYER_KEY_RE
@@ -143,7 +143,13 @@ class PlayerGames(ServiceCore):
                     projection = projection_of(self.fold(game_id))  # not projected yet: a fold here
                 except ServiceError:
                     continue
-            row = self._player_row(public_key, game_id, created, projection, now)
+            described = created
+            if any(seat_kind(seat) != "key" for seat in created.get("seats") or []):
+                held = self._held_now(game_id, created)
+                if held is None or not any(seat["key"] == public_key for seat in held[0]["seats"]):
+                    continue  # the key left the seat it took: the index keeps its row, the game is not its
+                described, projection = held
+            row = self._player_row(public_key, game_id, described, projection, now)
             row["_created_ms"] = created_ms
             if status is None or row["status"] == status or (
                     status == "open" and row["status"] in (WAITING, ACTIVE)):
@@ -157,6 +163,18 @@ class PlayerGames(ServiceCore):
             del row["_created_ms"], row["_deadline_ms"]
         following = offset + len(page) if offset + len(page) < len(rows) else None
         return {"key": public_key, "games": page, "offset": offset, "total": len(rows), "next": following}
+
+    def _held_now(self, game_id: str, created: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """A game with open seats (CONTRACT section 14) as its holders now make it (who holds a seat is the fold's,
+        not ``created``'s): ``created`` with each seat's holder, and the fold's projection; None when unreadable."""
+        try:
+            replayer = self.fold(game_id)
+        except ServiceError:
+            return None
+        seats = [{"name": holder[1], "key": holder[0]} if holder is not None
+                 else {"name": spec.get("name"), "key": None}
+                 for holder, spec in zip(replayer.holders, created["seats"], strict=True)]
+        return {**created, "seats": seats}, projection_of(replayer)
 
     @staticmethod
     def _player_row(public_key: str, game_id: str, created: dict[str, Any], projection: dict[str, Any],

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..clock import now_ms
 from ..errors import ServiceError
-from ..replay import ACTIVE, EXPIRED, FINISHED, LogError
+from ..replay import ACTIVE, CANCELLED, EXPIRED, FINISHED, LogError, seat_kind
 from ..store import GameNotFound
 from ..timecontrol.spec import time_control_of
 from .core import ServiceCore, not_found
@@ -18,13 +18,42 @@ from .folds import fold_with_states
 from .projection import clock_view, projection_of
 
 
+def has_open_seats(created: dict[str, Any]) -> bool:
+    """Whether a game was created with a seat open to an invitation or to anyone (CONTRACT section 14)."""
+    return any(seat_kind(seat) != "key" for seat in created.get("seats") or [])
+
+
+def _open_seat_row(seat: int, spec: dict[str, Any], holder: tuple[str, str | None] | None, accepted: bool,
+                   clocks: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """A seat of a game with open seats, as ``GET /games/{id}`` shows it: its holder now (key and name; ``null``
+    while nobody holds it), and ``open`` (``invite`` or ``anyone``) for a seat declared open."""
+    kind = seat_kind(spec)
+    return {"seat": seat, "name": holder[1] if holder is not None else spec.get("name"),
+            "key": holder[0] if holder is not None else None, "accepted": accepted,
+            **({"open": "anyone" if kind == "open" else "invite", "taken": holder is not None}
+               if kind != "key" else {}),
+            **({"bot": True} if spec.get("bot") is True else {}),
+            **({"clock": clocks[seat]} if clocks is not None else {})}
+
+
 class GameReads(ServiceCore):
     """Answers the reads of games; writes nothing."""
 
-    def _describe(self, game_id: str, created: dict[str, Any], projection: dict[str, Any]) -> dict[str, Any]:
+    def _describe(self, game_id: str, created: dict[str, Any], projection: dict[str, Any],
+                  holders: tuple[Any, ...] | None = None) -> dict[str, Any]:
+        """A game's summary; ``holders`` (the fold's, for a game with open seats) name who holds each seat now."""
         accepted = set(projection.get("accepted") or [])
         mode = created.get("mode")
         clocks = clock_view(projection.get("clocks"), len(created["seats"]), now_ms())
+        if holders is not None:
+            seats = [_open_seat_row(i, spec, holders[i], i in accepted, clocks)
+                     for i, spec in enumerate(created["seats"])]
+        else:
+            seats = [{"seat": i, "name": seat["name"], "key": seat["key"],
+                      "accepted": mode == "recorded" or i in accepted,
+                      **({"bot": True} if seat.get("bot") is True else {}),
+                      **({"clock": clocks[i]} if clocks is not None else {})}
+                     for i, seat in enumerate(created["seats"])]
         return {
             "game": game_id,
             "ruleset": created["ruleset"],
@@ -33,11 +62,7 @@ class GameReads(ServiceCore):
             "organiser": created.get("organiser"),
             "options": created.get("options") or {},
             "created_at": created["at"],
-            "seats": [{"seat": i, "name": seat["name"], "key": seat["key"],
-                       "accepted": mode == "recorded" or i in accepted,
-                      **({"bot": True} if seat.get("bot") is True else {}),
-                       **({"clock": clocks[i]} if clocks is not None else {})}
-                      for i, seat in enumerate(created["seats"])],
+            "seats": seats,
             "time_control": time_control_of(created),
             "status": projection["status"],
             "to_move": projection["to_move"],
@@ -54,10 +79,14 @@ class GameReads(ServiceCore):
             raise not_found(game_id) from exc
         projection = self.store.read_projection(game_id)
         source = "worker"
-        if projection is None or projection["seq"] != tip.seq or projection["head"] != tip.head:
+        holders = None
+        if has_open_seats(created):  # who holds a seat is the fold's (the stored projection does not keep it)
+            replayer = self.fold(game_id)
+            projection, source, holders = projection_of(replayer), "web", replayer.holders
+        elif projection is None or projection["seq"] != tip.seq or projection["head"] != tip.head:
             projection = projection_of(self.fold(game_id))
             source = "web"
-        return {**self._describe(game_id, created, projection), "state": projection["view"],
+        return {**self._describe(game_id, created, projection, holders), "state": projection["view"],
                 "last_verdict": projection["last_verdict"], "version_mismatch": projection["version_mismatch"],
                 "blocked": projection["blocked"], "decisions": projection.get("decisions"), "projection": source}
 
@@ -65,14 +94,19 @@ class GameReads(ServiceCore):
         """``GET /games``: newest first, from the stored projections (a game that has none yet is folded here)."""
         out = []
         for game_id in self.store.list_games(offset, limit):
+            holders = None
             try:
                 created = self.created_entry(game_id)
-                projection = self.store.read_projection(game_id) or projection_of(self.fold(game_id))
+                if has_open_seats(created):
+                    replayer = self.fold(game_id)
+                    projection, holders = projection_of(replayer), replayer.holders
+                else:
+                    projection = self.store.read_projection(game_id) or projection_of(self.fold(game_id))
             except ServiceError:
                 continue
-            if projection.get("status") == EXPIRED:
-                continue  # a game never accepted in time leaves the lobby
-            summary = self._describe(game_id, created, projection)
+            if projection.get("status") in (EXPIRED, CANCELLED):
+                continue  # a game never accepted in time, or cancelled by its creator, leaves the lobby
+            summary = self._describe(game_id, created, projection, holders)
             summary.pop("options")
             out.append(summary)
         return out

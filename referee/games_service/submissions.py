@@ -39,6 +39,10 @@ StateCheck = Callable[[LogReplayer, int], ServiceError | None]
 #: A kind's check of the turn, after the deadline is enforced (raises the refusal).
 TurnCheck = Callable[[LogReplayer, int], None]
 
+#: A kind's check of who signed, ``(game id, fold, submission) -> seat`` (raises the refusal); by default the seat
+#: whose current key signed it (:func:`authenticated_seat`); taking an open seat checks the joining key instead.
+Authenticate = Callable[[str, LogReplayer, dict[str, Any]], int]
+
 
 def _move_state(replayer: LogReplayer, seat: int) -> ServiceError | None:
     if replayer.status != ACTIVE:
@@ -143,15 +147,15 @@ class Submissions(ServiceCore):
 
     # -- the path -------------------------------------------------------------------------------------
     def _submit(self, game_id: str, submission: dict[str, Any], kind: str, state: StateCheck, *,
-                clocked: bool = True, turn: TurnCheck | None = None, payload: dict[str, Any] | None = None
-                ) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
+                clocked: bool = True, turn: TurnCheck | None = None, payload: dict[str, Any] | None = None,
+                authenticate: Authenticate | None = None) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
         """Take a seat's signed ``submission`` into the log as an entry of type ``kind`` (with the fields of
         ``payload`` beside ``seat`` and ``submission``); returns the receipt (:meth:`_receipt`), the fold
         advanced past it (now cached) and what was appended.
 
         In this order: the fold the envelope names (:meth:`fold_for`); the seat whose key signed it
-        (:meth:`_authenticate`); ``state(fold, seat)`` (see :data:`StateCheck`); staleness of ``seq`` and
-        ``prev`` (:meth:`_stale`); for a ``clocked`` kind the server time ``at`` and the deadline of the
+        (:meth:`_authenticate`, or ``authenticate``); ``state(fold, seat)`` (see :data:`StateCheck`); staleness of
+        ``seq`` and ``prev`` (:meth:`_stale`); for a ``clocked`` kind the server time ``at`` and the deadline of the
         seat to move (:meth:`_enforce_deadline`), then ``turn(fold, seat)``; the entry, checked and
         appended with what it entails (:meth:`_append_submission`). A refusal from a fold that the log has
         left behind (a cached one, when another process appended since) is made again from the current
@@ -159,7 +163,7 @@ class Submissions(ServiceCore):
         replayer = self.fold_for(game_id, submission["envelope"])
         try:
             return self._submit_at(game_id, submission, kind, state, replayer, clocked=clocked, turn=turn,
-                                   payload=payload)
+                                   payload=payload, authenticate=authenticate)
         except ServiceError as error:
             if error.code in _ANSWERED_FROM_THE_TIP or error.status >= 500 or not self._behind(game_id, replayer):
                 raise
@@ -168,7 +172,7 @@ class Submissions(ServiceCore):
         # stale before 403 not-your-turn and 422 illegal), so it is answered again from the current fold.
         self.cache.forget(game_id)
         return self._submit_at(game_id, submission, kind, state, self.fold(game_id), clocked=clocked, turn=turn,
-                               payload=payload)
+                               payload=payload, authenticate=authenticate)
 
     def _behind(self, game_id: str, replayer: LogReplayer) -> bool:
         """Whether the log has entries past ``replayer`` (one round trip; asked only before a refusal)."""
@@ -180,9 +184,10 @@ class Submissions(ServiceCore):
 
     def _submit_at(self, game_id: str, submission: dict[str, Any], kind: str, state: StateCheck,
                    replayer: LogReplayer, *, clocked: bool, turn: TurnCheck | None,
-                   payload: dict[str, Any] | None = None) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
+                   payload: dict[str, Any] | None = None, authenticate: Authenticate | None = None
+                   ) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
         envelope, sig = submission["envelope"], submission["sig"]
-        seat = self._authenticate(game_id, replayer, submission)
+        seat = (authenticate or self._authenticate)(game_id, replayer, submission)
         tip = Tip(replayer.seq, replayer.head)
         refused = state(replayer, seat)
         if refused is not None:
@@ -253,7 +258,8 @@ class Submissions(ServiceCore):
         due entries; returns the advanced copy (now cached) and what was appended."""
         trial = clone_replayer(replayer)
         envelope, sig = submission["envelope"], submission["sig"]
-        seat_key = replayer.keys[envelope["seat"]]
+        seat = envelope.get("seat")
+        seat_key = envelope.get("key") or (replayer.keys[seat] if isinstance(seat, int) else None)
 
         def checked_once(key: str, value: Any, signature: str) -> bool:
             # _authenticate verified exactly this (key, envelope, sig) already; other checks go to verify()

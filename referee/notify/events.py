@@ -174,8 +174,8 @@ def entry_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict,
     out: list[dict[str, Any]] = []
     if verdict.type == "started":
         out.append({**_base(replayer, position, "started"),
-                    "seats": [{"seat": i, "name": s.get("name"), "key": s.get("key")}
-                              for i, s in enumerate(replayer.created.get("seats", []))]})
+                    "seats": [{"seat": i, "name": holder[1] if holder else None, "key": holder[0] if holder else None}
+                              for i, holder in enumerate(replayer.holders)]})  # who holds each seat now
     if verdict.type == "timeout":
         out.append({**_base(replayer, position, "timeout"), "seat": entry.get("seat"),
                     "key": keys[entry["seat"]], "deadline": entry.get("deadline"), "action": entry.get("action")})

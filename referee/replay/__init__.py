@@ -27,36 +27,45 @@ queries several concerns ask (``to_move``, ``deadline_ms``, ``expected_timeout``
 entry types                                                   module              concern
 ============================================================  ==================  =================================
 ``created``, ``accepted``, ``started``, ``expired``,          ``lifecycle.py``    the game's lifecycle and its seats
-``forfeited`` (a timeout's forfeit, a withdrawal)
+``forfeited`` (a timeout's forfeit, a withdrawal),
+``seated``, ``left``, ``cancelled`` (open seats, section 14)
 ``move``, ``timeout``, ``auto_move``, ``vacation``            ``moves.py``        moves and clocks (section 8)
 ``resigned``, ``offer``, ``answered``, ``agreed``             ``decisions.py``    the players' decisions (section 12)
 ``adjudicated``, ``revealed``                                 ``adjudication.py`` adjudication (section 10), reveal
 ============================================================  ==================  =================================
 
 ``verdicts.py`` holds what they all share (statuses, :class:`Verdict`, :class:`LogError`, the check of a
-signed submission) and imports none of them. A new entry type goes into its concern's ``HANDLERS``: the
-seat entries of CONTRACT section 14 (``seated``, ``left``, ``cancelled``) into ``lifecycle.py``.
+signed submission) and imports none of them. A new entry type goes into its concern's ``HANDLERS``.
+
+A seat's key is the key that holds it now (``LogReplayer.holders``): given at creation, or taken by a ``seated``
+entry; every later submission of the seat is checked against it.
 """
 
 from .adjudication import ADJUDICATE_CTX, adjudicated_result, revealed_seed, unplayed_result
+from .lifecycle import cancel_problem
 from .replayer import LogReplayer, replay_log
 from .verdicts import (
     ABORTED,
     ACTIVE,
+    CANCELLED,
     DECISION_ENTRIES,
     EXPIRED,
     FINISHED,
     REFEREE_ENTRIES,
+    SEAT_ENTRIES,
     WAITING,
     LogError,
     Verdict,
     check_submission,
     entry_time,
     envelope_problem,
+    seat_kind,
+    seated_problem,
 )
 
 __all__ = [
-    "ABORTED", "ACTIVE", "ADJUDICATE_CTX", "DECISION_ENTRIES", "EXPIRED", "FINISHED", "REFEREE_ENTRIES", "WAITING",
-    "LogError", "LogReplayer", "Verdict", "adjudicated_result", "check_submission", "entry_time", "envelope_problem",
-    "replay_log", "revealed_seed", "unplayed_result",
+    "ABORTED", "ACTIVE", "ADJUDICATE_CTX", "CANCELLED", "DECISION_ENTRIES", "EXPIRED", "FINISHED", "REFEREE_ENTRIES",
+    "SEAT_ENTRIES", "WAITING", "LogError", "LogReplayer", "Verdict", "adjudicated_result", "cancel_problem",
+    "check_submission",
+    "entry_time", "envelope_problem", "replay_log", "revealed_seed", "seat_kind", "seated_problem", "unplayed_result",
 ]

@@ -76,6 +76,9 @@ class LogReplayer:
     moved: frozenset[int] = frozenset()
     #: how the game was dealt: ``(players, options, deck, seed)`` for ``Ruleset.new_game``
     dealt: tuple[Any, ...] | None = None
+    #: each seat's current holder, ``(key, name)``, or None for an open seat nobody holds (CONTRACT section 14):
+    #: set by ``created`` (the seats given to a key), changed by ``seated`` and ``left``; immutable
+    holders: tuple[tuple[str, str | None] | None, ...] = ()
 
     @property
     def seq(self) -> int:
@@ -100,7 +103,18 @@ class LogReplayer:
 
     @property
     def keys(self) -> list[str]:
-        return [seat["key"] for seat in (self.created or {}).get("seats", [])]
+        """Each seat's key: the key that holds it now (given at creation, or the one that took it); ``""`` for an
+        open seat nobody holds (no signature checks against it)."""
+        return [holder[0] if holder is not None else "" for holder in self.holders]
+
+    def creator_key(self) -> str | None:
+        """Who created the game by a signed request and may cancel it before it starts: its ``creator``, else its
+        ``organiser`` (CONTRACT section 14)."""
+        created = self.created or {}
+        for field_name in ("creator", "organiser"):
+            if isinstance(created.get(field_name), str):
+                return created[field_name]
+        return None
 
     def feed(self, entry: dict[str, Any]) -> Verdict:
         position = self.seq

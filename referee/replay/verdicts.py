@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..signing import verify
+from ..signing import SEAT_CTX, verify
 from ..timecontrol import format_ms
 
 if TYPE_CHECKING:
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
 EXPIRED = "expired"  # never accepted by every seat in time (``created.accept_by``)
+CANCELLED = "cancelled"  # cancelled by its creator before it started (CONTRACT section 14)
 
 #: Entries the referee writes on its own (no seat signs them): a verifier fails a log where one is rejected.
 REFEREE_ENTRIES = frozenset({"started", "revealed", "timeout", "forfeited", "auto_move", "adjudicated", "expired",
@@ -22,6 +23,9 @@ REFEREE_ENTRIES = frozenset({"started", "revealed", "timeout", "forfeited", "aut
 #: The seats' own decisions (CONTRACT section 12): the service checks each one before it appends it, so a
 #: verifier fails a log where one is rejected, as it does for the referee's own entries.
 DECISION_ENTRIES = frozenset({"resigned", "offer", "answered"})
+#: The entries that fill a seat, give it up or cancel the game before it starts (CONTRACT section 14): the service
+#: checks each one before it appends it, so a verifier fails a log where one is rejected.
+SEAT_ENTRIES = frozenset({"seated", "left", "cancelled"})
 
 entry_time = format_ms  # a time (ms) in the log's ``at`` format
 
@@ -100,6 +104,49 @@ def check_submission(
         return "submission/stale", f"the envelope is bound to seq {envelope.get('seq')!r}, not {seq}"
     if not isinstance(sig, str) or not verifier(keys[seat], envelope, sig):
         return "submission/bad_signature", f"the signature is not seat {seat}'s over this envelope"
+    return None
+
+
+def seat_kind(spec: Any) -> str:
+    """What a seat of ``created.seats`` is (CONTRACT section 14): ``"key"`` (given to a key at creation),
+    ``"invite"`` (open to a holder of the invitation key ``spec["invite"]``) or ``"open"`` (open to anyone)."""
+    if isinstance(spec, dict) and isinstance(spec.get("invite"), str):
+        return "invite"
+    if isinstance(spec, dict) and spec.get("open") is True and "key" not in spec:
+        return "open"
+    return "key"
+
+
+def seated_problem(submission: Any, *, created: dict[str, Any], seat: Any, seq: int, prev: str,
+                   verifier: Callable[[str, Any, str], bool] = verify) -> tuple[str, str] | None:
+    """``(code, message)`` of the first thing wrong with the signatures and binding of a ``seated`` entry's
+    submission (``{envelope, sig, invite_sig?}``, ``ctx`` ``referee/seat``), or None: its shape, its binding
+    (game, seat, seq, prev), that the seat was declared open at creation, ``sig`` by the envelope's ``key`` and,
+    for an ``invite`` seat, ``invite_sig`` by the invitation key over the same envelope. Whether the seat was
+    still free at that position is the fold's to say (``referee.replay.lifecycle``)."""
+    problem = envelope_problem(submission, SEAT_CTX)
+    if problem:
+        return problem
+    envelope, sig = submission["envelope"], submission.get("sig")
+    seats = created.get("seats") or []
+    if envelope.get("game") != created.get("game"):
+        return "submission/wrong_game", "the envelope is for another game"
+    if (not isinstance(seat, int) or isinstance(seat, bool) or envelope.get("seat") != seat
+            or not 0 <= seat < len(seats)):
+        return "submission/wrong_seat", f"the envelope is for seat {envelope.get('seat')!r}, not seat {seat!r}"
+    if envelope.get("seq") != seq or envelope.get("prev") != prev:
+        return "submission/stale", f"the envelope is bound to seq {envelope.get('seq')!r}, not {seq}"
+    kind = seat_kind(seats[seat])
+    if kind == "key":
+        return "seat/taken", f"seat {seat} was given to a key at creation; it is not open"
+    key = envelope.get("key")
+    if not isinstance(key, str) or not isinstance(sig, str) or not verifier(key, envelope, sig):
+        return "submission/bad_signature", "the signature is not the joining key's over this envelope"
+    invite_sig = submission.get("invite_sig")
+    if kind == "invite" and (not isinstance(invite_sig, str)
+                             or not verifier(seats[seat]["invite"], envelope, invite_sig)):
+        return "seat/bad_invite", f"seat {seat} is taken with its invitation: invite_sig is not the invitation " \
+                                  "key's signature over this envelope"
     return None
 
 

@@ -11,7 +11,17 @@ from typing import Any
 from ..canonical import canonical_bytes
 from ..games import Ruleset
 from ..games import ruleset as load_ruleset
-from ..replay import ABORTED, DECISION_ENTRIES, EXPIRED, FINISHED, REFEREE_ENTRIES, LogError, LogReplayer
+from ..replay import (
+    ABORTED,
+    CANCELLED,
+    DECISION_ENTRIES,
+    EXPIRED,
+    FINISHED,
+    REFEREE_ENTRIES,
+    SEAT_ENTRIES,
+    LogError,
+    LogReplayer,
+)
 from .context import Context
 from .report import FAILED, MAX_LISTED, PASSED, SKIPPED, Check
 
@@ -95,11 +105,12 @@ def _check_replay(ctx: Context) -> Check:
     if ctx.ended_at is not None:
         details["ended_at"] = ctx.ended_at
     # The referee's own entries (timeouts, forfeits, auto moves, agreements, …), the vacations it granted, the
-    # seats' decisions it took (resignations, offers, answers) and the moves it logged must all hold by the
+    # seats' decisions it took (resignations, offers, answers), the seats it gave to open-seat takers, their leaving
+    # and the creator's cancel (CONTRACT section 14), and the moves it logged must all hold by the
     # fold: the service checks each one before it appends it, so a rejected one means the log is not what the
     # referee's rules would have written (CONTRACT sections 8 and 12).
     wrong = next((v for v in verdicts if v.status == "rejected" and (
-        v.type in REFEREE_ENTRIES or v.type == "vacation" or v.type in DECISION_ENTRIES
+        v.type in REFEREE_ENTRIES or v.type == "vacation" or v.type in DECISION_ENTRIES or v.type in SEAT_ENTRIES
         or (v.error or {}).get("code") == "time/expired")), None)
     if wrong is not None:
         error = wrong.error or {}
@@ -115,7 +126,7 @@ def _check_replay(ctx: Context) -> Check:
                          details={**details, "not_applied": unknown, "started_at": started})
         return Check("replay", FAILED, "a seeded game cannot be replayed without its revealed server seed" + note,
                      started, details)
-    if not ctx.interim and replayer.status not in (FINISHED, ABORTED, EXPIRED):
+    if not ctx.interim and replayer.status not in (FINISHED, ABORTED, EXPIRED, CANCELLED):
         return Check("replay", FAILED, f"the bundle is final but the replayed game is {replayer.status} "
                      f"after the last entry (seat to move: {replayer.to_move()}){note}", len(log) - 1, details)
     summary = f"{applied} moves applied, {len(rejected)} rejected; game {replayer.status}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..replay import seat_kind
 from ..signing import BUNDLE_CTX
 from .context import Context
 from .report import FAILED, PASSED, Check
@@ -52,8 +53,8 @@ def _check_format(ctx: Context) -> Check:
         problems.append((0, f"bundle game {bundle['game']!r} differs from the created entry's {created['game']!r}"))
     seats = created.get("seats")
     if not isinstance(seats, list) or not seats or not all(
-            isinstance(s, dict) and isinstance(s.get("key"), str) for s in seats):
-        problems.append((0, "the created entry must list the seats with their keys"))
+            isinstance(s, dict) and (isinstance(s.get("key"), str) or seat_kind(s) != "key") for s in seats):
+        problems.append((0, "the created entry must list the seats with their keys (or open: invite or open)"))
     if ctx.interim:
         revealed = next((i for i, e in enumerate(log) if e.get("type") == "revealed"), None)
         if revealed is not None:

@@ -10,10 +10,11 @@ import hashlib
 from typing import Any, TypeGuard
 
 from ..logchain import GENESIS, first_broken_link
-from ..replay import check_submission
+from ..replay import cancel_problem, check_submission, seat_kind, seated_problem
 from ..signing import (
     ACCEPT_CTX,
     ANSWER_CTX,
+    LEAVE_CTX,
     MOVE_CTX,
     OFFER_CTX,
     RESIGN_CTX,
@@ -28,7 +29,9 @@ from .report import FAILED, MAX_LISTED, PASSED, SKIPPED, Check
 #: entries that carry a seat's signed submission, and the ``ctx`` each must be signed with
 SIGNED_CTX = {"accepted": ACCEPT_CTX, "move": MOVE_CTX, "vacation": VACATION_CTX,
               # the players' own decisions (CONTRACT section 12)
-              "resigned": RESIGN_CTX, "offer": OFFER_CTX, "answered": ANSWER_CTX}
+              "resigned": RESIGN_CTX, "offer": OFFER_CTX, "answered": ANSWER_CTX,
+              # an open seat given up by its holder (CONTRACT section 14)
+              "left": LEAVE_CTX}
 
 #: ``ctx`` of a signed abort (the service's ``referee.games_service.ABORT_CTX``; kept here so that the
 #: verifier imports nothing of the service).
@@ -123,36 +126,52 @@ def signed_game_id(signature: str) -> str:
 
 def _check_organiser_signature(ctx: Context) -> Check:
     created = ctx.created
+    if "creator" in created or "creator_sig" in created:
+        return _signed_creation(created, "creator")
+    open_seats = [i for i, seat in enumerate(created.get("seats") or []) if seat_kind(seat) != "key"]
     organiser, sig = created.get("organiser"), created.get("organiser_sig")
     if organiser is None and sig is None:
+        if open_seats:  # who declared the seat open must have signed it: else the referee could seat itself
+            return Check("organiser_signature", FAILED, f"seat {open_seats[0]} is open, but the game was created "
+                         "without a signed request (no creator or organiser signature)", 0)
         return Check("organiser_signature", SKIPPED, "no organiser: the game was created without an organiser key",
                      applicable=False)
+    return _signed_creation(created, "organiser")
+
+
+def _signed_creation(created: dict[str, Any], role: str) -> Check:
+    """The ``organiser_signature`` check of a game created by a signed request: ``created[role]``'s signature
+    (``created[role + "_sig"]``) over the creation request rebuilt from ``created``, and the game id derived from
+    it. ``role`` is ``organiser`` or ``creator`` (CONTRACT section 14: a game with open seats)."""
+    organiser, sig = created.get(role), created.get(f"{role}_sig")
     if not is_public_key(organiser):
         return Check("organiser_signature", FAILED,
-                     "the created entry's organiser is not a base64url Ed25519 public key", 0)
+                     f"the created entry's {role} is not a base64url Ed25519 public key", 0)
     if not isinstance(sig, str):
         return Check("organiser_signature", FAILED,
-                     f"the created entry names organiser {organiser} but carries no organiser_sig", 0)
+                     f"the created entry names {role} {organiser} but carries no {role}_sig", 0)
     if not any(verify(organiser, request, sig) for request in creation_requests(created)):
         return Check("organiser_signature", FAILED,
-                     f"organiser_sig is not organiser {organiser}'s signature over the creation request "
+                     f"{role}_sig is not {role} {organiser}'s signature over the creation request "
                      "rebuilt from the created entry (ruleset, seats, options, deck, nonce)", 0,
-                     {"organiser": organiser})
+                     {role: organiser})
     if created.get("game") != signed_game_id(sig):
         return Check("organiser_signature", FAILED,
-                     f"the game id {created.get('game')!r} is not the one derived from the organiser's signature "
-                     f"({signed_game_id(sig)})", 0, {"organiser": organiser})
+                     f"the game id {created.get('game')!r} is not the one derived from the {role}'s signature "
+                     f"({signed_game_id(sig)})", 0, {role: organiser})
     return Check("organiser_signature", PASSED,
-                 f"created by organiser {organiser}: its signature over the creation request checks",
-                 details={"organiser": organiser})
+                 f"created by {role} {organiser}: its signature over the creation request checks",
+                 details={role: organiser})
 
 
 # -- 5. seat signatures --------------------------------------------------------------------------
 def _check_seat_signatures(ctx: Context) -> Check:
     log, created = ctx.log, ctx.created
-    keys = [seat.get("key") for seat in created.get("seats", [])]
+    specs = created.get("seats", [])
+    # each seat's key as the log goes: given at creation, or taken by a ``seated`` entry ("" while nobody holds it)
+    keys = [seat.get("key") if seat_kind(seat) == "key" else "" for seat in specs]
     for index, key in enumerate(keys):
-        if not is_public_key(key):
+        if key != "" and not is_public_key(key):
             return Check("seat_signatures", FAILED, f"seat {index}'s key in the created entry is not an Ed25519 key", 0)
     failures: list[dict[str, Any]] = []
     checked = 0
@@ -171,6 +190,22 @@ def _check_seat_signatures(ctx: Context) -> Check:
                                            verifier=ctx.verifier)
             if problem:
                 failures.append({"position": position, "seat": seat, "code": problem[0], "message": problem[1]})
+            elif kind == "left" and isinstance(seat, int):
+                keys[seat] = ""
+        elif kind == "seated":
+            checked += 1
+            problem = _seated(entry, keys, position, prev, ctx)
+            if problem:
+                failures.append({"position": position, "seat": entry.get("seat"), "code": problem[0],
+                                 "message": problem[1]})
+        elif kind == "cancelled":
+            checked += 1
+            creator = next((created[role] for role in ("creator", "organiser") if isinstance(created.get(role), str)),
+                           None)
+            problem = cancel_problem(entry.get("submission"), created, creator, seq=position, prev=prev,
+                                     verifier=ctx.verifier)
+            if problem:
+                failures.append({"position": position, "seat": None, "code": problem[0], "message": problem[1]})
         elif kind == "revealed" and entry.get("reason") == "aborted":
             checked += 1
             problem = _abort_problem(entry.get("abort"), created, position, prev, keys)
@@ -186,6 +221,20 @@ def _check_seat_signatures(ctx: Context) -> Check:
                      {"checked": checked, "failed": len(failures), "failures": failures[:MAX_LISTED]})
     return Check("seat_signatures", PASSED, f"{checked} signed submissions, each bound to its game, seat and position",
                  details={"checked": checked})
+
+
+def _seated(entry: dict[str, Any], keys: list[Any], position: int, prev: Any, ctx: Context) -> tuple[str, str] | None:
+    """What is wrong with a ``seated`` entry's signatures and binding (:func:`referee.replay.seated_problem`), or
+    that its seat was held already; else None, and the seat's key is the one that took it from here on."""
+    seat = entry.get("seat")
+    problem = seated_problem(entry.get("submission"), created=ctx.created, seat=seat, seq=position, prev=prev,
+                             verifier=ctx.verifier)
+    if problem is not None or not isinstance(seat, int):
+        return problem
+    if keys[seat] != "":
+        return "seat/taken", f"seat {seat} was held already"
+    keys[seat] = entry["submission"]["envelope"]["key"]
+    return None
 
 
 def _abort_problem(abort: Any, created: dict[str, Any], position: int, prev: Any,
