@@ -14,7 +14,7 @@ from typing import Any
 
 from ..clock import now_ms
 from ..errors import ServiceError
-from ..replay import ACTIVE, WAITING, seat_kind
+from ..replay import ACTIVE, WAITING, LogReplayer, seat_kind
 from ..signing import load_public_key
 from ..store.base import LogStore
 from ..store.keys import PLAYER_KEY_RE
@@ -97,10 +97,24 @@ def rebuild_player_index(store: LogStore, game_ids: list[str]) -> int:
     written = 0
     for chunk in _chunks(game_ids):
         rows = [row for game_id, created in zip(chunk, store.read_created(chunk), strict=True) if created is not None
-                for row in player_rows(game_id, created)]
+                for row in player_rows(game_id, _as_held(store, game_id, created))]
         store.index_player_games(rows)
         written += len(rows)
     return written
+
+
+def _as_held(store: LogStore, game_id: str, created: dict[str, Any]) -> dict[str, Any]:
+    """``created`` with the keys that hold its open seats now (from the log's ``seated`` and ``left``, as the fold
+    judges them); ``created`` itself for a game whose seats all had keys at creation."""
+    if all(seat_kind(seat) == "key" for seat in created.get("seats") or []):
+        return created
+    replayer = LogReplayer(server_seed=store.read_secret(game_id))
+    try:
+        for entry in store.read_log(game_id):
+            replayer.feed(entry)
+    except Exception:
+        log.warning("could not fold %s for the keys that hold its seats", game_id, exc_info=True)
+    return {**created, "seats": [{"key": holder[0]} for holder in replayer.holders if holder is not None]}
 
 
 class PlayerGames(ServiceCore):
@@ -147,7 +161,9 @@ class PlayerGames(ServiceCore):
             if any(seat_kind(seat) != "key" for seat in created.get("seats") or []):
                 held = self._held_now(game_id, created)
                 if held is None or not any(seat["key"] == public_key for seat in held[0]["seats"]):
-                    continue  # the key left the seat it took: the index keeps its row, the game is not its
+                    # the key left the seat it took: its row is taken off when it leaves, but that write is on
+                    # another hash tag than the log and best effort (a crash between, or a take's late listing)
+                    continue
                 described, projection = held
             row = self._player_row(public_key, game_id, described, projection, now)
             row["_created_ms"] = created_ms

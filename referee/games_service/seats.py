@@ -159,7 +159,11 @@ class OpenSeats(Submissions):
             ``game/expired``, ``game/not_waiting``, ``seat/not_open`` (a seat given to a key at creation); 409
             ``submission/stale`` or ``submission/duplicate``; 503 ``log/unavailable``.
         """
+        holder = self.fold_for(game_id, submission["envelope"]).holders
+        seat = submission["envelope"]["seat"]
         receipt, _advanced, _appended = self._submit(game_id, submission, "left", _leave_state, clocked=False)
+        if 0 <= seat < len(holder) and holder[seat] is not None:
+            self._unindex_holder(game_id, holder[seat][0])
         return receipt
 
     def cancel_game(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
@@ -194,6 +198,14 @@ class OpenSeats(Submissions):
         entry = make_entry("cancelled", tip.seq, tip.head, submission=submission)
         advanced, appended = self._append_submission(game_id, replayer, entry, submission)
         return self._receipt(game_id, appended[0], advanced, entry)
+
+    def _unindex_holder(self, game_id: str, key: str) -> None:
+        """Take the game off the list of the key that left its seat; best effort (a key's list is read through the
+        fold's holders anyway: ``PlayerGames.player_games``)."""
+        try:
+            self.store.unindex_player_games([(key, game_id)])
+        except Exception:
+            log.exception("could not take game %s off the list of the key that left its seat", game_id)
 
     def _index_holder(self, game_id: str, key: str) -> None:
         """List the game under the key that took a seat (``GET /players/{key}/games``); best effort, as at creation."""

@@ -74,9 +74,12 @@ class MessageService:
     unknown game): the seats and their keys."""
 
     def __init__(self, store: MessageStore, created_entry: CreatedEntry, referee_key: Ed25519PrivateKey,
-                 emit: Emit | None = None):
+                 emit: Emit | None = None, holders: Callable[[str], list[str]] | None = None):
         self.store = store
         self.created_entry = created_entry
+        #: the keys that hold a game's seats now (CONTRACT section 14: an open seat's is the key that took it, ``""``
+        #: while nobody holds it); asked only for a game created with an open seat
+        self.holders = holders
         self.referee_key = referee_key
         self.emit = emit
 
@@ -91,7 +94,10 @@ class MessageService:
 
     # -- the checks a seat's signed request goes through --------------------------------------------
     def _seat_keys(self, game_id: str) -> list[str]:
-        return [seat["key"] for seat in self.created_entry(game_id)["seats"]]
+        seats = self.created_entry(game_id)["seats"]
+        if any("key" not in seat for seat in seats):
+            return self.holders(game_id) if self.holders is not None else [seat.get("key") or "" for seat in seats]
+        return [seat["key"] for seat in seats]
 
     @staticmethod
     def _seats_exist(seats: list[int] | None, count: int, path: str) -> None:

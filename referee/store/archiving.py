@@ -58,6 +58,7 @@ class Archiving(StoreConnection):
                 if same:
                     for status in keys.GAME_STATUSES:
                         pipe.srem(keys.STATUS_SET.format(status=status), game_id)
+                    pipe.zrem(keys.OPEN_GAMES, game_id)
             try:
                 pipe.execute()
             except redis.WatchError:
@@ -80,6 +81,7 @@ class Archiving(StoreConnection):
                 pipe.delete(*work_keys)
             for status_set in statuses:
                 pipe.srem(status_set, game_id)
+            pipe.zrem(keys.OPEN_GAMES, game_id)
             pipe.execute()
         return True
 

@@ -41,6 +41,23 @@ PROJECTION_FIELDS = ("seq", "head", "status", "to_move", "view", "result", "vers
                      "accepted", "last_verdict", "updated_at", "clocks", "decisions")
 
 
+#: Not a stored field: a projection of a game created with a seat open to anyone carries under this name what
+#: the open games' listing needs, ``{"creator": key or None, "created_ms": ms, "open": bool}`` (``open``: a seat
+#: open to anyone is free and the game waits for it); a write that is stored (1) lists the game or takes it off
+#: the list by it. A projection without it leaves the listing alone.
+OPEN_LISTING = "open_listing"
+
+
+def open_listing_rows(writes: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str | None, int | None]]:
+    """The :meth:`LogStore.list_open_games` rows of stored projection writes ``(game, projection)``."""
+    rows: list[tuple[str, str | None, int | None]] = []
+    for game_id, projection in writes:
+        listing = projection.get(OPEN_LISTING)
+        if isinstance(listing, dict):
+            rows.append((game_id, listing.get("creator"), int(listing["created_ms"]) if listing.get("open") else None))
+    return rows
+
+
 def encode_projection(projection: dict[str, Any]) -> dict[str, str]:
     return {name: json.dumps(projection.get(name), separators=(",", ":"), ensure_ascii=False)
             for name in PROJECTION_FIELDS if name != "seq"}
@@ -182,6 +199,14 @@ class LogStore(ABC):
         """
 
     @abstractmethod
+    def unindex_player_games(self, rows: list[tuple[str, str]]) -> None:
+        """Take each game off each key's list: ``(public key, game)`` rows (a key that left the seat it took,
+        CONTRACT section 14); a row not listed changes nothing. One round trip where the store can.
+
+        :raises ValueError: for a key that is not base64url.
+        """
+
+    @abstractmethod
     def index_player_tournaments(self, rows: list[tuple[str, str, int]]) -> None:
         """:meth:`index_player_games` for tournaments: ``(public key, tournament, created ms)`` rows.
 
@@ -232,6 +257,30 @@ class LogStore(ABC):
             except GameNotFound:
                 out.append(None)
         return out
+
+    # -- the open games (CONTRACT section 14: waiting games with a seat open to anyone) --------------------------
+    # Derived data, like the projections: kept by each projection write that carries ``OPEN_LISTING`` (the
+    # replay workers', in log order), rebuilt with them (``referee rebuild``, the reconciler after a lost work
+    # Redis), dropped when the game is archived.
+    @abstractmethod
+    def list_open_games(self, rows: list[tuple[str, str | None, int | None]]) -> None:
+        """List each game among the open games, and among its creator's: ``(game, creator key or None, created
+        ms)`` rows; ``created ms`` None takes the game off both lists (the creator's as given). One round trip
+        where the store can.
+
+        :raises ValueError: for a creator key that is not base64url.
+        """
+
+    @abstractmethod
+    def open_games(self, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        """``(game, created ms)`` of the open games, oldest first (then by id)."""
+
+    @abstractmethod
+    def count_open_games(self, creator: str | None = None) -> int:
+        """How many games are open: all of them, or those ``creator`` created.
+
+        :raises ValueError: for a creator key that is not base64url.
+        """
 
     # -- replay bookkeeping -------------------------------------------------------------------------
     @abstractmethod

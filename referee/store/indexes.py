@@ -152,6 +152,16 @@ class Indexes(StoreConnection):
         wanted = None if limit is None else offset + limit
         return _merged(self._listed(key, 0, wanted), self.archive.player_games(public_key), offset, limit)
 
+    def unindex_player_games(self, rows: list[tuple[str, str]]) -> None:
+        """One ``ZREM`` per row in one pipeline (each key's list is its own hash tag)."""
+        names = [(keys.player_games_key(public_key), game) for public_key, game in rows]
+        if not names:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for key, game in names:
+            pipe.zrem(key, game)
+        pipe.execute()
+
     def index_player_tournaments(self, rows: list[tuple[str, str, int]]) -> None:
         self._index_rows(keys.player_tournaments_key, rows)
 

@@ -52,6 +52,14 @@ key                             type        content
 ``referee:status:<status>``     set         on the work Redis: the games in Redis whose projection has that
                                             status (``GAME_STATUSES``), kept by WRITE_PROJECTION; an archived
                                             game leaves it. What ``referee_games{status}`` counts
+``referee:open-games``          sorted set  on the work Redis: the waiting games with a seat open to anyone
+                                            (``GET /games?open=true``), scored by creation time (ms); kept
+                                            by the projection writes (``OPEN_LISTING``), so rebuilt with them;
+                                            an archived game leaves it
+``creator:{<key>}:open-games``  sorted set  on the work Redis: the same, of the games that key created (what
+                                            ``REFEREE_MAX_OPEN_GAMES`` counts)
+``game:{<id>}:rematch``         string      the id of the game's rematch (``POST /games/{id}/rematch``), set
+                                            once (``SET NX``): whichever seat asks, one new game
 ``referee:tournaments``         sorted set  tournament ids scored by creation time (ms)
 ``ratings:{<ruleset>}``         hash        on the work Redis: the ruleset's ratings as a fold
                                             (field ``state``: JSON of ``RatingsFold``; ``gen``: its
@@ -103,11 +111,17 @@ GAME_MUTES = "game:{{{game}}}:mutes"
 GAMES_INDEX = "referee:games"
 #: set on the work Redis: the games (in Redis) whose projection has ``status``; one per status of ``GAME_STATUSES``
 STATUS_SET = "referee:status:{status}"
-#: every status a game's projection may have (``referee.replay``: WAITING, ACTIVE, FINISHED, ABORTED, EXPIRED)
-GAME_STATUSES = ("waiting", "active", "finished", "aborted", "expired")
+#: every status a game's projection may have (``referee.replay``: WAITING, ACTIVE, FINISHED, ABORTED, EXPIRED,
+#: CANCELLED); a status missing here would leave a game in the set of the status it had before
+GAME_STATUSES = ("waiting", "active", "finished", "aborted", "expired", "cancelled")
 #: the games of one player's key (its own hash tag: one key per player, written one command each)
 PLAYER_GAMES = "player:{{{key}}}:games"
 PLAYER_TOURNAMENTS = "player:{{{key}}}:tournaments"
+#: on the work Redis: the open games (a seat open to anyone is free), and those of one creator's key
+OPEN_GAMES = "referee:open-games"
+CREATOR_OPEN_GAMES = "creator:{{{key}}}:open-games"
+#: a finished game's rematch: the new game's id, set once
+GAME_REMATCH = "game:{{{game}}}:rematch"
 TOURNAMENT_LOG = "tournament:{{{tournament}}}:log"
 TOURNAMENT_HEAD = "tournament:{{{tournament}}}:head"
 TOURNAMENT_SECRET = "tournament:{{{tournament}}}:secret"
@@ -191,6 +205,20 @@ def player_tournaments_key(public_key: str) -> str:
     if not isinstance(public_key, str) or PLAYER_KEY_RE.match(public_key) is None:
         raise ValueError(f"not a public key: {public_key!r}")
     return PLAYER_TOURNAMENTS.format(key=public_key)
+
+
+def creator_open_games_key(public_key: str) -> str:
+    """The key of the open games a key created (``creator:{<key>}:open-games``); rules as :func:`player_games_key`."""
+    if not isinstance(public_key, str) or PLAYER_KEY_RE.match(public_key) is None:
+        raise ValueError(f"not a public key: {public_key!r}")
+    return CREATOR_OPEN_GAMES.format(key=public_key)
+
+
+def rematch_key(game_id: str) -> str:
+    """The key of a game's rematch (``game:{<id>}:rematch``, under the game's hash tag)."""
+    if not valid_game_id(game_id):
+        raise ValueError(f"not a valid game id: {game_id!r}")
+    return GAME_REMATCH.format(game=game_id)
 
 
 def status_sets(status: Any) -> list[str]:

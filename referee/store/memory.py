@@ -14,7 +14,7 @@ from ..canonical import canonical_bytes
 from ..clock import now_ms
 from ..logchain import GENESIS
 from . import keys
-from .base import KEEP_TIMER, Appended, LogStore, Tip, decode_projection, encode_projection
+from .base import KEEP_TIMER, Appended, LogStore, Tip, decode_projection, encode_projection, open_listing_rows
 from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend
 
 
@@ -60,6 +60,11 @@ class MemoryStore(LogStore):
         self._tournaments: dict[str, _Game] = {}
         self._players: dict[str, dict[str, int]] = {}
         self._player_tournaments: dict[str, dict[str, int]] = {}
+        #: the open games (game -> created ms) and each creator's (key -> game -> created ms)
+        self._open: dict[str, int] = {}
+        self._open_by_creator: dict[str, dict[str, int]] = {}
+        #: a finished game -> its rematch's id
+        self._rematches: dict[str, str] = {}
 
     def _game(self, game_id: str) -> _Game:
         keys.game_keys(game_id)  # same id rules as the Redis store
@@ -174,6 +179,13 @@ class MemoryStore(LogStore):
     def player_games(self, public_key: str, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
         return self._listed(self._players, public_key, offset, limit)
 
+    def unindex_player_games(self, rows: list[tuple[str, str]]) -> None:
+        for public_key, _game in rows:
+            keys.player_games_key(public_key)
+        with self._lock:
+            for public_key, game in rows:
+                self._players.get(public_key, {}).pop(game, None)
+
     def index_player_tournaments(self, rows: list[tuple[str, str, int]]) -> None:
         self._index_rows(self._player_tournaments, rows)
 
@@ -215,8 +227,36 @@ class MemoryStore(LogStore):
             game.projection.update(fields)
             game.projection["seq"] = str(projection["seq"])
             game.verdicts.extend(encoded)
+            self.list_open_games(open_listing_rows([(game_id, projection)]))
             self._projected.notify_all()
             return 1
+
+    # -- the open games ----------------------------------------------------------------------------------
+    def list_open_games(self, rows: list[tuple[str, str | None, int | None]]) -> None:
+        for _game, creator, _ms in rows:
+            if creator is not None:
+                keys.creator_open_games_key(creator)
+        with self._lock:
+            for game, creator, ms in rows:
+                lists = [self._open, *([self._open_by_creator.setdefault(creator, {})] if creator else [])]
+                for listed in lists:
+                    if ms is None:
+                        listed.pop(game, None)
+                    else:
+                        listed[game] = int(ms)
+
+    def open_games(self, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        with self._lock:
+            ordered = sorted(self._open.items(), key=lambda item: (item[1], item[0]))
+        return ordered[offset:None if limit is None else offset + limit]
+
+    def count_open_games(self, creator: str | None = None) -> int:
+        if creator is None:
+            with self._lock:
+                return len(self._open)
+        keys.creator_open_games_key(creator)
+        with self._lock:
+            return len(self._open_by_creator.get(creator, {}))
 
     def wait_for_verdict(self, game_id: str, position: int, timeout: float) -> dict[str, Any] | None:
         def stored() -> str | None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, cast
 
 from ..clock import now_ms
 from . import codec, keys
-from .base import decode_projection, encode_projection
+from .base import decode_projection, encode_projection, open_listing_rows
 from .connection import StoreConnection
 from .replies import _text
 
@@ -110,6 +110,9 @@ class Projections(StoreConnection):
             if isinstance(reply, Exception):
                 raise reply
         written = [int(reply[0]) for reply in replies]
+        # the open games' listing after the projections it follows (one worker folds a game: in log order)
+        self.list_open_games(open_listing_rows([(w[0], w[1]) for w, done in zip(writes, written, strict=True)
+                                                if done == 1]))
         if self.cluster:  # the status sets are on other slots: one pipeline after the scripts
             self._set_statuses([(w[0], w[1].get("status"))
                                 for w, done in zip(writes, written, strict=True) if done == 1])
@@ -127,6 +130,33 @@ class Projections(StoreConnection):
                 pipe.srem(other, game_id)
         if statuses:
             pipe.execute()
+
+    # -- the open games (``GET /games?open=true``) -------------------------------------------------------------
+    def list_open_games(self, rows: list[tuple[str, str | None, int | None]]) -> None:
+        """``ZADD``/``ZREM`` on ``referee:open-games`` and the creator's set, in one pipeline on the work Redis."""
+        named = [(game, None if creator is None else keys.creator_open_games_key(creator), ms)
+                 for game, creator, ms in rows]
+        if not named:
+            return
+        pipe = self.work.pipeline(transaction=False)
+        for game, creator_key, ms in named:
+            for key in (keys.OPEN_GAMES, *((creator_key,) if creator_key else ())):
+                if ms is None:
+                    pipe.zrem(key, game)
+                else:
+                    pipe.zadd(key, {game: ms})
+        pipe.execute()
+
+    def open_games(self, offset: int = 0, limit: int | None = None) -> list[tuple[str, int]]:
+        if limit == 0:
+            return []
+        stop = -1 if limit is None else offset + limit - 1
+        rows = cast(list[tuple[bytes, float]], self.work.zrange(keys.OPEN_GAMES, offset, stop, withscores=True))
+        return [(_text(game), int(score)) for game, score in rows]
+
+    def count_open_games(self, creator: str | None = None) -> int:
+        key = keys.OPEN_GAMES if creator is None else keys.creator_open_games_key(creator)
+        return int(self.work.zcard(key))
 
     def games_by_status(self) -> dict[str, int]:
         """How many games in Redis have each status (one ``SCARD`` per status, and ``ZCARD`` of the lobby's index:

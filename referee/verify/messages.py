@@ -18,6 +18,7 @@ A bundle without ``messages`` (every bundle made before messages, or of a game w
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from schemas.common import message_text_problem
@@ -82,6 +83,22 @@ def _public_problem(item: dict[str, Any], keys: list[str], game: str, log_length
     return None
 
 
+def _holders_by_log_length(ctx: Context) -> Callable[[int], list[str]]:
+    """The keys that held the seats when the log was ``n`` entries long (``""`` for a seat nobody held), as the
+    replay judged the ``seated`` and ``left`` entries (CONTRACT section 14): a message is signed by its seat's
+    holder at its ``log_seq``."""
+    keys = [seat.get("key") or "" if isinstance(seat, dict) else "" for seat in ctx.created.get("seats") or []]
+    verdicts = ctx.replayer.verdicts if ctx.replayer is not None else []
+    after = [list(keys)]  # after[n]: the holders once the first n entries are folded
+    for position, entry in enumerate(ctx.log[1:], start=1):
+        ok = position < len(verdicts) and verdicts[position].status == "ok"
+        seat = entry.get("seat") if isinstance(entry, dict) else None
+        if ok and isinstance(seat, int) and 0 <= seat < len(keys) and entry.get("type") in ("seated", "left"):
+            keys[seat] = entry["submission"]["envelope"]["key"] if entry["type"] == "seated" else ""
+        after.append(list(keys))
+    return lambda length: after[min(max(length, 1), len(after)) - 1]
+
+
 def _check_messages(ctx: Context) -> Check:
     bundle = ctx.bundle
     carried = bundle.get("messages") if isinstance(bundle, dict) else None
@@ -89,7 +106,8 @@ def _check_messages(ctx: Context) -> Check:
         return Check("messages", PASSED, "no messages")
     if not isinstance(carried, list):
         return Check("messages", FAILED, "messages must be a list", details={"stream": "messages"})
-    keys = [seat["key"] for seat in ctx.created["seats"]]
+    keys = [seat.get("key") or "" if isinstance(seat, dict) else "" for seat in ctx.created["seats"]]
+    holders = _holders_by_log_length(ctx)
     game = ctx.created["game"]
     failures: list[tuple[int, str]] = []
     prev: Any = GENESIS
@@ -113,7 +131,7 @@ def _check_messages(ctx: Context) -> Check:
             problem = _public_problem(item, keys, game, len(ctx.log))
             if problem is None:
                 envelope, sig = item["submission"]["envelope"], item["submission"]["sig"]
-                if not ctx.verifier(keys[envelope["seat"]], envelope, sig):
+                if not ctx.verifier(holders(item["log_seq"])[envelope["seat"]] or "", envelope, sig):
                     problem = f"the signature is not seat {envelope['seat']}'s over the envelope"
                 elif item["log_seq"] < last_log_seq:
                     problem = f"log_seq {item['log_seq']} is lower than an earlier message's ({last_log_seq})"

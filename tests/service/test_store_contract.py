@@ -516,8 +516,57 @@ def test_a_players_games_are_listed_newest_first_in_pages(store):
     assert len(store.player_games(ALICE)) == 3
 
 
+def test_a_game_leaves_a_players_list_and_nobody_elses(store):
+    store.index_player_games([(ALICE, "g_a", 1000), (BOB, "g_a", 1000), (ALICE, "g_b", 3000)])
+    store.unindex_player_games([(ALICE, "g_a"), (ALICE, "g_unlisted"), (BOB, "g_b")])
+    assert store.player_games(ALICE) == [("g_b", 3000)]
+    assert store.player_games(BOB) == [("g_a", 1000)]
+    store.unindex_player_games([])
+    store.index_player_games([(ALICE, "g_a", 1000)])  # taken again: listed again
+    assert store.player_games(ALICE) == [("g_b", 3000), ("g_a", 1000)]
+
+
+def test_open_games_are_listed_oldest_first_and_counted_per_creator(store):
+    assert store.open_games() == [] and store.count_open_games() == 0 and store.count_open_games(ALICE) == 0
+    store.list_open_games([("g_b", ALICE, 2000), ("g_a", BOB, 1000), ("g_c", ALICE, 3000), ("g_d", None, 1500)])
+    assert store.open_games() == [("g_a", 1000), ("g_d", 1500), ("g_b", 2000), ("g_c", 3000)]
+    assert store.open_games(1, 2) == [("g_d", 1500), ("g_b", 2000)] and store.open_games(0, 0) == []
+    assert store.open_games(9, 5) == []
+    assert (store.count_open_games(), store.count_open_games(ALICE), store.count_open_games(BOB)) == (4, 2, 1)
+    store.list_open_games([("g_b", ALICE, None), ("g_b", ALICE, None), ("g_x", BOB, None)])  # off the lists, twice
+    assert [game for game, _ms in store.open_games()] == ["g_a", "g_d", "g_c"]
+    assert (store.count_open_games(), store.count_open_games(ALICE), store.count_open_games(BOB)) == (3, 1, 1)
+    store.list_open_games([("g_b", ALICE, 2000)])  # a seat left: listed again, at its creation time
+    assert [game for game, _ms in store.open_games()] == ["g_a", "g_d", "g_b", "g_c"]
+    with pytest.raises(ValueError):
+        store.list_open_games([("g_e", "a{b}", 1)])
+    with pytest.raises(ValueError):
+        store.count_open_games("a b")
+
+
+def test_a_stored_projection_write_keeps_the_open_listing_and_a_refused_one_does_not(store):
+    grow(store, "g_open", 2)
+    listing = {"creator": ALICE, "created_ms": 5000, "open": True}
+    assert store.write_projection("g_open", {"seq": 1, "open_listing": listing}, [{"seq": 0}], 0) == 1
+    assert store.open_games() == [("g_open", 5000)] and store.count_open_games(ALICE) == 1
+    # a write the store refuses (already there) leaves the listing as it is
+    assert store.write_projection("g_open", {"seq": 1, "open_listing": {**listing, "open": False}}, [{"seq": 0}],
+                                  0) == 0
+    assert store.open_games() == [("g_open", 5000)]
+    assert store.write_projection("g_open", {"seq": 2, "open_listing": {**listing, "open": False}}, [{"seq": 1}],
+                                  1) == 1
+    assert store.open_games() == [] and store.count_open_games(ALICE) == 0
+    # a projection without it leaves the listing alone
+    store.list_open_games([("g_open", ALICE, 5000)])
+    assert store.write_projection("g_open", {"seq": 3}, [{"seq": 2}], 2) == 1
+    assert store.open_games() == [("g_open", 5000)]
+    assert "open_listing" not in (store.read_projection("g_open") or {})
+
+
 @pytest.mark.parametrize("bad", ["", "a{b}", "a:b", "a b", "x" * 65])
 def test_player_keys_that_could_escape_their_hash_tag_are_refused(store, bad):
+    with pytest.raises(ValueError):
+        store.unindex_player_games([(bad, "g_a")])
     with pytest.raises(ValueError):
         store.player_games(bad)
     with pytest.raises(ValueError):

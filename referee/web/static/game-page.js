@@ -12,7 +12,7 @@ import { notifyButton, turnNotice } from "./attention.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
 import { actionWords, gameName, playersLine } from "./game-names.js";
-import { _, listAnd } from "./i18n.js";
+import { _, listAnd, pgettext } from "./i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const root = document.getElementById("game");
@@ -98,8 +98,16 @@ function renderSeats() {
   s.bot ? [" ", el("span", { class: "bot-mark", title: _("this seat is played by a program") }, _("bot"))] : "",
   mine.includes(i) ? ` ${_("(you)")}` : "",
   game.toMove === i && game.status === "active" ? ` — ${_("to move")}` : "",
-  game.status === "waiting" ? (acceptedSeats.has(i) ? ` — ${_("accepted")}` : ` — ${_("not accepted yet")}`) : "",
-  el("br"), el("small", { class: "mono", title: s.key }, _("key {key}", { key: shortKey(s.key) })))));
+  game.status === "waiting" && s.key ? (acceptedSeats.has(i) ? ` — ${_("accepted")}` : ` — ${_("not accepted yet")}`) : "",
+  el("br"), seatKeyLine(s))));
+}
+
+/** A seat's key; a seat nobody holds yet (CONTRACT section 14) has none: it is open to anyone, or invited. */
+function seatKeyLine(s) {
+  if (!s.key) {
+    return el("small", { class: "seat-open" }, s.open === "anyone" ? pgettext("seat", "open to anyone") : pgettext("seat", "invited"));
+  }
+  return el("small", { class: "mono", title: s.key }, _("key {key}", { key: shortKey(s.key) }));
 }
 
 function renderAccept() {

@@ -1,0 +1,56 @@
+"""The game page of a game with open seats (CONTRACT section 14): a seat nobody holds has no key; the page says it
+is open to anyone or invited, in the reader's language, instead of a key (real server, real Chromium)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+import requests
+from live_server import serving
+
+from referee.signing import CREATE_CTX, generate_key, public_key_b64, sign
+
+STEP_MS = 20_000  # upper bound for one UI step (not a timing assertion)
+
+
+@pytest.fixture(scope="module")
+def live_server(redis_server, tmp_path_factory):
+    from referee.app import create_app
+
+    settings = {"REDIS_URL": redis_server.url, "REFEREE_VAR": str(tmp_path_factory.mktemp("open-var")),
+                "REFEREE_QUEUE": f"open-{uuid.uuid4().hex[:8]}", "REFEREE_DISPATCH": "inline",
+                "WEB_POLL_MS": 60_000, "TESTING": True}
+    app = create_app(settings)
+    with serving(app) as url:
+        yield url
+    app.extensions["referee.store"].close()
+
+
+def _open_game(base: str) -> str:
+    creator = generate_key()
+    body = {"ruleset": "fivetowers", "seats": [{"name": "Ann", "key": public_key_b64(creator)}, {"open": True},
+                                               {"invite": public_key_b64(generate_key())}]}
+    signed = {**body, "creator": {"key": public_key_b64(creator), "sig": sign(creator, {"v": 1, "ctx": CREATE_CTX,
+                                                                                         **body})}}
+    response = requests.post(f"{base}/games", json=signed, timeout=10)
+    assert response.status_code == 201, response.text
+    return response.json()["game"]
+
+
+@pytest.mark.parametrize("words", [("en-US", "open to anyone", "invited"), ("de-DE", "offen für alle", "eingeladen"),
+                                   ("fr-FR", "ouverte à tous", "sur invitation")])
+def test_an_open_seat_is_shown_as_open_or_invited(browser, live_server, console_errors, words):
+    locale, anyone, invited = words
+    game = _open_game(live_server)
+    context = browser.new_context(locale=locale)
+    try:
+        page = console_errors.watch(context.new_page())
+        page.goto(f"{live_server}/play/games/{game}")
+        page.wait_for_selector("#seat-list li[data-seat='2'] .seat-open", timeout=STEP_MS)
+        seats = [page.inner_text(f"#seat-list li[data-seat='{i}']") for i in range(3)]
+        assert "Ann" in seats[0] and anyone in seats[1] and invited in seats[2], seats
+        assert page.locator("#seat-list .seat-open").count() == 2
+    finally:
+        context.close()
+    console_errors.assert_none()
