@@ -81,7 +81,8 @@ def init_store(app: Flask) -> None:
             store.redis, enqueue_jobs(store.queue_redis, config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
             allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
     games = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"], config["REFEREE_MAX_WAIT"],
-                        app.extensions.get("referee.key"), accept_within=config["REFEREE_ACCEPT_WITHIN"] or None)
+                        app.extensions.get("referee.key"), accept_within=config["REFEREE_ACCEPT_WITHIN"] or None,
+                        max_open_games=config["REFEREE_MAX_OPEN_GAMES"] or None)
     app.extensions["referee.service"] = games
     app.extensions["referee.messages"] = MessageService(messages_of(store), games.created_entry, games.referee_key,
                                                           emit=store.emit_events,

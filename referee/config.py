@@ -35,6 +35,9 @@ name                        default                     meaning
 ``REFEREE_ACCEPT_WITHIN``   ``604800`` (7 days)         seconds a new seeded game waits for every
                                                         seat's acceptance; then the referee logs
                                                         ``expired`` and it leaves the lobby (0: never)
+``REFEREE_MAX_OPEN_GAMES``  ``10``                      open games (a seat open to anyone, waiting)
+                                                        one key may have created at a time; one more
+                                                        is 409 ``creator/too_many_open`` (0: no limit)
 ``REFEREE_RATE_CREATE``     ``30 per minute;``          ``POST /games`` per client address: a burst of
                             ``120 per hour``            30, 120 an hour (no person or club meets it)
 ``REFEREE_RATE_CONTACTS``   ``30 per minute;``          ``/contacts`` writes per client address
@@ -129,6 +132,7 @@ DEFAULTS: dict[str, Any] = {
     "REFEREE_MIN_REPLICAS": 0,
     "REFEREE_REPLICA_TIMEOUT_MS": 1000,
     "REFEREE_ACCEPT_WITHIN": 604800.0,
+    "REFEREE_MAX_OPEN_GAMES": 10,
     "REFEREE_RATE_CONTACTS": "30 per minute;120 per hour",
     "REFEREE_RATE_CREATE_PER_KEY": "30 per minute;120 per hour",
     "REFEREE_RATE_CONTACTS_PER_KEY": "30 per minute;120 per hour",
@@ -172,7 +176,7 @@ DEFAULTS.update({
 })
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",
-         "REFEREE_REPLICA_TIMEOUT_MS"}
+         "REFEREE_REPLICA_TIMEOUT_MS", "REFEREE_MAX_OPEN_GAMES"}
 _FLOATS = {"REFEREE_ACCEPT_WITHIN", "REFEREE_ARCHIVE_AFTER", "REFEREE_ARCHIVE_EVERY",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
            "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",

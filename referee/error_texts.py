@@ -97,6 +97,8 @@ TEMPLATES = (
     N_("a seat is taken with a name"),
     N_("a game with an open seat is created by a signed request: sign it (field 'creator')"),
     N_("the creator signature is not over {v: 1, ctx: 'referee/create', ...this body}"),
+    N_("this key has %(count)s open games waiting for players already (at most %(limit)s): cancel one, or wait "
+       "until its seats are taken"),
     # -- messages
     N_("this signed message is in the game's messages already at position %(position)s; sign a new one (a new "
        "at)"),

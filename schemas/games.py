@@ -131,10 +131,28 @@ class GameSummarySchema(Schema):
     time_control = fields.Dict(metadata={"description": "the resolved time control of the game (CONTRACT 8)"})
 
 
+class CreatorViewSchema(Schema):
+    key = fields.String(allow_none=True, metadata={"description": "the key that signed the game's creation"})
+    name = fields.String(allow_none=True, metadata={"description": "the name of the seat that key holds, if any"})
+
+
+class OpenGameSummarySchema(GameSummarySchema):
+    """A game of ``GET /games``; with ``?open=true`` also the fields below."""
+
+    options = fields.Dict()
+    creator = fields.Nested(CreatorViewSchema)
+    accept_by = fields.String(allow_none=True, metadata={"description": "the seats must be taken and accepted by then"})
+    seats_taken = fields.Integer(metadata={"description": "seats someone holds now"})
+    seats_open = fields.Integer(metadata={"description": "seats open to anyone that nobody holds"})
+
+
 class GameListSchema(Schema):
-    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    games = fields.List(fields.Nested(OpenGameSummarySchema), required=True, metadata={
+        "description": "newest first; with ?open=true the open games, oldest first, each with options, creator, "
+                       "accept_by, seats_taken and seats_open"})
     offset = fields.Integer(required=True)
     next = fields.Integer(allow_none=True)
+    total = fields.Integer(metadata={"description": "with ?open=true: how many games the open games' index lists"})
 
 
 class PendingOfferSchema(Schema):
@@ -202,8 +220,10 @@ class PageQuerySchema(Schema):
 
 
 class ListQuerySchema(Schema):
-    offset = _position("games to skip, newest first", load_default=0)
+    offset = _position("games to skip, newest first (with open=true: oldest first)", load_default=0)
     limit = _page_limit(GAMES_MAX_PAGE, load_default=GAMES_MAX_PAGE)
+    open = fields.Boolean(load_default=False, metadata={
+        "description": "true: only the waiting games with a seat open to anyone, oldest first (CONTRACT section 14)"})
 
 
 class ReplayQuerySchema(Schema):

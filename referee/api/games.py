@@ -38,7 +38,10 @@ class Games(MethodView):
     @blp.arguments(ListQuerySchema(), location="query")
     @blp.response(200, GameListSchema)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
-        """Games, newest first (for a lobby): ruleset, status, seat to move, seats."""
+        """Games, newest first (for a lobby): ruleset, status, seat to move, seats. With ``open=true`` the waiting
+        games with a seat open to anyone, oldest first: options, time control, seats taken and open, creator."""
+        if query["open"]:
+            return service().open_games(query["offset"], query["limit"])
         games = service().list_games(query["offset"], query["limit"])
         following = query["offset"] + len(games) if len(games) == query["limit"] else None
         return {"games": games, "offset": query["offset"], "next": following}

@@ -30,6 +30,9 @@ from .folds import ReplayerCache
 
 log = logging.getLogger(__name__)
 
+#: ``REFEREE_MAX_OPEN_GAMES``' default
+DEFAULT_MAX_OPEN_GAMES = 10
+
 
 class Dispatcher(Protocol):
     """Gets the game's replay going after an append that raised the game's pending flag."""
@@ -101,8 +104,10 @@ class ServiceCore:
 
     def __init__(self, store: LogStore, dispatcher: Dispatcher | None = None, organiser_keys: list[str] | None = None,
                  max_wait: float = 30.0, referee_key: Ed25519PrivateKey | None = None, *,
-                 accept_within: float | None = None):
+                 accept_within: float | None = None, max_open_games: int | None = DEFAULT_MAX_OPEN_GAMES):
         self.store = store
+        #: how many open games (a seat open to anyone, waiting) one key may have created at a time (None: any)
+        self.max_open_games = max_open_games
         #: seconds a seeded game may wait for its acceptances before it expires (None: never)
         self.accept_within = accept_within
         #: signs receipts (CONTRACT section 8); a fresh key when none is given (tools and tests)

@@ -7,6 +7,7 @@ unaccepted game's ``expired`` is the referee's own entry (``entries.due_system_e
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +26,10 @@ from .core import new_game_id, signed_game_id, unavailable
 from .entries import append_system_entries, make_entry
 from .folds import clone_replayer
 from .players import index_players
+from .projection import open_listing
 from .submissions import Submissions
+
+log = logging.getLogger(__name__)
 
 ABORT_CTX = "referee/abort"
 
@@ -106,6 +110,8 @@ class Lifecycle(Submissions):
                                                           f"{rules.max_players} players, not {players}"}])
         deck = spec.get("deck")
         signer = organiser or creator
+        if signer is not None and any(seat_kind(seat) == "open" for seat in seats):
+            self._within_open_games(signer["key"])
         game_id = game_id or (signed_game_id(signer["sig"]) if signer else new_game_id())
         try:  # the engine is the judge of options and decks
             if deck is not None:
@@ -155,6 +161,7 @@ class Lifecycle(Submissions):
         index_players(self.store, game_id, entry)
         replayer = LogReplayer(server_seed=secret)
         replayer.feed(entry)
+        self._list_if_open(game_id, replayer)
         more = append_system_entries(self.store, game_id, replayer, secret)
         replayer = self._settle(game_id, replayer)
         if replayer.accept_by_ms() is not None or (
@@ -164,6 +171,33 @@ class Lifecycle(Submissions):
         return {"game": game_id, "ruleset": payload["ruleset"], "mode": payload["mode"],
                 "commitment": payload.get("commitment"), "seq": replayer.seq, "head": replayer.head,
                 "status": replayer.status, "to_move": replayer.to_move()}
+
+    def _within_open_games(self, creator: str) -> None:
+        """409 ``creator/too_many_open`` when ``creator`` has ``max_open_games`` open games already (CONTRACT section
+        14: a key holds at most that many waiting games with a seat open to anyone that it created)."""
+        if self.max_open_games is None:
+            return
+        try:
+            count = self.store.count_open_games(creator)
+        except Exception:  # the listing is derived data: its loss must not stop creation
+            log.warning("could not count the open games of %s", creator, exc_info=True)
+            return
+        if count >= self.max_open_games:
+            raise ServiceError(409, "creator/too_many_open",
+                               f"this key has {count} open games waiting for players already (at most "
+                               f"{self.max_open_games}): cancel one, or wait until its seats are taken",
+                               details={"limit": self.max_open_games, "open": count})
+
+    def _list_if_open(self, game_id: str, replayer: LogReplayer) -> None:
+        """List a new game among the open games at once (the replay workers' projection writes keep it from then
+        on); best effort, as the players' index is."""
+        listing = open_listing(replayer)
+        if listing is None or not listing["open"]:
+            return
+        try:
+            self.store.list_open_games([(game_id, listing["creator"], listing["created_ms"])])
+        except Exception:
+            log.exception("could not list game %s among the open games; its projection will", game_id)
 
     def accept(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """A seat's signed acceptance (``ctx`` ``referee/accept``, 32 bytes of ``entropy``).

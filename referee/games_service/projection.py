@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..clock import now
-from ..replay import LogReplayer
-from ..timecontrol import Clocks
+from ..replay import WAITING, LogReplayer, seat_kind
+from ..store.base import OPEN_LISTING
+from ..timecontrol import Clocks, parse_ms
 
 
 def clocks_of(replayer: LogReplayer) -> dict[str, Any] | None:
@@ -35,8 +36,28 @@ def clock_view(stored: dict[str, Any] | None, players: int, now: int) -> list[di
     return clocks.view(now)
 
 
+def open_listing(replayer: LogReplayer) -> dict[str, Any] | None:
+    """What the open games' listing (``GET /games?open=true``) needs of a game created with a seat open to anyone:
+    its creator, its creation time and whether it is open now (waiting, and a seat open to anyone nobody holds);
+    None for any other game."""
+    created = replayer.created or {}
+    seats = created.get("seats") or []
+    if not any(seat_kind(seat) == "open" for seat in seats):
+        return None
+    free = any(seat_kind(spec) == "open" and holder is None
+               for spec, holder in zip(seats, replayer.holders, strict=False))
+    return {"creator": replayer.creator_key(), "created_ms": parse_ms(created["at"]),
+            "open": free and replayer.status == WAITING and created.get("mode") == "seeded"}
+
+
 def projection_of(replayer: LogReplayer) -> dict[str, Any]:
-    """The projection fields (``referee.store.PROJECTION_FIELDS``) of a fold."""
+    """The projection fields (``referee.store.PROJECTION_FIELDS``) of a fold; for a game created with a seat open
+    to anyone also its ``OPEN_LISTING`` (not stored: the store lists the game by it)."""
+    listing = open_listing(replayer)
+    return {**projection_fields(replayer), **({OPEN_LISTING: listing} if listing is not None else {})}
+
+
+def projection_fields(replayer: LogReplayer) -> dict[str, Any]:
     game = replayer.game
     return {
         "seq": replayer.seq,

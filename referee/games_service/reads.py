@@ -15,7 +15,7 @@ from ..store import GameNotFound
 from ..timecontrol.spec import time_control_of
 from .core import ServiceCore, not_found
 from .folds import fold_with_states
-from .projection import clock_view, projection_of
+from .projection import clock_view, open_listing, projection_of
 
 
 def has_open_seats(created: dict[str, Any]) -> bool:
@@ -110,6 +110,37 @@ class GameReads(ServiceCore):
             summary.pop("options")
             out.append(summary)
         return out
+
+    def open_games(self, offset: int = 0, limit: int = 100) -> dict[str, Any]:
+        """``GET /games?open=true``: the waiting games with a seat open to anyone, oldest first (CONTRACT section 14),
+        from the open games' index (kept by the replay workers' projection writes); each is described from its fold
+        (who holds each seat now), and one the index still lists but whose fold is no longer open (the workers have
+        not caught up) is left out of the page."""
+        rows = self.store.open_games(offset, limit)
+        total = self.store.count_open_games()
+        now = now_ms()
+        out = []
+        for game_id, _created_ms in rows:
+            try:
+                replayer = self.fold(game_id)
+            except ServiceError:
+                continue
+            listing = open_listing(replayer)
+            accept_by = replayer.accept_by_ms()
+            if listing is None or not listing["open"] or (accept_by is not None and accept_by <= now):
+                continue
+            created = replayer.created or {}
+            summary = self._describe(game_id, created, projection_of(replayer), replayer.holders)
+            creator = listing["creator"]
+            creator_name = next((holder[1] for holder in replayer.holders
+                                 if holder is not None and holder[0] == creator), None)
+            out.append({**summary, "creator": {"key": creator, "name": creator_name},
+                        "accept_by": created.get("accept_by"),
+                        "seats_taken": sum(holder is not None for holder in replayer.holders),
+                        "seats_open": sum(seat.get("open") == "anyone" and not seat["taken"]
+                                          for seat in summary["seats"])})
+        following = offset + len(rows) if offset + len(rows) < total and rows else None
+        return {"games": out, "offset": offset, "next": following, "total": total}
 
     def legal_moves(self, game_id: str) -> dict[str, Any]:
         replayer = self.fold(game_id)

@@ -8,7 +8,7 @@ from seat_helpers import cancel, create_open_game, leave, take
 from test_observability import metrics_of, value
 
 from referee.games_service.players import rebuild_player_index
-from referee.signing import generate_key, public_key_b64
+from referee.signing import CREATE_CTX, generate_key, public_key_b64, sign
 from referee.store import keys
 
 
@@ -50,7 +50,7 @@ def test_a_key_that_leaves_its_seat_leaves_the_players_index_and_a_rebuild_lists
 
 def test_the_holder_of_an_open_seat_posts_and_reads_messages(http):
     from referee.clock import now
-    from referee.signing import MESSAGE_CTX, sign
+    from referee.signing import MESSAGE_CTX
 
     game = create_open_game(http, "fivetowers", ["key", "open"])
     assert http.get(f"/games/{game.game_id}/messages")[0] == 200  # a seat without a key in created: no 500
@@ -80,3 +80,84 @@ def test_the_holder_of_an_open_seat_posts_and_reads_messages(http):
     forged["messages"][0]["hash"] = entry_hash(forged["messages"][0]["prev"],
                                                {k: v for k, v in forged["messages"][0].items() if k != "hash"})
     assert messages_check(forged).status == "failed"
+
+
+# -- GET /games?open=true ------------------------------------------------------------------------------------------
+def open_ids(http, query: str = "") -> list[str]:
+    status, page = http.get(f"/games?open=true{query}")
+    assert status == 200, page
+    return [game["game"] for game in page["games"]]
+
+
+def test_open_games_are_listed_oldest_first_until_their_last_open_seat_is_taken(http, store, run_worker):
+    hour = {"kind": "per_move", "per_move": 3600}
+    first = create_open_game(http, "fivetowers", ["key", "open"], options={"time_control": hour})
+    create_open_game(http, "fivetowers", ["key", "invite"])  # invitation only: never listed
+    second = create_open_game(http, "towerup", ["open", "key", "open"])
+    assert open_ids(http) == [first.game_id, second.game_id]  # listed at creation, before any worker ran
+    run_worker()
+    status, page = http.get("/games?open=true")
+    assert status == 200 and page["offset"] == 0 and page["next"] is None and page["total"] == 2
+    row = page["games"][0]
+    assert row["ruleset"]["name"] == "fivetowers" and row["options"] == {"time_control": hour}
+    assert row["time_control"]["kind"] == "per_move" and row["status"] == "waiting"
+    assert (row["seats_taken"], row["seats_open"]) == (1, 1) and row["created_at"] and "accept_by" in row
+    assert row["creator"] == {"key": public_key_b64(first.creator), "name": None}  # the creator holds no seat here
+    assert [seat.get("open") for seat in row["seats"]] == [None, "anyone"]
+    assert http.get("/games?open=true&limit=1")[1]["next"] == 1
+    assert open_ids(http, "&offset=1&limit=1") == [second.game_id]
+    assert http.get("/games?open=nope")[0] == 400
+
+    assert take(http, second, 0, generate_key(), "Ann")[0] == 202
+    run_worker()
+    assert open_ids(http) == [first.game_id, second.game_id]  # one seat open to anyone is still free
+    joiner = generate_key()
+    assert take(http, second, 2, joiner, "Bea")[0] == 202
+    run_worker()
+    assert open_ids(http) == [first.game_id] and store.count_open_games() == 1  # the index itself, not a filter
+    assert leave(http, second.game_id, 2, joiner)[0] == 202
+    run_worker()
+    assert open_ids(http) == [first.game_id, second.game_id]  # open again, at its creation time
+    assert cancel(http, first.game_id, first.creator)[0] == 202
+    run_worker()
+    assert open_ids(http) == [second.game_id] and store.count_open_games(public_key_b64(first.creator)) == 0
+
+
+def test_a_game_the_index_still_lists_is_shown_only_while_its_fold_is_open(http, store):
+    game = create_open_game(http, "fivetowers", ["key", "open"])
+    assert take(http, game, 1, generate_key(), "Bea")[0] == 202  # no worker has projected it yet
+    assert store.count_open_games() == 1 and open_ids(http) == []
+    assert http.get("/games?open=true")[1]["next"] is None
+
+
+def test_the_open_games_are_rebuilt_with_the_projections(http, store, run_worker):
+    from workers.projector import Projector
+
+    game = create_open_game(http, "fivetowers", ["key", "open"])
+    run_worker()
+    store.work.delete(keys.OPEN_GAMES, keys.creator_open_games_key(public_key_b64(game.creator)))  # lost
+    assert open_ids(http) == []
+    Projector(store, entry_delay=0).rebuild(game.game_id)  # what `referee rebuild` and the reconciler do
+    assert open_ids(http) == [game.game_id] and store.count_open_games(public_key_b64(game.creator)) == 1
+
+
+def test_a_key_creates_at_most_its_limit_of_open_games(make_app, run_worker):
+    from svc_helpers import Http
+
+    app = make_app(REFEREE_MAX_OPEN_GAMES=2)
+    http = Http(app.test_client())
+    creator = generate_key()
+    games = [create_open_game(http, "fivetowers", ["key", "open"], creator=creator) for _ in range(2)]
+    create_open_game(http, "fivetowers", ["key", "invite"], creator=creator)  # not open to anyone: not counted
+    _status, error = create_open_game(http, "fivetowers", ["key", "open"], creator=creator, expect=409)
+    assert error["error"]["code"] == "creator/too_many_open"
+    assert error["error"]["details"] == {"limit": 2, "open": 2}
+    body = {"ruleset": "fivetowers", "seats": [{"name": "Ann", "key": public_key_b64(creator)}, {"open": True}]}
+    body["creator"] = {"key": public_key_b64(creator), "sig": sign(creator, {"v": 1, "ctx": CREATE_CTX, **body})}
+    for lang, words in (("de", "offene Partien"), ("fr", "parties ouvertes")):
+        response = app.test_client().post("/games", json=body, headers={"Accept-Language": lang})
+        assert response.status_code == 409 and words in response.get_json()["error"]["message"], response.get_json()
+    assert create_open_game(http, "fivetowers", ["key", "open"], expect=201)  # another key is not limited
+    assert take(http, games[0], 1, generate_key(), "Bea")[0] == 202
+    run_worker(app.extensions["referee.queue"])
+    assert create_open_game(http, "fivetowers", ["key", "open"], creator=creator, expect=201)  # one is full now
