@@ -97,6 +97,8 @@ TEMPLATES = (
     N_("a seat is taken with a name"),
     N_("a game with an open seat is created by a signed request: sign it (field 'creator')"),
     N_("the creator signature is not over {v: 1, ctx: 'referee/create', ...this body}"),
+    N_("the game is %(status)s; only a finished game has a rematch"),
+    N_("the game is finished but its seed is not revealed yet; ask again in a moment"),
     N_("this key has %(count)s open games waiting for players already (at most %(limit)s): cancel one, or wait "
        "until its seats are taken"),
     # -- messages

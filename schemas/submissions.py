@@ -9,6 +9,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from referee.decisions import OFFER_KINDS
+from referee.rematch import REMATCH_CTX
 from referee.signing import (
     ACCEPT_CTX,
     ANSWER_CTX,
@@ -172,6 +173,33 @@ class SeatSubmissionSchema(Schema):
                                                             "envelope"})
     invite_sig = sig_field(metadata={"description": "an invite seat: the invitation key's signature over the same "
                                                     "bytes (the link's fragment holds its private seed)"})
+
+
+class RematchEnvelopeSchema(Schema):
+    v = strict_int(required=True, validate=validate.Equal(1, error="must be 1"))
+    ctx = fields.String(required=True, validate=validate.Equal(REMATCH_CTX, error=f"must be {REMATCH_CTX!r}"))
+    game = fields.String(required=True, validate=GAME_ID, metadata={"description": "the finished game"})
+    seat = strict_int(required=True, validate=validate.Range(min=0, max=63))
+    at = fields.String(required=True, validate=[validate.Length(max=64), signer_time], metadata={
+        "description": "signer's clock: RFC 3339 UTC, not later than the server's clock plus 5 minutes",
+        "format": "date-time"})
+
+
+class RematchSubmissionSchema(Schema):
+    envelope = fields.Nested(RematchEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "the seat's signature (the key that held it at the end)"})
+
+
+class RematchSchema(Schema):
+    game = fields.String(required=True, metadata={"description": "the rematch (one per finished game)"})
+    ruleset = fields.Dict(required=True)
+    mode = fields.String(required=True)
+    commitment = fields.String(allow_none=True)
+    seq = fields.Integer(required=True)
+    head = fields.String(required=True)
+    status = fields.String(required=True)
+    to_move = fields.Integer(allow_none=True)
+    rematch_of = fields.Dict(required=True, metadata={"description": "{game, head}: the finished game"})
 
 
 class LeaveSubmissionSchema(Schema):

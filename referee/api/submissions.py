@@ -18,6 +18,8 @@ from schemas.submissions import (
     MoveSubmissionSchema,
     OfferSubmissionSchema,
     ReceiptSchema,
+    RematchSchema,
+    RematchSubmissionSchema,
     ResignSubmissionSchema,
     SeatSubmissionSchema,
     VacationSubmissionSchema,
@@ -169,3 +171,17 @@ class Cancel(MethodView):
     def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The creator's signed cancel of a game that has not started: status ``cancelled``, the seed revealed."""
         return service().cancel_game(game_id, submission)
+
+
+@blp.route("/<game_id>/rematch")
+class Rematch(MethodView):
+    @blp.arguments(RematchSubmissionSchema())
+    @blp.response(201, RematchSchema)
+    @blp.alt_response(200, schema=RematchSchema, description="the rematch existed already (asked before, by any seat)")
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> Any:
+        """A seat's signed ask for a rematch of a finished game: one new game with the same ruleset, options, clock
+        and keys, the seats rotated by one, whose ``created`` says ``rematch_of: {game, head}``. 201 when this ask
+        created it; asked again, by any seat, 200 with the same game. 409 ``game/not_finished`` before the end."""
+        status, answer = service().rematch(game_id, submission)
+        return answer, status

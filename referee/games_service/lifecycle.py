@@ -48,12 +48,15 @@ class Lifecycle(Submissions):
     # -- create ---------------------------------------------------------------------------------------
     def create_game(self, spec: dict[str, Any], organiser: dict[str, str] | None = None, *,
                     tournament: str | None = None, adjudicator: str | None = None,
-                    game_id: str | None = None, creator: dict[str, str] | None = None) -> dict[str, Any]:
+                    game_id: str | None = None, creator: dict[str, str] | None = None,
+                    rematch: dict[str, Any] | None = None) -> dict[str, Any]:
         """Create a game from a validated spec (``ruleset``, ``seats``, ``options``, ``deck``?, ``nonce``?).
 
         The tournament service (not the HTTP API) also passes the ``tournament`` the game belongs to, its
         ``adjudicator`` (the tournament's organiser key, who may decide an adjudication) and the game id
-        its pairing named; all three are written into ``created``.
+        its pairing named; all three are written into ``created``. The rematch service (``rematch``) passes
+        ``{"of": {game, head}, "ask": the seat's signed ask}``: written as ``rematch_of`` and ``rematch``, and, like a
+        tournament's game, the referee's own (no organiser needed).
 
         A seat may be open (CONTRACT section 14): ``{"name"?, "invite": key}`` or ``{"open": true, "name"?}``.
         A game with an open seat is created by a signed request: ``creator`` ``{key, sig}`` (or ``organiser``,
@@ -87,7 +90,7 @@ class Lifecycle(Submissions):
             if not verify(organiser_key, {"v": 1, "ctx": CREATE_CTX, **spec}, organiser["sig"]):
                 raise ServiceError(401, "organiser/bad_signature",
                                    "the organiser signature is not over {v: 1, ctx: 'referee/create', ...this body}")
-        elif self.organiser_keys and tournament is None:  # a tournament's games are the referee's own
+        elif self.organiser_keys and tournament is None and rematch is None:  # the referee's own games
             raise ServiceError(401, "organiser/required",
                                "only organisers may create games here: sign the request (field 'organiser')")
         if creator is not None:
@@ -150,6 +153,8 @@ class Lifecycle(Submissions):
             payload["tournament"] = tournament
         if adjudicator is not None:
             payload["adjudicator"] = adjudicator
+        if rematch is not None:
+            payload.update(rematch_of=rematch["of"], rematch=rematch["ask"])
         entry = make_entry("created", 0, "0" * 64, **payload)
         try:
             first = self.store.create(game_id, entry, secret)

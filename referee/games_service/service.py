@@ -14,6 +14,7 @@ Inputs arrive already validated by the marshmallow schemas of ``schemas/``; outp
 * ``lifecycle`` — creation, acceptance, abort, adjudication, a withdrawn seat's forfeit;
 * ``decisions`` — the seats' own decisions: resignations, offers and answers (CONTRACT section 12);
 * ``seats`` — open seats: taking one, leaving it, the creator's cancel (CONTRACT section 14);
+* ``rematch`` — a finished game's rematch, created once whichever seat asks (CONTRACT section 14);
 * ``reads`` — state, listings, legal moves, the log, the replay, the result;
 * ``players`` — a player's games (the per-key index, kept at creation).
 """
@@ -21,13 +22,13 @@ Inputs arrive already validated by the marshmallow schemas of ``schemas/``; outp
 from __future__ import annotations
 
 from .decisions import PlayerDecisions
-from .lifecycle import Lifecycle
 from .players import PlayerGames
 from .reads import GameReads
+from .rematch import Rematches
 from .seats import OpenSeats
 
 
-class GameService(Lifecycle, PlayerDecisions, OpenSeats, GameReads, PlayerGames):
+class GameService(Rematches, PlayerDecisions, OpenSeats, GameReads, PlayerGames):
     """Creates games, takes signed acceptances and moves, and answers reads; one per app."""
 
 

@@ -258,6 +258,14 @@ class LogStore(ABC):
                 out.append(None)
         return out
 
+    @abstractmethod
+    def claim_rematch(self, game_id: str, rematch_id: str) -> str | None:
+        """Name ``rematch_id`` the rematch of ``game_id`` unless another id is named already (atomically, under the
+        game's hash tag); returns the id named now (``None`` for a game without a log in the store, e.g. archived).
+
+        :raises ValueError: for an id that is not a valid game id.
+        """
+
     # -- the open games (CONTRACT section 14: waiting games with a seat open to anyone) --------------------------
     # Derived data, like the projections: kept by each projection write that carries ``OPEN_LISTING`` (the
     # replay workers', in log order), rebuilt with them (``referee rebuild``, the reconciler after a lost work

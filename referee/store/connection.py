@@ -93,6 +93,7 @@ class StoreConnection(LogStore):
         self._wait_verdict = self.work.register_script(scripts.WAIT_VERDICT)
         self._emit_event = connection.register_script(scripts.EMIT_EVENT)
         self._claim_timers = connection.register_script(scripts.CLAIM_TIMERS)
+        self._claim_rematch = connection.register_script(scripts.CLAIM_REMATCH)
         self._follower: cluster.Client | None = None
         #: the replay workers' ready list that the append scripts push a game onto when they raise its pending
         #: flag (:meth:`use_ready_list`); ``None``: the caller notifies the workers itself

@@ -309,5 +309,5 @@ def archived_game_keys(game_id: str) -> tuple[list[str], list[str]]:
     """Every key of one game, as archiving deletes them: ``(on the log's Redis, on the work Redis)`` (the
     projection, verdicts and events live on the work Redis when it is another server)."""
     k, m = game_keys(game_id), message_keys(game_id)
-    return [k.log, k.head, k.secret, k.sigs, k.pending, m.stream, m.head, m.sigs, m.mutes], [
+    return [k.log, k.head, k.secret, k.sigs, k.pending, m.stream, m.head, m.sigs, m.mutes, rematch_key(game_id)], [
         k.projection, k.verdicts, k.events]

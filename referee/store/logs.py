@@ -228,6 +228,13 @@ class GameLogs(Indexes):
             raw = sigs.get(keys.sig_field(signature), sigs.get(signature))
         return int(raw) if raw is not None else None
 
+    def claim_rematch(self, game_id: str, rematch_id: str) -> str | None:
+        """``CLAIM_REMATCH`` on the game's slot (its ``…:rematch`` and ``…:log``)."""
+        if not keys.valid_game_id(rematch_id):
+            raise ValueError(f"not a valid game id: {rematch_id!r}")
+        named = self._claim_rematch(keys=[keys.rematch_key(game_id), keys.game_keys(game_id).log], args=[rematch_id])
+        return _text(named) or None
+
     def read_created(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
         """One ``XRANGE … COUNT 1`` per game in one pipeline."""
         if not game_ids:

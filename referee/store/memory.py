@@ -231,6 +231,15 @@ class MemoryStore(LogStore):
             self._projected.notify_all()
             return 1
 
+    def claim_rematch(self, game_id: str, rematch_id: str) -> str | None:
+        keys.rematch_key(game_id)
+        keys.rematch_key(rematch_id)
+        with self._lock:
+            game = self._games.get(game_id)
+            if game is None or not game.log:
+                return None
+            return self._rematches.setdefault(game_id, rematch_id)
+
     # -- the open games ----------------------------------------------------------------------------------
     def list_open_games(self, rows: list[tuple[str, str | None, int | None]]) -> None:
         for _game, creator, _ms in rows:

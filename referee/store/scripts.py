@@ -128,6 +128,12 @@ SET_MUTE — replace whom a seat muted, unless a request signed later is stored 
     returns  1: stored | 0: a request signed at that time or later is stored; nothing written
            | -1: no such game in Redis (unknown, or archived); nothing written
 
+CLAIM_REMATCH — name a finished game's rematch once (``POST /games/{id}/rematch``): the first id stored stays
+    KEYS[1]  game:{id}:rematch  the rematch's game id
+    KEYS[2]  game:{id}:log      only read: the game is in Redis (not archived, not unknown)
+    ARGV[1]  the rematch's id to store if none is
+    returns  the stored id (this one, or the one stored before) | "" when the game has no log in Redis
+
 SAVE_RATINGS — compare-and-set one ruleset's ratings fold (``referee.store.ratings``; on the work Redis)
     KEYS[1]  ratings:{<ruleset>}          hash: "state" (the fold's JSON), "gen" (its generation)
     KEYS[2]  ratings:{<ruleset>}:changes  hash: game -> the JSON of its rating changes
@@ -373,4 +379,16 @@ if ARGV[3] == '1' then redis.call('DEL', KEYS[2]) end
 for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'gen', gen + 1)
 return gen + 1
+"""
+
+CLAIM_REMATCH = """
+if redis.call('XLEN', KEYS[2]) == 0 then
+  return ''
+end
+local found = redis.call('GET', KEYS[1])
+if found then
+  return found
+end
+redis.call('SET', KEYS[1], ARGV[1])
+return ARGV[1]
 """

@@ -96,6 +96,7 @@ from .signatures import (
     _check_referee_signature,
     _check_seat_signatures,
     check_referee_signature,
+    check_rematch_of,
     creation_requests,
     kind_at,
     signed_game_id,
@@ -160,7 +161,8 @@ def _organiser_of(created: dict[str, Any]) -> str | None:
 __all__ = [
     "ABORT_CTX", "BUNDLE_FORMAT", "CHECK_ORDER", "CREATE_CTX", "CREATION_REQUEST_FIELDS", "EXIT_CODES", "FAILED",
     "FAILED_STATUS", "INCOMPLETE", "PASSED", "SIGNED_CTX", "SKIPPED", "VERIFIED", "VERSION_MISMATCH", "Check",
-    "Progress", "Report", "check_referee_signature", "creation_requests", "differing_paths", "exported_messages",
+    "Progress", "Report", "check_referee_signature", "check_rematch_of", "creation_requests", "differing_paths",
+    "exported_messages",
     "kind_at",
     "signed_game_id", "unreadable_report", "unsigned_part", "verify_bundle",
 ]

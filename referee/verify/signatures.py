@@ -10,7 +10,8 @@ import hashlib
 from typing import Any, TypeGuard
 
 from ..logchain import GENESIS, first_broken_link
-from ..replay import cancel_problem, check_submission, seat_kind, seated_problem
+from ..rematch import rematch_problem, rotated
+from ..replay import LogError, LogReplayer, cancel_problem, check_submission, seat_kind, seated_problem
 from ..signing import (
     ACCEPT_CTX,
     ANSWER_CTX,
@@ -126,6 +127,8 @@ def signed_game_id(signature: str) -> str:
 
 def _check_organiser_signature(ctx: Context) -> Check:
     created = ctx.created
+    if "rematch_of" in created or "rematch" in created:
+        return _rematch_creation(created)
     if "creator" in created or "creator_sig" in created:
         return _signed_creation(created, "creator")
     open_seats = [i for i, seat in enumerate(created.get("seats") or []) if seat_kind(seat) != "key"]
@@ -162,6 +165,61 @@ def _signed_creation(created: dict[str, Any], role: str) -> Check:
     return Check("organiser_signature", PASSED,
                  f"created by {role} {organiser}: its signature over the creation request checks",
                  details={role: organiser})
+
+
+def _rematch_creation(created: dict[str, Any]) -> Check:
+    """The ``organiser_signature`` check of a rematch (CONTRACT section 14), created by the referee on a seat's signed
+    ask: the ask's shape and binding to ``rematch_of.game``, the game id derived from ``rematch_of``
+    (:func:`referee.rematch.rematch_game_id`: one rematch per finished game and head), and the ask's signature by
+    a key that holds a seat of this game (a rematch keeps the finished game's keys). What the bundle alone cannot
+    show is that ``rematch_of`` names a finished game with that head: that is the finished game's own bundle's to
+    show (:func:`check_rematch_of`)."""
+    problem = rematch_problem(created)
+    if problem:
+        return Check("organiser_signature", FAILED, problem, 0)
+    if created.get("creator") is not None or created.get("organiser") is not None or any(
+            seat_kind(seat) != "key" for seat in created.get("seats") or []):
+        return Check("organiser_signature", FAILED, "a rematch is the referee's: no creator, no organiser, no open "
+                     "seat", 0)
+    envelope, sig = created["rematch"]["envelope"], created["rematch"]["sig"]
+    keys = [seat.get("key") for seat in created.get("seats") or []]
+    signer = next((key for key in keys if is_public_key(key) and verify(key, envelope, sig)), None)
+    if signer is None:
+        return Check("organiser_signature", FAILED, "the rematch was asked by no seat of this game: its signature is "
+                     "none of the seats' keys over the ask", 0)
+    return Check("organiser_signature", PASSED,
+                 f"a rematch of game {created['rematch_of']['game']}, asked by the key {signer} (a seat of it and of "
+                 "this game), its id bound to that game's head",
+                 details={"rematch_of": created["rematch_of"], "asked_by": signer})
+
+
+def check_rematch_of(rematch_bundle: dict[str, Any], finished_bundle: dict[str, Any]) -> str | None:
+    """What is wrong with a rematch's claim about the game it rematches, given that game's bundle (both verified on
+    their own): ``rematch_of.head`` is that bundle's last entry's hash, the game was finished there (not aborted),
+    and the rematch has its ruleset, options and time control, and its keys with the seats rotated by one; or
+    None."""
+    new, old = rematch_bundle["log"][0], finished_bundle["log"][0]
+    of = new.get("rematch_of") or {}
+    log = finished_bundle["log"]
+    if of.get("game") != old.get("game") or of.get("head") != log[-1].get("hash"):
+        return "rematch_of does not name this game's last entry"
+    if not isinstance(finished_bundle.get("result"), dict) or not finished_bundle["result"]:
+        return "the game rematched has no result: it was not finished"
+    for field in ("options", "time_control"):
+        if new.get(field) != old.get(field):
+            return f"the rematch's {field} are not the game's"
+    if (new.get("ruleset") or {}).get("name") != (old.get("ruleset") or {}).get("name"):
+        return "the rematch's ruleset is not the game's"
+    fold = LogReplayer()  # the keys that held the seats at the end (open seats as the fold judged them)
+    try:
+        for entry in log:
+            fold.feed(entry)
+    except LogError as exc:
+        return f"the game rematched does not fold: {exc}"
+    held = fold.keys
+    if [seat.get("key") for seat in new.get("seats") or []] != rotated(held):
+        return "the rematch's keys are not the game's, rotated by one seat"
+    return None
 
 
 # -- 5. seat signatures --------------------------------------------------------------------------

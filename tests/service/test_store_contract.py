@@ -563,6 +563,22 @@ def test_a_stored_projection_write_keeps_the_open_listing_and_a_refused_one_does
     assert "open_listing" not in (store.read_projection("g_open") or {})
 
 
+def test_a_games_rematch_is_named_once_whoever_asks(store):
+    grow(store, "g_done", 1)
+    assert store.claim_rematch("g_unknown", "g_r1") is None  # no log in the store: nothing is named
+    results: list[str | None] = []
+    threads = [threading.Thread(target=lambda i=i: results.append(store.claim_rematch("g_done", f"g_r{i}")))
+               for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(results)) == 1 and results[0] in {f"g_r{i}" for i in range(8)}
+    assert store.claim_rematch("g_done", "g_other") == results[0]
+    with pytest.raises(ValueError):
+        store.claim_rematch("g_done", "a{b}")
+
+
 @pytest.mark.parametrize("bad", ["", "a{b}", "a:b", "a b", "x" * 65])
 def test_player_keys_that_could_escape_their_hash_tag_are_refused(store, bad):
     with pytest.raises(ValueError):
