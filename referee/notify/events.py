@@ -31,6 +31,17 @@ _answered                                     offered), ``seat`` (who answered; 
                                               ``recipients``
 resigned   ``<game>:<position>:resigned``     ``seat``, ``goes_on`` (more than one seat still in the
                                               game), ``recipients``
+seated     ``<game>:<position>:seated``       an open seat taken (CONTRACT section 14): ``seat``, ``name``,
+                                              ``joiner`` (its key), ``open_seats`` (seats still open),
+                                              ``full`` (none left), ``recipients`` (the other holders and
+                                              the creator; ``seat`` null for a creator holding no seat)
+left       ``<game>:<position>:left``         ``seat`` (open again), ``open_seats``, ``recipients`` (the
+                                              holders and the creator)
+cancelled  ``<game>:<position>:cancelled``    ``recipients``: the seats' holders but the creator
+rematch    ``<game>:0:rematch``               the ``created`` entry of a rematch: ``rematch_of`` {game,
+                                              head}, ``seat`` (who asked, in the finished game's seats),
+                                              ``recipients`` (the other seats); ``game``/``link`` are the
+                                              new game's
 message    ``<game>:m<position>:message``     from the message stream, not the log
                                               (:func:`message_event`; ``<position>`` is the message's):
                                               ``seat`` (sender), ``to`` (seats, null: everyone),
@@ -48,6 +59,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..replay import FINISHED, LogReplayer, Verdict, entry_time
+from ..signing import verify
 
 
 def game_link(game_id: str) -> str:
@@ -164,6 +176,48 @@ def message_event(game_id: str, message: dict[str, Any], keys: list[str],
             "recipients": [r for r in _recipients(keys, wanted, sender) if r["seat"] not in muting]}
 
 
+def _holders_and_creator(replayer: LogReplayer, but: str | None) -> list[dict[str, Any]]:
+    """Every seat's holder and the game's creator (once, ``seat`` null when it holds no seat), but the key ``but``."""
+    rows = [{"seat": i, "key": holder[0]} for i, holder in enumerate(replayer.holders)
+            if holder is not None and holder[0] and holder[0] != but]
+    creator = replayer.creator_key()
+    if creator and creator != but and all(row["key"] != creator for row in rows) and all(
+            holder is None or holder[0] != creator for holder in replayer.holders):
+        rows.append({"seat": None, "key": creator})
+    return rows
+
+
+def seat_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict) -> list[dict[str, Any]]:
+    """The events of open seats and rematches (CONTRACT section 14): ``seated``, ``left``, ``cancelled``, and a
+    rematch's ``created`` (``rematch``). The creator hears of every seat taken or left, so also of the last one
+    (``full``)."""
+    position = entry.get("seq", replayer.seq - 1)
+    open_seats = sum(holder is None for holder in replayer.holders)
+    if verdict.type == "seated":
+        envelope = (entry.get("submission") or {}).get("envelope") or {}
+        return [{**_base(replayer, position, "seated"), "seat": verdict.seat, "name": envelope.get("name"),
+                 "joiner": envelope.get("key"), "open_seats": open_seats, "full": open_seats == 0,
+                 "recipients": _holders_and_creator(replayer, envelope.get("key"))}]
+    if verdict.type == "left":
+        return [{**_base(replayer, position, "left"), "seat": verdict.seat, "open_seats": open_seats,
+                 "recipients": _holders_and_creator(replayer, None)}]
+    if verdict.type == "cancelled":
+        return [{**_base(replayer, position, "cancelled"),
+                 "recipients": _holders_and_creator(replayer, replayer.creator_key() or "")}]
+    created = replayer.created or {}
+    if verdict.type == "created" and isinstance(created.get("rematch_of"), dict):
+        ask = created.get("rematch") or {}
+        envelope = ask.get("envelope") or {}
+        asker = next((key for key in replayer.keys if key and _signed_by(key, envelope, ask.get("sig"))), None)
+        return [{**_base(replayer, position, "rematch"), "rematch_of": created["rematch_of"],
+                 "seat": envelope.get("seat"), "recipients": _holders_and_creator(replayer, asker)}]
+    return []
+
+
+def _signed_by(key: str, envelope: dict[str, Any], sig: Any) -> bool:
+    return isinstance(sig, str) and verify(key, envelope, sig)
+
+
 def entry_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict, was: str) -> list[dict[str, Any]]:
     """The events that ``entry`` (just folded into ``replayer``, with ``verdict``) gives rise to; ``was`` is
     the game's status before it."""
@@ -192,6 +246,7 @@ def entry_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict,
                   "forfeited": s.get("forfeited", False)} for s in result.get("seats", [])]
         out.append({**_base(replayer, position, "finished"), "ranks": ranks})
     out += decision_events(replayer, entry, verdict)
+    out += seat_events(replayer, entry, verdict)
     return out
 
 

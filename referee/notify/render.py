@@ -109,6 +109,8 @@ def render_event(event: dict[str, Any], *, base_url: str, game: dict[str, Any] |
                      _("Accept it with 32 bytes of your own entropy to start it:"), "",
                      f"    referee accept {game_id} --key " + _("<your key file>"), "", open_game,
                      _("Standings: %(link)s", link=standings)]
+    elif kind in ("seated", "left", "cancelled", "rematch"):
+        subject, lines = _seat_mail(_, event, where, open_game)
     elif kind in ("offer", "offer_answered", "resigned", "message"):
         subject, lines = _decision_mail(_, language, event, game, name, link)
     else:
@@ -118,6 +120,33 @@ def render_event(event: dict[str, Any], *, base_url: str, game: dict[str, Any] |
         "the referee (you get this mail because your key registered this address; remove it with referee contact "
         "remove)") + "\n"
     return subject, text, text_to_html(text, language)
+
+
+def _seat_mail(_: Any, event: dict[str, Any], where: dict[str, Any], open_game: str) -> tuple[str, list[str]]:
+    """Subject and lines of an open seat's or a rematch's event (CONTRACT section 14)."""
+    kind = event.get("type")
+    seat = (event.get("seat") or 0) + 1
+    if kind == "seated" and event.get("full"):
+        subject = _("Every seat of %(name)s %(game)s is taken", **where)
+        lines = [_("%(player)s took seat %(seat)s: every seat of %(name)s game %(game)s is taken now. It starts once "
+                   "every seat has accepted.", **where, player=event.get("name") or "?", seat=seat)]
+    elif kind == "seated":
+        subject = _("%(player)s joined %(name)s %(game)s", **where, player=event.get("name") or "?")
+        lines = [_("%(player)s took seat %(seat)s of %(name)s game %(game)s; %(open)s seat(s) still open.", **where,
+                   player=event.get("name") or "?", seat=seat, open=event.get("open_seats"))]
+    elif kind == "left":
+        subject = _("A seat of %(name)s %(game)s is open again", **where)
+        lines = [_("The player of seat %(seat)s left %(name)s game %(game)s before it started: the seat is open "
+                   "again (%(open)s seat(s) open).", **where, seat=seat, open=event.get("open_seats"))]
+    elif kind == "cancelled":
+        subject = _("%(name)s %(game)s was cancelled", **where)
+        lines = [_("The creator of %(name)s game %(game)s cancelled it before it started.", **where)]
+    else:
+        of = (event.get("rematch_of") or {}).get("game", "")
+        subject = _("Rematch: %(name)s %(game)s", **where)
+        lines = [_("Seat %(seat)s asked for a rematch of game %(other)s: %(name)s game %(game)s is made, with the "
+                   "seats rotated by one. Accept it to play.", **where, seat=seat, other=of)]
+    return subject, [*lines, "", open_game]
 
 
 def ready_block(event: dict[str, Any], game: dict[str, Any] | None, language: str = DEFAULT) -> list[str]:

@@ -299,7 +299,11 @@ def _events() -> list[dict]:
               {"type": "offer", "seat": 1, "offer": "takeback", "move": 6, "position": 7},
               {"type": "resigned", "seat": 1, "goes_on": True}, {"type": "resigned", "seat": 1, "goes_on": False},
               {"type": "message", "seat": 1, "text": "gg\nwell played", "to": [0]},
-              {"type": "message", "seat": 1, "text": "hello"}]
+              {"type": "message", "seat": 1, "text": "hello"},
+              {"type": "seated", "seat": 1, "name": "Bea", "open_seats": 1, "full": False},
+              {"type": "seated", "seat": 1, "name": "Bea", "open_seats": 0, "full": True},
+              {"type": "left", "seat": 1, "open_seats": 1}, {"type": "cancelled"},
+              {"type": "rematch", "seat": 0, "rematch_of": {"game": "g_old", "head": "ab" * 32}}]
     events += [{"type": "offer", "seat": 1, "offer": kind, "position": 7} for kind in ("draw", "end", "abort")]
     events += [{"type": "offer_answered", "seat": 0, "by": 1, "offer": kind, "outcome": outcome, "position": 7}
                for kind in ("draw", "takeback") for outcome in ("accepted", "declined", "withdrawn", "agreed",

@@ -161,3 +161,50 @@ def test_a_key_creates_at_most_its_limit_of_open_games(make_app, run_worker):
     assert take(http, games[0], 1, generate_key(), "Bea")[0] == 202
     run_worker(app.extensions["referee.queue"])
     assert create_open_game(http, "fivetowers", ["key", "open"], creator=creator, expect=201)  # one is full now
+
+
+# -- events (issue 36, item 7) -------------------------------------------------------------------------------------
+def test_seats_taken_left_and_a_cancel_are_events_for_the_holders_and_the_creator(http, store, run_worker):
+    from referee.notify.contacts import EVENTS, event_keys
+
+    assert {"seated", "left", "cancelled", "rematch"} <= set(EVENTS)  # a contact may ask for them
+    creator = generate_key()
+    game = create_open_game(http, "fivetowers", ["open", "open", "open"], creator=creator)
+    ann, bea, cy = generate_key(), generate_key(), generate_key()
+    assert take(http, game, 0, ann, "Ann")[0] == 202
+    assert take(http, game, 1, bea, "Bea")[0] == 202
+    assert leave(http, game.game_id, 1, bea)[0] == 202
+    assert take(http, game, 1, bea, "Bea")[0] == 202
+    assert take(http, game, 2, cy, "Cy")[0] == 202  # the last seat: the creator is told the game is full
+    run_worker()
+    events = [e for e in store.read_outbox() if e["game"] == game.game_id]
+    kinds = [(e["type"], e.get("seat"), e.get("full")) for e in events if e["type"] in ("seated", "left")]
+    assert kinds == [("seated", 0, False), ("seated", 1, False), ("left", 1, None), ("seated", 1, False),
+                     ("seated", 2, True)]
+    key = public_key_b64
+    full = next(e for e in events if e.get("full"))
+    assert full["full"] and full["name"] == "Cy" and full["joiner"] == key(cy) and full["open_seats"] == 0
+    assert set(event_keys(full)) == {key(ann), key(bea), key(creator)}  # not the joiner's own
+    assert set(event_keys(events[0])) == {key(creator)}  # the first seat: only the creator hears
+    assert len({e["id"] for e in events}) == len(events)
+    other = create_open_game(http, "fivetowers", ["key", "open"], creator=creator)
+    assert take(http, other, 1, ann, "Ann")[0] == 202
+    assert cancel(http, other.game_id, creator)[0] == 202
+    run_worker()
+    cancelled = [e for e in store.read_outbox() if e["game"] == other.game_id and e["type"] == "cancelled"]
+    assert len(cancelled) == 1 and set(event_keys(cancelled[0])) == {key(other.keys[0]), key(ann)}
+
+
+def test_a_rematch_is_an_event_for_the_seats_that_did_not_ask(http, store, run_worker):
+    from test_archive import _resigned
+    from test_rematch import ask
+
+    from referee.notify.contacts import event_keys
+
+    game = _resigned(http)
+    rematch = http.post(f"/games/{game.game_id}/rematch", ask(game, 1))[1]
+    run_worker()
+    events = [e for e in store.read_outbox() if e["type"] == "rematch"]
+    assert len(events) == 1 and events[0]["game"] == rematch["game"] and events[0]["rematch_of"]["game"] == game.game_id
+    assert events[0]["link"] == f"/play/games/{rematch['game']}" and events[0]["seat"] == 1
+    assert event_keys(events[0]) == [public_key_b64(game.keys[0])]

@@ -54,3 +54,27 @@ def test_an_open_seat_is_shown_as_open_or_invited(browser, live_server, console_
     finally:
         context.close()
     console_errors.assert_none()
+
+
+def test_a_seat_taken_shows_on_an_open_game_page_over_the_event_stream(browser, live_server, console_errors):
+    from referee.signing import SEAT_CTX, b64url_encode
+
+    game = _open_game(live_server)
+    context = browser.new_context()
+    try:
+        page = console_errors.watch(context.new_page())
+        page.goto(f"{live_server}/play/games/{game}")
+        page.wait_for_selector("#seat-list li[data-seat='1'] .seat-open", timeout=STEP_MS)
+        state = requests.get(f"{live_server}/games/{game}", timeout=10).json()
+        joiner = generate_key()
+        envelope = {"v": 1, "ctx": SEAT_CTX, "game": game, "seat": 1, "key": public_key_b64(joiner), "name": "Bea",
+                    "entropy": b64url_encode(bytes(32)), "seq": state["seq"], "prev": state["head"]}
+        response = requests.post(f"{live_server}/games/{game}/seat", json={"envelope": envelope,
+                                                                           "sig": sign(joiner, envelope)}, timeout=10)
+        assert response.status_code == 202, response.text
+        # the page polls once a minute here: the seat's new holder comes by the stream's seated entry
+        page.locator("#seat-list li[data-seat='1']", has_text="Bea").wait_for(timeout=STEP_MS)
+        assert page.locator("#seat-list .seat-open").count() == 1
+    finally:
+        context.close()
+    console_errors.assert_none()
