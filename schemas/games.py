@@ -99,6 +99,10 @@ class CreatedSchema(Schema):
     to_move = fields.Integer(allow_none=True)
 
 
+class RematchSchema(CreatedSchema):
+    rematch_of = fields.Dict(required=True, metadata={"description": "{game, head}: the finished game"})
+
+
 class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True, allow_none=True, metadata={"description": "null: an open seat without a label "

@@ -190,18 +190,6 @@ class RematchSubmissionSchema(Schema):
     sig = sig_field(required=True, metadata={"description": "the seat's signature (the key that held it at the end)"})
 
 
-class RematchSchema(Schema):
-    game = fields.String(required=True, metadata={"description": "the rematch (one per finished game)"})
-    ruleset = fields.Dict(required=True)
-    mode = fields.String(required=True)
-    commitment = fields.String(allow_none=True)
-    seq = fields.Integer(required=True)
-    head = fields.String(required=True)
-    status = fields.String(required=True)
-    to_move = fields.Integer(allow_none=True)
-    rematch_of = fields.Dict(required=True, metadata={"description": "{game, head}: the finished game"})
-
-
 class LeaveSubmissionSchema(Schema):
     envelope = fields.Nested(LeaveEnvelopeSchema, required=True)
     sig = sig_field(required=True, metadata={"description": "the seat holder's signature"})

@@ -8,6 +8,7 @@ from typing import Any
 from flask.views import MethodView
 
 from schemas.common import ErrorSchema
+from schemas.games import RematchSchema
 from schemas.submissions import (
     AbortSubmissionSchema,
     AcceptSubmissionSchema,
@@ -18,7 +19,6 @@ from schemas.submissions import (
     MoveSubmissionSchema,
     OfferSubmissionSchema,
     ReceiptSchema,
-    RematchSchema,
     RematchSubmissionSchema,
     ResignSubmissionSchema,
     SeatSubmissionSchema,

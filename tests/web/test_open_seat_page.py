@@ -3,28 +3,14 @@ is open to anyone or invited, in the reader's language, instead of a key (real s
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 import requests
-from live_server import serving
+import test_live_pages
 
 from referee.signing import CREATE_CTX, generate_key, public_key_b64, sign
 
-STEP_MS = 20_000  # upper bound for one UI step (not a timing assertion)
-
-
-@pytest.fixture(scope="module")
-def live_server(redis_server, tmp_path_factory):
-    from referee.app import create_app
-
-    settings = {"REDIS_URL": redis_server.url, "REFEREE_VAR": str(tmp_path_factory.mktemp("open-var")),
-                "REFEREE_QUEUE": f"open-{uuid.uuid4().hex[:8]}", "REFEREE_DISPATCH": "inline",
-                "WEB_POLL_MS": 60_000, "TESTING": True}
-    app = create_app(settings)
-    with serving(app) as url:
-        yield url
-    app.extensions["referee.store"].close()
+STEP_MS = test_live_pages.STEP_MS
+live_server = test_live_pages.live_server  # the live pages' server (a module's app on a real HTTP server)
 
 
 def _open_game(base: str) -> str:
