@@ -178,6 +178,9 @@ class DecisionsSchema(Schema):
 
 class GameSchema(GameSummarySchema):
     options = fields.Dict(required=True)
+    rematch = fields.String(allow_none=True, metadata={
+        "description": "a finished game: the id of its rematch once a seat asked for one (POST /games/{id}/rematch)"})
+    rematch_of = fields.Dict(metadata={"description": "a rematch: {game, head} of the finished game it rematches"})
     state = fields.Dict(allow_none=True, metadata={"description": "the engine's public view (nothing hidden)"})
     last_verdict = fields.Nested(VerdictSchema, allow_none=True)
     version_mismatch = fields.Dict(allow_none=True, metadata={"description": "{pinned, installed} engine versions"})

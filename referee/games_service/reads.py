@@ -6,6 +6,7 @@ export bundle is read from the store by ``referee.api.verification``, not here."
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ..clock import now_ms
@@ -16,6 +17,8 @@ from ..timecontrol.spec import time_control_of
 from .core import ServiceCore, not_found
 from .folds import fold_with_states
 from .projection import clock_view, open_listing, projection_of
+
+log = logging.getLogger(__name__)
 
 
 def has_open_seats(created: dict[str, Any]) -> bool:
@@ -86,9 +89,20 @@ class GameReads(ServiceCore):
         elif projection is None or projection["seq"] != tip.seq or projection["head"] != tip.head:
             projection = projection_of(self.fold(game_id))
             source = "web"
+        rematch = self._rematch_of(game_id) if projection["status"] == FINISHED else None
         return {**self._describe(game_id, created, projection, holders), "state": projection["view"],
+                "rematch": rematch, **({"rematch_of": created["rematch_of"]} if "rematch_of" in created else {}),
                 "last_verdict": projection["last_verdict"], "version_mismatch": projection["version_mismatch"],
                 "blocked": projection["blocked"], "decisions": projection.get("decisions"), "projection": source}
+
+    def _rematch_of(self, game_id: str) -> str | None:
+        """The rematch of a finished game (``POST /games/{id}/rematch``), if one was asked for; None when the store
+        cannot say (the game's page then offers to ask, which answers the existing one)."""
+        try:
+            return self.store.read_rematch(game_id)
+        except Exception:
+            log.warning("could not read the rematch of %s", game_id, exc_info=True)
+            return None
 
     def list_games(self, offset: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """``GET /games``: newest first, from the stored projections (a game that has none yet is folded here)."""

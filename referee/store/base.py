@@ -266,6 +266,11 @@ class LogStore(ABC):
         :raises ValueError: for an id that is not a valid game id.
         """
 
+    @abstractmethod
+    def read_rematch(self, game_id: str) -> str | None:
+        """The id :meth:`claim_rematch` named the rematch of ``game_id``, or None (none yet, or the game's keys are
+        gone: archived)."""
+
     # -- the open games (CONTRACT section 14: waiting games with a seat open to anyone) --------------------------
     # Derived data, like the projections: kept by each projection write that carries ``OPEN_LISTING`` (the
     # replay workers', in log order), rebuilt with them (``referee rebuild``, the reconciler after a lost work

@@ -235,6 +235,10 @@ class GameLogs(Indexes):
         named = self._claim_rematch(keys=[keys.rematch_key(game_id), keys.game_keys(game_id).log], args=[rematch_id])
         return _text(named) or None
 
+    def read_rematch(self, game_id: str) -> str | None:
+        named = self.redis.get(keys.rematch_key(game_id))
+        return _text(named) if named is not None else None
+
     def read_created(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
         """One ``XRANGE … COUNT 1`` per game in one pipeline."""
         if not game_ids:

@@ -240,6 +240,11 @@ class MemoryStore(LogStore):
                 return None
             return self._rematches.setdefault(game_id, rematch_id)
 
+    def read_rematch(self, game_id: str) -> str | None:
+        keys.rematch_key(game_id)
+        with self._lock:
+            return self._rematches.get(game_id)
+
     # -- the open games ----------------------------------------------------------------------------------
     def list_open_games(self, rows: list[tuple[str, str | None, int | None]]) -> None:
         for _game, creator, _ms in rows:

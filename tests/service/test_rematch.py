@@ -24,8 +24,11 @@ def ask(played, seat: int, key=None, **changes) -> dict:
 def test_a_rematch_is_one_new_game_with_the_seats_rotated_whichever_seat_asks(http, store):
     game = _resigned(http)
     old = http.get(f"/games/{game.game_id}")[1]
+    assert old["rematch"] is None
     status, first = http.post(f"/games/{game.game_id}/rematch", ask(game, 0))
     assert status == 201, first
+    assert http.get(f"/games/{game.game_id}")[1]["rematch"] == first["game"]  # the finished game's page links it
+    assert http.get(f"/games/{first['game']}")[1]["rematch_of"] == {"game": game.game_id, "head": old["head"]}
     assert first["rematch_of"] == {"game": game.game_id, "head": old["head"]}
     assert first["game"] == rematch_game_id(game.game_id, old["head"]) and first["status"] == "waiting"
     created = store.read_log(first["game"], 0, 1)[0]

@@ -565,6 +565,7 @@ def test_a_stored_projection_write_keeps_the_open_listing_and_a_refused_one_does
 
 def test_a_games_rematch_is_named_once_whoever_asks(store):
     grow(store, "g_done", 1)
+    assert store.read_rematch("g_done") is None
     assert store.claim_rematch("g_unknown", "g_r1") is None  # no log in the store: nothing is named
     results: list[str | None] = []
     threads = [threading.Thread(target=lambda i=i: results.append(store.claim_rematch("g_done", f"g_r{i}")))
@@ -574,7 +575,8 @@ def test_a_games_rematch_is_named_once_whoever_asks(store):
     for thread in threads:
         thread.join()
     assert len(set(results)) == 1 and results[0] in {f"g_r{i}" for i in range(8)}
-    assert store.claim_rematch("g_done", "g_other") == results[0]
+    assert store.claim_rematch("g_done", "g_other") == results[0] == store.read_rematch("g_done")
+    assert store.read_rematch("g_unknown") is None
     with pytest.raises(ValueError):
         store.claim_rematch("g_done", "a{b}")
 
