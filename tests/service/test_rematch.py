@@ -124,3 +124,22 @@ def test_with_the_finished_games_bundle_the_rematch_of_claim_is_checked(http):
     assert "last entry" in check_rematch_of(new, other)
     swapped = {**new, "log": [{**new["log"][0], "seats": list(reversed(new["log"][0]["seats"]))}, *new["log"][1:]]}
     assert "rotated" in check_rematch_of(swapped, old)
+
+
+def test_a_rematch_played_to_its_end_verifies_and_rematches_again(http):
+    from svc_helpers import PlayedGame, accept_all
+
+    from referee.signing import RESIGN_CTX
+
+    game = _resigned(http)
+    rematch = http.post(f"/games/{game.game_id}/rematch", ask(game, 0))[1]["game"]
+    played = PlayedGame(rematch, "towerup", [game.keys[1], game.keys[0]])  # the seats rotated
+    accept_all(http, played)
+    state = http.get(f"/games/{rematch}")[1]
+    assert state["status"] == "active"
+    envelope = {"v": 1, "ctx": RESIGN_CTX, "game": rematch, "seat": 1, "seq": state["seq"], "prev": state["head"]}
+    assert http.post(f"/games/{rematch}/resign", signed(game.keys[0], envelope))[0] == 202
+    report = verify_bundle(http.get(f"/games/{rematch}/export")[1])
+    assert report.ok, report.to_dict()
+    status, third = http.post(f"/games/{rematch}/rematch", ask(played, 1))  # a rematch of the rematch
+    assert status == 201 and third["game"] not in (game.game_id, rematch)
