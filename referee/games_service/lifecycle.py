@@ -73,6 +73,7 @@ class Lifecycle(Submissions):
             400 ``request/invalid`` (an unknown ruleset, a number of seats the ruleset does not take;
             ``details.problems``), 503 ``ruleset/unavailable`` (its engine is not installed);
             400 ``game/bad_options`` (options or deck the engine refuses);
+            409 ``creator/too_many_open`` (the signer has ``max_open_games`` open games already);
             409 ``game/exists`` (this signed request was posted before: the id is the signature's);
             503 ``log/unavailable`` (the store could not take the ``created`` entry).
         """
@@ -113,8 +114,6 @@ class Lifecycle(Submissions):
                                                           f"{rules.max_players} players, not {players}"}])
         deck = spec.get("deck")
         signer = organiser or creator
-        if signer is not None and any(seat_kind(seat) == "open" for seat in seats):
-            self._within_open_games(signer["key"])
         game_id = game_id or (signed_game_id(signer["sig"]) if signer else new_game_id())
         try:  # the engine is the judge of options and decks
             if deck is not None:
@@ -125,6 +124,8 @@ class Lifecycle(Submissions):
             where = "$.deck" if deck is not None and "deck" in str(exc) else "$.options"
             raise ServiceError(400, "game/bad_options", str(exc),
                                details={"problems": [{"path": where, "problem": str(exc)}]}) from exc
+        if signer is not None and any(seat_kind(seat) == "open" for seat in seats):  # a 409: after every 400
+            self._within_open_games(signer["key"])
         payload: dict[str, Any] = {
             "game": game_id,
             "ruleset": {"name": rules.name, "version": rules.version},
