@@ -157,7 +157,7 @@ def test_a_key_creates_at_most_its_limit_of_open_games(make_app, run_worker):
     for lang, words in (("de", "offene Partien"), ("fr", "parties ouvertes")):
         response = app.test_client().post("/games", json=body, headers={"Accept-Language": lang})
         assert response.status_code == 409 and words in response.get_json()["error"]["message"], response.get_json()
-    status, error = create_open_game(http, "fivetowers", ["key", "open"], creator=creator, expect=400,
+    _status, error = create_open_game(http, "fivetowers", ["key", "open"], creator=creator, expect=400,
                                      options={"start_floors": "sideways"})
     assert error["error"]["code"] in ("game/bad_options", "request/invalid")  # a 400 answers before the 409
     assert create_open_game(http, "fivetowers", ["key", "open"], expect=201)  # another key is not limited
