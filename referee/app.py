@@ -84,7 +84,8 @@ def init_store(app: Flask) -> None:
                         app.extensions.get("referee.key"), accept_within=config["REFEREE_ACCEPT_WITHIN"] or None)
     app.extensions["referee.service"] = games
     app.extensions["referee.messages"] = MessageService(messages_of(store), games.created_entry, games.referee_key,
-                                                          emit=store.emit_events)
+                                                          emit=store.emit_events,
+                                                          holders=lambda game_id: games.fold(game_id).keys)
     tournaments = TournamentService(store, games, config["REFEREE_ORGANISER_KEYS"])
     app.extensions["referee.tournaments"] = tournaments
     if dispatch == "inline":
