@@ -9,7 +9,8 @@
 * a seat open to anyone is taken without a fragment, left with the page's button, and the creator cancels the game;
   the join page then says so in German.
 
-Zero console errors and zero CSP violations. Screenshots: ``invite-form-link.png``, ``join-page-phone.png``."""
+Zero console errors and zero CSP violations. Screenshots: ``invite-form-seats.png`` (the seats' choices),
+``invite-form-link.png`` (the link after creating), ``join-page-phone.png``."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def context_of(browser, size, **extra):
     return context
 
 
-def create_in_form(page, base_url: str, kinds: list[str]) -> str:
+def create_in_form(page, base_url: str, kinds: list[str], shot: str | None = None) -> str:
     """Ann creates a 5 Towers game in the form, seat 1 hers (a key generated here), the others of ``kinds``."""
     page.goto(f"{base_url}/play/new")
     page.locator("input[name=ruleset][value=fivetowers]").check()
@@ -44,6 +45,8 @@ def create_in_form(page, base_url: str, kinds: list[str]) -> str:
     page.wait_for_function("() => document.querySelector('#seats li .seat-key').value.length === 43")
     for i, kind in enumerate(kinds, start=1):
         seats.nth(i).locator(".seat-kind").select_option(kind)
+    if shot:
+        page.locator("#new-form fieldset").nth(1).screenshot(path=shot)
     page.get_by_role("button", name="Create the game").click()
     page.wait_for_selector("#created:not([hidden]) #seat-offers:not([hidden])", timeout=STEP_MS)
     return page.locator("#go-to-game").get_attribute("href").rsplit("/", 1)[1]
@@ -60,7 +63,7 @@ def test_a_friend_takes_an_invited_seat_by_one_click_and_both_move(browser, web_
     ann_ctx, bea_ctx, cy_ctx = context_of(browser, DESKTOP), context_of(browser, PHONE), context_of(browser, PHONE)
     ann, bea, cy = (console_errors.watch(ctx.new_page()) for ctx in (ann_ctx, bea_ctx, cy_ctx))
 
-    game = create_in_form(ann, web_server, ["invite"])
+    game = create_in_form(ann, web_server, ["invite"], str(artifacts / "invite-form-seats.png"))
     link = ann.locator("#invite-link-1").input_value()
     assert re.fullmatch(rf"{re.escape(web_server)}/play/join/{game}#[A-Za-z0-9_-]{{43}}", link), link
     seed = link.split("#", 1)[1]

@@ -9,7 +9,7 @@ import { describeTimeControl, localTime } from "./clock.js";
 import { entropy, findKey, makeKeyPair, publicOfSeed, rememberKey, signEnvelope } from "./keys.js";
 import { gameName } from "./game-names.js";
 import { noteNewKey } from "./seat-offers.js";
-import { clearErrors, el, showError } from "./ui.js";
+import { clearErrors, el, nowIso, showError } from "./ui.js";
 import { _ } from "./i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
@@ -34,10 +34,6 @@ function refusal(code) {
     "seat/same_key": _("This browser already sits in this game."),
     "seat/name_taken": _("Another player of this game has this name: choose another."),
   }[code] || null;
-}
-
-function nowIso() {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 function say(text, state) {

@@ -8,7 +8,7 @@
 
 import { api } from "./api.js";
 import { findKey, signEnvelope } from "./keys.js";
-import { clearErrors, el, showError } from "./ui.js";
+import { clearErrors, el, nowIso, showError } from "./ui.js";
 import { _ } from "./i18n.js";
 
 const INVITATIONS = "referee.invitations.v1";
@@ -56,10 +56,6 @@ function takeKeyNotice(gameId) {
   delete all[gameId];
   writeStore(KEY_NOTICE, all);
   return key;
-}
-
-function nowIso() {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 function linkRow(label, link, id) {
