@@ -38,8 +38,6 @@ from ..timecontrol import format_ms
 APPEND_ATTEMPTS = 50
 
 CreatedEntry = Callable[[str], dict[str, Any]]
-#: each seat's key now (the fold's ``LogReplayer.keys``: ``""`` for an open seat nobody holds)
-SeatHolders = Callable[[str], list[str]]
 #: ``emit(events)``: put outgoing events into the outbox (``LogStore.emit_events``; idempotent by id)
 Emit = Callable[[list[dict[str, Any]]], Any]
 
@@ -73,13 +71,14 @@ def message_view(message: dict[str, Any]) -> dict[str, Any]:
 
 class MessageService:
     """Messages of games: ``created_entry(game)`` gives a game's ``created`` entry (404 ``ServiceError`` for an
-    unknown game): the seats and their keys; ``holders(game)`` the keys of a game with open seats (CONTRACT section
-    14), whose seats change hands."""
+    unknown game): the seats and their keys."""
 
     def __init__(self, store: MessageStore, created_entry: CreatedEntry, referee_key: Ed25519PrivateKey,
-                 emit: Emit | None = None, holders: SeatHolders | None = None):
+                 emit: Emit | None = None, holders: Callable[[str], list[str]] | None = None):
         self.store = store
         self.created_entry = created_entry
+        #: the keys that hold a game's seats now (CONTRACT section 14: an open seat's is the key that took it, ``""``
+        #: while nobody holds it); asked only for a game created with an open seat
         self.holders = holders
         self.referee_key = referee_key
         self.emit = emit
@@ -96,9 +95,9 @@ class MessageService:
     # -- the checks a seat's signed request goes through --------------------------------------------
     def _seat_keys(self, game_id: str) -> list[str]:
         seats = self.created_entry(game_id)["seats"]
-        if self.holders is None or all("key" in seat for seat in seats):
-            return [seat.get("key", "") for seat in seats]
-        return list(self.holders(game_id))  # a seat left open: who holds it is the fold's
+        if any("key" not in seat for seat in seats):
+            return self.holders(game_id) if self.holders is not None else [seat.get("key") or "" for seat in seats]
+        return [seat["key"] for seat in seats]
 
     @staticmethod
     def _seats_exist(seats: list[int] | None, count: int, path: str) -> None:
