@@ -15,7 +15,8 @@ To limit a route, name a setting:
 the app's view functions, and answers a breach with **429**, ``Retry-After`` (seconds) and
 ``{"error": {"code": "rate/limited", "message", "details": {"limit", "retry_after"}}}``.
 
-The client address is the socket's peer (``request.remote_addr``): forwarded headers are not trusted.
+The client address is the socket's peer (``request.remote_addr``), normalised (:func:`client_address`):
+forwarded headers are trusted only from ``REFEREE_TRUSTED_PROXIES`` (``referee/defences.py``).
 When the work Redis cannot be reached the limits are not enforced (logged), rather than refusing
 requests that do not need Redis: ``POST /verify`` works without it.
 """
@@ -30,7 +31,8 @@ from typing import Any, cast
 from flask import Flask, current_app
 from flask.typing import RouteCallable
 from flask_limiter import Limiter, RateLimitExceeded
-from flask_limiter.util import get_remote_address
+
+from ..addresses import normalised_text
 
 _MARK = "_referee_rate_limits"
 KEY_PREFIX = "referee:rate"
@@ -72,7 +74,7 @@ def signing_key() -> str:
         for holder in (body.get("envelope"), body.get("organiser")):
             if isinstance(holder, dict) and isinstance(holder.get("key"), str) and len(holder["key"]) <= 64:
                 return "key:" + holder["key"]
-    return "addr:" + (get_remote_address() or "")
+    return "addr:" + client_address()
 
 
 def seat_key() -> str:
@@ -90,7 +92,15 @@ def seat_key() -> str:
             return "key:" + seats[envelope["seat"]]["key"]
         except Exception:  # any failure counts per address; the view answers the request
             pass
-    return "addr:" + (get_remote_address() or "")
+    return "addr:" + client_address()
+
+
+def client_address() -> str:
+    """The client's address as the limits count it: the socket's peer (or what a trusted proxy forwarded),
+    normalised (``referee.addresses``: ``::ffff:192.0.2.7`` is ``192.0.2.7``)."""
+    from flask import request  # noqa: PLC0415
+
+    return normalised_text(request.remote_addr)
 
 
 def _rate(setting: str) -> Callable[[], str]:
@@ -106,7 +116,7 @@ def init_app(app: Flask) -> Limiter:
     """The app's ``Limiter`` (``app.extensions["referee.limiter"]``), with every marked limit applied."""
     config = app.config
     storage = "memory://" if config["REFEREE_STORE"] == "memory" else config["REFEREE_WORK_REDIS_URL"]
-    limiter = Limiter(get_remote_address, app=app, storage_uri=storage, key_prefix=KEY_PREFIX,
+    limiter = Limiter(client_address, app=app, storage_uri=storage, key_prefix=KEY_PREFIX,
                       strategy="fixed-window", swallow_errors=True, headers_enabled=False)
     for endpoint, view_func in list(app.view_functions.items()):
         marks = _marked(view_func)
