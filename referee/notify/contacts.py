@@ -196,25 +196,37 @@ class ContactService:
         contact["updated_at"] = stamp
         send_code = contact.get("email_status") == "pending" and "code" not in contact
         if send_code:
-            code = secrets.token_urlsafe(12)
-            contact["code"] = code_digest(code)
+            contact["code"] = None  # the confirmation job makes the code (:meth:`new_code`): no job carries one
         self.save(contact)
         self.redis.sadd(keys.CONTACTS_OF_KEY.format(key=key), contact["id"])
         if send_code:
-            self._send_confirmation(contact, code)
+            self._send_confirmation(contact)
         out = public_contact(contact)
         if out_secret:
             out["secret"] = out_secret
         return out
 
-    def _send_confirmation(self, contact: dict[str, Any], code: str) -> None:
+    def _send_confirmation(self, contact: dict[str, Any]) -> None:
         day_ago = now_ms() - 86_400_000
         sent = [t for t in contact.get("confirmations", []) if t > day_ago]
         if len(sent) >= CONFIRMATIONS_PER_DAY:
-            return  # the address has had its confirmation mails for today; the code stays valid
+            return  # the address has had its confirmation mails for today
         contact["confirmations"] = [*sent, now_ms()]
         self.save(contact)
-        self.enqueue("confirm", contact["id"], {"code": code})
+        self.enqueue("confirm", contact["id"], {})
+
+    def new_code(self, contact_id: str) -> tuple[dict[str, Any], str] | None:
+        """A new confirmation code for a pending contact, its digest stored in place of the last one's: the
+        contact and the code, for the confirmation job to mail (``workers/deliveries.py``), or None when the
+        contact is gone or confirmed. The code is made here, by the job, so that it is in no job's data and
+        no log line (issue 37); a retried job mails a new one, the last one mailed is the one that counts."""
+        contact = self._load(contact_id)
+        if contact is None or contact.get("email_status") != "pending":
+            return None
+        code = secrets.token_urlsafe(12)
+        contact["code"] = code_digest(code)
+        self.save(contact)
+        return contact, code
 
     def list(self, submission: dict[str, Any]) -> list[dict[str, Any]]:
         envelope = self.authenticate(submission, CTX_LIST, once=False)
