@@ -33,6 +33,7 @@ from flask.typing import RouteCallable
 from flask_limiter import Limiter, RateLimitExceeded
 
 from ..addresses import normalised_text
+from ..signing import verify
 
 _MARK = "_referee_rate_limits"
 KEY_PREFIX = "referee:rate"
@@ -62,34 +63,65 @@ def _marked(view_func: Any) -> list[tuple[str | None, str, Callable[[], str] | N
     return found
 
 
-def signing_key() -> str:
-    """The limit key of a signed request: the public key its envelope names (``envelope.key``, the
-    organiser's ``organiser.key``), else the client's address. The body is already read whole and is at
-    most ``REFEREE_MAX_BODY`` bytes (``referee/api/body.py``); a body that does not parse counts per address
-    and is refused by the schemas after."""
+def _body() -> Any:
+    """The request's JSON body, or None. It is read whole already and is at most ``REFEREE_MAX_BODY`` bytes
+    (``referee/api/body.py``); one that does not parse counts per address and is refused by the schemas."""
     from flask import request  # noqa: PLC0415
 
-    body = request.get_json(silent=True, force=True, cache=True)
-    if isinstance(body, dict):
-        for holder in (body.get("envelope"), body.get("organiser")):
-            if isinstance(holder, dict) and isinstance(holder.get("key"), str) and len(holder["key"]) <= 64:
-                return "key:" + holder["key"]
-    return "addr:" + client_address()
+    return request.get_json(silent=True, force=True, cache=True)
+
+
+def _proven(key: Any, value: Any, sig: Any) -> bool:
+    """Whether ``sig`` is ``key``'s signature over ``value``: only then does a request spend ``key``'s budget,
+    so that nobody spends another's by naming its key (issue 37). Anything unreadable is unproven."""
+    if not (isinstance(key, str) and len(key) <= 64 and isinstance(sig, str) and len(sig) <= 100):
+        return False
+    try:
+        return verify(key, value, sig)
+    except Exception:  # a value with floats or the like: no canonical bytes, no proof
+        return False
+
+
+def _by_key_or_address(key: Any, value: Any, sig: Any) -> str:
+    return "key:" + key if _proven(key, value, sig) else "addr:" + client_address()
+
+
+def signing_key() -> str:
+    """The limit key of a request signed by the key its envelope names (``envelope.key``: contacts): that key
+    once its signature over the envelope checks, else the client's address."""
+    body = _body()
+    envelope = body.get("envelope") if isinstance(body, dict) else None
+    if not isinstance(envelope, dict):
+        return "addr:" + client_address()
+    return _by_key_or_address(envelope.get("key"), envelope, body.get("sig"))
+
+
+def organiser_key(ctx: str) -> Callable[[], str]:
+    """The limit key of a creation an organiser signs (``organiser: {key, sig}`` over ``{"v": 1, "ctx": ctx,
+    ...the body without organiser}``): that key once its signature checks, else the client's address."""
+
+    def key() -> str:
+        body = _body()
+        organiser = body.get("organiser") if isinstance(body, dict) else None
+        if not isinstance(organiser, dict):
+            return "addr:" + client_address()
+        request = {"v": 1, "ctx": ctx, **{name: value for name, value in body.items() if name != "organiser"}}
+        return _by_key_or_address(organiser.get("key"), request, organiser.get("sig"))
+
+    return key
 
 
 def seat_key() -> str:
     """The limit key of a seat's signed request that names no key (a message, a mute): the public key of
-    ``envelope.seat`` in ``envelope.game``'s ``created`` entry (the game service caches it), so that one key
-    counts once whatever game it writes in; else the client's address (an unknown game or seat is refused
-    after, by the view)."""
-    from flask import request  # noqa: PLC0415
-
-    body = request.get_json(silent=True, force=True, cache=True)
+    ``envelope.seat`` in ``envelope.game``'s ``created`` entry (the game service caches it), once the
+    request's signature checks under it, so that one key counts once whatever game it writes in; else the
+    client's address (an unknown game or seat, a bad signature: refused after, by the view)."""
+    body = _body()
     envelope = body.get("envelope") if isinstance(body, dict) else None
     if isinstance(envelope, dict) and isinstance(envelope.get("game"), str) and type(envelope.get("seat")) is int:
         try:
             seats = current_app.extensions["referee.service"].created_entry(envelope["game"])["seats"]
-            return "key:" + seats[envelope["seat"]]["key"]
+            return _by_key_or_address(seats[envelope["seat"]]["key"], envelope, body.get("sig"))
         except Exception:  # any failure counts per address; the view answers the request
             pass
     return "addr:" + client_address()
