@@ -23,17 +23,23 @@ requests that do not need Redis: ``POST /verify`` works without it.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from flask import Flask, current_app
 from flask.typing import RouteCallable
 from flask_limiter import Limiter, RateLimitExceeded
+from limits import RateLimitItemPerDay
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
 
 from ..addresses import normalised_text
 from ..signing import verify
+
+log = logging.getLogger(__name__)
 
 _MARK = "_referee_rate_limits"
 KEY_PREFIX = "referee:rate"
@@ -144,11 +150,31 @@ def _setting_name(setting: str) -> Callable[[], str]:
     return lambda: setting
 
 
+def _storage_uri(config: Mapping[str, Any]) -> str:
+    return "memory://" if config["REFEREE_STORE"] == "memory" else str(config["REFEREE_WORK_REDIS_URL"])
+
+
+def confirmation_budget(config: Mapping[str, Any], per_day: int) -> Callable[[str], bool]:
+    """``allow(mailbox)`` for ``referee.notify.contacts.ContactService``: whether one more confirmation mail to
+    ``mailbox`` is within ``per_day`` in the last 24 hours (a moving window, in the limits' storage), counting
+    it when it is. When the storage cannot be reached the answer is no: the promise is "at most"."""
+    window = MovingWindowRateLimiter(storage_from_string(_storage_uri(config)))
+    limit = RateLimitItemPerDay(per_day)
+
+    def allow(mailbox: str) -> bool:
+        try:
+            return window.hit(limit, KEY_PREFIX, "confirmation-mails", mailbox)
+        except Exception:
+            log.exception("could not count a confirmation mail; none is sent")
+            return False
+
+    return allow
+
+
 def init_app(app: Flask) -> Limiter:
     """The app's ``Limiter`` (``app.extensions["referee.limiter"]``), with every marked limit applied."""
     config = app.config
-    storage = "memory://" if config["REFEREE_STORE"] == "memory" else config["REFEREE_WORK_REDIS_URL"]
-    limiter = Limiter(client_address, app=app, storage_uri=storage, key_prefix=KEY_PREFIX,
+    limiter = Limiter(client_address, app=app, storage_uri=_storage_uri(config), key_prefix=KEY_PREFIX,
                       strategy="fixed-window", swallow_errors=True, headers_enabled=False)
     for endpoint, view_func in list(app.view_functions.items()):
         marks = _marked(view_func)
