@@ -74,12 +74,14 @@ def init_store(app: Flask) -> None:
     else:
         dispatcher = NoDispatch()
     if config["REFEREE_STORE"] == "redis":
-        from referee.notify.contacts import ContactService  # noqa: PLC0415
+        from referee.api.limits import confirmation_budget  # noqa: PLC0415
+        from referee.notify.contacts import CONFIRMATIONS_PER_DAY, ContactService  # noqa: PLC0415
         from workers.deliveries import enqueue_jobs  # noqa: PLC0415
 
         app.extensions["referee.contacts"] = ContactService(
             store.redis, enqueue_jobs(store.queue_redis, config["REFEREE_QUEUE"], config["REFEREE_WEBHOOK_RETRIES"]),
-            allow_private=config["REFEREE_WEBHOOK_PRIVATE"])
+            allow_private=config["REFEREE_WEBHOOK_PRIVATE"],
+            confirmation_budget=confirmation_budget(config, CONFIRMATIONS_PER_DAY))
     games = GameService(store, dispatcher, config["REFEREE_ORGANISER_KEYS"], config["REFEREE_MAX_WAIT"],
                         app.extensions.get("referee.key"), accept_within=config["REFEREE_ACCEPT_WITHIN"] or None,
                         max_open_games=config["REFEREE_MAX_OPEN_GAMES"] or None)

@@ -43,15 +43,17 @@ name                        default                     meaning
 ``REFEREE_RATE_CONTACTS``   ``30 per minute;``          ``/contacts`` writes per client address
                             ``120 per hour``
 ``REFEREE_RATE_CREATE_PER_KEY`` ``30 per minute;``      the same per signing key: the organiser's key
-                            ``120 per hour``            of a signed creation (unsigned: per address)
-``REFEREE_RATE_CONTACTS_PER_KEY`` ``30 per minute;``    contact registrations per key
-                            ``120 per hour``
+                            ``120 per hour``            of a creation its signature proves (else: per
+                                                        address)
+``REFEREE_RATE_CONTACTS_PER_KEY`` ``30 per minute;``    contact registrations per key, once their
+                            ``120 per hour``            signature checks (else per address)
 ``REFEREE_RATE_TOURNAMENTS`` ``10 per minute;``         ``POST /tournaments`` per client address
                             ``60 per hour``
 ``REFEREE_RATE_TOURNAMENTS_PER_KEY`` ``10 per minute;`` the same per organiser key (signed creations)
                             ``60 per hour``
 ``REFEREE_RATE_MESSAGES``   ``20 per minute;``          messages and mute requests per seat key (the
-                            ``300 per hour``            key of the envelope's seat; else per address)
+                            ``300 per hour``            key of the envelope's seat, once the signature
+                                                        checks under it; else per address)
 ``REFEREE_QUEUE``           ``referee``                 name of the RQ queue of replay jobs
 ``REFEREE_DISPATCH``        ``rq`` (redis), ``inline``   how appends reach the projector: ``rq`` jobs,
                             (memory)                    ``inline`` in the request, or ``none``

@@ -24,13 +24,14 @@ route cannot miss a header.
 from __future__ import annotations
 
 import html
-import ipaddress
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from flask import Flask, Response, current_app
 from werkzeug.middleware.proxy_fix import ProxyFix
+
+from .addresses import networks, within
 
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
@@ -80,10 +81,6 @@ def relative_redirects(response: Response) -> Response:
     return response
 
 
-def _networks(items: Iterable[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    return [ipaddress.ip_network(item, strict=False) for item in items]
-
-
 class ForwardedHeaders:
     """Sets ``SCRIPT_NAME`` from the public URL and trusts ``X-Forwarded-For``/``-Proto`` only from the
     proxies named in the settings (one hop: the trusted proxy's own view of its client)."""
@@ -91,21 +88,12 @@ class ForwardedHeaders:
     def __init__(self, app: Any, prefix: str, trusted: Iterable[str]):
         self.app = app
         self.prefix = prefix
-        self.trusted = _networks(trusted)
+        self.trusted = networks(trusted)
         self.proxy_fix = ProxyFix(app, x_for=1, x_proto=1, x_host=0, x_port=0, x_prefix=0)
-
-    def _is_trusted(self, address: str | None) -> bool:
-        if not self.trusted or not address:
-            return False
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return False
-        return any(ip in network for network in self.trusted)
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         environ["SCRIPT_NAME"] = self.prefix
-        if self._is_trusted(environ.get("REMOTE_ADDR")):
+        if within(environ.get("REMOTE_ADDR"), self.trusted):  # ::ffff:10.1.2.3 is 10.1.2.3 (referee.addresses)
             return self.proxy_fix(environ, start_response)
         return self.app(environ, start_response)
 

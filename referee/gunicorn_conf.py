@@ -36,6 +36,7 @@ from typing import Any
 
 from gunicorn.glogging import Logger
 
+from referee.addresses import with_mapped_forms
 from referee.config import load_config
 from referee.logs import configure_logging
 
@@ -57,7 +58,8 @@ timeout = 30
 graceful_timeout = 10
 backlog = 2048
 
-forwarded_allow_ips = ",".join(_config["REFEREE_TRUSTED_PROXIES"])  # "" is: nobody
+#: "" is: nobody; a proxy that connects IPv4-mapped (``::ffff:10.1.2.3``) is the IPv4 proxy (``referee.addresses``)
+forwarded_allow_ips = ",".join(with_mapped_forms(_config["REFEREE_TRUSTED_PROXIES"]))
 header_map = "drop"
 
 

@@ -32,13 +32,19 @@ FORMATS = ("text", "json")
 #: the context of the current request or job: ``request_id``, ``game_id``
 _CONTEXT: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("referee_log_context", default=None)
 _HANDLER_MARK = "_referee_handler"
+#: attributes never written to a JSON line: RQ puts a failed job's ``arguments`` and ``kwargs`` on the record
+#: it logs (``extra``), and a job's arguments may carry what no log may hold (a private message's text; issue 37)
+UNLOGGED = ("arguments", "kwargs")
 _state: dict[str, Any] = {"format": "text", "process": None}
 
 
 class ContextFilter(logging.Filter):
-    """Puts the bound ``request_id``/``game_id`` and the process id on every record that has none of its own."""
+    """Puts the bound ``request_id``/``game_id`` and the process id on every record that has none of its own,
+    and takes off what is never logged (:data:`UNLOGGED`)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        for name in UNLOGGED:
+            record.__dict__.pop(name, None)
         for name, value in (_CONTEXT.get() or {}).items():
             if not hasattr(record, name):
                 setattr(record, name, value)

@@ -26,7 +26,6 @@ stay.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 import time
 import uuid
@@ -35,27 +34,12 @@ from typing import Any
 from flask import Flask, Response, abort, current_app, g, request
 
 from . import logs, metrics
+from .addresses import networks, within
 
 REQUEST_ID_HEADER = "X-Request-Id"
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 #: the submissions blueprint: a POST to any of its endpoints is a signed submission (its kind: the view's name)
 SUBMISSION_BLUEPRINTS = frozenset({"submissions"})
-
-
-def _networks(items: Any) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    return [ipaddress.ip_network(item, strict=False) for item in items]
-
-
-def _within(address: str | None, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
-    if not address or not networks:
-        return False
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return any(ip in network for network in networks)
 
 
 def _peer(environ: dict[str, Any]) -> str | None:
@@ -67,7 +51,7 @@ def _peer(environ: dict[str, Any]) -> str | None:
 def request_id() -> str:
     """The current request's id: a trusted proxy's ``X-Request-Id``, else a fresh one."""
     incoming = request.headers.get(REQUEST_ID_HEADER)
-    if incoming and _SAFE_ID.fullmatch(incoming) and _within(_peer(request.environ),
+    if incoming and _SAFE_ID.fullmatch(incoming) and within(_peer(request.environ),
                                                              current_app.extensions["referee.trusted_proxies"]):
         return incoming
     return uuid.uuid4().hex
@@ -151,7 +135,7 @@ def _collectors(app: Flask) -> list[Any]:
 
 
 def metrics_view() -> Response:
-    if not _within(request.remote_addr, current_app.extensions["referee.metrics_allow"]):
+    if not within(request.remote_addr, current_app.extensions["referee.metrics_allow"]):
         abort(404)
     body = metrics.exposition(current_app.extensions["referee.metrics_collectors"])
     return Response(body, content_type=metrics.CONTENT_TYPE)
@@ -160,12 +144,12 @@ def metrics_view() -> Response:
 def init_app(app: Flask) -> None:
     """Register the request hooks and, unless ``REFEREE_METRICS=0``, ``GET /metrics``."""
     config = app.config
-    app.extensions["referee.trusted_proxies"] = _networks(config["REFEREE_TRUSTED_PROXIES"])
+    app.extensions["referee.trusted_proxies"] = networks(config["REFEREE_TRUSTED_PROXIES"])
     app.extensions["referee.metrics"] = bool(config["REFEREE_METRICS"])
     app.before_request(_start)
     app.after_request(_finish)
     app.teardown_request(_unbind)
     if config["REFEREE_METRICS"]:
-        app.extensions["referee.metrics_allow"] = _networks(config["REFEREE_METRICS_ALLOW"])
+        app.extensions["referee.metrics_allow"] = networks(config["REFEREE_METRICS_ALLOW"])
         app.extensions["referee.metrics_collectors"] = _collectors(app)
         app.add_url_rule("/metrics", "metrics", metrics_view, methods=["GET"])

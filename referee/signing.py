@@ -10,6 +10,7 @@ import base64
 import binascii
 import functools
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -47,8 +48,36 @@ def b64url_encode(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
+_B64URL = re.compile(r"[A-Za-z0-9_-]*")
+
+
 def b64url_decode(text: str) -> bytes:
-    """Decode base64url with or without padding; raises ``ValueError`` on anything else."""
+    """The bytes of ``text`` in canonical base64url: no padding, only ``A–Z a–z 0–9 - _``, and the unused low
+    bits of the last character zero. Raises ``ValueError`` on anything else. Every key, signature and entropy
+    that enters the service is read by this function (``schemas.common``), so that bytes have one written
+    form and two texts are the same bytes only when they are the same text: the duplicate checks compare
+    signatures as text (issue 37: ``sig + "="`` was a new signature to them).
+
+    >>> b64url_decode("AQI")
+    b'\\x01\\x02'
+    >>> b64url_decode("AQI=")
+    Traceback (most recent call last):
+    ValueError: not base64url
+    >>> b64url_decode("AQJ")  # the same bytes, an unused bit set
+    Traceback (most recent call last):
+    ValueError: not canonical base64url
+    """
+    if not isinstance(text, str) or not _B64URL.fullmatch(text) or len(text) % 4 == 1:
+        raise ValueError("not base64url")
+    raw = _decode_any(text)
+    if b64url_encode(raw) != text:
+        raise ValueError("not canonical base64url")
+    return raw
+
+
+def _decode_any(text: str) -> bytes:
+    """base64url with or without padding, any unused bits: how keys, signatures and entropy already in a log
+    are read (they were accepted so before issue 37, and a fold or a verifier must judge them as then)."""
     if not isinstance(text, str) or any(c in text for c in "+/ \n\r\t"):
         raise ValueError("not base64url")
     try:
@@ -61,7 +90,7 @@ def submitted_entropy(entry: dict[str, Any]) -> bytes | None:
     """The 32 bytes of ``entropy`` in an accepted or joined entry's signed envelope, or ``None`` when it is
     not 32 bytes of base64url (the folds of games and of tournaments refuse the entry then)."""
     try:
-        entropy = b64url_decode(entry["submission"]["envelope"].get("entropy", ""))
+        entropy = _decode_any(entry["submission"]["envelope"].get("entropy", ""))
     except ValueError:
         return None
     return entropy if len(entropy) == 32 else None
@@ -82,15 +111,16 @@ def private_key_b64(key: Ed25519PrivateKey) -> str:
 
 
 def load_public_key(text: str) -> Ed25519PublicKey:
-    """A public key from its base64url form; ``ValueError`` when it is not 32 bytes of base64url."""
-    raw = b64url_decode(text)
+    """A public key from its base64url form; ``ValueError`` when it is not 32 bytes of base64url. It reads keys
+    as logs hold them (padded ones too); a key that comes in is read by :func:`b64url_decode` first."""
+    raw = _decode_any(text)
     if len(raw) != 32:
         raise ValueError("an Ed25519 public key is 32 bytes")
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
 def load_private_key(text: str) -> Ed25519PrivateKey:
-    raw = b64url_decode(text.strip())
+    raw = _decode_any(text.strip())
     if len(raw) != 32:
         raise ValueError("an Ed25519 private key is 32 bytes")
     return Ed25519PrivateKey.from_private_bytes(raw)
@@ -112,7 +142,7 @@ def verify(public_key: str, value: Any, signature: str) -> bool:
     """Whether ``signature`` is ``public_key``'s signature over the RFC 8785 bytes of ``value``."""
     try:
         key = _verifying_key(public_key)
-        sig = b64url_decode(signature)
+        sig = _decode_any(signature)  # what a log holds; what comes in is canonical (b64url_decode)
         key.verify(sig, canonical_bytes(value))
         return True
     except (ValueError, InvalidSignature, TypeError):

@@ -15,7 +15,6 @@ from referee.signing import b64url_decode, load_public_key
 
 HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be 64 lowercase hex characters (a SHA-256)")
 GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$", error="must be a game id (letters, digits, '_' or '-')")
-B64URL = validate.Regexp(r"^[A-Za-z0-9_-]+={0,2}$", error="must be base64url")
 
 
 def strict_int(**kwargs: Any) -> fields.Integer:
@@ -34,21 +33,16 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
-def public_key(value: str) -> None:
-    try:
-        load_public_key(value)
-    except ValueError as exc:
-        raise ValidationError("must be an Ed25519 public key: base64url of 32 bytes") from exc
-
-
 def _b64url_of(length: int, what: str) -> Callable[[str], None]:
-    """A validator: base64url (no padding needed) of exactly ``length`` bytes; the error names ``what``."""
+    """A validator: canonical base64url (``referee.signing.b64url_decode``: no padding, no unused bit set) of
+    exactly ``length`` bytes; the error names ``what``, and the field's path names the field."""
 
     def check(value: str) -> None:
         try:
             raw = b64url_decode(value)
         except ValueError as exc:
-            raise ValidationError("must be base64url") from exc
+            raise ValidationError(f"must be {what}: canonical base64url of {length} bytes (no padding, "
+                                  f"unused bits of the last character zero)") from exc
         if len(raw) != length:
             raise ValidationError(f"must be {what}: base64url of {length} bytes")
 
@@ -57,6 +51,15 @@ def _b64url_of(length: int, what: str) -> Callable[[str], None]:
 
 signature = _b64url_of(64, "an Ed25519 signature")
 entropy = _b64url_of(32, "entropy")
+_key_bytes = _b64url_of(32, "an Ed25519 public key")
+
+
+def public_key(value: str) -> None:
+    _key_bytes(value)
+    try:
+        load_public_key(value)
+    except ValueError as exc:
+        raise ValidationError("must be an Ed25519 public key: base64url of 32 bytes") from exc
 
 
 #: How far a signer's clock (``envelope.at``) may be ahead of the server's: 5 minutes. An earlier ``at``

@@ -12,7 +12,11 @@
   into the contact's delivery log; after ``REFEREE_WEBHOOK_DISABLE_AFTER`` failed attempts in a row the webhook is
   disabled and, where the key has a confirmed address, a notice is mailed.
 * :func:`deliver_mail` mails the event in words (``referee/notify/render.py``) to a confirmed address.
-* :func:`send_confirmation` mails an address its confirmation code (CONTRACT section 11).
+* :func:`send_confirmation` mails an address its confirmation code (CONTRACT section 11), made by the job
+  itself: no job's data holds a code.
+
+No log line holds a job's arguments (``referee.logs.UNLOGGED``: RQ logs them with a failed job): a mail job
+carries its event, and a private message's event its text.
 
 Every delivery job is counted in ``referee_deliveries_total`` by kind (``webhook``, ``mail``, ``confirm``) and
 outcome (``ok``, ``failed`` — an attempt that RQ retries —, ``skipped``, ``disabled``), and its log lines
@@ -185,7 +189,8 @@ def deliver_webhook(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
         _notice_disabled(ctx, fresh)
         return {**row, "disabled": True}
     ctx.contacts.save(fresh)
-    raise RuntimeError(f"webhook delivery of {event['id']} to {contact['webhook']} failed: {row.get('error')}")
+    # the URL is the player's and may hold a token: the contact id names it
+    raise RuntimeError(f"webhook delivery of {event['id']} to contact {contact_id} failed: {row.get('error')}")
 
 
 def _notice_disabled(ctx: _Context, contact: dict[str, Any]) -> None:
@@ -236,11 +241,13 @@ def _game_state(ctx: _Context, game_id: str | None) -> dict[str, Any] | None:
 
 @counted("confirm")
 def send_confirmation(contact_id: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Mail a pending contact a new confirmation code; ``payload`` carries nothing (the code is made here,
+    never queued: ``ContactService.new_code``)."""
     ctx = context()
-    contact = ctx.contacts.get(contact_id)
-    if contact is None or contact.get("email_status") != "pending":
+    made = ctx.contacts.new_code(contact_id)
+    if made is None:
         return {"skipped": "nothing to confirm"}
-    code = payload["code"]
+    contact, code = made
     link = f"{ctx.base_url}/play/confirm/{contact_id}#{code}"
     subject, text = render_confirmation(key=contact["key"], contact_id=contact_id, code=code, link=link,
                                         language=contact.get("language") or "en")

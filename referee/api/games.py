@@ -7,7 +7,7 @@ from typing import Any
 from flask import current_app
 from flask.views import MethodView
 
-from referee.games_service import GameService
+from referee.games_service import CREATE_CTX, GameService
 from schemas.common import ErrorSchema
 from schemas.games import (
     CreatedSchema,
@@ -23,7 +23,7 @@ from schemas.games import (
     ResultSchema,
 )
 
-from .limits import rate_limited, signing_key
+from .limits import organiser_key, rate_limited
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("games", __name__, url_prefix="/games", description="Games and their logs, replays and results")
@@ -47,7 +47,7 @@ class Games(MethodView):
         return {"games": games, "offset": query["offset"], "next": following}
 
     @rate_limited("REFEREE_RATE_CREATE")
-    @rate_limited("REFEREE_RATE_CREATE_PER_KEY", key=signing_key)
+    @rate_limited("REFEREE_RATE_CREATE_PER_KEY", key=organiser_key(CREATE_CTX))
     @blp.arguments(CreateGameSchema())
     @blp.response(201, CreatedSchema)
     @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_CREATE; see Retry-After")

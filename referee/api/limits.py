@@ -15,22 +15,31 @@ To limit a route, name a setting:
 the app's view functions, and answers a breach with **429**, ``Retry-After`` (seconds) and
 ``{"error": {"code": "rate/limited", "message", "details": {"limit", "retry_after"}}}``.
 
-The client address is the socket's peer (``request.remote_addr``): forwarded headers are not trusted.
+The client address is the socket's peer (``request.remote_addr``), normalised (:func:`client_address`):
+forwarded headers are trusted only from ``REFEREE_TRUSTED_PROXIES`` (``referee/defences.py``).
 When the work Redis cannot be reached the limits are not enforced (logged), rather than refusing
 requests that do not need Redis: ``POST /verify`` works without it.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from flask import Flask, current_app
 from flask.typing import RouteCallable
 from flask_limiter import Limiter, RateLimitExceeded
-from flask_limiter.util import get_remote_address
+from limits import RateLimitItemPerDay
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+
+from ..addresses import normalised_text
+from ..signing import verify
+
+log = logging.getLogger(__name__)
 
 _MARK = "_referee_rate_limits"
 KEY_PREFIX = "referee:rate"
@@ -60,37 +69,80 @@ def _marked(view_func: Any) -> list[tuple[str | None, str, Callable[[], str] | N
     return found
 
 
-def signing_key() -> str:
-    """The limit key of a signed request: the public key its envelope names (``envelope.key``, the
-    organiser's ``organiser.key``, the creator's ``creator.key``), else the client's address. The body is
-    already read whole and is at most ``REFEREE_MAX_BODY`` bytes (``referee/api/body.py``); a body that does
-    not parse counts per address and is refused by the schemas after."""
+def _body() -> Any:
+    """The request's JSON body, or None. It is read whole already and is at most ``REFEREE_MAX_BODY`` bytes
+    (``referee/api/body.py``); one that does not parse counts per address and is refused by the schemas."""
     from flask import request  # noqa: PLC0415
 
-    body = request.get_json(silent=True, force=True, cache=True)
-    if isinstance(body, dict):
-        for holder in (body.get("envelope"), body.get("organiser"), body.get("creator")):
-            if isinstance(holder, dict) and isinstance(holder.get("key"), str) and len(holder["key"]) <= 64:
-                return "key:" + holder["key"]
-    return "addr:" + (get_remote_address() or "")
+    return request.get_json(silent=True, force=True, cache=True)
+
+
+def _proven(key: Any, value: Any, sig: Any) -> bool:
+    """Whether ``sig`` is ``key``'s signature over ``value``: only then does a request spend ``key``'s budget,
+    so that nobody spends another's by naming its key (issue 37). Anything unreadable is unproven."""
+    if not (isinstance(key, str) and len(key) <= 64 and isinstance(sig, str) and len(sig) <= 100):
+        return False
+    try:
+        return verify(key, value, sig)
+    except Exception:  # a value with floats or the like: no canonical bytes, no proof
+        return False
+
+
+def _by_key_or_address(key: Any, value: Any, sig: Any) -> str:
+    return "key:" + key if _proven(key, value, sig) else "addr:" + client_address()
+
+
+def signing_key() -> str:
+    """The limit key of a request signed by the key its envelope names (``envelope.key``: contacts): that key
+    once its signature over the envelope checks, else the client's address."""
+    body = _body()
+    envelope = body.get("envelope") if isinstance(body, dict) else None
+    if not isinstance(envelope, dict):
+        return "addr:" + client_address()
+    return _by_key_or_address(envelope.get("key"), envelope, body.get("sig"))
+
+
+def organiser_key(ctx: str) -> Callable[[], str]:
+    """The limit key of a creation an organiser or a creator signs (``organiser: {key, sig}`` or ``creator: {key,
+    sig}`` over ``{"v": 1, "ctx": ctx, ...the body without it}``): that key once its signature checks, else the
+    client's address."""
+
+    def key() -> str:
+        body = _body()
+        if not isinstance(body, dict):
+            return "addr:" + client_address()
+        for field in ("organiser", "creator"):  # a game with open seats is signed by its creator (section 14)
+            holder = body.get(field)
+            if isinstance(holder, dict):
+                request = {"v": 1, "ctx": ctx, **{name: value for name, value in body.items() if name != field}}
+                return _by_key_or_address(holder.get("key"), request, holder.get("sig"))
+        return "addr:" + client_address()
+
+    return key
 
 
 def seat_key() -> str:
     """The limit key of a seat's signed request that names no key (a message, a mute): the public key of
-    ``envelope.seat`` in ``envelope.game``'s ``created`` entry (the game service caches it), so that one key
-    counts once whatever game it writes in; else the client's address (an unknown game or seat is refused
-    after, by the view)."""
-    from flask import request  # noqa: PLC0415
-
-    body = request.get_json(silent=True, force=True, cache=True)
+    ``envelope.seat`` in ``envelope.game``'s ``created`` entry (the game service caches it), once the
+    request's signature checks under it, so that one key counts once whatever game it writes in; else the
+    client's address (an unknown game or seat, a bad signature: refused after, by the view)."""
+    body = _body()
     envelope = body.get("envelope") if isinstance(body, dict) else None
     if isinstance(envelope, dict) and isinstance(envelope.get("game"), str) and type(envelope.get("seat")) is int:
         try:
             seats = current_app.extensions["referee.service"].created_entry(envelope["game"])["seats"]
-            return "key:" + seats[envelope["seat"]]["key"]
+            return _by_key_or_address(seats[envelope["seat"]]["key"], envelope, body.get("sig"))
         except Exception:  # any failure counts per address; the view answers the request
             pass
-    return "addr:" + (get_remote_address() or "")
+    return "addr:" + client_address()
+
+
+def client_address() -> str:
+    """The client's address as the limits count it: the socket's peer (or what a trusted proxy forwarded),
+    normalised (``referee.addresses``: ``::ffff:192.0.2.7`` is ``192.0.2.7``)."""
+    from flask import request  # noqa: PLC0415
+
+    return normalised_text(request.remote_addr)
 
 
 def _rate(setting: str) -> Callable[[], str]:
@@ -102,11 +154,31 @@ def _setting_name(setting: str) -> Callable[[], str]:
     return lambda: setting
 
 
+def _storage_uri(config: Mapping[str, Any]) -> str:
+    return "memory://" if config["REFEREE_STORE"] == "memory" else str(config["REFEREE_WORK_REDIS_URL"])
+
+
+def confirmation_budget(config: Mapping[str, Any], per_day: int) -> Callable[[str], bool]:
+    """``allow(mailbox)`` for ``referee.notify.contacts.ContactService``: whether one more confirmation mail to
+    ``mailbox`` is within ``per_day`` in the last 24 hours (a moving window, in the limits' storage), counting
+    it when it is. When the storage cannot be reached the answer is no: the promise is "at most"."""
+    window = MovingWindowRateLimiter(storage_from_string(_storage_uri(config)))
+    limit = RateLimitItemPerDay(per_day)
+
+    def allow(mailbox: str) -> bool:
+        try:
+            return window.hit(limit, KEY_PREFIX, "confirmation-mails", mailbox)
+        except Exception:
+            log.exception("could not count a confirmation mail; none is sent")
+            return False
+
+    return allow
+
+
 def init_app(app: Flask) -> Limiter:
     """The app's ``Limiter`` (``app.extensions["referee.limiter"]``), with every marked limit applied."""
     config = app.config
-    storage = "memory://" if config["REFEREE_STORE"] == "memory" else config["REFEREE_WORK_REDIS_URL"]
-    limiter = Limiter(get_remote_address, app=app, storage_uri=storage, key_prefix=KEY_PREFIX,
+    limiter = Limiter(client_address, app=app, storage_uri=_storage_uri(config), key_prefix=KEY_PREFIX,
                       strategy="fixed-window", swallow_errors=True, headers_enabled=False)
     for endpoint, view_func in list(app.view_functions.items()):
         marks = _marked(view_func)

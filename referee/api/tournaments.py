@@ -9,6 +9,7 @@ from flask import Response, current_app
 from flask.views import MethodView
 
 from referee.tournaments.service import TournamentService
+from referee.tournaments.spec import TOURNAMENT_CTX
 from schemas.common import ErrorSchema
 from schemas.games import PageQuerySchema
 from schemas.tournaments import (
@@ -27,7 +28,7 @@ from schemas.tournaments import (
     WithdrawSchema,
 )
 
-from .limits import rate_limited, signing_key
+from .limits import organiser_key, rate_limited
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("tournaments", __name__, url_prefix="/tournaments",
@@ -60,7 +61,7 @@ class Tournaments(MethodView):
         return {"tournaments": found, "offset": query["offset"], "next": following}
 
     @rate_limited("REFEREE_RATE_TOURNAMENTS")
-    @rate_limited("REFEREE_RATE_TOURNAMENTS_PER_KEY", key=signing_key)
+    @rate_limited("REFEREE_RATE_TOURNAMENTS_PER_KEY", key=organiser_key(TOURNAMENT_CTX))
     @blp.arguments(CreateTournamentSchema())
     @blp.response(201, TournamentCreatedSchema)
     @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_TOURNAMENTS; see Retry-After")

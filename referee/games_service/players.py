@@ -15,7 +15,7 @@ from typing import Any
 from ..clock import now_ms
 from ..errors import ServiceError
 from ..replay import ACTIVE, WAITING, LogReplayer, seat_kind
-from ..signing import load_public_key
+from ..signing import b64url_decode, load_public_key
 from ..store.base import LogStore
 from ..store.keys import PLAYER_KEY_RE
 from ..timecontrol.times import parse_ms
@@ -43,10 +43,12 @@ def bad_key(public_key: str) -> ServiceError | None:
     try:
         if PLAYER_KEY_RE.match(public_key) is None:
             raise ValueError(public_key)
+        b64url_decode(public_key)
         load_public_key(public_key)
     except (ValueError, TypeError):
         return ServiceError(400, "player/bad_key", "not an Ed25519 public key (base64url of its 32 raw bytes)",
-                            details={"problems": [{"path": "key", "problem": "must be base64url of 32 bytes"}]})
+                            details={"problems": [{"path": "key", "problem": "must be canonical base64url of 32 "
+                                                                             "bytes (no padding)"}]})
     return None
 
 

@@ -9,8 +9,9 @@ shown only to their key.
 An e-mail address gets nothing but its confirmation mail until it is confirmed (section 11): by the code
 of that mail, in a signed ``referee/contact-confirm`` request, by the button of the page the mail links to,
 or by a reply through the mail gateway that carries the code line. At most ``CONFIRMATIONS_PER_DAY``
-confirmation mails go to one address a day. A key that confirmed an address once has it confirmed for its
-later contacts.
+confirmation mails go to one address in any 24 hours, counted per mailbox (:func:`mailbox_of`) whatever
+the contacts and keys that name it (issue 37: counted per contact, six POSTs reached one address six
+times). A key that confirmed an address once has it confirmed for its later contacts.
 
 A contact has a ``language`` (``en``, ``de`` or ``fr``; English when not given): its mails — the turn, the
 reminder, the confirmation, the decisions — and the mail gateway's replies to its address are in it.
@@ -52,10 +53,35 @@ CTX_RESEND = "referee/contact-resend"
 
 #: ``enqueue(kind, contact_id, payload)``: queue a mail or webhook job (``workers/deliveries.py``)
 Enqueue = Callable[[str, str, dict[str, Any]], None]
+#: ``allow(mailbox)``: whether one more confirmation mail to ``mailbox`` (:func:`mailbox_of`) is within
+#: ``CONFIRMATIONS_PER_DAY`` in the last 24 hours, counting it when it is (``referee.api.limits.confirmation_budget``)
+ConfirmationBudget = Callable[[str], bool]
 
 
 def new_contact_id() -> str:
     return "c_" + base64.b32encode(os.urandom(10)).decode("ascii").lower()
+
+
+def mailbox_of(address: str) -> str:
+    """The mailbox an e-mail address reaches, as the confirmation mails are counted: the domain without a
+    trailing dot, in lower case and IDNA; the local part in lower case and without a ``+tag``; Gmail's dots
+    dropped. (Counting two mailboxes as one only makes the limit stricter.)
+
+    >>> {mailbox_of(a) for a in ("Bob@Example.ORG", "bob+x@example.org.", " BOB@example.org")}
+    {'bob@example.org'}
+    >>> mailbox_of("b.o.b+1@GoogleMail.com"), mailbox_of("jörg@bücher.example")
+    ('bob@gmail.com', 'jörg@xn--bcher-kva.example')
+    """
+    local, _, domain = address.strip().rpartition("@")
+    domain = domain.rstrip(".").lower()
+    try:
+        domain = domain.encode("idna").decode("ascii")
+    except UnicodeError:
+        pass
+    local = local.lower().split("+", maxsplit=1)[0]
+    if domain in {"gmail.com", "googlemail.com"}:
+        local, domain = local.replace(".", ""), "gmail.com"
+    return f"{local}@{domain}"
 
 
 def code_digest(code: str) -> str:
@@ -91,10 +117,14 @@ def signed_time_ms(at: Any, path: str, code: str) -> int:
 class ContactService:
     """Contacts on the log's Redis (durable: losing them would silently stop a player's notices)."""
 
-    def __init__(self, connection: cluster.Client, enqueue: Enqueue | None = None, *, allow_private: bool = True):
+    def __init__(self, connection: cluster.Client, enqueue: Enqueue | None = None, *, allow_private: bool = True,
+                 confirmation_budget: ConfirmationBudget | None = None):
+        """``confirmation_budget``: without one (the workers', which register no contact) no confirmation
+        mail goes out."""
         self.redis = connection
         self.enqueue = enqueue or (lambda kind, contact, payload: None)
         self.allow_private = allow_private
+        self.confirmation_budget = confirmation_budget or (lambda mailbox: False)
 
     # -- the signed form ----------------------------------------------------------------------------
     def authenticate(self, submission: dict[str, Any], ctx: str, *, once: bool) -> dict[str, Any]:
@@ -165,7 +195,7 @@ class ContactService:
         if contact_id is None:
             contact: dict[str, Any] = {"id": new_contact_id(), "key": key, "created_at": stamp, "failures": 0,
                                        "disabled": False, "secret": None, "email": None, "webhook": None,
-                                       "email_status": None, "confirmations": []}
+                                       "email_status": None}
         else:
             if envelope.get("contact") != contact_id:
                 raise invalid([{"path": "$.envelope.contact", "problem": f"must be {contact_id!r} (the contact "
@@ -196,25 +226,32 @@ class ContactService:
         contact["updated_at"] = stamp
         send_code = contact.get("email_status") == "pending" and "code" not in contact
         if send_code:
-            code = secrets.token_urlsafe(12)
-            contact["code"] = code_digest(code)
+            contact["code"] = None  # the confirmation job makes the code (:meth:`new_code`): no job carries one
         self.save(contact)
         self.redis.sadd(keys.CONTACTS_OF_KEY.format(key=key), contact["id"])
         if send_code:
-            self._send_confirmation(contact, code)
+            self._send_confirmation(contact)
         out = public_contact(contact)
         if out_secret:
             out["secret"] = out_secret
         return out
 
-    def _send_confirmation(self, contact: dict[str, Any], code: str) -> None:
-        day_ago = now_ms() - 86_400_000
-        sent = [t for t in contact.get("confirmations", []) if t > day_ago]
-        if len(sent) >= CONFIRMATIONS_PER_DAY:
-            return  # the address has had its confirmation mails for today; the code stays valid
-        contact["confirmations"] = [*sent, now_ms()]
+    def _send_confirmation(self, contact: dict[str, Any]) -> None:
+        if self.confirmation_budget(mailbox_of(contact["email"])):  # else: the mailbox has had its mails today
+            self.enqueue("confirm", contact["id"], {})
+
+    def new_code(self, contact_id: str) -> tuple[dict[str, Any], str] | None:
+        """A new confirmation code for a pending contact, its digest stored in place of the last one's: the
+        contact and the code, for the confirmation job to mail (``workers/deliveries.py``), or None when the
+        contact is gone or confirmed. The code is made here, by the job, so that it is in no job's data and
+        no log line (issue 37); a retried job mails a new one, the last one mailed is the one that counts."""
+        contact = self._load(contact_id)
+        if contact is None or contact.get("email_status") != "pending":
+            return None
+        code = secrets.token_urlsafe(12)
+        contact["code"] = code_digest(code)
         self.save(contact)
-        self.enqueue("confirm", contact["id"], {"code": code})
+        return contact, code
 
     def list(self, submission: dict[str, Any]) -> list[dict[str, Any]]:
         envelope = self.authenticate(submission, CTX_LIST, once=False)

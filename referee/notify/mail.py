@@ -16,7 +16,7 @@ from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit, urlunsplit
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +43,27 @@ class MaildirMailer:
         return f"mail goes into the Maildir {self.path}/new (no SMTP server set: REFEREE_SMTP_URL)"
 
 
+def without_password(url: str) -> str:
+    """``url`` with its password, if any, written ``***`` (what an error message or a log may show).
+
+    >>> without_password("smtp://referee:s3cret@mail.example:587"), without_password("smtp://mail.example")
+    ('smtp://referee:***@mail.example:587', 'smtp://mail.example')
+    """
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    return urlunsplit(parts._replace(netloc=f"{userinfo.partition(':')[0]}:***@{hostport}"))
+
+
 class SmtpMailer:
     """Sends over SMTP: plain, STARTTLS or TLS, with credentials when the URL has them."""
 
     def __init__(self, url: str, timeout: float = 10.0):
         parts = urlsplit(url)
         if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
-            raise ValueError(f"REFEREE_SMTP_URL must be smtp://host[:port] or smtps://host[:port], not {url!r}")
+            raise ValueError(f"REFEREE_SMTP_URL must be smtp://host[:port] or smtps://host[:port], not "
+                             f"{without_password(url)!r}")
         self.tls = parts.scheme == "smtps"
         self.host = parts.hostname
         self.port = parts.port or (465 if self.tls else 25)

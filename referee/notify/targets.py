@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..addresses import carried_ipv4, normalised
+
 #: ``socket.getaddrinfo``, or a stand-in with its signature (tests: a name that resolves elsewhere later)
 Resolve = Callable[..., list[tuple[Any, ...]]]
 #: bytes of an answer (status line, headers and body together) the referee reads at most
@@ -46,13 +48,17 @@ PRIVATE_PROBLEM = "private, loopback and link-local addresses are not allowed he
 def forbidden_address(address: str) -> bool:
     """Is ``address`` (an IP, as ``getaddrinfo`` gives it) one a webhook may not reach when private
     addresses are refused: private, loopback, link-local, reserved, multicast, unspecified, or any
-    other address that is not global (shared address space, documentation ranges)?"""
-    ip = ipaddress.ip_address(address.split("%", maxsplit=1)[0])
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return forbidden_address(str(ip.ipv4_mapped))
-        if ip.is_site_local:
-            return True
+    other address that is not global (shared address space, documentation ranges)? Read through
+    ``referee.addresses``: an IPv4-mapped address is its IPv4 address, and a 6to4, IPv4-compatible or
+    NAT64 one is forbidden when the IPv4 address it carries is (``2002:7f00:1::`` is loopback)."""
+    ip = normalised(address)
+    if ip is None:
+        raise ValueError(f"{address!r} is not an IP address")
+    carried = carried_ipv4(ip)
+    if carried is not None and forbidden_address(str(carried)):
+        return True
+    if isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local:
+        return True
     return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast
             or ip.is_unspecified or not ip.is_global)
 

@@ -13,6 +13,7 @@ Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
     /play/keys                  the keys kept in this browser (generate, import, export)
     /play/games/<id>            game page (board, moves, live updates)
     /play/games/<id>/replay     replay viewer
+    /play/join/<id>             take an open seat: by an invitation link (its key in the #fragment) or open to anyone
     /play/confirm/<contact>     confirm an e-mail address with its code (a button: never the GET alone)
     /play/tournaments           the tournaments (newest first) and the new-tournament form
     /play/tournaments/<id>      a tournament: rounds and tables, standings, crosstable, a player's path, join
@@ -139,6 +140,13 @@ def game(game_id: str) -> str:
 @bp.get("/games/<game_id>/replay")
 def replay(game_id: str) -> str:
     return render_template("web/replay.html", page="replay", game_id=_checked(game_id))
+
+
+@bp.get("/join/<game_id>")
+def join(game_id: str) -> str:
+    """Take a seat left open (CONTRACT section 14). An invitation's seed is in the link's fragment, which the
+    browser never sends: only ``static/join-page.js`` reads it."""
+    return render_template("web/join.html", page="join", game_id=_checked(game_id))
 
 
 @bp.get("/tournaments")

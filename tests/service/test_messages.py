@@ -264,3 +264,20 @@ def test_messages_are_rate_limited_per_seat_key(make_app):
     status, body = http.post(f"/games/{played.game_id}/messages", say(played, 0, "three"))
     assert status == 429 and body["error"]["code"] == "rate/limited"
     assert http.post(f"/games/{played.game_id}/messages", say(played, 1, "my key still may"))[0] == 201
+
+
+def test_a_game_with_an_open_seat_has_messages_and_its_joiner_sends_them(http):
+    """The seats' keys of a game with open seats are their holders' (the fold's): before the seat is taken the
+    messages are read (no 500), after it the joiner sends and reads a private message with the key that took it."""
+    from seat_helpers import create_open_game, take
+
+    from referee.signing import generate_key
+
+    opened = create_open_game(http, "fivetowers", ["key", "invite"])
+    assert http.get(f"/games/{opened.game_id}/messages")[0] == 200
+    joiner = generate_key()
+    assert take(http, opened, 1, joiner, "Bea")[0] == 202
+    game = type("Seated", (), {"game_id": opened.game_id, "keys": [opened.keys[0], joiner]})
+    assert http.post(f"/games/{opened.game_id}/messages", say(game, 1, "hi Ann", to=[0]))[0] == 201
+    assert [m["text"] for m in read_as(http, game, 0)] == ["hi Ann"]
+    assert read_as(http, game, None) == []

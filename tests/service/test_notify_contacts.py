@@ -333,3 +333,21 @@ def test_the_router_makes_its_group_once_and_again_when_the_stream_is_gone(napp)
         router.run_once(block_ms=0)
     assert router.run_once(block_ms=0) == 0
     assert [g["name"] for g in store.redis.xinfo_groups(store_keys.OUTBOX)] == [deliveries.GROUP.encode()]
+
+
+def test_an_address_gets_three_confirmation_mails_a_day_however_many_contacts_name_it(napp, notify_env, redis_url):
+    """Issue 37, item 5: the limit was counted per contact, and every POST makes a contact: six POSTs in
+    seconds reached one address six times. It is counted per address now, written any way that reaches the
+    same mailbox (the domain's case, the local part's case, a +tag)."""
+    sink, client = notify_env, napp.test_client()
+    forms = ["bob@example.org", "Bob@Example.ORG", "bob@EXAMPLE.org", "bob+again@example.org", "BOB@example.org",
+             "bob@example.org"]
+    for form in forms:
+        answer = client.post("/contacts", json=signed_contact(generate_key(), email=form))
+        assert answer.status_code == 201 and answer.json["email_status"] == "pending", answer.json
+    deliver_all(napp, redis_url)
+    assert len([m for m in sink.messages if "example.org" in str(m["To"]).lower()]) == 3
+    other = client.post("/contacts", json=signed_contact(generate_key(), email="carol@example.org"))
+    assert other.status_code == 201
+    deliver_all(napp, redis_url)
+    assert len(sink.to("carol@example.org")) == 1  # another address has its own three

@@ -3,7 +3,7 @@ real replay worker:
 
 * axe-core on every page — the lobby, new game, my keys, my games, tournaments, a tournament, the game page and
   the replay of both games (mid-game; the boards' pages at phone size too; in English, and in German or French
-  by turns), the confirmation page, and the
+  by turns), the confirmation page, the join page of an open seat, and the
   finished game's page and replay (with its score) of the keyboard game below: no serious or critical violation
   (WCAG 2.1 A and AA rules and axe's best practices); the counts per page are printed. axe-core is the npm
   package's ``axe.min.js``, vendored in ``tests/web/vendor/`` (never fetched at test time), put into each page
@@ -26,6 +26,7 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from seat_helpers import create_open_game
 from signed_requests import start, submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
@@ -110,6 +111,8 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_ser
         ("Tower Up game", f"/play/games/{towerup[0]}", "#game[data-my-turn=true]", key_of(towerup)),
         ("Tower Up replay", f"/play/games/{towerup[0]}/replay", "#replay[data-ready=true]", None),
         ("confirm", "/play/confirm/c_aaaaaaaaaaaaaaaa", "#confirm-form, form, main", None),
+        ("join", f"/play/join/{create_open_game(http, 'fivetowers', ['key', 'open']).game_id}",
+         "#join[data-state=open]", None),
     ]
     counts: dict[str, dict[str, int]] = {}
     bad: dict[str, list] = {}

@@ -1,6 +1,6 @@
 """Every page works under the Content-Security-Policy (issue 17): Chromium opens the lobby, the new-game
 form, the keys page, a game page (accepting and playing a move in the browser), the game page and the
-replay of a finished game (score table, chart), and /docs; every page listens for
+replay of a finished game (score table, chart), the join page of an open seat, and /docs; every page listens for
 ``securitypolicyviolation`` events and console errors, and there must be none. A page with a 64-character
 player name must not grow wider than the window (ellipsis, full name on hover)."""
 
@@ -15,6 +15,7 @@ import requests
 from test_play_by_web import STEP_MS, choose_and_submit, create_game, generate_key_on_keys_page
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from seat_helpers import create_open_game
 from svc_helpers import Http, PlayedGame, accept_all, play_random
 from svc_helpers import create_game as create_game_by_api
 
@@ -130,6 +131,11 @@ def test_every_page_works_under_the_csp(csp_context, web_server, console_errors)
     shown, full = label.evaluate("t => [t.firstChild.nodeValue, t.querySelector('title').textContent]")
     assert "…" in shown and LONG_NAME not in shown and full == LONG_NAME, (shown, full)  # cut; hover: full
     assert_clean(page, "Tower Up game page")
+
+    # the join page of a seat open to anyone (the invitation's, with its #fragment: test_invitations.py)
+    page.goto(f"{web_server}/play/join/{create_open_game(http, 'fivetowers', ['key', 'open']).game_id}")
+    page.wait_for_selector("#join[data-state=open]", timeout=STEP_MS)
+    assert_clean(page, "join page")
 
     page.goto(f"{web_server}/docs")
     assert page.evaluate("getComputedStyle(document.body).maxWidth") == "1120px"  # docs.css applied

@@ -21,6 +21,7 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from seat_helpers import create_open_game
 from svc_helpers import Http
 from test_site import play
 from tournament_helpers import Players, join_all
@@ -67,7 +68,8 @@ def world(web_server):
     assert status == 201, created
     join_all(http, created["tournament"], players)
     return {"towerup": play(web_server, "towerup", 8), "fivetowers": play(web_server, "fivetowers", 6),
-            "finished": play(web_server, "fivetowers", 1000), "tournament": created["tournament"]}
+            "finished": play(web_server, "fivetowers", 1000), "tournament": created["tournament"],
+            "open": create_open_game(http, "fivetowers", ["key", "open"]).game_id}
 
 
 def pages(world):
@@ -86,6 +88,7 @@ def pages(world):
         (f"/play/games/{tu}/replay", "#replay[data-ready=true] #entry:not(:empty)"),
         (f"/play/games/{done}/replay", "#replay[data-result-loaded=true]"),
         ("/play/confirm/c_abcdefghijklmnop", "#confirm"),
+        (f"/play/join/{world['open']}", "#join[data-state=open]"),
     ]
 
 
@@ -104,6 +107,7 @@ SAYS = {
         "finished": ["Endwertung", "Hauptturm", "Abrisse"],
         "replay": ["Eintrag", "Urteil"],
         "/play/confirm": ["Bestätige deine E-Mail-Adresse"],
+        "join": ["Bei einer Partie mitspielen", "Dein Name", "Platz nehmen", "offen für alle"],
     },
     "fr": {
         "nav": "Nouvelle partie",
@@ -118,6 +122,7 @@ SAYS = {
         "finished": ["Score final", "Tour principale", "Démolitions"],
         "replay": ["Entrée", "Verdict"],
         "/play/confirm": ["Confirmez votre adresse e-mail"],
+        "join": ["Rejoindre une partie", "Votre nom", "Prendre la place", "ouverte à tous"],
     },
 }
 
@@ -129,6 +134,8 @@ def kind_of(path: str, world) -> str:
         return "replay"
     if path.startswith("/play/confirm"):
         return "/play/confirm"
+    if path.startswith("/play/join/"):
+        return "join"
     for name in ("towerup", "fivetowers", "finished"):
         if path == f"/play/games/{world[name][0]}":
             return "finished" if name == "finished" else f"game-{name}"

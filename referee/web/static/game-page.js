@@ -11,6 +11,7 @@ import { followedKeys } from "./live-hub.js";
 import { notifyButton, turnNotice } from "./attention.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
+import { seatOffersPanel } from "./seat-offers.js";
 import { actionWords, gameName, playersLine } from "./game-names.js";
 import { _, listAnd, pgettext } from "./i18n.js";
 
@@ -66,6 +67,7 @@ function statusText() {
   }
   if (game.status === "finished") return _("Game over");
   if (game.status === "aborted") return _("Game aborted");
+  if (game.status === "cancelled") return _("Game cancelled");
   if (game.toMove === null || game.toMove === undefined) return game.status;
   const who = seatName(game.seats, game.toMove);
   if (mySeats().includes(game.toMove)) {
@@ -182,6 +184,7 @@ function renderAll() {
   renderMovePanel();
   renderVerdict();
   decisions.render(game, facts, mySeats());
+  offers.render(game.raw, mySeats());
   root.dataset.seq = String(game.seq);
   root.dataset.status = game.status;
   root.dataset.toMove = game.toMove === null || game.toMove === undefined ? "" : String(game.toMove);
@@ -321,6 +324,7 @@ async function submitMove(move) {
 
 const decisions = decisionsPanel({ section: document.getElementById("decisions-panel"), gameId, sign: submit,
   reload: () => safeLoad(true) });
+const offers = seatOffersPanel({ section: document.getElementById("seat-offers"), gameId, reload: () => safeLoad(true) });
 const messages = messagesPanel({ section: document.getElementById("messages-panel"), gameId, getGame: () => game,
   mySeats, intervalMs: Number(root.dataset.messagesMs) || 5000 });
 

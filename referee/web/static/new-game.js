@@ -1,8 +1,9 @@
 import { api } from "./api.js";
 import { gameName } from "./game-names.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
-import { entropy, listKeys, signEnvelope } from "./keys.js";
+import { entropy, findKey, generateKey, listKeys, makeKeyPair, signEnvelope } from "./keys.js";
 import { addRow, labelRows } from "./seat-rows.js";
+import { keepInvitations, seatOffersPanel } from "./seat-offers.js";
 import { clearErrors, el, showError } from "./ui.js";
 import { _ } from "./i18n.js";
 
@@ -136,19 +137,40 @@ document.getElementById("house-bot").addEventListener("click", () => {
   li.querySelector(".seat-name").value = "Computer";
   li.querySelector(".seat-key").value = houseBotKey;
   li.querySelector(".seat-mine").value = "";
+  li.querySelector(".seat-kind").value = "pasted";
+  li.dataset.kind = "pasted";
 });
 document.getElementById("house-bot").hidden = !houseBotKey; // no house bot here: no option
+
+async function creatorKey(seats, kinds) {
+  const mine = seats.map((s, i) => (kinds[i] === "mine" || kinds[i] === "pasted" ? findKey(s.key) : null)).find(Boolean);
+  return mine || listKeys()[0] || generateKey(_("my key"));
+}
+
+/** After creating a game with seats left open: the invitation links and join links, and the way to the game. */
+async function showCreated(id) {
+  const gameUrl = `${WEB}games/${encodeURIComponent(id)}`;
+  const panel = seatOffersPanel({ section: document.getElementById("seat-offers"), gameId: id, manage: false });
+  await panel.render(await api.game(id));
+  document.getElementById("go-to-game").href = gameUrl;
+  document.getElementById("new-form").hidden = true;
+  const box = document.getElementById("created");
+  box.hidden = false;
+  document.getElementById("created-h").focus();
+}
 
 document.getElementById("new-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   clearErrors();
   const status = document.getElementById("create-status");
-  const seats = [...seatsList.children].map((li) => ({
+  const rows = [...seatsList.children];
+  const kinds = rows.map((li) => li.dataset.kind || "pasted");
+  const seats = rows.map((li, i) => (kinds[i] === "open" ? { open: true } : kinds[i] === "invite" ? { invite: "" } : {
     name: li.querySelector(".seat-name").value.trim().normalize("NFC"), // the form the referee stores (and an organiser signs)
     key: li.querySelector(".seat-key").value.trim(),
   })).map((s) => (houseBotKey && s.key === houseBotKey ? { ...s, bot: true } : s));
-  const missing = seats.flatMap((s, i) => [!s.name && _("player {n} has no name", { n: i + 1 }),
-    !s.key && _("player {n} has no public key", { n: i + 1 })]).filter(Boolean);
+  const missing = seats.flatMap((s, i) => ("key" in s ? [!s.name && _("player {n} has no name", { n: i + 1 }),
+    !s.key && _("player {n} has no public key", { n: i + 1 })] : [])).filter(Boolean);
   if (!current) missing.push(_("choose a ruleset"));
   if (missing.length) {
     showError({ code: "form/incomplete", message: missing.join("; ") }, _("The game cannot be created yet"));
@@ -165,17 +187,36 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
   }
   status.textContent = _("Creating…");
   try {
+    // An invited seat gets an invitation key made here: its public key goes into the body, its seed only into the
+    // link's fragment (seat-offers.js keeps it in this browser for the creator's pages).
+    const seeds = {};
+    for (const [i, seat] of seats.entries()) {
+      if (!("invite" in seat)) continue;
+      const pair = await makeKeyPair("invitation");
+      seat.invite = pair.public;
+      seeds[i] = pair.private;
+    }
     const body = { ruleset: current.name, seats, options };
     const organiser = listKeys().find((k) => k.public === document.getElementById("organiser").value);
-    if (organiser) {
-      // The organiser signs {v: 1, ctx: "referee/create", ...body}; the nonce keeps two equal requests apart.
+    const offered = kinds.some((k) => k === "invite" || k === "open");
+    // A game with a seat left open is created by a signed request: the organiser's, else the creator's (a key of this
+    // browser: the first seat's of this browser, else any, else a new one).
+    const signer = organiser || (offered ? await creatorKey(seats, kinds) : null);
+    if (signer) {
+      // {v: 1, ctx: "referee/create", ...body} is signed; the nonce keeps two equal requests apart.
       body.nonce = entropy();
-      body.organiser = { key: organiser.public, sig: await signEnvelope(organiser, { v: 1, ctx: "referee/create", ...body }) };
+      body[organiser ? "organiser" : "creator"] = { key: signer.public,
+        sig: await signEnvelope(signer, { v: 1, ctx: "referee/create", ...body }) };
     }
     const created = await api.create(body);
     const id = created.id || created.game;
     status.textContent = _("Created {id}.", { id });
-    window.location.assign(`${WEB}games/${encodeURIComponent(id)}`);
+    if (!offered) {
+      window.location.assign(`${WEB}games/${encodeURIComponent(id)}`);
+      return;
+    }
+    keepInvitations(id, seeds);
+    await showCreated(id);
   } catch (err) {
     status.textContent = "";
     showError(err, _("The referee refused the game"));

@@ -1,5 +1,6 @@
 // The player rows of the new-game and new-tournament forms: a name, a public key, "generate a key in this
-// browser" and "use a key of this browser". One implementation for both forms.
+// browser" and "use a key of this browser"; in the new-game form also who takes the seat (a key of this browser,
+// a pasted key, an invitation link, anyone: li[data-kind], the CSS shows its fields). One implementation for both.
 import { generateKey, listKeys } from "./keys.js";
 import { clearErrors, el, showError } from "./ui.js";
 import { _ } from "./i18n.js";
@@ -19,6 +20,8 @@ export function labelRows(list, field) {
     li.querySelector(".seat-key").setAttribute("aria-label", _("Public key of player {n}", { n: i + 1 }));
     li.querySelector(".seat-generate").setAttribute("aria-label", _("Generate a key in this browser for player {n}", { n: i + 1 }));
     li.querySelector(".seat-mine").setAttribute("aria-label", _("Use a key of this browser for player {n}", { n: i + 1 }));
+    const kind = li.querySelector(".seat-kind");
+    if (kind) kind.setAttribute("aria-label", _("Who takes seat {n}", { n: i + 1 }));
     li.dataset[field] = String(i);
   });
 }
@@ -30,6 +33,12 @@ export function addRow(template, list) {
   const key = li.querySelector(".seat-key");
   const mine = li.querySelector(".seat-mine");
   fillMine(mine);
+  const kind = li.querySelector(".seat-kind"); // the new-game form's: a key, a pasted key, an invitation, open
+  if (kind) {
+    if (list.children.length === 0) kind.value = "mine"; // the first seat: most often the creator's own
+    li.dataset.kind = kind.value;
+    kind.addEventListener("change", () => { li.dataset.kind = kind.value; });
+  }
   name.value = _("Player {n}", { n: list.children.length + 1 });
   li.querySelector(".seat-generate").addEventListener("click", async () => {
     clearErrors();

@@ -69,6 +69,11 @@ export function clearErrors() {
   if (box) box.replaceChildren();
 }
 
+/** The signer's time of an envelope's `at`: now, in whole seconds (RFC 3339, UTC). */
+export function nowIso() {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
 export function shortKey(key) {
   return key ? `${key.slice(0, 6)}…${key.slice(-4)}` : "";
 }

@@ -1,0 +1,174 @@
+"""Invitation links and open seats in the pages (issue 36, item 2; CONTRACT section 14), in Chromium under the CSP:
+
+* Ann creates a 5 Towers game in the new-game form with seat 2 "invite by link"; the form shows the link (the
+  invitation's seed only in its #fragment) with a copy button, and her game page keeps showing it;
+* Bea, in a fresh browser context with no key, on a 360×740 phone, opens the link: the join page shows the game,
+  she types her name and takes the seat with one click (a key made in her browser), lands on the game page, which
+  says once how to keep the key; Ann accepts and both play a move;
+* Cy, in a third context, opening the same link is told the seat is taken;
+* a seat open to anyone is taken without a fragment, left with the page's button, and the creator cancels the game;
+  the join page then says so in German.
+
+Zero console errors and zero CSP violations. Screenshots: ``invite-form-seats.png`` (the seats' choices),
+``invite-form-link.png`` (the link after creating), ``join-page-phone.png``."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+import requests
+from test_csp import WATCH_CSP, violations
+from test_play_by_web import STEP_MS, choose_and_submit
+from test_site import PHONE, check_page
+
+pytestmark = pytest.mark.web
+
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+
+
+def context_of(browser, size, **extra):
+    context = browser.new_context(**size, **extra)
+    context.add_init_script(WATCH_CSP)
+    return context
+
+
+def create_in_form(page, base_url: str, kinds: list[str], shot: str | None = None) -> str:
+    """Ann creates a 5 Towers game in the form, seat 1 hers (a key generated here), the others of ``kinds``."""
+    page.goto(f"{base_url}/play/new")
+    page.locator("input[name=ruleset][value=fivetowers]").check()
+    seats = page.locator("#seats li")
+    seats.nth(len(kinds)).wait_for()
+    seats.nth(0).locator(".seat-name").fill("Ann")
+    seats.nth(0).get_by_role("button", name=re.compile("Generate a key")).click()
+    page.wait_for_function("() => document.querySelector('#seats li .seat-key').value.length === 43")
+    for i, kind in enumerate(kinds, start=1):
+        seats.nth(i).locator(".seat-kind").select_option(kind)
+    if shot:
+        page.locator("#new-form fieldset").nth(1).screenshot(path=shot)
+    page.get_by_role("button", name="Create the game").click()
+    page.wait_for_selector("#created:not([hidden]) #seat-offers:not([hidden])", timeout=STEP_MS)
+    return page.locator("#go-to-game").get_attribute("href").rsplit("/", 1)[1]
+
+
+def play_one_move(page) -> None:
+    seq = int(page.get_attribute("#game", "data-seq"))
+    choose_and_submit(page, random.Random("invite"))
+    page.wait_for_function("seq => Number(document.querySelector('#game').dataset.seq) > seq", arg=seq, timeout=STEP_MS)
+    assert page.locator("#errors .error").count() == 0, page.locator("#errors").inner_text()
+
+
+def test_a_friend_takes_an_invited_seat_by_one_click_and_both_move(browser, web_server, artifacts, console_errors):
+    ann_ctx, bea_ctx, cy_ctx = context_of(browser, DESKTOP), context_of(browser, PHONE), context_of(browser, PHONE)
+    ann, bea, cy = (console_errors.watch(ctx.new_page()) for ctx in (ann_ctx, bea_ctx, cy_ctx))
+
+    game = create_in_form(ann, web_server, ["invite"], str(artifacts / "invite-form-seats.png"))
+    link = ann.locator("#invite-link-1").input_value()
+    assert re.fullmatch(rf"{re.escape(web_server)}/play/join/{game}#[A-Za-z0-9_-]{{43}}", link), link
+    seed = link.split("#", 1)[1]
+    assert ann.locator("#seat-offers button.copy-link").count() == 1
+    ann.screenshot(path=str(artifacts / "invite-form-link.png"), full_page=True)
+    # the server never had the seed: not in the log, not in the game
+    assert seed not in requests.get(f"{web_server}/games/{game}/log", timeout=10).text
+    assert seed not in requests.get(f"{web_server}/games/{game}", timeout=10).text
+
+    # the creator's game page keeps the link (from this browser) and offers to cancel
+    ann.locator("#go-to-game").click()
+    ann.wait_for_selector("#game[data-loaded=true] #seat-offers:not([hidden])", timeout=STEP_MS)
+    assert ann.locator("#invite-link-1").input_value() == link
+    assert ann.locator("#cancel-game").is_visible()
+
+    # Bea: a fresh browser, no key, on a phone
+    bea.goto(link)
+    bea.wait_for_selector("#join[data-loaded=true][data-state=open]", timeout=STEP_MS)
+    assert bea.evaluate("() => localStorage.getItem('referee.keys.v1')") is None
+    assert bea.locator("#join-game").inner_text() == "5 Towers"
+    assert "Ann" in bea.locator("#join-players").inner_text()
+    assert bea.locator("#join-clock").inner_text() == "No time control"
+    bea.locator("#join-name").fill("Bea")
+    check_page(bea, "join page")
+    bea.screenshot(path=str(artifacts / "join-page-phone.png"), full_page=True)
+    bea.get_by_role("button", name="Take the seat").click()  # the one click
+    bea.wait_for_url(f"{web_server}/play/games/{game}", timeout=STEP_MS)
+    bea.wait_for_selector("#game[data-loaded=true] #key-notice", timeout=STEP_MS)
+    assert "export" in bea.locator("#key-notice").inner_text()
+    assert "(you)" in bea.locator("#seat-list li[data-seat='1']").inner_text()
+    keys = bea.evaluate("() => JSON.parse(localStorage.getItem('referee.keys.v1'))")
+    assert [k["name"] for k in keys] == ["Bea"]
+    check_page(bea, "game page after joining")
+
+    # Ann accepts (the seat taken is Bea's acceptance); the links are gone, and both play a move
+    ann.locator("#accept-buttons button").first.click(timeout=STEP_MS)
+    for page in (ann, bea):
+        page.wait_for_selector("#game[data-status=active]", timeout=STEP_MS)
+    assert ann.locator("#seat-offers").is_hidden()
+    first = ann if ann.get_attribute("#game", "data-my-turn") == "true" else bea
+    second = bea if first is ann else ann
+    first.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
+    play_one_move(first)
+    second.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
+    play_one_move(second)
+
+    # the key notice is said once
+    bea.reload()
+    bea.wait_for_selector("#game[data-loaded=true]", timeout=STEP_MS)
+    assert bea.locator("#key-notice").count() == 0
+
+    # Cy opens the same link: the seat is taken, and no key is made
+    cy.goto(link)
+    cy.wait_for_selector("#join[data-loaded=true][data-state]", timeout=STEP_MS)
+    assert cy.get_attribute("#join", "data-state") == "started"  # taken, and the game has started since
+    assert "no seat is free" in cy.locator("#join-state").inner_text()
+    assert cy.locator("#join-form").is_hidden()
+    assert cy.evaluate("() => localStorage.getItem('referee.keys.v1')") is None
+
+    for page, what in ((ann, "Ann"), (bea, "Bea"), (cy, "Cy")):
+        page.wait_for_timeout(100)
+        assert violations(page) == [], (what, violations(page))
+    console_errors.assert_none()
+    for ctx in (ann_ctx, bea_ctx, cy_ctx):
+        ctx.close()
+
+
+def test_an_open_seat_is_taken_left_and_the_game_cancelled(browser, web_server, console_errors):
+    ann_ctx = context_of(browser, DESKTOP)
+    dan_ctx = context_of(browser, PHONE, locale="de-DE", extra_http_headers={"Accept-Language": "de-DE"})
+    eve_ctx = context_of(browser, DESKTOP)
+    ann, dan, eve = (console_errors.watch(ctx.new_page()) for ctx in (ann_ctx, dan_ctx, eve_ctx))
+
+    game = create_in_form(ann, web_server, ["open"])
+    link = ann.locator("#open-link-1").input_value()
+    assert link == f"{web_server}/play/join/{game}"
+    ann.locator("#go-to-game").click()
+    ann.wait_for_selector("#game[data-loaded=true] #cancel-game", timeout=STEP_MS)
+
+    # Dan (German) takes the open seat without a fragment, then leaves it from the game page
+    dan.goto(link)
+    dan.wait_for_selector("#join[data-loaded=true][data-state=open]", timeout=STEP_MS)
+    assert dan.locator("html").get_attribute("lang") == "de"
+    dan.locator("#join-name").fill("Dan")
+    dan.locator("#join-take").click()
+    dan.wait_for_url(f"{web_server}/play/games/{game}", timeout=STEP_MS)
+    dan.locator("button.leave-seat").click(timeout=STEP_MS)
+    dan.wait_for_selector("#seat-list li[data-seat='1']:not(:has-text('Dan'))", timeout=STEP_MS)
+
+    # Eve takes it: taking the place of one who left; then Ann cancels, and the join page says so in German
+    eve.goto(link)
+    eve.wait_for_selector("#join[data-state=open]", timeout=STEP_MS)
+    eve.locator("#join-name").fill("Eve")
+    eve.locator("#join-take").click()
+    eve.wait_for_url(f"{web_server}/play/games/{game}", timeout=STEP_MS)
+    ann.locator("#cancel-game").click()
+    ann.wait_for_selector("#game[data-status=cancelled]", timeout=STEP_MS)
+    assert ann.locator("#status-line").inner_text() == "Game cancelled"
+    assert requests.get(f"{web_server}/games/{game}", timeout=10).json()["status"] == "cancelled"
+    dan.goto(link)
+    dan.wait_for_selector("#join[data-state=cancelled]", timeout=STEP_MS)
+    assert "abgesagt" in dan.locator("#join-state").inner_text()
+
+    for page in (ann, dan, eve):
+        assert violations(page) == []
+    console_errors.assert_none()
+    for ctx in (ann_ctx, dan_ctx, eve_ctx):
+        ctx.close()
