@@ -211,3 +211,23 @@ def test_a_rematch_is_an_event_for_the_seats_that_did_not_ask(http, store, run_w
     assert len(events) == 1 and events[0]["game"] == rematch["game"] and events[0]["rematch_of"]["game"] == game.game_id
     assert events[0]["link"] == f"/play/games/{rematch['game']}" and events[0]["seat"] == 1
     assert event_keys(events[0]) == [public_key_b64(game.keys[0])]
+
+
+def test_an_open_game_past_its_accept_by_leaves_the_list_and_its_expiry_takes_it_off(make_app, run_worker):
+    import time
+
+    from svc_helpers import Http
+
+    from referee.clock import now_ms
+    from workers.deadlines import DeadlineScheduler
+
+    app = make_app(REFEREE_ACCEPT_WITHIN=1)
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = create_open_game(http, "fivetowers", ["key", "open"])
+    assert open_ids(http) == [game.game_id]
+    time.sleep(1.2)
+    assert open_ids(http) == [] and store.count_open_games() == 1  # past accept_by: not shown, still indexed
+    DeadlineScheduler(store, threads=1).run_once(now=now_ms())  # the referee logs `expired`
+    assert [e["type"] for e in store.read_log(game.game_id)][-2:] == ["expired", "revealed"]
+    run_worker(app.extensions["referee.queue"])
+    assert store.count_open_games() == 0
