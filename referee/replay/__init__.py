@@ -18,10 +18,12 @@ Time control (``referee.timecontrol``): the fold keeps every seat's clock from t
 move logged after its seat's deadline, a timeout logged before it, or one that does not play the
 engine's default move is rejected here, for the service, the workers and the verifier alike.
 
-The fold is split by concern. :class:`LogReplayer` (``replayer.py``) keeps the state, the dispatch and the
+The fold is split by concern. ``state.py`` holds its state (:class:`~referee.replay.state.FoldState`) and the
 queries several concerns ask (``to_move``, ``deadline_ms``, ``expected_timeout``, ``accept_by_ms``,
-``agreement_due``, ``result``); each entry type's handler lives with its concern, a plain function
-``(fold, entry) -> Verdict`` in the module's ``HANDLERS`` (an entry type claimed twice fails the import):
+``agreement_due``, ``result``); :class:`LogReplayer` (``replayer.py``) adds the dispatch; each entry type's
+handler lives with its concern, a plain function ``(fold, entry) -> Verdict`` in the module's ``HANDLERS`` (an
+entry type claimed twice fails the import). Imports run one way: ``replayer`` over the concern modules, over
+``state``, over ``results`` and ``verdicts``:
 
 ============================================================  ==================  =================================
 entry types                                                   module              concern
@@ -35,15 +37,17 @@ entry types                                                   module            
 ============================================================  ==================  =================================
 
 ``verdicts.py`` holds what they all share (statuses, :class:`Verdict`, :class:`LogError`, the check of a
-signed submission) and imports none of them. A new entry type goes into its concern's ``HANDLERS``.
+signed submission), ``results.py`` the results an adjudication shapes; neither imports the fold. A new entry type goes into its
+concern's ``HANDLERS``.
 
-A seat's key is the key that holds it now (``LogReplayer.holders``): given at creation, or taken by a ``seated``
+A seat's key is the key that holds it now (``FoldState.holders``): given at creation, or taken by a ``seated``
 entry; every later submission of the seat is checked against it.
 """
 
-from .adjudication import ADJUDICATE_CTX, adjudicated_result, revealed_seed, unplayed_result
+from .adjudication import ADJUDICATE_CTX, revealed_seed
 from .lifecycle import cancel_problem
 from .replayer import LogReplayer, replay_log
+from .results import adjudicated_result, unplayed_result
 from .verdicts import (
     ABORTED,
     ACTIVE,

@@ -5,17 +5,15 @@ server seed against the game's commitment (section 4). Beside them, the results 
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .verdicts import ABORTED, ACTIVE, FINISHED, WAITING, Handler, Verdict, reject
-
-if TYPE_CHECKING:
-    from .replayer import LogReplayer
+from .state import FoldState, Handler
+from .verdicts import ABORTED, ACTIVE, FINISHED, WAITING, Verdict, reject
 
 ADJUDICATE_CTX = "referee/adjudicate"
 
 
-def on_adjudicated(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_adjudicated(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """The game ends by adjudication: ``provisional`` scores the position as it stands (the engine's
     ``provisional_result()``); ``organiser`` takes the ranks of the adjudicator's signed decision."""
     game = fold.game
@@ -67,7 +65,7 @@ def on_adjudicated(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "adjudicated", "ok")
 
 
-def on_revealed(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_revealed(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     assert fold.created is not None
     try:
         seed = bytes.fromhex(entry.get("server_seed", ""))
@@ -79,26 +77,6 @@ def on_revealed(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
         fold.status = ABORTED
     fold.revealed = True
     return Verdict(entry["seq"], "revealed", "ok")
-
-
-def unplayed_result(players: int, accepted: dict[int, bytes], adjudication: dict[str, Any], *,
-                    mark_forfeits: bool) -> dict[str, Any]:
-    """The result of a game adjudicated before it started: no scores, the adjudication's ranks, and which
-    seats had accepted."""
-    seats = [{"seat": seat, "total": None, "rank": adjudication["ranks"][seat], "accepted": seat in accepted,
-              **({"forfeited": False} if mark_forfeits else {})} for seat in range(players)]
-    return {"unplayed": True, "seats": seats, "winners": [s["seat"] for s in seats if s["rank"] == 1],
-            "adjudicated": {"method": adjudication["method"], "reason": adjudication["reason"],
-                            "position": adjudication["position"]}}
-
-
-def adjudicated_result(provisional: dict[str, Any], adjudication: dict[str, Any]) -> dict[str, Any]:
-    """The result of an adjudicated game: the position's score breakdown (``provisional_result()``), the
-    ranks of the adjudication, and what decided them."""
-    seats = [{**seat, "rank": adjudication["ranks"][seat["seat"]]} for seat in provisional.get("seats", [])]
-    return {**provisional, "seats": seats, "winners": [s["seat"] for s in seats if s["rank"] == 1],
-            "adjudicated": {"method": adjudication["method"], "reason": adjudication["reason"],
-                            "position": adjudication["position"]}}
 
 
 def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:

@@ -4,20 +4,18 @@ offer passed (``agreed``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..decisions import Offer, agreed, answer_problem, offer_problem, revealing
 from ..games.base import Game
 from ..signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX
 from ..timecontrol import parse_ms
 from .moves import late
-from .verdicts import ABORTED, ACTIVE, FINISHED, Handler, Verdict, reject, seat_submission
-
-if TYPE_CHECKING:
-    from .replayer import LogReplayer
+from .state import FoldState, Handler, seat_submission
+from .verdicts import ABORTED, ACTIVE, FINISHED, Verdict, reject
 
 
-def _decision_entry(fold: LogReplayer, entry: dict[str, Any], ctx: str) -> Verdict | int:
+def _decision_entry(fold: FoldState, entry: dict[str, Any], ctx: str) -> Verdict | int:
     """The seat of a seat's signed decision entry (resign, offer, answer) that may be taken now, or the
     rejection: the game runs, the binding and signature hold, the seat is still in the game and in time."""
     assert fold.created is not None
@@ -33,7 +31,7 @@ def _decision_entry(fold: LogReplayer, entry: dict[str, Any], ctx: str) -> Verdi
     return too_late if too_late is not None else seat
 
 
-def on_resigned(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_resigned(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """A seat resigns (DC-R1): it leaves the game; its turns are played by default moves (DC-R2), and with
     fewer than two seats left the game ends."""
     seat = _decision_entry(fold, entry, RESIGN_CTX)
@@ -49,7 +47,7 @@ def on_resigned(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "resigned", "ok", seat)
 
 
-def on_offer(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_offer(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """A seat's offer (DC-O1, DC-A1, DC-T1, DC-T2): checked against the position, then pending."""
     seat = _decision_entry(fold, entry, OFFER_CTX)
     if isinstance(seat, Verdict):
@@ -78,7 +76,7 @@ def on_offer(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "offer", "ok", seat)
 
 
-def on_answered(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_answered(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """A seat's answer to the pending offer (DC-O2): an acceptance, a decline, or the offerer's withdrawal."""
     seat = _decision_entry(fold, entry, ANSWER_CTX)
     if isinstance(seat, Verdict):
@@ -96,7 +94,7 @@ def on_answered(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "answered", "ok", seat)
 
 
-def on_agreed(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_agreed(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """The referee's record that the pending offer passed (DC-O2): a draw or an end finishes the game, an
     abort ends it without a result, a take-back voids the last move (the game is re-folded without it)."""
     decisions, clocks = fold.decisions, fold.clocks
@@ -128,7 +126,7 @@ def on_agreed(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "agreed", "ok")
 
 
-def _without_last_move(fold: LogReplayer) -> Game:
+def _without_last_move(fold: FoldState) -> Game:
     """The game as it was before its last applied move: dealt again and every earlier move replayed."""
     assert fold.rules is not None and fold.dealt is not None and fold.applied is not None
     moves = []
@@ -146,7 +144,7 @@ def _without_last_move(fold: LogReplayer) -> Game:
     return game
 
 
-def _at(fold: LogReplayer, entry: dict[str, Any]) -> int:
+def _at(fold: FoldState, entry: dict[str, Any]) -> int:
     try:
         return parse_ms(entry.get("at"))
     except ValueError:

@@ -13,7 +13,7 @@ it (``LogReplayer.holders``).
 from __future__ import annotations
 
 import unicodedata
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..decisions import Decisions
 from ..games import ruleset
@@ -22,28 +22,24 @@ from ..signing import ACCEPT_CTX, CANCEL_CTX, LEAVE_CTX, submitted_entropy
 from ..timecontrol import Clocks, engine_options, parse_ms
 from ..timecontrol.spec import time_control_of
 from .moves import next_decision
+from .state import FoldState, Handler, seat_submission
 from .verdicts import (
     ACTIVE,
     CANCELLED,
     EXPIRED,
     FINISHED,
     WAITING,
-    Handler,
     LogError,
     Verdict,
     entry_time,
     envelope_problem,
     reject,
     seat_kind,
-    seat_submission,
     seated_problem,
 )
 
-if TYPE_CHECKING:
-    from .replayer import LogReplayer
 
-
-def on_created(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_created(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     if fold.created is not None:
         return reject(entry, "log/duplicate_created", "a game is created once")
     try:
@@ -60,7 +56,7 @@ def on_created(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(0, "created", "ok")
 
 
-def on_accepted(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_accepted(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     assert fold.created is not None
     seat = entry.get("seat")
     if fold.status != WAITING or fold.created.get("mode") != "seeded":
@@ -90,7 +86,7 @@ def _given(spec: Any) -> tuple[str, str | None] | None:
     return (key if isinstance(key, str) else "", name if isinstance(name, str) else None)
 
 
-def _entropy_in_time(fold: LogReplayer, entry: dict[str, Any]) -> bytes | Verdict:
+def _entropy_in_time(fold: FoldState, entry: dict[str, Any]) -> bytes | Verdict:
     """An acceptance's (``accepted``, ``seated``) 32 bytes of entropy; or its rejection when it has none, or was
     logged after ``created.accept_by``."""
     entropy = submitted_entropy(entry)
@@ -108,7 +104,7 @@ def _entropy_in_time(fold: LogReplayer, entry: dict[str, Any]) -> bytes | Verdic
     return entropy
 
 
-def _open_for_seating(fold: LogReplayer, entry: dict[str, Any]) -> Verdict | None:
+def _open_for_seating(fold: FoldState, entry: dict[str, Any]) -> Verdict | None:
     """The rejection of a seat entry (``seated``, ``left``) of a game that is not waiting, or None."""
     assert fold.created is not None
     if fold.status == CANCELLED:
@@ -118,7 +114,7 @@ def _open_for_seating(fold: LogReplayer, entry: dict[str, Any]) -> Verdict | Non
     return None
 
 
-def on_seated(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_seated(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """An open seat taken (CONTRACT section 14): the seat was declared open and nobody holds it, the joining key
     holds no other seat, its name is no other holder's, and the signatures hold (:func:`seated_problem`)."""
     assert fold.created is not None
@@ -155,7 +151,7 @@ def name_clash(one: str, other: str) -> bool:
     return unicodedata.normalize("NFC", one).casefold() == unicodedata.normalize("NFC", other).casefold()
 
 
-def on_left(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_left(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """The holder of an open seat gives it up before the start: the seat is open again, its acceptance gone."""
     assert fold.created is not None
     refused = _open_for_seating(fold, entry)
@@ -178,7 +174,7 @@ def on_left(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "left", "ok", seat)
 
 
-def on_cancelled(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_cancelled(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """The creator's signed cancel of a game that has not started (CONTRACT section 14)."""
     assert fold.created is not None
     if fold.status != WAITING or fold.created.get("mode") != "seeded":
@@ -210,7 +206,7 @@ def cancel_problem(submission: Any, created: dict[str, Any], creator: str | None
     return None
 
 
-def on_started(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_started(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     assert fold.created is not None and fold.rules is not None
     if fold.status != WAITING:
         return reject(entry, "game/not_waiting", "the game has already started")
@@ -236,7 +232,7 @@ def on_started(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "started", "ok")
 
 
-def on_expired(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_expired(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """A waiting game that not every seat accepted by ``created.accept_by`` (issue 17)."""
     deadline = fold.accept_by_ms()
     if deadline is None:
@@ -251,7 +247,7 @@ def on_expired(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "expired", "ok")
 
 
-def on_forfeited(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_forfeited(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """The referee's record of a seat's forfeit: the one its ``timeout`` decided (TC-F1), or a withdrawal."""
     clocks = fold.clocks
     seat = entry.get("seat")
@@ -263,7 +259,7 @@ def on_forfeited(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "forfeited", "ok", seat)
 
 
-def _withdrawn(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def _withdrawn(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     """A tournament game's seat whose player withdrew from the tournament (``forfeited`` with reason
     ``withdrawn``, written by the referee with the tournament whose log holds the signed withdrawal):
     the seat is forfeited here (its turns are played by default moves, it ranks last, TC-F1)."""

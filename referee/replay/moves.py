@@ -5,18 +5,16 @@ one decision and starts the next."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..games import IllegalMove
 from ..signing import MOVE_CTX, VACATION_CTX
 from ..timecontrol import parse_ms
-from .verdicts import ACTIVE, FINISHED, Handler, Verdict, entry_time, reject, seat_submission
-
-if TYPE_CHECKING:
-    from .replayer import LogReplayer
+from .state import FoldState, Handler, seat_submission
+from .verdicts import ACTIVE, FINISHED, Verdict, entry_time, reject
 
 
-def on_move(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_move(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     assert fold.created is not None
     seat = entry.get("seat")
     if fold.status != ACTIVE:
@@ -45,14 +43,14 @@ def on_move(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "move", "applied", seat)
 
 
-def record_applied(fold: LogReplayer, seat: int, move: Any, entry: dict[str, Any]) -> None:
+def record_applied(fold: FoldState, seat: int, move: Any, entry: dict[str, Any]) -> None:
     """Remember a move the game applied (for a take-back, DC-T1); O(1), nothing copied."""
     fold.applied = (fold.applied, seat, move, entry["seq"], entry.get("type"))
     if seat not in fold.moved:
         fold.moved = fold.moved | {seat}
 
 
-def late(fold: LogReplayer, entry: dict[str, Any], seat: int) -> Verdict | None:
+def late(fold: FoldState, entry: dict[str, Any], seat: int) -> Verdict | None:
     """The rejection of a seat's signed entry that comes too late or from a forfeited seat, or None."""
     clocks = fold.clocks
     assert clocks is not None
@@ -72,7 +70,7 @@ def late(fold: LogReplayer, entry: dict[str, Any], seat: int) -> Verdict | None:
     return None
 
 
-def next_decision(fold: LogReplayer, entry: dict[str, Any], decided: int | None, timed_out: bool = False) -> None:
+def next_decision(fold: FoldState, entry: dict[str, Any], decided: int | None, timed_out: bool = False) -> None:
     """After an entry that changed the game: the decision in progress ends at its ``at`` and the next
     seat's starts; the game finishes when the engine says so or when fewer than two seats stand."""
     clocks = fold.clocks
@@ -90,7 +88,7 @@ def next_decision(fold: LogReplayer, entry: dict[str, Any], decided: int | None,
         clocks.begin(fold.game.to_move(), at, entry["seq"])
 
 
-def on_timeout(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_timeout(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     expected = fold.expected_timeout()
     seat = entry.get("seat")
     if expected is None:
@@ -123,7 +121,7 @@ def on_timeout(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "timeout", "applied", seat)
 
 
-def on_auto_move(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_auto_move(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     clocks, game = fold.clocks, fold.game
     seat = entry.get("seat")
     if fold.status != ACTIVE or clocks is None or game is None:
@@ -140,14 +138,14 @@ def on_auto_move(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
     return Verdict(entry["seq"], "auto_move", "applied", seat)
 
 
-def _lapse_takeback(fold: LogReplayer, entry: dict[str, Any]) -> None:
+def _lapse_takeback(fold: FoldState, entry: dict[str, Any]) -> None:
     """A pending take-back lapses at any applied move: the move it names is no longer the last (DC-T1)."""
     decisions = fold.decisions
     if decisions is not None and decisions.pending is not None and decisions.pending.kind == "takeback":
         fold.decisions = decisions.lapsed("lapsed", entry["seq"])
 
 
-def on_vacation(fold: LogReplayer, entry: dict[str, Any]) -> Verdict:
+def on_vacation(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     assert fold.created is not None
     clocks = fold.clocks
     seat = entry.get("seat")

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..signing import SEAT_CTX, verify
 from ..timecontrol import format_ms
-
-if TYPE_CHECKING:
-    from .replayer import LogReplayer
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
 EXPIRED = "expired"  # never accepted by every seat in time (``created.accept_by``)
@@ -54,10 +51,6 @@ class Verdict:
         if self.error is not None:
             out["error"] = self.error
         return out
-
-
-#: An entry type's handler: it checks the entry against the fold and, when it holds, applies it.
-Handler = Callable[["LogReplayer", dict[str, Any]], Verdict]
 
 
 def reject(entry: dict[str, Any], code: str, message: str, rule: str | None = None) -> Verdict:
@@ -148,12 +141,3 @@ def seated_problem(submission: Any, *, created: dict[str, Any], seat: Any, seq: 
         return "seat/bad_invite", f"seat {seat} is taken with its invitation: invite_sig is not the invitation " \
                                   "key's signature over this envelope"
     return None
-
-
-def seat_submission(fold: LogReplayer, entry: dict[str, Any], ctx: str, seat: int) -> Verdict | None:
-    """The rejection of ``entry``'s signed submission when it is not ``seat``'s for this position of the
-    fold's game (:func:`check_submission`), or None."""
-    assert fold.created is not None
-    problem = check_submission(entry.get("submission"), ctx=ctx, game_id=fold.created["game"], seat=seat,
-                               seq=entry["seq"], prev=fold.head, keys=fold.keys, verifier=fold.verifier)
-    return reject(entry, *problem) if problem else None
