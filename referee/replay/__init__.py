@@ -37,8 +37,8 @@ entry types                                                   module            
 ============================================================  ==================  =================================
 
 ``verdicts.py`` holds what they all share (statuses, :class:`Verdict`, :class:`LogError`, the check of a
-signed submission), ``results.py`` the results an adjudication shapes; neither imports the fold. A new entry type goes into its
-concern's ``HANDLERS``.
+signed submission), ``results.py`` the results an adjudication shapes; neither imports the fold. A new entry
+type goes into its concern's ``HANDLERS``.
 
 A seat's key is the key that holds it now (``FoldState.holders``): given at creation, or taken by a ``seated``
 entry; every later submission of the seat is checked against it.
