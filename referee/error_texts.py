@@ -72,6 +72,8 @@ TEMPLATES = (
     N_("seat %(seat)s is no longer in the game"),
     N_("seat %(seat)s's %(kind)s offer (position %(position)s) is pending: one offer at a time"),
     N_("a tournament game cannot be aborted"),
+    N_("the game has started: a seat alone may abort it only before it starts; now an abort is an offer the other "
+       "seats accept (DC-A1)"),
     N_("every seat has moved: the game can no longer be aborted"),
     N_("only the seat whose move is the last applied one may ask to take it back, and seat %(seat)s's is not"),
     N_("the move at position %(position)s revealed something hidden (%(rule)s): it cannot be taken back"),

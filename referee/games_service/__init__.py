@@ -5,9 +5,10 @@ the reads. Pure Python over a :class:`referee.store.LogStore`; no Flask, no RQ."
 from __future__ import annotations
 
 from ..errors import ServiceError
+from ..replay import ABORT_CTX
 from .core import Dispatcher, InlineDispatch, NoDispatch
 from .folds import ReplayerCache, clone_replayer, fold, fold_with_states
-from .lifecycle import ABORT_CTX, CREATE_CTX
+from .lifecycle import CREATE_CTX
 from .projection import projection_of
 from .service import GameService
 

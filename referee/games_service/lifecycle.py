@@ -16,7 +16,7 @@ from ..clock import now_ms
 from ..errors import ServiceError, invalid
 from ..games import ruleset
 from ..games.randomness import recorded_game_seed
-from ..replay import ABORTED, ACTIVE, FINISHED, WAITING, LogReplayer, seat_kind
+from ..replay import ABORT_STARTED, ABORTED, ACTIVE, FINISHED, WAITING, LogReplayer, seat_kind
 from ..signing import CREATE_CTX, verify
 from ..store import DuplicateSubmission, GameExists, StaleAppend, StoreUnavailable
 from ..store.base import Appended, Tip
@@ -31,7 +31,6 @@ from .submissions import Submissions
 
 log = logging.getLogger(__name__)
 
-ABORT_CTX = "referee/abort"
 
 
 def _accept_state(replayer: LogReplayer, seat: int) -> ServiceError | None:
@@ -226,12 +225,14 @@ class Lifecycle(Submissions):
 
     def abort(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """End a seeded game early and reveal its seed: signed (``ctx`` ``referee/abort``) by the organiser
-        recorded in ``created``, or by any seat when the game has no organiser.
+        recorded in ``created``, or by any seat when the game has no organiser and has not started (once it is
+        under way, a seat's abort is an offer the others accept: DC-A1).
 
         :raises ServiceError: the first that applies of
             404 ``game/not_found``, 500 ``log/corrupt`` (reading the log);
             403 ``submission/wrong_game``, 401 ``submission/bad_signature`` (not the organiser's or a seat's);
-            409 ``game/recorded`` (no seed to reveal), 409 ``game/in_tournament``, 409 ``game/over``;
+            409 ``game/recorded`` (no seed to reveal), 409 ``game/in_tournament``, 409 ``game/over``,
+            409 ``abort/started`` (a seat alone, once the game has started: the others must agree, DC-A1);
             409 ``submission/stale`` (``seq``/``prev`` are not the log's);
             500 ``game/no_secret`` (the server seed is missing);
             409 ``submission/stale`` or ``submission/duplicate`` when the log moved on before the append,
@@ -254,6 +255,9 @@ class Lifecycle(Submissions):
                                "timeout or adjudication, not by an abort")
         if replayer.status in (FINISHED, ABORTED):
             raise ServiceError(409, "game/over", f"the game is already {replayer.status}")
+        if not created.get("organiser") and replayer.status != WAITING:  # the fold refuses it too (DC-A1)
+            raise ServiceError(409, "abort/started", ABORT_STARTED,
+                               details={"offer": f"POST /games/{game_id}/offers with offer 'abort'"})
         tip = Tip(replayer.seq, replayer.head)
         if envelope["seq"] != tip.seq or envelope["prev"] != tip.head:
             raise self._stale(game_id, tip, None, envelope)

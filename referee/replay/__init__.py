@@ -44,7 +44,7 @@ A seat's key is the key that holds it now (``FoldState.holders``): given at crea
 entry; every later submission of the seat is checked against it.
 """
 
-from .adjudication import ADJUDICATE_CTX, revealed_seed
+from .adjudication import ABORT_CTX, ABORT_STARTED, ADJUDICATE_CTX, abort_problem, revealed_seed
 from .lifecycle import cancel_problem
 from .replayer import LogReplayer, replay_log
 from .results import adjudicated_result, unplayed_result
@@ -68,8 +68,8 @@ from .verdicts import (
 )
 
 __all__ = [
-    "ABORTED", "ACTIVE", "ADJUDICATE_CTX", "CANCELLED", "DECISION_ENTRIES", "EXPIRED", "FINISHED", "REFEREE_ENTRIES",
-    "SEAT_ENTRIES", "WAITING", "LogError", "LogReplayer", "Verdict", "adjudicated_result", "cancel_problem",
-    "check_submission",
-    "entry_time", "envelope_problem", "replay_log", "revealed_seed", "seat_kind", "seated_problem", "unplayed_result",
+    "ABORTED", "ABORT_CTX", "ABORT_STARTED", "ACTIVE", "ADJUDICATE_CTX", "CANCELLED", "DECISION_ENTRIES", "EXPIRED",
+    "FINISHED", "REFEREE_ENTRIES", "SEAT_ENTRIES", "WAITING", "LogError", "LogReplayer", "Verdict", "abort_problem",
+    "adjudicated_result", "cancel_problem", "check_submission", "entry_time", "envelope_problem", "replay_log",
+    "revealed_seed", "seat_kind", "seated_problem", "unplayed_result",
 ]

@@ -5,12 +5,19 @@ server seed against the game's commitment (section 4). Beside them, the results 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
+from ..signing import verify
 from .state import FoldState, Handler
 from .verdicts import ABORTED, ACTIVE, FINISHED, WAITING, Verdict, reject
 
 ADJUDICATE_CTX = "referee/adjudicate"
+#: ``ctx`` of a signed abort (``POST /games/{id}/abort``)
+ABORT_CTX = "referee/abort"
+#: why a seat alone may not abort a game under way (issue 37): what it may do instead
+ABORT_STARTED = ("the game has started: a seat alone may abort it only before it starts; now an abort is an offer "
+                 "the other seats accept (DC-A1)")
 
 
 def on_adjudicated(fold: FoldState, entry: dict[str, Any]) -> Verdict:
@@ -74,9 +81,46 @@ def on_revealed(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     if fold.created.get("mode") != "seeded" or hashlib.sha256(seed).hexdigest() != fold.created.get("commitment"):
         return reject(entry, "reveal/commitment_mismatch", "the revealed seed does not match the commitment")
     if entry.get("reason") == "aborted":
+        problem = abort_problem(entry.get("abort"), fold.created, status=fold.status, seq=entry["seq"],
+                                prev=fold.head, keys=fold.keys, verifier=fold.verifier)
+        if problem:
+            return reject(entry, *problem)
         fold.status = ABORTED
     fold.revealed = True
     return Verdict(entry["seq"], "revealed", "ok")
+
+
+def abort_problem(abort: Any, created: dict[str, Any], *, status: str | None, seq: int, prev: Any,
+                  keys: list[str], verifier: Callable[[str, Any, str], bool] = verify) -> tuple[str, str] | None:
+    """What is wrong with the signed abort an ``aborted`` reveal carries, or None (``docs/service.md``, "Aborting").
+
+    An abort is signed (``ctx`` ``referee/abort``) by the organiser named in ``created`` or, when the game has no
+    organiser, by any seat; it is bound to the game and to the reveal's position like a move. A seat alone may
+    abort only a game that has not started (``status`` waiting): once it is under way an abort needs the others'
+    agreement, as an offer (DC-A1). A tournament's game is never aborted. ``status`` None checks the signature and
+    the binding only (the verifier's signature check; the fold checks the rest).
+    """
+    if not isinstance(abort, dict) or not isinstance(abort.get("envelope"), dict):
+        return "abort/unsigned", "the game was aborted without a signed abort (organiser's or a seat's)"
+    envelope, sig = abort["envelope"], abort.get("sig")
+    if envelope.get("v") != 1 or envelope.get("ctx") != ABORT_CTX:
+        return "submission/wrong_context", f"an abort envelope has v 1 and ctx {ABORT_CTX!r}"
+    if envelope.get("game") != created.get("game"):
+        return "submission/wrong_game", "the abort is for another game"
+    if envelope.get("seq") != seq or envelope.get("prev") != prev:
+        return "submission/stale", f"the abort is bound to seq {envelope.get('seq')!r}, not {seq}"
+    organiser = created.get("organiser")
+    allowed = [organiser] if organiser else [key for key in keys if key]
+    if not isinstance(sig, str) or not any(verifier(key, envelope, sig) for key in allowed):
+        who = "the organiser's" if organiser else "any seat's"
+        return "submission/bad_signature", f"the abort signature is not {who}"
+    if status is None:
+        return None
+    if created.get("tournament"):
+        return "game/in_tournament", "a tournament game cannot be aborted"
+    if not organiser and status != WAITING:
+        return "abort/started", ABORT_STARTED
+    return None
 
 
 def revealed_seed(entries: list[dict[str, Any]]) -> bytes | None:

@@ -61,6 +61,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..replay import ABORT_CTX
 from .context import Context
 from .messages import _check_messages, exported_messages
 from .replaying import (
@@ -87,7 +88,6 @@ from .report import (
 )
 from .shape import BUNDLE_FORMAT, _check_format
 from .signatures import (
-    ABORT_CTX,
     CREATE_CTX,
     CREATION_REQUEST_FIELDS,
     SIGNED_CTX,

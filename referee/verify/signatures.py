@@ -11,7 +11,15 @@ from typing import Any, TypeGuard
 
 from ..logchain import GENESIS, first_broken_link
 from ..rematch import rematch_problem, rotated
-from ..replay import LogError, LogReplayer, cancel_problem, check_submission, seat_kind, seated_problem
+from ..replay import (
+    LogError,
+    LogReplayer,
+    abort_problem,
+    cancel_problem,
+    check_submission,
+    seat_kind,
+    seated_problem,
+)
 from ..signing import (
     ACCEPT_CTX,
     ANSWER_CTX,
@@ -34,9 +42,6 @@ SIGNED_CTX = {"accepted": ACCEPT_CTX, "move": MOVE_CTX, "vacation": VACATION_CTX
               # an open seat given up by its holder (CONTRACT section 14)
               "left": LEAVE_CTX}
 
-#: ``ctx`` of a signed abort (the service's ``referee.games_service.ABORT_CTX``; kept here so that the
-#: verifier imports nothing of the service).
-ABORT_CTX = "referee/abort"
 #: ``ctx`` of an organiser's signed creation request (``referee.games_service.CREATE_CTX``).
 CREATE_CTX = "referee/create"
 #: The fields of the creation request (``POST /games`` without ``organiser``) as ``created`` keeps them:
@@ -266,7 +271,8 @@ def _check_seat_signatures(ctx: Context) -> Check:
                 failures.append({"position": position, "seat": None, "code": problem[0], "message": problem[1]})
         elif kind == "revealed" and entry.get("reason") == "aborted":
             checked += 1
-            problem = _abort_problem(entry.get("abort"), created, position, prev, keys)
+            problem = abort_problem(entry.get("abort"), created, status=None, seq=position, prev=prev, keys=keys,
+                                    verifier=ctx.verifier)
             if problem:
                 failures.append({"position": position, "seat": None, "code": problem[0], "message": problem[1]})
         if position % 16 == 0 or position == total - 1:
@@ -292,30 +298,6 @@ def _seated(entry: dict[str, Any], keys: list[Any], position: int, prev: Any, ct
     if keys[seat] != "":
         return "seat/taken", f"seat {seat} was held already"
     keys[seat] = entry["submission"]["envelope"]["key"]
-    return None
-
-
-def _abort_problem(abort: Any, created: dict[str, Any], position: int, prev: Any,
-                   keys: list[str]) -> tuple[str, str] | None:
-    """What is wrong with the signed abort carried by an ``aborted`` reveal, or None.
-
-    An abort is signed (``ctx`` ``referee/abort``) by the organiser named in ``created`` or, when the game
-    has no organiser, by any seat; it is bound to the game and to the reveal's position like a move.
-    """
-    if not isinstance(abort, dict) or not isinstance(abort.get("envelope"), dict):
-        return "abort/unsigned", "the game was aborted without a signed abort (organiser's or a seat's)"
-    envelope, sig = abort["envelope"], abort.get("sig")
-    if envelope.get("v") != 1 or envelope.get("ctx") != ABORT_CTX:
-        return "submission/wrong_context", f"an abort envelope has v 1 and ctx {ABORT_CTX!r}"
-    if envelope.get("game") != created.get("game"):
-        return "submission/wrong_game", "the abort is for another game"
-    if envelope.get("seq") != position or envelope.get("prev") != prev:
-        return "submission/stale", f"the abort is bound to seq {envelope.get('seq')!r}, not {position}"
-    organiser = created.get("organiser")
-    allowed = [organiser] if organiser else keys
-    if not isinstance(sig, str) or not any(verify(key, envelope, sig) for key in allowed):
-        who = "the organiser's" if organiser else "any seat's"
-        return "submission/bad_signature", f"the abort signature is not {who}"
     return None
 
 

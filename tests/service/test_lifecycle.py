@@ -148,3 +148,61 @@ def test_memory_store_app_plays_a_whole_game(make_app):
     status, result = http.get(f"/games/{game.game_id}/result")
     engine_result = game.engine_replay(bytes.fromhex(entries[-1]["server_seed"])).result()
     assert status == 200 and result["result"] == with_no_forfeits(engine_result)
+
+
+def test_a_lone_seat_cannot_abort_a_game_under_way_and_a_log_that_holds_one_fails_to_verify(app, http, store):
+    """Issue 37, item 1: a seat's signed abort is for a game that has not started (docs/service.md, "Aborting");
+    once both seats have moved, an abort needs the other's agreement (an offer, DC-A1). The service refuses the
+    lone abort, and a log into which one was written anyway fails the fold and the verifier at its position."""
+    from referee.bundle import build_bundle
+    from referee.games_service.entries import make_entry
+    from referee.verify import verify_bundle
+
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    play_random(http, game, random.Random(5), max_moves=2)
+    _status, state = http.get(f"/games/{game.game_id}")
+    assert state["status"] == "active" and state["seq"] >= 5
+    before = store.read_log(game.game_id)
+    body = abort_body(game.game_id, state["seq"], state["head"], game.keys[0])
+    status, answer = http.post(f"/games/{game.game_id}/abort", body)
+    assert status == 409 and answer["error"]["code"] == "abort/started", answer
+    assert store.read_log(game.game_id) == before  # nothing written
+
+    # the same abort written into the log by a referee that took it: the fold rejects it, the bundle fails
+    forged = [*before, make_entry("revealed", state["seq"], state["head"], reason="aborted", abort=body,
+                                  server_seed=store.read_secret(game.game_id).hex())]
+    report = verify_bundle(build_bundle(forged, app.extensions["referee.key"]))
+    assert not report.ok
+    failed = {check.name: check for check in report.checks if not check.ok}
+    assert "replay" in failed and failed["replay"].position == state["seq"], [c.to_dict() for c in report.checks]
+    assert "abort/started" in failed["replay"].reason
+
+
+def test_an_organiser_aborts_a_game_under_way_and_it_verifies(app, http, store):
+    """What the signed abort is for stays: an organiser's abort of a game under way (a club's director)."""
+    from svc_helpers import PlayedGame
+
+    from referee.bundle import build_bundle
+    from referee.signing import generate_key, public_key_b64, sign
+    from referee.verify import verify_bundle
+
+    organiser, keys = generate_key(), [generate_key(), generate_key()]
+    spec = {"ruleset": "fivetowers", "seats": [{"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(keys)]}
+    status, created = http.post("/games", {**spec, "organiser": {
+        "key": public_key_b64(organiser), "sig": sign(organiser, {"v": 1, "ctx": "referee/create", **spec})}})
+    assert status == 201, created
+    game = PlayedGame(created["game"], "fivetowers", keys)
+    accept_all(http, game)
+    play_random(http, game, random.Random(6), max_moves=2)
+    _status, state = http.get(f"/games/{game.game_id}")
+    assert state["status"] == "active"
+    status, _body = http.post(f"/games/{game.game_id}/abort",
+                              abort_body(game.game_id, state["seq"], state["head"], game.keys[0]))
+    assert status == 401  # a seat of a game with an organiser may not
+    status, receipt = http.post(f"/games/{game.game_id}/abort",
+                                abort_body(game.game_id, state["seq"], state["head"], organiser))
+    assert status == 202 and receipt["status"] == "aborted", receipt
+    assert store.read_log(game.game_id)[0]["organiser"] == public_key_b64(organiser)
+    report = verify_bundle(build_bundle(store.read_log(game.game_id), app.extensions["referee.key"]))
+    assert report.ok, [c.to_dict() for c in report.checks if not c.ok]

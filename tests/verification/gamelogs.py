@@ -87,12 +87,13 @@ class GameLog:
 
 def make_game_log(ruleset_name: str, players: int, *, seed: int = 0, options: dict[str, Any] | None = None,
                   moves: int | None = None, reveal: bool = True, version: str | None = None,
-                  deck: list[str] | None = None) -> GameLog:
+                  deck: list[str] | None = None, accepted: int | None = None) -> GameLog:
     """A real game of ``ruleset_name`` with random legal moves.
 
     ``moves``: stop after that many moves (a running game); ``None`` plays to the end. ``reveal``: log
     the server seed at the end. ``version``: the pinned version to write into ``created`` (default the
-    installed one). ``deck``: a recorded-mode game with that deck instead of a seeded one.
+    installed one). ``deck``: a recorded-mode game with that deck instead of a seeded one. ``accepted``: only
+    that many seats accept (a seeded game that has not started: no ``started``, no moves).
     """
     rules = ruleset(ruleset_name)
     chooser = random.Random(seed)
@@ -112,8 +113,10 @@ def make_game_log(ruleset_name: str, players: int, *, seed: int = 0, options: di
     else:
         log.append({**created, "mode": "seeded", "commitment": hashlib.sha256(log.server_seed).hexdigest()})
         entropies = [_derived(f"entropy/{i}", seed) for i in range(players)]
-        for i in range(players):
+        for i in range(players if accepted is None else accepted):
             log.accept(i, entropies[i])
+        if accepted is not None and accepted < players:
+            return log
         log.append({"type": "started"})
         log.game = rules.new_game(players, options or {},
                                   seed=derive_game_seed(log.server_seed, game_id, entropies))

@@ -123,15 +123,27 @@ def test_recorded_mode_game_verifies(referee_key):
 
 
 def test_aborted_game_verifies_with_no_result(referee_key):
-    log = make_game_log("fivetowers", 3, seed=4, moves=9, reveal=False)
+    """A seat's signed abort of a game that has not started (one seat of three accepted): what it is for."""
+    log = make_game_log("fivetowers", 3, seed=4, accepted=1, reveal=False)
     log.reveal("aborted")
     bundle = build_bundle(log.entries, referee_key)
     assert bundle["interim"] is False and bundle["result"] is None
     report = verify_bundle(bundle)
     assert report.ok, report.to_dict()
-    assert report.check("seat_signatures").details["checked"] == 3 + 9 + 1  # acceptances, moves, the abort
+    assert report.check("seat_signatures").details["checked"] == 1 + 1  # the acceptance, the abort
     assert report.check("replay").details["final_status"] == "aborted"
     assert "no result claimed" in report.check("result").reason
+
+
+def test_a_seats_lone_abort_of_a_game_under_way_fails_the_replay_at_its_position(referee_key):
+    """Issue 37, item 1: once the game has started, a seat alone cannot abort it (an abort is then an offer the
+    others accept, DC-A1): a log holding such an abort fails, however well it is signed."""
+    log = make_game_log("fivetowers", 3, seed=4, moves=9, reveal=False)
+    log.reveal("aborted")
+    report = verify_bundle(build_bundle(log.entries, referee_key))
+    first = report.first_failure
+    assert (first.name, first.position) == ("replay", len(log.entries) - 1), report.to_dict()
+    assert "abort/started" in first.reason
 
 
 @pytest.mark.parametrize("how", ["outsider", "unsigned", "rebound"])
