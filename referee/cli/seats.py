@@ -6,6 +6,7 @@ the start, ``cancel`` is the creator's, ``rematch`` asks a finished game's remat
 from __future__ import annotations
 
 import os
+import time
 import unicodedata
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -123,7 +124,12 @@ def rematch(game_id: str, key_file: str, seat: int | None, server: str) -> None:
     envelope = {"v": 1, "ctx": REMATCH_CTX, "game": game_id, "seat": seat_of(game, public_key_b64(key), seat),
                 "at": now()}
     ask = {"envelope": envelope, "sig": sign(key, envelope)}
-    status, answer = http("POST", f"{server}/games/{game_id}/rematch", ask)
+    for attempt in range(6):
+        status, answer = http("POST", f"{server}/games/{game_id}/rematch", ask)
+        # a game just finished by a move has its seed revealed by the replay worker a moment later
+        if attempt == 5 or status != 409 or answer.get("error", {}).get("code") != "game/not_revealed":
+            break
+        time.sleep(1)
     if status >= 300:
         refused(status, answer)
     if status == 200:
