@@ -20,7 +20,9 @@ Playing from a terminal (``games.py``; any server, default ``$REFEREE_SERVER`` o
     referee accept GAME --key alice.key
     referee move GAME '{"type": "bid", "amount": 2}' --key alice.key --wait 5
 
-The players' own decisions (``decisions.py``: ``resign``, ``offer GAME draw|end|abort|takeback``, ``answer
+Open seats (``seats.py``: ``create … --invite NAME --open NAME --key FILE`` prints the join links; ``join LINK
+--key FILE``, ``leave``, ``cancel``, ``rematch GAME --key FILE``). The players' own decisions (``decisions.py``:
+``resign``, ``offer GAME draw|end|abort|takeback``, ``answer
 GAME [OFFER] --accept|--decline``), a computer player (``bots.py``: ``bot --key FILE``), messages
 (``messages.py``: ``say``, ``messages``), the clock (``clocks.py``:
 ``vacation``, ``verify-receipt``), notifications (``notifications.py``: ``contact …``, ``mail-gateway``),
@@ -34,7 +36,19 @@ from __future__ import annotations
 
 import click
 
-from . import backup, bots, clocks, decisions, games, messages, notifications, operations, tournaments, verification
+from . import (
+    backup,
+    bots,
+    clocks,
+    decisions,
+    games,
+    messages,
+    notifications,
+    operations,
+    seats,
+    tournaments,
+    verification,
+)
 
 
 @click.group()
@@ -58,6 +72,10 @@ main.add_command(games.create)
 main.add_command(games.accept)
 main.add_command(games.legal_moves)
 main.add_command(games.move)
+main.add_command(seats.join)
+main.add_command(seats.leave)
+main.add_command(seats.cancel)
+main.add_command(seats.rematch)
 main.add_command(clocks.vacation)
 main.add_command(decisions.resign)
 main.add_command(decisions.offer)

@@ -12,7 +12,17 @@ from typing import Any
 import click
 
 from ..keyfile import encrypt_key
-from ..signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, read_or_create_key_file, sign
+from ..signing import (
+    ACCEPT_CTX,
+    CREATE_CTX,
+    MOVE_CTX,
+    b64url_encode,
+    generate_key,
+    private_key_b64,
+    public_key_b64,
+    read_or_create_key_file,
+    sign,
+)
 from ..timecontrol.spec import parse_shorthand
 from .client import PASSPHRASE_ENV, _, echo_json, fail, http, load_key, post_at_tip, seat_of, server_option
 
@@ -50,7 +60,14 @@ def keygen(out: str, encrypt: bool, name: str | None) -> None:
 
 @click.command()
 @click.argument("ruleset_name", metavar="RULESET")
-@click.option("--seat", "seats", multiple=True, required=True, help="NAME=PUBLIC_KEY, in seat order")
+@click.option("--seat", "seats", multiple=True, help="NAME=PUBLIC_KEY, in seat order")
+@click.option("--invite", "invites", multiple=True, metavar="NAME",
+              help="a seat after the --seat ones taken by invitation: prints its link (the seed stays in the link); "
+                   "NAME may be empty")
+@click.option("--open", "open_seats", multiple=True, metavar="NAME",
+              help="a seat after the --seat and --invite ones that anyone may take; NAME may be empty")
+@click.option("--key", "key_file", type=click.Path(exists=True, dir_okay=False),
+              help="the creator's key file: signs a game with --invite or --open seats")
 @click.option("--bot-seat", "bot_seats", multiple=True, metavar="NAME",
               help="the seat NAME (of a --seat) is played by a program: written into the game as bot: true")
 @click.option("--options", default="{}", help="options as a JSON object")
@@ -62,7 +79,8 @@ def keygen(out: str, encrypt: bool, name: str | None) -> None:
 @click.option("--on-timeout", type=click.Choice(["auto_move", "forfeit"]), help="what a timeout does (auto_move)")
 @click.option("--max-auto-moves", type=int, help="with auto_move: timeouts in a row that forfeit (default 3)")
 @server_option
-def create(*, ruleset_name: str, seats: tuple[str, ...], bot_seats: tuple[str, ...], options: str, deck: str | None,
+def create(*, ruleset_name: str, seats: tuple[str, ...], invites: tuple[str, ...], open_seats: tuple[str, ...],
+           key_file: str | None, bot_seats: tuple[str, ...], options: str, deck: str | None,
            organiser_key: str | None,
            time_control: str | None, vacation_days: float | None, on_timeout: str | None,
            max_auto_moves: int | None, server: str) -> None:
@@ -90,14 +108,38 @@ def create(*, ruleset_name: str, seats: tuple[str, ...], bot_seats: tuple[str, .
         if unicodedata.normalize("NFC", bot) not in names:
             raise click.BadParameter(_("%(bot)s is not the NAME of a --seat", bot=repr(bot)), param_hint="--bot-seat")
         spec["seats"][names.index(unicodedata.normalize("NFC", bot))]["bot"] = True
+    invitations = {}
+    for kind, names_given in (("invite", invites), ("open", open_seats)):
+        for name in names_given:
+            seat_spec: dict[str, Any] = {"name": unicodedata.normalize("NFC", name)} if name else {}
+            if kind == "invite":
+                invitations[len(spec["seats"])] = generate_key()
+                seat_spec["invite"] = public_key_b64(invitations[len(spec["seats"])])
+            else:
+                seat_spec["open"] = True
+            spec["seats"].append(seat_spec)
+    if not spec["seats"]:
+        raise click.MissingParameter(param_type="option", param_hint="'--seat'")
+    if (invites or open_seats) and not (key_file or organiser_key):
+        raise click.BadParameter(_("a game with open seats is signed by its creator: pass --key"), param_hint="--key")
     if deck:
         spec["deck"] = json.loads(deck)
+    if key_file and not organiser_key:
+        key = load_key(key_file)
+        spec["creator"] = {"key": public_key_b64(key), "sig": sign(key, {"v": 1, "ctx": CREATE_CTX, **spec})}
     if organiser_key:
         key = load_key(organiser_key)
         spec["organiser"] = {"key": public_key_b64(key), "sig": sign(key, {"v": 1, "ctx": "referee/create", **spec})}
     status, body = http("POST", f"{server}/games", spec)
     if status != 201:
         fail(status, body)
+    if invites or open_seats:
+        # the seed of an invitation travels in the link's fragment only: the server never sees it
+        body = {**body, "links": [
+            {"seat": index, "open": "invite" if index in invitations else "anyone",
+             "link": f"{server}/play/join/{body['game']}"
+                     + (f"#{private_key_b64(invitations[index])}" if index in invitations else "")}
+            for index, seat_spec in enumerate(spec["seats"]) if "key" not in seat_spec]}
     echo_json(body)
 
 
