@@ -4,6 +4,9 @@
   creator and age; its creator sees "Your game", and a second browser context with no key (a 360×740 phone)
   takes the seat from the lobby's "Take a seat" (the join page) and lands on the game page.
 
+* "Play now" in two browser contexts with no key puts them in one game: the first finds no open Tower Up game of
+  two players with no clock and opens one (a key made in its browser), whose page waits; the second, with the
+  same choices, is sent to that game's join page, takes the seat, and the first's page shows it taken;
 * a finished game (set up and resigned through the API): one seat's "Rematch" button asks for the rematch and goes
   to the new game, where she accepts it with one click; the other seat's page of the finished game then says "Go to
   the rematch", and there one click accepts it, which starts it.
@@ -114,4 +117,42 @@ def test_a_finished_games_rematch_is_asked_by_one_button_and_accepted_by_one_cli
         assert violations(page) == []
     console_errors.assert_none()
     for ctx in (ann_ctx, bea_ctx):
+        ctx.close()
+
+
+def play_now(page, base: str, name: str) -> None:
+    page.goto(f"{base}/play/")
+    page.wait_for_selector("#play-now[data-ready=true]", timeout=STEP_MS)
+    page.locator("#pn-name").fill(name)
+    page.locator("#pn-ruleset").select_option("towerup")
+    page.locator("#pn-players").select_option("2")
+    page.locator("#pn-clock").select_option("none")
+    assert page_width(page) <= page.viewport_size["width"] + 30  # nothing wider than the screen (360 px phone)
+    page.get_by_role("button", name="Play now").click()
+
+
+def test_play_now_in_two_browsers_puts_them_in_one_game(browser, web_server, console_errors):
+    cy_ctx, dee_ctx = context_of(browser, DESKTOP), context_of(browser, PHONE)
+    cy, dee = (console_errors.watch(ctx.new_page()) for ctx in (cy_ctx, dee_ctx))
+
+    play_now(cy, web_server, "Cy")
+    cy.wait_for_url(re.compile(r"/play/games/[^/]+$"), timeout=STEP_MS)
+    game = cy.url.rsplit("/", 1)[1]
+    cy.wait_for_selector("#game[data-loaded=true][data-status=waiting]", timeout=STEP_MS)
+    created = requests.get(f"{web_server}/games/{game}", timeout=10).json()
+    assert created["seats"][0]["name"] == "Cy" and created["seats"][1]["open"] == "anyone"
+    assert cy.evaluate("() => JSON.parse(localStorage.getItem('referee.keys.v1')).length") == 1
+
+    play_now(dee, web_server, "Dee")
+    dee.wait_for_url(f"{web_server}/play/join/{game}", timeout=STEP_MS)
+    dee.wait_for_selector("#join[data-state=open]", timeout=STEP_MS)
+    dee.locator("#join-name").fill("Dee")
+    dee.locator("#join-take").click()
+    dee.wait_for_url(f"{web_server}/play/games/{game}", timeout=STEP_MS)
+    cy.wait_for_selector("#seat-list li[data-seat='1']:has-text('Dee')", timeout=STEP_MS)  # redrawn live
+
+    for page in (cy, dee):
+        assert violations(page) == []
+    console_errors.assert_none()
+    for ctx in (cy_ctx, dee_ctx):
         ctx.close()
