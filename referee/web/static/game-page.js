@@ -121,6 +121,39 @@ function renderAccept() {
     dataset: { seat: String(seat) }, onclick: () => accept(seat) }, _("Accept as {name}", { name: seatName(game.seats, seat) }))));
 }
 
+/** A finished game's "Rematch" for a seat of this browser (CONTRACT section 14): the same players, ruleset, options and
+ * clock, the seats rotated; asked again (by any seat) it is the same game, so once `rematch` is known the button
+ * only goes there. The other players accept the new game like any game (its page's Accept). */
+function renderRematch() {
+  const panel = document.getElementById("rematch-panel");
+  const button = document.getElementById("rematch");
+  const mine = mySeats();
+  panel.hidden = game.status !== "finished" || !mine.length;
+  if (panel.hidden) return;
+  const next = game.raw.rematch;
+  button.textContent = next ? _("Go to the rematch") : _("Rematch");
+  button.dataset.rematch = next || "";
+  button.onclick = () => (next ? goToGame(next) : askRematch(mine[0]));
+}
+
+function goToGame(id) {
+  window.location.assign(`${WEB}games/${encodeURIComponent(id)}`);
+}
+
+async function askRematch(seat) {
+  clearErrors();
+  const button = document.getElementById("rematch");
+  button.disabled = true;
+  try {
+    const envelope = { v: 1, ctx: "referee/rematch", game: gameId, seat, at: nowIso() };
+    const made = await api.rematch(gameId, await submit(envelope));
+    goToGame(made.game || made.id);
+  } catch (err) {
+    button.disabled = false;
+    showError(err, _("The rematch was refused"), { reveal: true });
+  }
+}
+
 function renderBoard() {
   const board = document.getElementById("board");
   if (!mod || !components || !game.state) {
@@ -180,6 +213,7 @@ function renderAll() {
   renderDetails();
   renderSeats();
   renderAccept();
+  renderRematch();
   renderBoard();
   renderMovePanel();
   renderVerdict();

@@ -3,6 +3,7 @@ import { el, showError, statusWord } from "./ui.js";
 import { findKey } from "./keys.js";
 import { followMyGames, renderMyGames } from "./my-games.js";
 import { gameName, playersLine } from "./game-names.js";
+import { describeTimeControl, formatDuration } from "./clock.js";
 import { _ } from "./i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
@@ -71,7 +72,52 @@ async function load() {
   }
 }
 
-load();
+/** The games with a seat open to anyone (GET /games?open=true, oldest first): each with "Take a seat", the join
+ * page of that game, which works from a browser with no key (it makes one). */
+async function loadOpen() {
+  const body = document.getElementById("open-games-body");
+  try {
+    const data = await api.openGames();
+    const games = data.games || [];
+    if (!games.length) {
+      body.replaceChildren(el("tr", {}, el("td", { colspan: 6 }, _("No open games: start one."))));
+      return;
+    }
+    const now = Date.now();
+    body.replaceChildren(...games.map((g) => {
+      const id = g.game || g.id;
+      const ruleset = typeof g.ruleset === "object" && g.ruleset ? g.ruleset.name : g.ruleset;
+      const total = (g.seats || []).length;
+      const creator = (g.creator && g.creator.name) || _("unnamed");
+      const mine = g.creator && findKey(g.creator.key);
+      const age = formatDuration(Math.max(0, (now - Date.parse(g.created_at)) / 1000));
+      return el("tr", { dataset: { openGame: id, ruleset: ruleset || "" } },
+        el("td", { class: "game-name" }, gameName(ruleset)),
+        el("td", { dataset: { label: _("Players") } },
+          _("{taken} of {total} seated, {open} open", { taken: g.seats_taken, total, open: g.seats_open })),
+        el("td", { class: "clock", dataset: { label: _("Clock") } }, describeTimeControl(g.time_control)),
+        el("td", { class: "name", dataset: { label: _("Created by") } }, mine ? `${creator} ${_("(you)")}` : creator),
+        el("td", { dataset: { label: _("Open for") } }, age),
+        el("td", { class: "links" }, mine
+          ? el("a", { href: `${WEB}games/${encodeURIComponent(id)}` }, _("Your game"))
+          : el("a", { class: "button take-seat", href: `${WEB}join/${encodeURIComponent(id)}`,
+            "aria-label": _("Take a seat in {creator}'s game of {game}", { creator, game: gameName(ruleset) }) },
+          _("Take a seat"))));
+    }));
+  } catch (err) {
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 6 }, _("Could not load the open games."))));
+    showError(err, _("Loading the open games"));
+  } finally {
+    document.getElementById("open-games").setAttribute("aria-busy", "false");
+  }
+}
+
+function loadAll() {
+  loadOpen();
+  return load();
+}
+
+loadAll();
 // The lobby polls every 10 s; this browser's running games are also followed over one event stream
 // (my-games.js), so a move in one of them shows at once.
-setInterval(load, 10000);
+setInterval(loadAll, 10000);
