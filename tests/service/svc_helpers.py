@@ -97,6 +97,19 @@ def create_game(http: Http, ruleset_name: str, players: int, keys: list[Ed25519P
     return PlayedGame(created["game"], ruleset_name, keys, options=extra.get("options") or {}, deck=extra.get("deck"))
 
 
+def create_organised_game(http: Http, ruleset_name: str, organiser: Ed25519PrivateKey,
+                          keys: list[Ed25519PrivateKey]) -> PlayedGame:
+    """A game created by ``organiser``'s signed request (``organiser: {key, sig}`` over ``referee/create``)."""
+    from referee.signing import sign
+
+    spec = {"ruleset": ruleset_name,
+            "seats": [{"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(keys)]}
+    status, created = http.post("/games", {**spec, "organiser": {
+        "key": public_key_b64(organiser), "sig": sign(organiser, {"v": 1, "ctx": "referee/create", **spec})}})
+    assert status == 201, created
+    return PlayedGame(created["game"], ruleset_name, keys)
+
+
 def accept_all(http: Http, game: PlayedGame, rng: random.Random | None = None) -> None:
     rng = rng or random.Random(0)
     for seat, key in enumerate(game.keys):

@@ -181,18 +181,14 @@ def test_a_lone_seat_cannot_abort_a_game_under_way_and_a_log_that_holds_one_fail
 
 def test_an_organiser_aborts_a_game_under_way_and_it_verifies(app, http, store):
     """What the signed abort is for stays: an organiser's abort of a game under way (a club's director)."""
-    from svc_helpers import PlayedGame
+    from svc_helpers import create_organised_game
 
     from referee.bundle import build_bundle
-    from referee.signing import generate_key, public_key_b64, sign
+    from referee.signing import generate_key, public_key_b64
     from referee.verify import verify_bundle
 
-    organiser, keys = generate_key(), [generate_key(), generate_key()]
-    spec = {"ruleset": "fivetowers", "seats": [{"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(keys)]}
-    status, created = http.post("/games", {**spec, "organiser": {
-        "key": public_key_b64(organiser), "sig": sign(organiser, {"v": 1, "ctx": "referee/create", **spec})}})
-    assert status == 201, created
-    game = PlayedGame(created["game"], "fivetowers", keys)
+    organiser = generate_key()
+    game = create_organised_game(http, "fivetowers", organiser, [generate_key(), generate_key()])
     accept_all(http, game)
     play_random(http, game, random.Random(6), max_moves=2)
     _status, state = http.get(f"/games/{game.game_id}")

@@ -245,17 +245,13 @@ def _ms(text):
 
 
 def test_an_organiser_adjudicates_a_running_game_over_http(http, store):
+    from svc_helpers import create_organised_game
+
     from referee.signing import generate_key, sign
 
     organiser = generate_key()
     keys = [_key(21), _key(22)]
-    spec = {"ruleset": "fivetowers", "seats": [{"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(keys)]}
-    status, created = http.post("/games", {**spec, "organiser": {
-        "key": public_key_b64(organiser), "sig": sign(organiser, {"v": 1, "ctx": "referee/create", **spec})}})
-    assert status == 201, created
-    from svc_helpers import PlayedGame
-
-    game = PlayedGame(created["game"], "fivetowers", keys)
+    game = create_organised_game(http, "fivetowers", organiser, keys)
     accept_all(http, game)
     submit_first_legal(http, game)
 
