@@ -17,14 +17,20 @@ Rules (their ids are named in verdicts and results; ``docs/service.md`` "Resign,
 * DC-O1 — at most one offer is pending per game; only a seat still in the game offers or answers.
 * DC-O2 — an offer passes when every other seat still in the game has accepted it: the referee then
   writes ``agreed`` at once. It lapses at any decline, at the offerer's own ``accept: false``
-  (withdrawn), at the next ``move`` entry, and at a resignation.
+  (withdrawn), and at any entry that changes the position or who is in the game: a ``move``, a
+  ``timeout`` (its default move, or the forfeit that ends the game), an ``auto_move`` (a forfeited or
+  resigned seat's default move), a resignation, a withdrawal (``forfeited``, reason ``withdrawn``). An
+  answer to a lapsed offer is refused (``offer/none_pending``, naming where it lapsed), and so is an
+  ``agreed`` naming it: an offer is made for one position and answered for that one only.
 * DC-D1 — ``draw``: every seat still in the game shares first place.
 * DC-E1 — ``end``: the game ends now, scored as it stands (the ruleset's provisional result).
 * DC-A1 — ``abort``: only before every seat has had a move applied, never in a tournament game; the
   game ends with no result and its seed is revealed.
 * DC-T1 — ``takeback``: only by the seat whose ``move`` entry is the last applied move; agreed, that
-  move is void and the game continues from the position before it. It lapses at any applied move
-  (a timeout's or a resigned seat's default move included).
+  move is void and the game continues from the position before it: the seats that have moved are
+  counted again without it (so an abort may be offered again, DC-A1), and the seat's clock gets back
+  nothing but what the move itself earned — a bank's increment, the reset of its timeouts in a row
+  (TC-D3 in ``docs/timecontrol.md``). Like any offer it lapses at any applied move (DC-O2).
 * DC-T2 — a move that revealed something hidden cannot be taken back: one after which the deck holds
   another number of cards or was reshuffled (:func:`revealing`; the rule ids of each ruleset in
   :data:`REVEAL_RULES`).
@@ -194,13 +200,38 @@ def answer_problem(decisions: Decisions, offer: Any, seat: int, accept: Any, *,
         return "decision/left", f"seat {seat} is no longer in the game", "DC-O1"
     pending = decisions.pending
     if pending is None or pending.position != offer:
-        now = f" (the pending offer is at position {pending.position})" if pending is not None else ""
-        return "offer/none_pending", f"no offer at position {offer!r} is pending{now}", "DC-O2"
+        return not_pending(decisions, offer)
     if seat == pending.seat and accept:
         return "answer/own_offer", "the offerer does not accept its own offer (accept: false withdraws it)", "DC-O2"
     if seat in pending.accepted:
         return "answer/duplicate", f"seat {seat} has accepted this offer already", "DC-O2"
     return None
+
+
+def lapsed_offer(decisions: Decisions, offer: Any) -> dict[str, Any] | None:
+    """``{offer, position}`` when the offer at ``offer`` is the last one settled and it lapsed (DC-O2) at the
+    entry at ``position``; else None."""
+    last = decisions.last
+    if last is None or last.get("offer") != offer or last.get("outcome") != "lapsed":
+        return None
+    return {"offer": last["offer"], "position": last["position"]}
+
+
+def not_pending(decisions: Decisions, offer: Any) -> tuple[str, str, str]:
+    """``(code, message, rule)`` of an answer to ``offer`` when it is not the pending one: ``offer/none_pending``,
+    saying where the offer lapsed when it did (DC-O2).
+
+    >>> d = Decisions.start(2).offered(Offer(position=7, seat=0, kind="draw")).lapsed("lapsed", 8)
+    >>> not_pending(d, 7)[1]
+    'no offer at position 7 is pending: it lapsed at position 8, an entry that changed the position'
+    """
+    pending = decisions.pending
+    lapsed = lapsed_offer(decisions, offer)
+    if lapsed is not None:
+        return ("offer/none_pending", f"no offer at position {offer} is pending: it lapsed at position "
+                f"{lapsed['position']}, an entry that changed the position", "DC-O2")
+    now = f" (the pending offer is at position {pending.position})" if pending is not None else ""
+    return "offer/none_pending", f"no offer at position {offer!r} is pending{now}", "DC-O2"
 
 
 def needed(offer: Offer, standing: list[int]) -> frozenset[int]:

@@ -68,6 +68,8 @@ TEMPLATES = (
     # -- the players' own decisions (referee/decisions.py, CONTRACT section 12)
     N_("no offer at position %(offer)s is pending (the pending offer is at position %(pending)s)"),
     N_("no offer at position %(offer)s is pending"),
+    N_("no offer at position %(offer)s is pending: it lapsed at position %(position)s, an entry that changed the "
+       "position"),
     N_("an offer is one of %(kinds)s, not %(kind)s"),
     N_("seat %(seat)s is no longer in the game"),
     N_("seat %(seat)s's %(kind)s offer (position %(position)s) is pending: one offer at a time"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..decisions import offer_problem
+from ..decisions import lapsed_offer, not_pending, offer_problem
 from ..errors import ServiceError, invalid
 from ..replay import ACTIVE, LogReplayer
 from .submissions import StateCheck, Submissions
@@ -56,9 +56,12 @@ def _answer_state(offer: int) -> StateCheck:
             return refused
         pending = replayer.decisions.pending
         if pending is None or pending.position != offer:
-            now = f" (the pending offer is at position {pending.position})" if pending is not None else ""
-            return ServiceError(409, "offer/none_pending", f"no offer at position {offer} is pending{now}", "DC-O2",
-                                details={"pending": pending.to_dict() if pending is not None else None})
+            code, message, rule = not_pending(replayer.decisions, offer)
+            details: dict[str, Any] = {"pending": pending.to_dict() if pending is not None else None}
+            lapsed = lapsed_offer(replayer.decisions, offer)
+            if lapsed is not None:  # DC-O2: it lapsed at an entry that changed the position
+                details["lapsed"] = lapsed
+            return ServiceError(409, code, message, rule, details=details)
         return None
     return check
 
@@ -97,7 +100,8 @@ class PlayerDecisions(Submissions):
         follows in the same step and the receipt shows the game after it (``status``, ``to_move``).
 
         :raises ServiceError: 400 ``request/invalid`` when the envelope's ``offer`` is not ``position``; as
-            :meth:`resign` does, and before the staleness check 409 ``offer/none_pending``; the fold's
+            :meth:`resign` does, and before the staleness check 409 ``offer/none_pending`` (``details.lapsed``
+            ``{offer, position}`` when the offer lapsed at an entry that changed the position, DC-O2); the fold's
             verdict: 409 ``answer/own_offer`` (an offerer's ``accept: true``), 409 ``answer/duplicate``.
         """
         envelope = submission["envelope"]

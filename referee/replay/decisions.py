@@ -10,7 +10,7 @@ from ..decisions import Offer, agreed, answer_problem, offer_problem, revealing
 from ..games.base import Game
 from ..signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX
 from ..timecontrol import parse_ms
-from .moves import late
+from .moves import late, moved_seats
 from .state import FoldState, Handler, seat_submission
 from .verdicts import ABORTED, ACTIVE, FINISHED, Verdict, reject
 
@@ -114,8 +114,12 @@ def on_agreed(fold: FoldState, entry: dict[str, Any]) -> Verdict:
             if fold.applied is None or fold.applied[3] != offer.target or offer.before is None:
                 return reject(entry, "agreement/stale", f"the move at position {offer.target} is no longer "
                               "the last applied one", "DC-T1")
+            voided = fold.applied
             fold.game = offer.before.copy()
-            fold.applied = fold.applied[0]
+            fold.applied = voided[0]
+            fold.moved = moved_seats(fold.applied)  # the voided move no longer counts as the seat's (DC-A1)
+            if voided[5] is not None:  # TC-D3: the clock as if the move had never been made
+                clocks.take_back(voided[1], voided[5])
         fold.decisions = decisions.agreed(entry["seq"])
         if fold.game is not None:
             clocks.begin(fold.game.to_move(), at, entry["seq"])

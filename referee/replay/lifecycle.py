@@ -21,7 +21,7 @@ from ..games.randomness import derive_game_seed, recorded_game_seed
 from ..signing import ACCEPT_CTX, CANCEL_CTX, LEAVE_CTX, submitted_entropy
 from ..timecontrol import Clocks, engine_options, parse_ms
 from ..timecontrol.spec import time_control_of
-from .moves import next_decision
+from .moves import lapse_offer, next_decision
 from .state import FoldState, Handler, seat_submission
 from .verdicts import (
     ACTIVE,
@@ -271,6 +271,7 @@ def _withdrawn(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     if not isinstance(seat, int) or not 0 <= seat < len(fold.keys) or clocks.forfeited(seat):
         return reject(entry, "withdrawal/seat", f"seat {seat!r} cannot forfeit here")
     clocks.forfeited_at[seat] = entry["seq"]
+    lapse_offer(fold, entry)  # DC-O2: the seat left the game, as at a resignation
     if len(fold.keys) > 1 and len(clocks.standing()) < 2:  # TC-F2: the game ends as it stands
         fold.status = FINISHED
         clocks.begin(None, clocks.since or 0, entry["seq"])

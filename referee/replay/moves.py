@@ -34,20 +34,51 @@ def on_move(fold: FoldState, entry: dict[str, Any]) -> Verdict:
         fold.game.play(seat, move)
     except IllegalMove as exc:
         return reject(entry, exc.code, exc.message, exc.rule)
-    assert fold.clocks is not None
-    fold.clocks.timeouts_in_row[seat] = 0
-    record_applied(fold, seat, move, entry)
-    if fold.decisions is not None and fold.decisions.pending is not None:  # DC-O2: a move lapses an offer
-        fold.decisions = fold.decisions.lapsed("lapsed", entry["seq"])
+    clocks = fold.clocks
+    assert clocks is not None
+    undo = clocks.undo_point(seat, _at_ms(fold, entry))  # what an agreed take-back of this move gives back
+    clocks.timeouts_in_row[seat] = 0
+    record_applied(fold, seat, move, entry, undo)
+    lapse_offer(fold, entry)
     next_decision(fold, entry, seat)
     return Verdict(entry["seq"], "move", "applied", seat)
 
 
-def record_applied(fold: FoldState, seat: int, move: Any, entry: dict[str, Any]) -> None:
-    """Remember a move the game applied (for a take-back, DC-T1); O(1), nothing copied."""
-    fold.applied = (fold.applied, seat, move, entry["seq"], entry.get("type"))
+def record_applied(fold: FoldState, seat: int, move: Any, entry: dict[str, Any],
+                   undo: tuple[int, int | None] | None = None) -> None:
+    """Remember a move the game applied (for a take-back, DC-T1); O(1), nothing copied. ``undo`` is what the
+    seat's clock gets back when a take-back voids the move (``Clocks.undo_point``; a seat's own moves only)."""
+    fold.applied = (fold.applied, seat, move, entry["seq"], entry.get("type"), undo)
     if seat not in fold.moved:
         fold.moved = fold.moved | {seat}
+
+
+def moved_seats(applied: tuple[Any, ...] | None) -> frozenset[int]:
+    """The seats that have had a move applied, from the chain of applied moves (recomputed after an agreed
+    take-back: the voided move no longer counts, so an abort may be offered again, DC-A1)."""
+    seats: set[int] = set()
+    node = applied
+    while node is not None:
+        seats.add(node[1])
+        node = node[0]
+    return frozenset(seats)
+
+
+def lapse_offer(fold: FoldState, entry: dict[str, Any]) -> None:
+    """DC-O2: a pending offer lapses at any entry that changes the position or who is in the game (a move, a
+    timeout, a forfeited or resigned seat's default move, a withdrawal; a resignation lapses it in
+    :meth:`~referee.decisions.Decisions.resigned`): what was offered was offered for a position that is gone."""
+    decisions = fold.decisions
+    if decisions is not None and decisions.pending is not None:
+        fold.decisions = decisions.lapsed("lapsed", entry["seq"])
+
+
+def _at_ms(fold: FoldState, entry: dict[str, Any]) -> int:
+    try:
+        return parse_ms(entry.get("at"))
+    except ValueError:  # only without a clock (a clock game rejects bad times first): nothing is charged
+        clocks = fold.clocks
+        return clocks.since if clocks is not None and clocks.since is not None else 0
 
 
 def late(fold: FoldState, entry: dict[str, Any], seat: int) -> Verdict | None:
@@ -116,7 +147,7 @@ def on_timeout(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     if expected["move"] is not None:
         game.play(seat, expected["move"])
         record_applied(fold, seat, expected["move"], entry)
-        _lapse_takeback(fold, entry)
+    lapse_offer(fold, entry)  # DC-O2: the timeout's default move (or the forfeit that ends the game)
     next_decision(fold, entry, seat, timed_out=True)
     return Verdict(entry["seq"], "timeout", "applied", seat)
 
@@ -133,16 +164,9 @@ def on_auto_move(fold: FoldState, entry: dict[str, Any]) -> Verdict:
         return reject(entry, "time/wrong_move", f"the default move is {move!r}", "TC-M1")
     game.play(seat, move)
     record_applied(fold, seat, move, entry)
-    _lapse_takeback(fold, entry)
+    lapse_offer(fold, entry)
     next_decision(fold, entry, seat)
     return Verdict(entry["seq"], "auto_move", "applied", seat)
-
-
-def _lapse_takeback(fold: FoldState, entry: dict[str, Any]) -> None:
-    """A pending take-back lapses at any applied move: the move it names is no longer the last (DC-T1)."""
-    decisions = fold.decisions
-    if decisions is not None and decisions.pending is not None and decisions.pending.kind == "takeback":
-        fold.decisions = decisions.lapsed("lapsed", entry["seq"])
 
 
 def on_vacation(fold: FoldState, entry: dict[str, Any]) -> Verdict:

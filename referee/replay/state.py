@@ -56,9 +56,11 @@ class FoldState:
     #: the seats' own decisions (CONTRACT section 12, :mod:`referee.decisions`); immutable, set by ``created``
     decisions: Decisions | None = None
     #: the moves applied to the game, newest first, as an immutable chain ``(rest, seat, move, position,
-    #: entry type)``: what a take-back re-folds without its last move (one tuple per move, never copied)
+    #: entry type, undo)``: what a take-back re-folds without its last move (one tuple per move, never copied);
+    #: ``undo`` is what the seat's clock gets back if a take-back voids a seat's own move (``Clocks.undo_point``)
     applied: tuple[Any, ...] | None = None
-    #: the seats that have had a move applied (an ``abort`` offer is refused once every seat has, DC-A1)
+    #: the seats that have had a move applied (an ``abort`` offer is refused once every seat has, DC-A1);
+    #: recomputed from ``applied`` after an agreed take-back
     moved: frozenset[int] = frozenset()
     #: how the game was dealt: ``(players, options, deck, seed)`` for ``Ruleset.new_game``
     dealt: tuple[Any, ...] | None = None

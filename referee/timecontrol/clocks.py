@@ -104,6 +104,24 @@ class Clocks:
             self.bank[seat] = min(self.spec["max"] * 1000, left + self.spec["increment"] * 1000)
         self.seat = self.since = self.since_position = self.allowance = None
 
+    def undo_point(self, seat: int, at: int) -> tuple[int, int | None]:
+        """What an agreed take-back of ``seat``'s move at ``at`` gives back (DC-T1, TC-D3), taken just before the
+        move ends the current decision: the seat's timeouts in a row (the move resets them) and, for a bank,
+        what was left of it at ``at`` *without* the increment the move earns (None otherwise). The time the
+        seat used on the voided move stays used; only what the move itself earned is undone."""
+        left = None
+        if self.kind == "bank" and self.seat == seat and self.since is not None and self.allowance is not None:
+            left = max(0, self.allowance - self.charged(seat, self.since, at))
+        return self.timeouts_in_row[seat], left
+
+    def take_back(self, seat: int, point: tuple[int, int | None]) -> None:
+        """Undo what ``seat``'s voided move earned (:meth:`undo_point`): its bank is what was left when it moved,
+        with no increment, and its timeouts in a row are what they were before it."""
+        timeouts, left = point
+        self.timeouts_in_row[seat] = timeouts
+        if left is not None:
+            self.bank[seat] = left
+
     def charged(self, seat: int, start: int, end: int) -> int:
         """Milliseconds of [start, end) charged to ``seat``: all of it but its vacations."""
         if end <= start:

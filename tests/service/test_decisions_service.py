@@ -1,17 +1,21 @@
 """The players' own decisions through the HTTP API on real Redis (CONTRACT section 12, ``referee.decisions``):
 resignations (DC-R1–R3), offers and answers (DC-O1, DC-O2, DC-D1, DC-E1, DC-A1, DC-T1, DC-T2), the bundle
-that verifies afterwards, and a tournament game's resignation counted as a loss."""
+that verifies afterwards, a tournament game's resignation counted as a loss, and the decisions around time
+control (issue 37, item 10: an offer lapses at a timeout's default move; an agreed take-back recounts the seats
+that have moved and gives the clock back only what the voided move earned; freezegun sets the time)."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
+from freezegun import freeze_time
 from svc_helpers import accept_all, create_game, move_envelope, play_random, signed
 from tournament_helpers import Players, join_all, start_game, tournament_state
 
 from referee.signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX, public_key_b64
 from referee.verify import verify_bundle
+from workers.deadlines import DeadlineScheduler
 
 
 def _tip(http, game_id: str) -> dict[str, Any]:
@@ -471,3 +475,90 @@ def test_offer_answered_events_say_accepted_declined_and_lapsed_to_every_seat_bu
     offers = [e for e in store.read_outbox() if e["type"] == "offer" and e["game"] == game.game_id]
     assert [(e["seat"], e["offer"], [r["seat"] for r in e["recipients"]]) for e in offers] == [
         (0, "draw", [1, 2]), (1, "end", [0, 2])]
+
+
+# -- decisions around time control (issue 37, item 10; DC-O2, DC-T1, DC-A1, TC-D3) ----------------------------
+_BANK = {"kind": "bank", "initial": 3600, "increment": 600, "max": 36000}
+
+
+def _clock_game(http, time_control: dict[str, Any]):
+    with freeze_time("2026-11-21T10:00:00Z"):
+        return started(http, "fivetowers", 2, options={"time_control": time_control})
+
+
+def _taken_back_bid(http, time_control: dict[str, Any]):
+    """Two seats of 5 Towers: the first bids at 10:10, the second bids at 10:20 (a quiet move) and takes it back
+    (offer 10:25, accepted 10:30). Returns the game, the first seat and the second."""
+    game = _clock_game(http, time_control)
+    with freeze_time("2026-11-21T10:10:00Z"):
+        first, _move = move(http, game, {"type": "bid", "amount": 0})
+    with freeze_time("2026-11-21T10:20:00Z"):
+        second, _move = move(http, game, {"type": "bid", "amount": 1})
+    with freeze_time("2026-11-21T10:25:00Z"):
+        status, receipt = offer(http, game, second, "takeback")
+        assert status == 202, receipt
+    with freeze_time("2026-11-21T10:30:00Z"):
+        status, receipt = answer(http, game, first, receipt["position"], True)
+    assert status == 202 and receipt["to_move"] == second, receipt
+    return game, first, second
+
+
+def test_dc_a1_after_an_agreed_takeback_the_voided_seat_has_not_moved_so_the_game_may_be_aborted(app, http, store):
+    game, first, second = _taken_back_bid(http, {"kind": "per_move", "per_move": 86400})
+    with freeze_time("2026-11-21T10:31:00Z"):
+        status, receipt = offer(http, game, first, "abort")
+        assert status == 202, receipt  # before: 409 offer/not_allowed, "every seat has moved"
+        status, receipt = answer(http, game, second, receipt["position"], True)
+    assert status == 202 and receipt["status"] == "aborted", receipt
+    assert kinds(store, game.game_id)[-2:] == ["agreed", "revealed"]
+    verified(app, http, game.game_id)
+
+
+def test_dc_a1_once_the_voided_seat_has_moved_again_an_abort_is_refused(http):
+    game, first, _second = _taken_back_bid(http, {"kind": "per_move", "per_move": 86400})
+    with freeze_time("2026-11-21T10:40:00Z"):
+        move(http, game, {"type": "bid", "amount": 1})
+        status, error = offer(http, game, first, "abort")
+    assert status == 409 and error["error"]["code"] == "offer/not_allowed" and error["error"]["rule"] == "DC-A1"
+
+
+def test_tc_d3_a_bank_after_an_agreed_takeback_is_the_bank_without_the_voided_move(app, http, store):
+    game, first, second = _taken_back_bid(http, _BANK)
+    with freeze_time("2026-11-21T10:45:00Z"):
+        state = _tip(http, game.game_id)
+    clocks = [seat["clock"] for seat in state["seats"]]
+    # the second seat used 10 of its 60 minutes on the voided bid (10:10 → 10:20): 50 minutes are left, without
+    # the move's 10-minute increment; its decision starts again at the agreement (10:30)
+    assert clocks[second]["bank"] == 3000 and clocks[second]["deadline"] == "2026-11-21T11:20:00.000Z"
+    assert clocks[second]["left"] == 3000 - 15 * 60
+    assert clocks[first]["bank"] == 3600 - 600 + 600  # its own bid: 10 minutes used, 10 earned; untouched
+    # the scheduler times the seat out at that deadline, not ten minutes later
+    with freeze_time("2026-11-21T11:20:00.500Z"):
+        done = DeadlineScheduler(store).run_once()
+    assert done and done[0]["appended"][0] == "timeout", done
+    timeout = next(e for e in store.read_log(game.game_id) if e["type"] == "timeout")
+    assert timeout["seat"] == second and timeout["deadline"] == "2026-11-21T11:20:00.000Z"
+
+
+def test_dc_o2_an_offer_made_before_a_timeouts_default_move_can_no_longer_be_accepted(app, http, store):
+    game = _clock_game(http, {"kind": "per_move", "per_move": 3600})
+    mover = _tip(http, game.game_id)["to_move"]
+    with freeze_time("2026-11-21T10:10:00Z"):
+        status, receipt = offer(http, game, 1 - mover, "draw")
+    assert status == 202, receipt
+    position = receipt["position"]
+    with freeze_time("2026-11-21T11:00:00.500Z"):
+        done = DeadlineScheduler(store).run_once()
+    assert done[0]["appended"] == ["timeout"], done
+    timeout = len(store.read_log(game.game_id)) - 1
+    state = _tip(http, game.game_id)
+    assert state["decisions"]["pending"] is None
+    assert state["decisions"]["last"] == {"offer": position, "kind": "draw", "outcome": "lapsed",
+                                          "position": timeout}
+    before = store.read_log(game.game_id)
+    with freeze_time("2026-11-21T11:01:00Z"):
+        status, error = answer(http, game, mover, position, True)
+    assert status == 409 and error["error"]["code"] == "offer/none_pending", error
+    assert f"it lapsed at position {timeout}" in error["error"]["message"]
+    assert error["error"]["details"]["lapsed"] == {"offer": position, "position": timeout}
+    assert store.read_log(game.game_id) == before and _tip(http, game.game_id)["status"] == "active"

@@ -15,7 +15,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from referee.games import ruleset
 from referee.logchain import GENESIS, seal
 from referee.replay import LogReplayer
-from referee.signing import ACCEPT_CTX, MOVE_CTX, VACATION_CTX, b64url_encode, public_key_b64, sign
+from referee.signing import (
+    ACCEPT_CTX,
+    ANSWER_CTX,
+    MOVE_CTX,
+    OFFER_CTX,
+    VACATION_CTX,
+    b64url_encode,
+    public_key_b64,
+    sign,
+)
 from referee.timecontrol import format_ms, resolve
 
 T0 = 1_795_255_200_000  # 2026-11-21T10:00:00.000Z
@@ -69,6 +78,20 @@ class ClockLog:
                     "prev": self.head, "seconds": vacation_seconds}
         return self.append("vacation", seconds, seat=seat, submission={"envelope": envelope,
                                                                        "sig": sign(self.keys[seat], envelope)})
+
+    def offer(self, seat: int, kind: str, seconds: float) -> dict[str, Any]:
+        """A seat's signed offer (CONTRACT section 12); its position is the offer's id."""
+        envelope = {"v": 1, "ctx": OFFER_CTX, "game": self.game_id, "seat": seat, "seq": self.seq, "prev": self.head,
+                    "offer": kind}
+        return self.append("offer", seconds, seat=seat, offer=kind,
+                           submission={"envelope": envelope, "sig": sign(self.keys[seat], envelope)})
+
+    def answer(self, seat: int, offer: int, accept: bool, seconds: float) -> dict[str, Any]:
+        """A seat's signed answer to the offer at position ``offer``."""
+        envelope = {"v": 1, "ctx": ANSWER_CTX, "game": self.game_id, "seat": seat, "seq": self.seq,
+                    "prev": self.head, "offer": offer, "accept": accept}
+        return self.append("answered", seconds, seat=seat, offer=offer, accept=accept,
+                           submission={"envelope": envelope, "sig": sign(self.keys[seat], envelope)})
 
     def replay(self) -> LogReplayer:
         """A fresh fold of the whole log."""
