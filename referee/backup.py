@@ -7,7 +7,7 @@ A backup is one plain tar file (mode 0600: it holds the referee's private key)::
     referee-key        the referee's Ed25519 signing key (0600)
     archive/…          every file of the archive directory, when there is one
     manifest.json      last: format, versions, time, how the snapshot was taken, and the size and
-                       sha256 of every other member
+                       sha256 of every other member, signed with the referee's key (``referee_sig``)
 
 The snapshot of the log Redis is taken one of two ways, both a fork of the server at one instant, so
 every write Redis acknowledged before the backup began (every 2xx of the referee) is in it:
@@ -24,11 +24,19 @@ The archive is copied *after* the snapshot: a game archived in between is in bot
 "written but not yet deleted" case), never in neither; its index is measured before its documents are listed
 (``_archive_files``), so the copied index lists no game without its document.
 
-Restore writes into an empty data directory only, checks every member's size and sha256 against the
-manifest before anything is put in place, turns the RDB into the append-only file ``referee serve``
-loads (a private ``redis-server`` loads the RDB, ``CONFIG SET appendonly yes`` rewrites it into an AOF),
-and checks that the log Redis started as ``serve`` starts it holds as many keys. The projections are not
-in a backup: the first replay worker's full reconciler pass rebuilds them from the logs.
+The manifest is signed (Ed25519, over its RFC 8785 bytes without ``referee_sig``, ``ctx``
+``referee/backup``) with the referee's key it carries, and a restore checks it against the public key the
+operator names (``referee restore --referee-key KEY``): a backup whose key, archive or snapshot was swapped
+and whose manifest was re-hashed (and even re-signed with the swapped-in key) is refused, because the one
+key that can sign a manifest the operator accepts is the operator's own (:func:`authenticate`). What that
+proves and what it does not is in ``docs/operations.md`` ("What a restore proves").
+
+Restore writes into an empty data directory only, checks the manifest's signature and then every member's
+size and sha256 against the manifest before anything is put in place, turns the RDB into the append-only
+file ``referee serve`` loads (a private ``redis-server`` loads the RDB, ``CONFIG SET appendonly yes``
+rewrites it into an AOF), and checks that the log Redis started as ``serve`` starts it holds as many
+keys. The projections are not in a backup: the first replay worker's full reconciler pass rebuilds them
+from the logs.
 """
 
 from __future__ import annotations
@@ -53,7 +61,10 @@ from urllib.parse import unquote, urlsplit
 from .durable import fsync_dir
 
 FORMAT = "referee-backup"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the manifest is signed with the referee's key (``referee_sig``); 1 was not
+#: what the manifest's signature is for (part of the signed bytes: no other signature of the referee's passes)
+BACKUP_CTX = "referee/backup"
+SIGNATURE = "referee_sig"
 MANIFEST = "manifest.json"
 RDB_MEMBER = "redis/dump.rdb"
 KEY_MEMBER = "referee-key"
@@ -279,6 +290,59 @@ def _public_key(key_bytes: bytes) -> str | None:
         return None
 
 
+def _private_key(key_bytes: bytes, key_path: Path) -> Any:
+    from .signing import load_private_key  # noqa: PLC0415
+
+    try:
+        return load_private_key(key_bytes.decode("ascii"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise BackupError(f"{key_path} is not a referee key (base64url of 32 bytes): the backup's manifest "
+                          "is signed with it, so there is nothing to sign with") from error
+
+
+def sign_manifest(manifest: dict[str, Any], key: Any) -> dict[str, Any]:
+    """``manifest`` with ``ctx`` and ``referee_sig``: the referee's Ed25519 signature over the RFC 8785 bytes of
+    the manifest without ``referee_sig``."""
+    from .signing import sign  # noqa: PLC0415
+
+    body = {**{k: v for k, v in manifest.items() if k != SIGNATURE}, "ctx": BACKUP_CTX}
+    return {**body, SIGNATURE: sign(key, body)}
+
+
+def authenticate(manifest: dict[str, Any], referee_key: str | None, *, unauthenticated: bool = False,
+                 backup: str | Path = "the backup") -> str | None:
+    """Check that ``manifest`` was signed with ``referee_key`` (the public key the operator names, base64url),
+    and that it names that key as the one it carries; :class:`BackupError` saying why not. Returns the key
+    checked, or None when the operator chose ``unauthenticated`` (nothing is proved then)."""
+    from .signing import load_public_key, verify  # noqa: PLC0415
+
+    if unauthenticated:
+        return None
+    if not referee_key:
+        raise BackupError("name the referee key this backup must be signed with: --referee-key KEY (the public "
+                          "key `referee backup` printed, or GET /referee-key of the service it came from; or "
+                          "$REFEREE_RESTORE_KEY). Without it nothing shows the backup is yours and unaltered "
+                          "(--unauthenticated restores it anyway)")
+    try:
+        load_public_key(referee_key)
+    except ValueError as error:
+        raise BackupError(f"--referee-key {referee_key!r} is not an Ed25519 public key (base64url of 32 "
+                          f"bytes): {error}") from None
+    if manifest.get("format_version") == 1 or SIGNATURE not in manifest:
+        raise BackupError(f"{backup} has an unsigned manifest (format 1, written before backups were signed): "
+                          "nothing shows it is unaltered; restore it with --unauthenticated if you trust the "
+                          "file, then take a new backup")
+    body = {k: v for k, v in manifest.items() if k != SIGNATURE}
+    signature = manifest[SIGNATURE]
+    if body.get("ctx") != BACKUP_CTX or not isinstance(signature, str) or not verify(referee_key, body, signature):
+        raise BackupError(f"{backup}: its manifest is not signed by the referee key you named ({referee_key}): the "
+                          "backup was altered, or is another referee's — nothing restored")
+    if body.get("referee_public_key") != referee_key:
+        raise BackupError(f"{backup}: its manifest is signed by {referee_key} but carries the key "
+                          f"{body.get('referee_public_key')}: nothing restored")
+    return referee_key
+
+
 @dataclass
 class BackupSummary:
     path: Path
@@ -311,6 +375,7 @@ def write_backup(out_path: str | Path, redis_url: str, key_file: str | Path, arc
         key_bytes = key_path.read_bytes()
     except OSError as error:
         raise BackupError(f"cannot read the referee's key {key_path}: {error.strerror}") from error
+    signing_key = _private_key(key_bytes, key_path)
     started = time.time()
     client = _redis_client(redis_url)
     try:
@@ -354,6 +419,7 @@ def write_backup(out_path: str | Path, redis_url: str, key_file: str | Path, arc
             "archive_dir": str(archive_dir) if archive_dir is not None and Path(archive_dir).is_dir() else None,
             "members": summary,
         }
+        manifest = sign_manifest(manifest, signing_key)
         with tarfile.open(temporary, "a") as tar:
             data = json.dumps(manifest, indent=2, sort_keys=True).encode() + b"\n"
             tar.addfile(_info(MANIFEST, len(data), 0o600), io.BytesIO(data))
@@ -430,17 +496,19 @@ def read_manifest(backup: str | Path) -> dict[str, Any]:
         raise BackupError(f"{backup} is not a readable referee backup: {error}") from error
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise BackupError(f"{backup} is not a referee backup (no '{FORMAT}' manifest)")
-    if manifest.get("format_version") != FORMAT_VERSION:
+    if manifest.get("format_version") not in (1, FORMAT_VERSION):
         raise BackupError(f"{backup} is a backup of format {manifest.get('format_version')}; this referee reads "
-                          f"format {FORMAT_VERSION}")
+                          f"formats 1 and {FORMAT_VERSION}")
     return manifest
 
 
-def extract_checked(backup: str | Path, into: Path, progress: Progress = _no_progress) -> dict[str, Any]:
+def extract_checked(backup: str | Path, into: Path, progress: Progress = _no_progress, *,
+                    referee_key: str | None = None, unauthenticated: bool = False) -> dict[str, Any]:
     """Every member of ``backup`` into ``into`` (a new directory), each checked against the manifest's size
-    and sha256; a damaged, truncated or altered file raises :class:`BackupError` (``into`` is then
-    removed)."""
+    and sha256, once the manifest's signature holds for ``referee_key`` (:func:`authenticate`); a damaged,
+    truncated, altered or another referee's file raises :class:`BackupError` (``into`` is then removed)."""
     manifest = read_manifest(backup)
+    checked_key = authenticate(manifest, referee_key, unauthenticated=unauthenticated, backup=backup)
     expected = {member["name"]: member for member in manifest.get("members", [])}
     if RDB_MEMBER not in expected or KEY_MEMBER not in expected:
         raise BackupError(f"{backup}: the manifest lists no {RDB_MEMBER} or no {KEY_MEMBER}")
@@ -477,6 +545,9 @@ def extract_checked(backup: str | Path, into: Path, progress: Progress = _no_pro
         missing = sorted(set(expected) - seen)
         if missing:
             raise BackupError(f"{backup}: missing member(s) {', '.join(missing[:5])} (truncated file?)")
+        if checked_key is not None and _public_key((into / KEY_MEMBER).read_bytes()) != checked_key:
+            raise BackupError(f"{backup}: its {KEY_MEMBER} is not the private key of {checked_key}: nothing "
+                              "restored")
     except (OSError, tarfile.TarError, EOFError) as error:
         shutil.rmtree(into, ignore_errors=True)
         raise BackupError(f"{backup} is damaged: {error}") from error
@@ -552,13 +623,17 @@ class RestoreSummary:
     key_file: Path
     archive_dir: Path
     archived_files: int
+    #: the public key the manifest's signature was checked against, or None (restored ``unauthenticated``)
+    authenticated_by: str | None = None
 
 
 def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, archive_dir: str | Path,
-                   progress: Progress = _no_progress) -> RestoreSummary:
+                   progress: Progress = _no_progress, *, referee_key: str | None = None,
+                   unauthenticated: bool = False) -> RestoreSummary:
     """Restore ``backup`` into the data directory ``var`` (absent or empty), the key to ``key_file`` and the
-    archive to ``archive_dir`` (neither may exist yet). Nothing is put in place before every member has
-    been checked against the manifest."""
+    archive to ``archive_dir`` (neither may exist yet). Nothing is put in place before the manifest's signature
+    has been checked against ``referee_key`` (the public key the operator names; ``unauthenticated`` skips
+    that check, proving nothing) and every member against the manifest."""
     var, key_path, archive = Path(var), Path(key_file), Path(archive_dir)
     if var.exists() and not var.is_dir():
         raise BackupError(f"{var} is not a directory")
@@ -571,7 +646,8 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
     var.mkdir(mode=0o700, parents=True, exist_ok=True)
     staging = var / ".restoring"
     try:
-        manifest = extract_checked(backup, staging, progress)
+        manifest = extract_checked(backup, staging, progress, referee_key=referee_key,
+                                   unauthenticated=unauthenticated)
         redis_dir = var / "redis"
         redis_dir.mkdir(mode=0o700)
         os.replace(staging / RDB_MEMBER, redis_dir / "dump.rdb")
@@ -601,4 +677,5 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     fsync_dir(var)
-    return RestoreSummary(manifest, keys, key_path, archive, archived)
+    return RestoreSummary(manifest, keys, key_path, archive, archived,
+                          authenticated_by=None if unauthenticated else referee_key)

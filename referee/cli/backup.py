@@ -135,19 +135,29 @@ def backup(out: str, url: str | None, method: str) -> None:
     click.echo(f"  referee key: {config['REFEREE_KEY_FILE']} (public {manifest['referee_public_key']})")
     click.echo(f"  archive: {len(archived)} file(s), {_size(sum(m['size'] for m in archived))}"
                if manifest["archive_dir"] else "  archive: none (no directory)")
-    click.echo(f"  taken {manifest['created']}; every member's sha256 is in its manifest.json")
+    click.echo(f"  taken {manifest['created']}; every member's sha256 is in its manifest.json, signed with the "
+               "referee key")
+    click.echo(f"  restore it with: referee restore {summary.path} --referee-key {manifest['referee_public_key']}")
 
 
 @click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--var", "var", type=click.Path(file_okay=False),
               help="the data directory to restore into (default $REFEREE_VAR); must be empty or absent")
-def restore(file: str, var: str | None) -> None:
+@click.option("--referee-key", "referee_key", metavar="KEY", envvar="REFEREE_RESTORE_KEY",
+              help="the referee's public key (base64url) the backup's manifest must be signed with: the one "
+                   "`referee backup` printed, or GET /referee-key of the service it came from "
+                   "(default $REFEREE_RESTORE_KEY)")
+@click.option("--unauthenticated", is_flag=True,
+              help="restore without checking who signed the manifest (an unsigned, format 1 backup, or a lost "
+                   "key): the sha256 checks then prove only that the file is whole, not that it is yours")
+def restore(file: str, var: str | None, referee_key: str | None, unauthenticated: bool) -> None:
     """Restore a backup into an EMPTY data directory: the log Redis, the referee's key and the archive.
 
-    Every member is checked against the manifest's sha256 first: a damaged file restores nothing. Then
-    `referee serve` on that directory comes up with every game; its replay workers rebuild the
-    projections from the logs at start."""
+    The manifest's signature is checked against the referee key you name (--referee-key), then every
+    member against the manifest's sha256: an altered, damaged or another referee's file restores nothing.
+    Then `referee serve` on that directory comes up with every game; its replay workers rebuild the
+    projections from the logs at start. docs/operations.md says what a restore proves."""
     from ..backup import BackupError, restore_backup  # noqa: PLC0415
 
     try:
@@ -157,13 +167,20 @@ def restore(file: str, var: str | None) -> None:
     target = Path(config["REFEREE_VAR"])
     progress = _Progress()
     try:
-        summary = restore_backup(file, target, config["REFEREE_KEY_FILE"], _archive_dir(config), progress)
+        summary = restore_backup(file, target, config["REFEREE_KEY_FILE"], _archive_dir(config), progress,
+                                 referee_key=referee_key, unauthenticated=unauthenticated)
     except BackupError as error:
         progress.close()
         raise click.ClickException(str(error)) from error
     progress.close()
     manifest = summary.manifest
     click.echo(f"restored {file} (taken {manifest['created']}) into {target}")
+    if summary.authenticated_by is not None:
+        click.echo(f"  authenticated: its manifest is signed by the referee key you named ({summary.authenticated_by})"
+                   " and every member matches it")
+    else:
+        click.echo("  NOT authenticated (--unauthenticated): nothing shows this backup is yours and unaltered; "
+                   f"it carries the key {manifest.get('referee_public_key')}", err=True)
     click.echo(f"  log Redis: {summary.keys} keys, as the append-only file `referee serve` loads ({target}/redis)")
     click.echo(f"  referee key: {summary.key_file} (public {manifest['referee_public_key']})")
     click.echo(f"  archive: {summary.archived_files} file(s) in {summary.archive_dir}")

@@ -115,6 +115,10 @@ def test_backup_while_serving_then_restore_on_a_fresh_directory(tmp_path):
         again = _cli("backup", "--out", str(backup_file), var=var)
         assert again.returncode != 0 and "not overwriting" in again.stderr
 
+    # the operator names the referee key the backup must be signed with (`referee backup` printed it)
+    referee_key = public_key_b64(read_or_create_key_file(var / "referee-key"))
+    assert f"--referee-key {referee_key}" in done.stdout
+    authenticated = ("--referee-key", referee_key)
     # a damaged backup restores nothing: one byte of the RDB flipped
     damaged = tmp_path / "damaged.backup"
     damaged.write_bytes(backup_file.read_bytes())
@@ -125,31 +129,30 @@ def test_backup_while_serving_then_restore_on_a_fresh_directory(tmp_path):
         byte = file.read(1)
         file.seek(offset)
         file.write(bytes([byte[0] ^ 0xFF]))
-    refused = _cli("restore", str(damaged), "--var", str(restored), var=var)
+    refused = _cli("restore", str(damaged), "--var", str(restored), *authenticated, var=var)
     assert refused.returncode != 0 and "does not match its sha256" in refused.stderr, refused.stderr
     assert not restored.exists() or not any(restored.iterdir())
     truncated = tmp_path / "truncated.backup"
     truncated.write_bytes(backup_file.read_bytes()[: backup_file.stat().st_size // 2])
-    refused = _cli("restore", str(truncated), "--var", str(restored), var=var)
+    refused = _cli("restore", str(truncated), "--var", str(restored), *authenticated, var=var)
     assert refused.returncode != 0 and "not a readable referee backup" in refused.stderr, refused.stderr
 
     # a data directory in use is never written into
-    refused = _cli("restore", str(backup_file), var=var)  # $REFEREE_VAR: the running service's own
+    refused = _cli("restore", str(backup_file), *authenticated, var=var)  # $REFEREE_VAR: the running service's own
     assert refused.returncode != 0 and "is not empty (" in refused.stderr and "redis" in refused.stderr
     occupied = tmp_path / "occupied"
     occupied.mkdir()
     (occupied / "notes.txt").write_text("mine")
-    refused = _cli("restore", str(backup_file), "--var", str(occupied), var=var)
+    refused = _cli("restore", str(backup_file), "--var", str(occupied), *authenticated, var=var)
     assert refused.returncode != 0 and "notes.txt" in refused.stderr
     assert sorted(p.name for p in occupied.iterdir()) == ["notes.txt"]
 
-    done = _cli("restore", str(backup_file), "--var", str(restored), var=tmp_path / "elsewhere")
+    done = _cli("restore", str(backup_file), "--var", str(restored), *authenticated, var=tmp_path / "elsewhere")
     assert done.returncode == 0, done.stderr + done.stdout
     assert f"restored {backup_file}" in done.stdout
     assert (restored / "referee-key").read_bytes() == (var / "referee-key").read_bytes()
     assert oct((restored / "referee-key").stat().st_mode & 0o777) == "0o600"
     assert DirectoryArchive(restored / "archive").archived_order() == [finished.game_id]  # the archived list
-    referee_key = public_key_b64(read_or_create_key_file(var / "referee-key"))
 
     with _Serve(restored, tmp_path / "serve2.log") as serve:
         http = Http(requests.Session(), serve.url)
