@@ -37,7 +37,8 @@ def at(seconds: float) -> str:
 
 
 class ClockLog:
-    def __init__(self, ruleset_name: str, players: int, time_control: dict[str, Any], game_id: str = "g_clocktest"):
+    def __init__(self, ruleset_name: str, players: int, time_control: dict[str, Any], game_id: str = "g_clocktest",
+                 **created_extra: Any):
         self.game_id = game_id
         self.keys = [Ed25519PrivateKey.from_private_bytes(hashlib.sha256(f"tc-{i}".encode()).digest())
                      for i in range(players)]
@@ -47,7 +48,7 @@ class ClockLog:
                     seats=[{"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(self.keys)],
                     options={"time_control": time_control}, time_control=resolve(time_control), organiser=None,
                     mode="seeded",
-                    commitment=hashlib.sha256(SERVER_SEED).hexdigest())
+                    commitment=hashlib.sha256(SERVER_SEED).hexdigest(), **created_extra)
         for seat, key in enumerate(self.keys):
             envelope = {"v": 1, "ctx": ACCEPT_CTX, "game": game_id, "seat": seat, "seq": self.seq, "prev": self.head,
                         "entropy": b64url_encode(bytes([seat]) * 32)}

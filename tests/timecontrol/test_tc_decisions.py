@@ -1,6 +1,7 @@
 """Decisions around time control (issue 37, item 10; DC-O2, DC-T1, DC-A1, TC-D3), in the fold the service, the
-workers and the verifier share: an offer lapses at any entry that changes the position (a timeout's default
-move too), so neither an answer nor an ``agreed`` can pass it afterwards; an agreed take-back counts the seats
+workers and the verifier share: an offer lapses at any entry that changes the position or who is in the game
+(a timeout's default move, a forfeited seat's auto move, a withdrawal too), so neither an answer nor an
+``agreed`` can pass it afterwards; an agreed take-back counts the seats
 that have moved again and gives the seat's clock back only what the voided move earned."""
 
 from __future__ import annotations
@@ -155,3 +156,32 @@ def test_TC_D3_the_timeouts_in_a_row_a_voided_move_reset_are_back():
     clocks.finish(2_000)
     clocks.take_back(1, point)
     assert clocks.timeouts_in_row[1] == 2 and clocks.timeout_action(1) == "forfeit"
+
+
+def test_DC_O2_a_forfeited_seats_auto_move_lapses_a_pending_offer():
+    log = ClockLog("fivetowers", 3, {**PER_MINUTE, "on_timeout": "forfeit"})
+    gone = log.replay().to_move()
+    log.timeout(60)  # a forfeit in a three-seat game: the default move is played and the game goes on
+    log.referee_entries(60)
+    t = 60.0
+    while (replayer := log.replay()).to_move() != gone:  # play on until the forfeited seat is to move again
+        t += 1
+        log.move(replayer.to_move(), replayer.game.legal_moves()[0], t)
+    standing = next(seat for seat in range(3) if seat != gone)
+    offer = log.offer(standing, "draw", t + 0.5)["seq"]  # between the move and the auto move it calls for
+    assert log.replay().decisions.pending is not None
+    assert log.referee_entries(t + 0.5)[0] == "auto_move"
+    auto = next(e["seq"] for e in log.entries if e["type"] == "auto_move" and e["seq"] > offer)
+    replayer = log.replay()
+    assert replayer.verdicts[auto].status == "applied" and replayer.decisions.pending is None
+    assert replayer.decisions.last == {"offer": offer, "kind": "draw", "outcome": "lapsed", "position": auto}
+
+
+def test_DC_O2_a_withdrawal_from_the_tournament_lapses_a_pending_offer():
+    log = ClockLog("fivetowers", 3, PER_MINUTE, tournament="t_cup")
+    mover = log.replay().to_move()
+    offer = log.offer(mover, "draw", 5)["seq"]
+    withdrawn = log.append("forfeited", 6, seat=(mover + 1) % 3, reason="withdrawn", tournament="t_cup")["seq"]
+    replayer = log.replay()
+    assert replayer.verdicts[withdrawn].status == "ok" and replayer.status == "active"
+    assert replayer.decisions.last == {"offer": offer, "kind": "draw", "outcome": "lapsed", "position": withdrawn}
