@@ -314,7 +314,7 @@ def authenticate(manifest: dict[str, Any], referee_key: str | None, *, unauthent
     """Check that ``manifest`` was signed with ``referee_key`` (the public key the operator names, base64url),
     and that it names that key as the one it carries; :class:`BackupError` saying why not. Returns the key
     checked, or None when the operator chose ``unauthenticated`` (nothing is proved then)."""
-    from .signing import load_public_key, verify  # noqa: PLC0415
+    from .signing import b64url_decode, load_public_key, verify  # noqa: PLC0415
 
     if unauthenticated:
         return None
@@ -324,6 +324,7 @@ def authenticate(manifest: dict[str, Any], referee_key: str | None, *, unauthent
                           "$REFEREE_RESTORE_KEY). Without it nothing shows the backup is yours and unaltered "
                           "(--unauthenticated restores it anyway)")
     try:
+        b64url_decode(referee_key)  # canonical, unpadded base64url only: a key has one written form (issue 37)
         load_public_key(referee_key)
     except ValueError as error:
         raise BackupError(f"--referee-key {referee_key!r} is not an Ed25519 public key (base64url of 32 "
@@ -677,5 +678,5 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     fsync_dir(var)
-    return RestoreSummary(manifest, keys, key_path, archive, archived,
-                          authenticated_by=None if unauthenticated else referee_key)
+    return RestoreSummary(manifest, keys, key_path, archive, archived,  # authenticate() checked it is the key named
+                          authenticated_by=None if unauthenticated else manifest.get("referee_public_key"))

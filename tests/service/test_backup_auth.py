@@ -115,9 +115,10 @@ def test_another_referees_key_named_or_none_at_all_restores_nothing_unless_told_
     assert refused.returncode != 0 and f"not signed by the referee key you named ({other})" in refused.stderr
     refused = _restore(backup, tmp_path / "b")
     assert refused.returncode != 0 and "--referee-key KEY" in refused.stderr, refused.stderr
-    refused = _restore(backup, tmp_path / "c", "--referee-key", "not-a-key")
-    assert refused.returncode != 0 and "not an Ed25519 public key" in refused.stderr, refused.stderr
-    assert not any((tmp_path / name).exists() and any((tmp_path / name).iterdir()) for name in "abc")
+    for name, bad in (("c", "not-a-key"), ("e", referee_key + "=")):  # base64url of 32 bytes, canonical
+        refused = _restore(backup, tmp_path / name, "--referee-key", bad)
+        assert refused.returncode != 0 and "not an Ed25519 public key" in refused.stderr, refused.stderr
+    assert not any((tmp_path / name).exists() and any((tmp_path / name).iterdir()) for name in "abce")
     done = _restore(backup, tmp_path / "d", "--unauthenticated")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "NOT authenticated" in done.stderr and referee_key in done.stderr
