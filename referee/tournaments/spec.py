@@ -148,6 +148,7 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False,
     rounds = fmt.get("rounds")
     if rounds is None and registration is not None and max_players is None:
         bad("$.format.rounds", "an open registration without max_players names its rounds")
+        rounds = 1  # (refused above; not refused twice)
     if rounds is None and kind in pr.KINDS and n >= 2:
         rounds = default_rounds(kind, n, sizes)
     if type(rounds) is not int or not 1 <= rounds <= MAX_ROUNDS:
