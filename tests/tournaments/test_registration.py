@@ -129,6 +129,9 @@ def test_the_organisers_signed_start_closes_it_and_too_few_cancel_it():
     assert b.append("revealed", server_seed=b.server_seed.hex(), reason="cancelled").status == "ok"
     again = replay_tournament(b.log)
     assert all_ok(again) and again.status == "cancelled" and again.revealed
+    certificate = build_certificate(b.log, generate_key())
+    assert certificate["games"] == [] and [r["name"] for r in certificate["standings"]] == ["A"]
+    assert verify_certificate(certificate).ok
 
 
 def test_a_created_entry_of_an_open_registration_needs_its_organiser():
