@@ -127,7 +127,8 @@ def test_by_invitation_a_join_needs_the_invitation_key_signature(http):
 def test_creation_refuses_bad_open_registrations(http):
     status, error = http.post("/tournaments", open_body(max_players=4))
     assert status == 401 and error["error"]["code"] == "organiser/required"
-    for extra, path in [({"max_players": 1}, "max_players"), ({"closes": "2020-01-01T00:00:00Z", "max_players": 4}, "$.closes"),
+    for extra, path in [({"max_players": 1}, "max_players"),
+                        ({"closes": "2020-01-01T00:00:00Z", "max_players": 4}, "$.closes"),
                         ({"max_players": 9, "format": {"kind": "series"}}, "$.format"),
                         ({}, "$.format.rounds")]:
         status, error = http.post("/tournaments", organised(open_body(**extra)))
