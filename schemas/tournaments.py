@@ -47,11 +47,30 @@ class FormatSchema(Schema):
                        "field)"})
 
 
+class RegistrationSchema(Schema):
+    open = StrictBoolean(validate=validate.Equal(True, error="must be true"),
+                         metadata={"description": "anyone may join"})
+    invite = key_field(metadata={"description": "the invitation's public key: a join carries invite_sig by it"})
+
+    @validates_schema
+    def _one_kind(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if len(data) != 1:
+            raise ValidationError('registration is {"open": true} or {"invite": <invitation public key>}')
+
+
 class CreateTournamentSchema(Schema):
     ruleset = fields.String(required=True, validate=validate.Length(min=1, max=32))
     options = fields.Dict(metadata={"description": "the games' options, time_control included (CONTRACT 8)"})
-    players = fields.List(fields.Nested(PlayerSpecSchema), required=True,
-                          validate=validate.Length(min=2, max=MAX_PLAYERS))
+    players = fields.List(fields.Nested(PlayerSpecSchema), validate=validate.Length(max=MAX_PLAYERS), metadata={
+        "description": "the players named now: 2 or more, or (with registration) any number, who join as others"})
+    registration = fields.Nested(RegistrationSchema, metadata={
+        "description": "open registration (CONTRACT 14): keys not listed join while it is open; needs organiser"})
+    closes = fields.String(validate=[validate.Length(max=64), validate.Regexp(
+        r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z$",
+        error="must be an RFC 3339 time in UTC, like 2026-11-21T10:00:00Z")], metadata={
+        "description": "with registration: RFC 3339 UTC time when it closes and round 1 is paired"})
+    max_players = strict_int(validate=validate.Range(min=2, max=MAX_PLAYERS), metadata={
+        "description": "with registration: round 1 is paired when this many have joined"})
     format = fields.Nested(FormatSchema, required=True)
     points = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[0-9]{1,2}$")),
                          values=fields.List(strict_int(validate=validate.Range(min=-1000, max=1000)),
@@ -72,6 +91,8 @@ class CreateTournamentSchema(Schema):
 
     @validates_schema
     def _names_and_keys_differ(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if "players" not in data and "registration" not in data:
+            raise ValidationError({"players": ["Missing data for required field."]})
         players = data.get("players", [])
         clashes = clashing_names(p["name"] for p in players)
         problems: dict[int, dict[str, list[str]]] = {i: {"name": [problem]} for i, problem in clashes.items()}
@@ -98,6 +119,8 @@ class JoinEnvelopeSchema(_TournamentEnvelope):
     key = key_field(required=True)
     entropy = fields.String(required=True, validate=[validate.Length(max=64), entropy],
                             metadata={"description": "32 bytes of the player's own randomness, base64url"})
+    name = PlayerName(metadata={"description": "the player's name: required to join an open registration as a "
+                                               "key not listed (unique ignoring case)"})
 
 
 class WithdrawEnvelopeSchema(_TournamentEnvelope):
@@ -117,6 +140,17 @@ class DecisionEnvelopeSchema(_TournamentEnvelope):
 class JoinSchema(Schema):
     envelope = fields.Nested(JoinEnvelopeSchema, required=True)
     sig = sig_field(required=True, metadata={"description": "by the envelope's key"})
+    invite_sig = sig_field(metadata={"description": "registration by invitation: by the invitation key over the "
+                                                    "same envelope"})
+
+
+class StartEnvelopeSchema(_TournamentEnvelope):
+    ctx = fields.String(required=True, validate=validate.Equal("referee/start", error="must be 'referee/start'"))
+
+
+class StartSchema(Schema):
+    envelope = fields.Nested(StartEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "by the tournament's organiser"})
 
 
 class WithdrawSchema(Schema):
@@ -188,11 +222,15 @@ class TournamentPlayerSchema(Schema):
 
 class TournamentSchema(Schema):
     tournament = fields.String(required=True)
-    status = fields.String(required=True, metadata={"description": "waiting, active, finished or aborted"})
+    status = fields.String(required=True, metadata={"description": "waiting, active, finished, aborted or cancelled"})
     seq = fields.Integer(required=True)
     head = fields.String(required=True)
     ruleset = fields.Dict(required=True)
     options = fields.Dict()
+    registration = fields.Dict(allow_none=True, metadata={"description": "open registration: {open} or {invite}"})
+    registration_open = fields.Boolean(metadata={"description": "whether the open registration still takes joins"})
+    closes = fields.String(allow_none=True)
+    max_players = fields.Integer(allow_none=True)
     format = fields.Dict(required=True)
     points = fields.Dict(required=True)
     bye_points = fields.Integer()
@@ -220,9 +258,11 @@ class TournamentListQuerySchema(Schema):
 
 class TournamentSummarySchema(Schema):
     tournament = fields.String(required=True)
-    status = fields.String(required=True, metadata={"description": "waiting, active, finished or aborted"})
+    status = fields.String(required=True, metadata={"description": "waiting, active, finished, aborted or cancelled"})
     ruleset = fields.Dict(required=True)
     format = fields.Dict(required=True)
+    registration = fields.Dict(allow_none=True, metadata={"description": "open registration: {open} or {invite}"})
+    max_players = fields.Integer(allow_none=True)
     players = fields.Integer(required=True, metadata={"description": "how many players the tournament seats"})
     joined = fields.Integer(required=True)
     withdrawn = fields.Integer(required=True)

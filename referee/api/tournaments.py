@@ -19,6 +19,7 @@ from schemas.tournaments import (
     JoinSchema,
     RatingsQuerySchema,
     RatingsSchema,
+    StartSchema,
     TournamentCreatedSchema,
     TournamentListQuerySchema,
     TournamentListSchema,
@@ -91,8 +92,21 @@ class Join(MethodView):
     @blp.response(202, TournamentReceiptSchema)
     @_document_errors
     def post(self, submission: dict[str, Any], tournament_id: str) -> dict[str, Any]:
-        """A player's signed join with 32 bytes of entropy; after the last one round 1 is paired."""
+        """A player's signed join with 32 bytes of entropy; after the last one round 1 is paired. With an open
+        registration a key not listed joins too (the envelope's ``name``; ``invite_sig`` by the invitation key when
+        registration is by invitation); ``max_players`` joins close it and pair round 1."""
         return service().join(tournament_id, submission)
+
+
+@blp.route("/<tournament_id>/start")
+class Start(MethodView):
+    @blp.arguments(StartSchema())
+    @blp.response(202, TournamentReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+        """The organiser's signed start (``ctx`` ``referee/start``): the open registration closes with whoever has
+        joined and round 1 is paired (fewer players than a table: the tournament is cancelled)."""
+        return service().start(tournament_id, submission)
 
 
 @blp.route("/<tournament_id>/withdraw")

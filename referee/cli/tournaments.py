@@ -1,5 +1,7 @@
-"""``referee tournament create|join|withdraw|adjudicate|show|export``: the tournament client commands
-(CONTRACT section 10), talking to a server like ``referee create``/``accept``. The offline check of a
+"""``referee tournament create|join|start|withdraw|adjudicate|show|export``: the tournament client commands
+(CONTRACT sections 10 and 14), talking to a server like ``referee create``/``accept``. ``create --open`` or
+``--invite`` opens the registration (``--invite`` prints the invitation link, its seed only in the fragment);
+``join`` takes a tournament id or such a link; ``start`` is the organiser's. The offline check of a
 certificate is ``referee verify-tournament`` (``verification.py``)."""
 
 from __future__ import annotations
@@ -9,17 +11,21 @@ import os
 import unicodedata
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import click
 
-from ..signing import b64url_encode, public_key_b64, sign
+from ..signing import b64url_encode, generate_key, load_private_key, private_key_b64, public_key_b64, sign
 from ..timecontrol.spec import parse_shorthand
 from .client import _, echo_json, fail, http, load_key, post_at_tip, server_option
+
+#: where an invitation link to a tournament's registration points: ``<server>/play/tournaments/<id>/join#<seed>``
+JOIN_LINK = "/play/tournaments/{tournament}/join"
 
 
 @click.group()
 def tournament() -> None:
-    """Tournaments: create one, join it, withdraw, decide a game as organiser, show the standings."""
+    """Tournaments: create one, join it, start it, withdraw, decide a game as organiser, show the standings."""
 
 
 def _state(server: str, tournament_id: str) -> dict[str, Any]:
@@ -37,7 +43,14 @@ def _signed_post(server: str, tournament_id: str, path: str, key: Any, envelope_
 
 @tournament.command("create")
 @click.argument("ruleset_name", metavar="RULESET")
-@click.option("--player", "players", multiple=True, required=True, help="NAME=PUBLIC_KEY, once per player")
+@click.option("--player", "players", multiple=True, help="NAME=PUBLIC_KEY, once per player (at least two, unless "
+                                                           "the registration is open)")
+@click.option("--open", "open_registration", is_flag=True,
+              help="open registration: anyone may join until it is full, closes or the organiser starts it")
+@click.option("--invite", "invite_registration", is_flag=True,
+              help="registration by invitation link: prints the link (the seed stays in its fragment)")
+@click.option("--closes", help="with --open/--invite: when the registration closes (RFC 3339 UTC)")
+@click.option("--max-players", type=int, help="with --open/--invite: round 1 is paired when this many have joined")
 @click.option("--bot-player", "bot_players", multiple=True, metavar="NAME",
               help="the player NAME (of a --player) is a program: written into the tournament as bot: true")
 @click.option("--format", "kind", type=click.Choice(["swiss", "round_robin", "series"]), default="swiss",
@@ -60,10 +73,26 @@ def _signed_post(server: str, tournament_id: str, path: str, key: Any, envelope_
 def create(*, ruleset_name: str, players: tuple[str, ...], bot_players: tuple[str, ...], kind: str, rounds: int | None,
            table_sizes: tuple[int, ...], pairing: int | None, tie_breaks: tuple[str, ...], points: str | None,
            round_deadline: int | None, adjudication: str | None, options: str, time_control: str | None,
-           organiser_key: str | None, server: str) -> None:
-    """Create a tournament and print its id, commitment and status."""
+           organiser_key: str | None, server: str, open_registration: bool = False,
+           invite_registration: bool = False, closes: str | None = None, max_players: int | None = None) -> None:
+    """Create a tournament and print its id, commitment and status (and, with --invite, the invitation link)."""
     body: dict[str, Any] = {"ruleset": ruleset_name, "players": [], "format": {"kind": kind},
                             "options": json.loads(options)}
+    invitation = None
+    if open_registration and invite_registration:
+        raise click.BadParameter(_("choose --open or --invite, not both"), param_hint="--invite")
+    if open_registration or invite_registration:
+        if not organiser_key:
+            raise click.BadParameter(_("an open registration is signed by its organiser: pass --organiser-key"),
+                                     param_hint="--organiser-key")
+        invitation = generate_key() if invite_registration else None
+        body["registration"] = {"invite": public_key_b64(invitation)} if invitation else {"open": True}
+        if closes:
+            body["closes"] = closes
+        if max_players is not None:
+            body["max_players"] = max_players
+    elif closes or max_players is not None:
+        raise click.BadParameter(_("--closes and --max-players need --open or --invite"), param_hint="--open")
     for player in players:
         name, _sep, key = player.partition("=")
         if not key:
@@ -101,19 +130,75 @@ def create(*, ruleset_name: str, players: tuple[str, ...], bot_players: tuple[st
     status, answer = http("POST", f"{server}/tournaments", body)
     if status != 201:
         fail(status, answer)
+    if invitation is not None:
+        # the invitation's seed travels in the link's fragment only: the server never sees it
+        answer = {**answer, "link": f"{server}{JOIN_LINK.format(tournament=answer['tournament'])}"
+                                    f"#{private_key_b64(invitation)}"}
     echo_json(answer)
+
+
+def parse_join_link(link: str) -> tuple[str, str, str]:
+    """``(server, tournament, seed)`` of a tournament's join link; ``seed`` is ``""`` without a fragment.
+
+    >>> parse_join_link("https://referee.example/play/tournaments/t_abc/join#c2VlZA")
+    ('https://referee.example', 't_abc', 'c2VlZA')
+    """
+    parts = urlsplit(link)
+    head, sep, rest = parts.path.rpartition("/play/tournaments/")
+    tournament_id, slash, tail = rest.partition("/")
+    if not sep or not tournament_id or (slash and tail != "join") or not parts.scheme or not parts.netloc:
+        raise click.BadParameter(_("%(link)s is not a tournament's join link (<server>/play/tournaments/<id>/join#"
+                                   "<seed>)", link=link), param_hint="TOURNAMENT")
+    return f"{parts.scheme}://{parts.netloc}{head}", unquote(tournament_id), unquote(parts.fragment)
 
 
 @tournament.command("join")
 @click.argument("tournament_id", metavar="TOURNAMENT")
 @click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--name", help="your name: needed to join an open registration you are not listed in")
 @server_option
-def join(tournament_id: str, key_file: str, server: str) -> None:
-    """Join TOURNAMENT as the player of this key, with 32 fresh random bytes of entropy."""
+def join(tournament_id: str, key_file: str, server: str, name: str | None = None) -> None:
+    """Join TOURNAMENT (an id, or a join link <server>/play/tournaments/<id>/join#<seed>) as the player of this key,
+    with 32 fresh random bytes of entropy; a link's seed signs the invitation (invite_sig)."""
     key = load_key(key_file)
-    _signed_post(server, tournament_id, "join", key, lambda state: {
-        "v": 1, "ctx": "referee/join", "tournament": tournament_id, "key": public_key_b64(key),
-        "seq": state["seq"], "prev": state["head"], "entropy": b64url_encode(os.urandom(32))})
+    invitation = None
+    if "://" in tournament_id:
+        server, tournament_id, seed = parse_join_link(tournament_id)
+        if seed:
+            try:
+                invitation = load_private_key(seed)
+            except ValueError as exc:
+                raise click.BadParameter(_("this invitation link is not valid: was it copied whole?"),
+                                         param_hint="TOURNAMENT") from exc
+    extra = {"name": unicodedata.normalize("NFC", name)} if name else {}
+    base = f"{server}/tournaments/{tournament_id}"
+    for _attempt in range(10):
+        state = _state(server, tournament_id)
+        envelope = {"v": 1, "ctx": "referee/join", "tournament": tournament_id, "key": public_key_b64(key),
+                    "seq": state["seq"], "prev": state["head"], "entropy": b64url_encode(os.urandom(32)), **extra}
+        body: dict[str, Any] = {"envelope": envelope, "sig": sign(key, envelope)}
+        if invitation is not None:
+            body["invite_sig"] = sign(invitation, envelope)
+        status, answer = http("POST", f"{base}/join", body)
+        if status == 409 and answer.get("error", {}).get("code") == "submission/stale":
+            continue
+        if status >= 300:
+            fail(status, answer)
+        echo_json(answer)
+        return
+    raise click.ClickException(_("the log kept moving; try again"))
+
+
+@tournament.command("start")
+@click.argument("tournament_id", metavar="TOURNAMENT")
+@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="the organiser's key")
+@server_option
+def start(tournament_id: str, key_file: str, server: str) -> None:
+    """The organiser closes TOURNAMENT's open registration now: round 1 is paired with whoever has joined."""
+    key = load_key(key_file)
+    _signed_post(server, tournament_id, "start", key, lambda state: {
+        "v": 1, "ctx": "referee/start", "tournament": tournament_id, "seq": state["seq"], "prev": state["head"]})
 
 
 @tournament.command("withdraw")

@@ -70,7 +70,7 @@ from ..verify import (
     verify_bundle,
 )
 from .log import TournamentReplayer, replay_tournament
-from .state import FINISHED
+from .state import CANCELLED, FINISHED
 
 CERTIFICATE_FORMAT = "referee-tournament/1"
 CHECK_ORDER = ("format", "referee_signature", "hash_chain", "seed_commitment", "replay", "games", "merkle_root",
@@ -247,7 +247,8 @@ def _check_replay(ctx: _Context) -> Check:
     except LogError as exc:
         return Check("replay", FAILED, exc.message, exc.position)
     ctx.replayer = replayer
-    if replayer.status != FINISHED:
+    # a cancelled tournament (an open registration closed with too few players) is over too: its seed revealed
+    if replayer.status not in (FINISHED, CANCELLED):
         return Check("replay", FAILED, f"the tournament is {replayer.status}, not finished", len(ctx.log) - 1)
     return Check("replay", PASSED, f"{len(ctx.log)} entries valid: {len(replayer.rounds)} rounds recomputed, "
                                    f"{len(replayer.games())} results")

@@ -17,6 +17,14 @@ the service (to check an entry before appending it), the workers (projections) a
 * ``joined`` — ``key``, ``submission`` {envelope {v 1, ctx "referee/join", tournament, key, seq, prev,
   entropy (32 bytes base64url), at}, sig}: signed by that player, bound to this entry's seq and the
   previous entry's hash, like a game's submissions.
+  With an open registration (``created.registration``) a key not listed may join too, while the
+  registration is open (not full, the entry's ``at`` before ``closes``): its envelope carries the player's
+  ``name`` (unique ignoring case) and, for an invitation, the submission an ``invite_sig`` by the
+  invitation key over the same envelope.
+* ``registration_closed`` — ``reason`` ("full": ``max_players`` joined; "closes": ``at`` ≥ ``closes``;
+  "organiser": a ``submission`` {envelope {v 1, ctx "referee/start", tournament, seq, prev}, sig} by the
+  organiser). The players are then those who joined, in join order; fewer than the smallest table
+  seats make the tournament ``cancelled`` (then only ``revealed`` with reason "cancelled" follows).
 * ``paired`` — ``round``, ``tables`` [{game, players (keys in seat order)}], ``byes`` [keys]. The
   players and byes must equal :func:`referee.tournaments.pairing.pair_round` of the log so far and the
   tournament seed; game ids are the referee's choice (unique in the tournament).
@@ -33,7 +41,7 @@ the service (to check an entry before appending it), the workers (projections) a
 * ``round_closed`` — ``round``, ``reason`` ("complete" | "deadline"): every game of the round has a
   result; "deadline" also needs ``at`` ≥ the ``paired`` entry's ``at`` + ``round_deadline``.
 * ``finished`` — every paired round is closed and no further round is due.
-* ``revealed`` — ``server_seed`` (hex), ``reason`` ("finished" | "aborted"); nothing may follow it.
+* ``revealed`` — ``server_seed`` (hex), ``reason`` ("finished" | "aborted" | "cancelled"); nothing may follow it.
 
 Verdicts (:class:`referee.replay.Verdict`): ``ok``; ``rejected`` with an error ``{code, message}``
 (the entry changed nothing); ``unknown`` — a ``paired`` entry that cannot be recomputed because the
@@ -57,9 +65,14 @@ from . import pairing as pr
 from .points import ranks_problem
 from .spec import created_problem
 from .standings import GameResult, Tally
-from .state import ABORTED, ACTIVE, FINISHED, WAITING, Round, TournamentState
+from .state import ABORTED, ACTIVE, CANCELLED, FINISHED, WAITING, Round, TournamentState
 
 JOIN_CTX = "referee/join"
+START_CTX = "referee/start"
+#: why an open registration closed: ``max_players`` joined, ``closes`` passed, the organiser's signed start
+CLOSE_REASONS = ("full", "closes", "organiser")
+#: the longest player name (as the API's ``PlayerName``)
+NAME_MAX = 64
 WITHDRAW_CTX = "referee/withdraw"
 ADJUDICATE_CTX = "referee/adjudicate"
 
@@ -117,9 +130,12 @@ class TournamentReplayer(TournamentState):
         if problem:
             raise LogError(0, problem)
         self.created = entry
-        self._keys = [p["key"] for p in entry["players"]]
-        self._key_set = frozenset(self._keys)
-        self._tally = Tally(entry["players"], entry["points"], entry["bye_points"])
+        self._key_set = frozenset(p["key"] for p in entry["players"])  # the players listed at creation
+        if entry.get("registration") is None:
+            self._roster = [dict(p) for p in entry["players"]]
+            self._keys = [p["key"] for p in entry["players"]]
+        # with an open registration the players are who joins, in join order: fixed by registration_closed
+        self._tally = Tally(self._roster, entry["points"], entry["bye_points"])
         return self._ok(entry)
 
     def _signed(self, entry: dict[str, Any], ctx: str, signers: list[str | None],
@@ -144,10 +160,15 @@ class TournamentReplayer(TournamentState):
         return None
 
     def _on_joined(self, entry: dict[str, Any]) -> Verdict:
+        assert self.created is not None
         key = entry.get("key")
+        registration = self.registration
         if self.status != WAITING:
+            if registration is not None:
+                return _reject(entry, "registration/closed", "the registration has closed")
             return _reject(entry, "tournament/not_waiting", "the tournament is not waiting for players")
-        if not isinstance(key, str) or key not in self._key_set:
+        listed = isinstance(key, str) and key in self._key_set
+        if not isinstance(key, str) or (not listed and registration is None):
             return _reject(entry, "join/not_player", "this key is no player of the tournament")
         if key in self._joined:
             return _reject(entry, "join/duplicate", "this player has joined already")
@@ -157,10 +178,73 @@ class TournamentReplayer(TournamentState):
         entropy = submitted_entropy(entry)
         if entropy is None:
             return _reject(entry, "join/bad_entropy", "entropy must be 32 bytes of base64url")
+        row: dict[str, Any] | None = None
+        if registration is not None:
+            refused = self._registration_problem(entry, listed)
+            if refused:
+                return _reject(entry, *refused)
+            row = next(dict(p) for p in self.created["players"] if p["key"] == key) if listed else \
+                {"name": entry["submission"]["envelope"]["name"], "key": key}
         self.joins.append((key, entropy))
         self._joined.add(key)
-        if len(self.joins) == len(self._keys):
+        if row is not None:
+            self._roster.append(row)
+        elif len(self.joins) == len(self._keys):
             self.status = ACTIVE
+        return self._ok(entry)
+
+    def _registration_problem(self, entry: dict[str, Any], listed: bool) -> tuple[str, str] | None:
+        """Why an open registration cannot take this join (full, closed by time, a name taken, the
+        invitation's signature), or None. A listed player needs no invitation and keeps the listed name."""
+        assert self.created is not None
+        if self.registration_full():
+            return "registration/full", f"max_players ({self.created['max_players']}) have joined"
+        closes, at = _parse_at(self.created.get("closes")), _parse_at(entry.get("at"))
+        if closes is not None and (at is None or at >= closes):
+            return "registration/closed", f"the registration closed at {self.created['closes']}"
+        if listed:
+            return None
+        submission = entry["submission"]
+        name = submission["envelope"].get("name")
+        if not isinstance(name, str) or not 1 <= len(name) <= NAME_MAX:
+            return "join/name", "a join to an open registration carries the player's name (1-64 characters)"
+        taken = {p["name"].casefold() for p in self.created["players"]} | {p["name"].casefold() for p in self._roster}
+        if name.casefold() in taken:
+            return "registration/name_taken", f"another player is called {name!r}; names must differ"
+        invite = (self.registration or {}).get("invite")
+        if invite is not None:
+            invite_sig = submission.get("invite_sig")
+            if not isinstance(invite_sig, str) or not verify(invite, submission["envelope"], invite_sig):
+                return "registration/bad_invite", "the invitation's signature (invite_sig) is missing or not over " \
+                    "this envelope by the invitation key"
+        return None
+
+    def _on_registration_closed(self, entry: dict[str, Any]) -> Verdict:
+        """The open registration closes: the players are those who joined, in join order; fewer than the
+        smallest table cancel the tournament."""
+        assert self.created is not None
+        if not self.registration_open:
+            return _reject(entry, "registration/not_open", "there is no open registration to close")
+        reason = entry.get("reason")
+        if reason not in CLOSE_REASONS:
+            return _reject(entry, "registration/reason", f"reason is one of {list(CLOSE_REASONS)}")
+        if reason == "full" and not self.registration_full():
+            return _reject(entry, "registration/not_full", "fewer than max_players have joined")
+        if reason == "closes":
+            closes, at = _parse_at(self.created.get("closes")), _parse_at(entry.get("at"))
+            if closes is None or at is None or at < closes:
+                return _reject(entry, "registration/not_closed", "the registration's closing time has not come")
+        if reason == "organiser":
+            if not self.created.get("organiser"):
+                return _reject(entry, "registration/no_organiser", "this tournament has no organiser to start it")
+            problem = self._signed(entry, START_CTX, [self.created["organiser"]])
+            if problem:
+                return _reject(entry, *problem)
+        elif "submission" in entry:
+            return _reject(entry, "registration/malformed", "only the organiser's start carries a submission")
+        self._keys = [p["key"] for p in self._roster]
+        self._tally = Tally(self._roster, self.created["points"], self.created["bye_points"])
+        self.status = ACTIVE if len(self._keys) >= min(self.created["format"]["table_sizes"]) else CANCELLED
         return self._ok(entry)
 
     def _on_paired(self, entry: dict[str, Any]) -> Verdict:
@@ -335,8 +419,10 @@ class TournamentReplayer(TournamentState):
         reason = entry.get("reason")
         if reason == "finished" and self.status != FINISHED:
             return _reject(entry, "reveal/not_finished", "the tournament is not finished")
-        if reason not in ("finished", "aborted"):
-            return _reject(entry, "reveal/reason", "reason is 'finished' or 'aborted'")
+        if reason == "cancelled" and self.status != CANCELLED:
+            return _reject(entry, "reveal/not_cancelled", "the tournament is not cancelled")
+        if reason not in ("finished", "aborted", "cancelled"):
+            return _reject(entry, "reveal/reason", "reason is 'finished', 'aborted' or 'cancelled'")
         if reason == "aborted":
             self.status = ABORTED
         self.server_seed = seed

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..games import ruleset as load_ruleset
 from ..signing import load_public_key, verify
+from ..timecontrol import format_ms, parse_ms
 from . import pairing as pr
 from .points import DEFAULT_BYE_POINTS, DEFAULT_POINTS
 from .tiebreaks import chain_problem, resolve_chain
@@ -86,10 +87,14 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False,
         rules = load_ruleset(body.get("ruleset"))  # type: ignore[arg-type]
     except (KeyError, TypeError):
         raise SpecError([{"path": "$.ruleset", "problem": f"unknown ruleset {body.get('ruleset')!r}"}]) from None
-    players = body.get("players")
-    if not isinstance(players, list) or not 2 <= len(players) <= MAX_PLAYERS:
-        bad("$.players", f"players is a list of 2 to {MAX_PLAYERS} {{name, key}}")
+    registration, closes, max_players = _resolve_registration(body, bad)
+    players = body.get("players", [] if registration is not None else None)
+    least = 0 if registration is not None else 2
+    if not isinstance(players, list) or not least <= len(players) <= MAX_PLAYERS:
+        bad("$.players", f"players is a list of {least} to {MAX_PLAYERS} {{name, key}}")
         players = players[:MAX_PLAYERS] if isinstance(players, list) else []
+    if max_players is not None and len(players) > max_players:
+        bad("$.max_players", f"max_players ({max_players}) is fewer than the {len(players)} players listed")
     seen: set[str] = set()
     for i, p in enumerate(players):
         if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p.get("name"):
@@ -111,7 +116,10 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False,
     kind = fmt.get("kind")
     if kind not in pr.KINDS:
         bad("$.format.kind", f"kind is one of {list(pr.KINDS)}")
-    n = len(players)
+    # an open registration plans for max_players (the most who can come); rounds and sizes resolve from it
+    n = max_players if max_players is not None else len(players)
+    if registration is not None and kind == pr.SERIES and max_players is None:
+        bad("$.max_players", "a series seats everyone at one table: an open registration names max_players")
     given_sizes = fmt.get("table_sizes")
     if given_sizes is None:
         given_sizes = [max(rules.min_players, min(n, rules.max_players))] if kind == pr.SERIES \
@@ -135,7 +143,12 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False,
         bad("$.format.pairing", "pairing is the rule of a Swiss tournament at tables of 2 (table_sizes [2])")
     elif type(pairing) is not int or pairing not in pr.SWISS_RULES:
         bad("$.format.pairing", f"pairing is one of {list(pr.SWISS_RULES)}")
+    if max_players is not None and max_players < min(sizes):
+        bad("$.max_players", f"max_players ({max_players}) cannot fill a table (the smallest seats {min(sizes)})")
     rounds = fmt.get("rounds")
+    if rounds is None and registration is not None and max_players is None:
+        bad("$.format.rounds", "an open registration without max_players names its rounds")
+        rounds = 1  # (refused above; not refused twice)
     if rounds is None and kind in pr.KINDS and n >= 2:
         rounds = default_rounds(kind, n, sizes)
     if type(rounds) is not int or not 1 <= rounds <= MAX_ROUNDS:
@@ -193,14 +206,50 @@ def resolve_tournament(body: dict[str, Any], *, literal_sizes: bool = False,
         "adjudication": adjudication,
         "withdrawal": withdrawal,
     }
+    if registration is not None:  # written only for an open registration: older logs stay as they were
+        out.update(registration=registration, closes=closes, max_players=max_players)
     if body.get("nonce") is not None:
         out["nonce"] = body["nonce"]
     return out
 
 
+def _resolve_registration(body: dict[str, Any], bad: Any) -> tuple[dict[str, Any] | None, str | None, int | None]:
+    """``registration`` ({"open": true} | {"invite": key}), ``closes`` (RFC 3339 UTC, written as the log's
+    ``at`` times are) and ``max_players`` of a body; all None for a tournament of listed players only."""
+    registration = body.get("registration")
+    closes, max_players = body.get("closes"), body.get("max_players")
+    if registration is None:
+        if closes is not None or max_players is not None:
+            bad("$.registration", "closes and max_players belong to an open registration (field 'registration')")
+        return None, None, None
+    if registration == {"open": True}:
+        resolved: dict[str, Any] = {"open": True}
+    elif isinstance(registration, dict) and set(registration) == {"invite"}:
+        try:
+            load_public_key(registration["invite"])
+        except (ValueError, TypeError):
+            bad("$.registration.invite", "not a base64url Ed25519 public key (the invitation's)")
+        resolved = {"invite": registration["invite"]}
+    else:
+        bad("$.registration", 'registration is {"open": true} or {"invite": <invitation public key>}')
+        resolved = {"open": True}
+    if closes is not None:
+        try:
+            closes = format_ms(parse_ms(closes))
+        except ValueError as exc:
+            bad("$.closes", str(exc))
+            closes = None
+    if max_players is not None and (type(max_players) is not int or not 2 <= max_players <= MAX_PLAYERS):
+        bad("$.max_players", f"max_players is an integer from 2 to {MAX_PLAYERS}")
+        max_players = None
+    return resolved, closes, max_players
+
+
 # -- the created entry -----------------------------------------------------------------------------
 RESOLVED_FIELDS = ("ruleset", "options", "players", "format", "points", "bye_points", "tie_breaks",
-                   "round_deadline", "adjudication", "withdrawal")
+                   "round_deadline", "adjudication", "withdrawal", "registration", "closes", "max_players")
+#: the fields only an open registration writes
+REGISTRATION_FIELDS = ("registration", "closes", "max_players")
 
 
 def created_problem(entry: dict[str, Any]) -> str | None:
@@ -217,7 +266,7 @@ def created_problem(entry: dict[str, Any]) -> str | None:
     fmt = entry.get("format")
     if not isinstance(fmt, dict):
         fmt = {}
-    body = {k: entry.get(k) for k in RESOLVED_FIELDS if k != "ruleset"}
+    body = {k: entry.get(k) for k in RESOLVED_FIELDS if k != "ruleset" and k in entry}
     body["ruleset"] = ruleset.get("name")
     body["format"] = {**fmt, "table_sizes": fmt.get("table_sizes")}
     try:
@@ -227,9 +276,11 @@ def created_problem(entry: dict[str, Any]) -> str | None:
     for key in RESOLVED_FIELDS:
         if key == "ruleset":
             continue
-        if resolved[key] != entry.get(key):
+        if resolved.get(key) != entry.get(key) or (key in resolved) != (key in entry):
             return f"created.{key} is not in resolved form ({resolved[key]!r})"
     organiser = entry.get("organiser")
+    if "registration" in entry and organiser is None:
+        return "an open registration is created by its organiser's signed request"
     if organiser is not None:
         request = entry.get("request")
         if not isinstance(request, dict) or not isinstance(entry.get("organiser_sig"), str):
@@ -242,7 +293,7 @@ def created_problem(entry: dict[str, Any]) -> str | None:
         except SpecError as exc:
             return f"the signed request does not resolve: {exc}"
         for key in RESOLVED_FIELDS:
-            mine = signed[key] if key != "ruleset" else signed[key]["name"]
+            mine = signed.get(key) if key != "ruleset" else signed[key]["name"]
             theirs = entry.get(key) if key != "ruleset" else ruleset.get("name")
             if mine != theirs:
                 return f"created.{key} differs from the organiser's signed request"

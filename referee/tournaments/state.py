@@ -20,6 +20,8 @@ from .seed import tournament_seed
 from .standings import GameResult, Tally, compute_standings
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
+#: an open registration that closed with too few players to seat a table (``registration_closed``)
+CANCELLED = "cancelled"
 
 
 def _copied(row: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -67,6 +69,9 @@ class TournamentState:
     _keys: list[str] = field(default_factory=list)
     _key_set: frozenset[str] = frozenset()
     _joined: set[str] = field(default_factory=set)
+    #: the players as the log has them: ``created``'s, or with an open registration those who joined, in join
+    #: order ({name, key, bot?}); fixed when the registration closes
+    _roster: list[dict[str, Any]] = field(default_factory=list)
     #: the standings' sums, kept up to date by the fold result by result (:class:`~.standings.Tally`)
     _tally: Tally | None = None
 
@@ -83,6 +88,7 @@ class TournamentState:
         twin._games = dict(self._games)
         twin._keys = list(self._keys)
         twin._joined = set(self._joined)
+        twin._roster = list(self._roster)
         twin._tally = self._tally.fork() if self._tally is not None else None
         return twin
 
@@ -93,8 +99,29 @@ class TournamentState:
 
     @property
     def keys(self) -> list[str]:
-        """Every player's key, in ``created`` order."""
+        """Every player's key, in ``created`` order (an open registration: in join order, once it has closed;
+        none before)."""
         return list(self._keys)
+
+    @property
+    def players(self) -> list[dict[str, Any]]:
+        """The players' rows {name, key, bot?}: ``created``'s, or with an open registration who has joined so
+        far, in join order (once the registration has closed, exactly the tournament's players)."""
+        return [dict(p) for p in self._roster]
+
+    @property
+    def registration(self) -> dict[str, Any] | None:
+        """``created.registration`` ({"open": true} | {"invite": key}), None for listed players only."""
+        return (self.created or {}).get("registration")
+
+    @property
+    def registration_open(self) -> bool:
+        """Whether the open registration still takes joins (no ``registration_closed`` yet)."""
+        return self.registration is not None and self.status == WAITING
+
+    def registration_full(self) -> bool:
+        limit = (self.created or {}).get("max_players")
+        return limit is not None and len(self.joins) >= limit
 
     @property
     def seed(self) -> bytes | None:
@@ -128,6 +155,8 @@ class TournamentState:
         uses ``public=False`` (the lot from the server seed it holds)."""
         assert self.created is not None and self._tally is not None
         seed = self.seed if (self.revealed or not public) else None
+        if not self._keys:  # an open registration before it closes: nobody to rank yet
+            return []
         return self._tally.rows(self.created["tie_breaks"], seed)
 
     def recomputed_standings(self, *, public: bool = True) -> list[dict[str, Any]]:
@@ -136,7 +165,7 @@ class TournamentState:
         assert self.created is not None
         seed = self.seed if (self.revealed or not public) else None
         byes = [k for rnd in self.rounds for k in (*rnd.byes, *rnd.extra_byes)]
-        return compute_standings(self.created["players"], self.results(), byes=byes, points=self.created["points"],
+        return compute_standings(self._roster, self.results(), byes=byes, points=self.created["points"],
                                  bye_points=self.created["bye_points"], chain=self.created["tie_breaks"], seed=seed)
 
     def expected_pairing(self) -> pr.Pairing | None:
@@ -168,7 +197,13 @@ class TournamentState:
         if self.created is None or self.revealed:
             return None
         if self.status == WAITING:
-            return None
+            # an open registration closes itself when full; at `closes` or on the organiser's word the service
+            # writes it (the time and the signature are the service's to bring)
+            return {"type": "registration_closed", "reason": "full"} \
+                if self.registration_open and self.registration_full() else None
+        if self.status == CANCELLED:
+            return {"type": "revealed", "server_seed": self.server_seed.hex(), "reason": "cancelled"} \
+                if self.server_seed is not None else None
         if self.status == FINISHED:
             return {"type": "revealed", "server_seed": self.server_seed.hex(), "reason": "finished"} \
                 if self.server_seed is not None else None
@@ -187,6 +222,8 @@ class TournamentState:
         created = self.created or {}
         return {"tournament": created.get("tournament"), "status": self.status, "seq": self.seq, "head": self.head,
                 "format": created.get("format"), "points": created.get("points"),
+                "registration": created.get("registration"), "closes": created.get("closes"),
+                "max_players": created.get("max_players"),
                 "bye_points": created.get("bye_points"), "tie_breaks": created.get("tie_breaks"),
                 "rounds": [r.to_dict() for r in self.rounds],
                 "standings": self.standings() if self.created else []}

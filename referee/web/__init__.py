@@ -160,6 +160,13 @@ def tournament(tournament_id: str) -> str:
                            poll_ms=_poll_ms())
 
 
+@bp.get("/tournaments/<tournament_id>/join")
+def tournament_join(tournament_id: str) -> str:
+    """Join a tournament's open registration (CONTRACT section 14) from a browser that may have no key yet; an
+    invitation's seed is in the link's fragment, read only by ``static/tournament-join-page.js``."""
+    return render_template("web/tournament_join.html", page="tournament-join", tournament_id=_checked(tournament_id))
+
+
 _CONTACT_ID = re.compile(r"^c_[a-z2-7]{16}$")
 
 

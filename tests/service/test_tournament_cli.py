@@ -67,3 +67,40 @@ def test_an_organisers_tournament_decided_and_verified_from_a_terminal(server, t
     assert code == 0, out
     code, out = run("verify-tournament", str(tmp_path / "cert.json"))
     assert code == 0 and "VERIFIED" in out, out
+
+
+def test_open_and_invited_registrations_from_a_terminal(server, tmp_path):
+    """``create --open/--invite`` (signed by --organiser-key), ``join`` by id with --name or by the printed link
+    (the seed signs invite_sig), ``start`` by the organiser."""
+    for name in ("org", "ada", "bo", "cy"):
+        assert run("keygen", "--out", str(tmp_path / f"{name}.key"))[0] == 0
+    code, out = run("tournament", "create", "fivetowers", "--open", "--max-players", "4", "--server", server)
+    assert code != 0 and "--organiser-key" in out
+    code, out = run("tournament", "create", "fivetowers", "--open", "--max-players", "4", "--table-size", "2",
+                    "--organiser-key", str(tmp_path / "org.key"), "--server", server)
+    assert code == 0, out
+    tid = json.loads(out)["tournament"]
+    for name in ("ada", "bo"):
+        code, out = run("tournament", "join", tid, "--key", str(tmp_path / f"{name}.key"), "--name", name.title(),
+                        "--server", server)
+        assert code == 0, out
+    code, out = run("tournament", "start", tid, "--key", str(tmp_path / "ada.key"), "--server", server)
+    assert code != 0 and "submission/bad_signature" in out
+    code, out = run("tournament", "start", tid, "--key", str(tmp_path / "org.key"), "--server", server)
+    assert code == 0 and json.loads(out)["status"] == "active", out
+    state = json.loads(run("tournament", "show", tid, "--json", "--server", server)[1])
+    assert [p["name"] for p in state["players"]] == ["Ada", "Bo"] and len(state["rounds"]) == 1
+
+    code, out = run("tournament", "create", "fivetowers", "--invite", "--max-players", "2", "--table-size", "2",
+                    "--organiser-key", str(tmp_path / "org.key"), "--server", server)
+    assert code == 0, out
+    created = json.loads(out)
+    link = created["link"]
+    assert link.startswith(f"{server}/play/tournaments/{created['tournament']}/join#")
+    bare = link.partition("#")[0]
+    code, out = run("tournament", "join", bare, "--key", str(tmp_path / "cy.key"), "--name", "Cy")
+    assert code != 0 and "registration/bad_invite" in out
+    for name in ("cy", "ada"):
+        code, out = run("tournament", "join", link, "--key", str(tmp_path / f"{name}.key"), "--name", name.title())
+        assert code == 0, out
+    assert json.loads(out)["status"] == "active"

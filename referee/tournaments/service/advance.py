@@ -75,6 +75,11 @@ class RefereeEntries(RatedTournaments):
             if results:  # an organiser's decision is bound to this very position: it goes first
                 return next((r for r in results if "decision" in r), results[0])
         due = replayer.due()
+        closes = created.get("closes")
+        if due is None and replayer.registration_open and closes is not None:
+            at = now()  # the fold checks this `at` against `closes`: the time is in the log
+            return {"type": "registration_closed", "reason": "closes", "at": at} \
+                if parse_ms(at) >= parse_ms(closes) else None
         if due is None:
             return None
         if due["type"] == "paired":
@@ -131,7 +136,7 @@ class RefereeEntries(RatedTournaments):
 
     def _create_game(self, tournament_id: str, replayer: TournamentReplayer, table: dict[str, Any]) -> None:
         created = replayer.created or {}
-        players = {p["key"]: p for p in created["players"]}
+        players = {p["key"]: p for p in replayer.players}  # an open registration's joiners too
         spec = {"ruleset": created["ruleset"]["name"],
                 "seats": [{"name": players[key]["name"], "key": key,
                            **({"bot": True} if players[key].get("bot") else {})} for key in table["players"]],
@@ -190,9 +195,12 @@ class RefereeEntries(RatedTournaments):
         after = self.fold(tournament_id)
         current = after.open_round()
         timer = TOURNAMENT_TIMER.format(tournament=tournament_id)
+        closes = created.get("closes")
         if current is not None and deadline is not None and current.paired_at is not None and \
                 parse_ms(current.paired_at) + deadline * 1000 > moment:
             self.store.set_timer(timer, parse_ms(current.paired_at) + deadline * 1000)
+        elif after.registration_open and closes is not None:  # looked before `closes`: look again then
+            self.store.set_timer(timer, max(parse_ms(closes), moment + 1000))
         else:
             self.store.set_timer(timer, None)
         return {"tournament": tournament_id, "adjudicated": adjudicated, "appended": written}

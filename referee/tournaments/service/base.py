@@ -38,6 +38,12 @@ STATUS_BY_CODE = {
     "tournament/not_active": 409,
     "game/not_open": 409,
     "adjudication/method": 409,
+    "registration/bad_invite": 403,
+    "registration/full": 409,
+    "registration/closed": 409,
+    "registration/name_taken": 409,
+    "registration/not_open": 409,
+    "registration/no_organiser": 403,
 }
 
 

@@ -42,7 +42,8 @@ class TournamentReads(RatedTournaments):
                 continue
             created = replayer.created or {}
             out.append({"tournament": tournament_id, "status": replayer.status, "ruleset": created.get("ruleset"),
-                        "format": created.get("format"), "players": len(created.get("players", [])),
+                        "format": created.get("format"), "players": len(self._player_rows(replayer)),
+                        "registration": created.get("registration"), "max_players": created.get("max_players"),
                         "joined": len(replayer.joins), "withdrawn": len(replayer.withdrawn),
                         "round": len(replayer.rounds), "seq": replayer.seq, "head": replayer.head,
                         "created_at": created.get("at")})
@@ -79,8 +80,20 @@ class TournamentReads(RatedTournaments):
                    created_at=created.get("at"), revealed=replayer.revealed,
                    players=[{"name": p["name"], "key": p["key"], "joined": p["key"] in joined,
                              "withdrawn": p["key"] in replayer.withdrawn, **({"bot": True} if p.get("bot") else {})}
-                            for p in created.get("players", [])])
+                            for p in self._player_rows(replayer)],
+                   registration_open=replayer.registration_open)
         return out
+
+    @staticmethod
+    def _player_rows(replayer: Any) -> list[dict[str, Any]]:
+        """The players to show: ``created``'s; with an open registration those listed and those who joined
+        (in join order), and once it has closed, the tournament's players."""
+        created = replayer.created or {}
+        if created.get("registration") is None or replayer.status != "waiting":
+            return replayer.players
+        joined = replayer.players
+        seen = {p["key"] for p in joined}
+        return [*joined, *(p for p in created.get("players", []) if p["key"] not in seen)]
 
     def standings_csv(self, tournament_id: str) -> str:
         """The standings as CSV: ``rank,name,key,points`` and one column per tie-break, in chain order.

@@ -8,6 +8,7 @@ import hashlib
 import os
 from typing import Any
 
+from ...clock import now_ms
 from ...errors import ServiceError, invalid
 from ...games import ruleset
 from ...games_service.entries import make_entry
@@ -15,7 +16,8 @@ from ...games_service.players import index_tournament_players
 from ...replay import LogError
 from ...signing import verify
 from ...store import DuplicateSubmission, GameExists, StaleAppend, StoreUnavailable
-from ...timecontrol import TimeControlError, engine_options
+from ...store.keys import TOURNAMENT_TIMER
+from ...timecontrol import TimeControlError, engine_options, parse_ms
 from ...timecontrol import resolve as resolve_time_control
 from ..log import TournamentReplayer
 from ..spec import TOURNAMENT_CTX, SpecError, resolve_tournament
@@ -62,6 +64,8 @@ class Submissions(RefereeEntries):
         elif self.organiser_keys:
             raise ServiceError(401, "organiser/required",
                                "only organisers may create tournaments here: sign the request (field 'organiser')")
+        if resolved.get("registration") is not None:
+            self._check_registration(resolved, organiser_key)
         if resolved["adjudication"] == "organiser" and organiser_key is None:
             raise invalid([{"path": "$.adjudication", "problem": "adjudication by the organiser needs an organiser "
                                                                  "(field 'organiser')"}])
@@ -86,8 +90,21 @@ class Submissions(RefereeEntries):
             raise unavailable(exc) from exc
         index_tournament_players(self.store, tournament_id, entry)
         self._keep(tournament_id, replayer)
+        if resolved.get("closes") is not None:  # the deadline scheduler closes the registration then
+            self.store.set_timer(TOURNAMENT_TIMER.format(tournament=tournament_id), parse_ms(resolved["closes"]))
         return {"tournament": tournament_id, "seq": replayer.seq, "head": replayer.head,
                 "commitment": payload["commitment"], "status": replayer.status}
+
+    @staticmethod
+    def _check_registration(resolved: dict[str, Any], organiser_key: str | None) -> None:
+        """An open registration is created by its organiser's signed request (who alone may start it early),
+        and its ``closes`` lies ahead."""
+        if organiser_key is None:
+            raise ServiceError(401, "organiser/required", "a tournament with an open registration is created by a "
+                               "signed request: field 'organiser' {key, sig} (the organiser may start it)")
+        closes = resolved.get("closes")
+        if closes is not None and parse_ms(closes) <= now_ms():
+            raise invalid([{"path": "$.closes", "problem": f"{closes} has passed: the registration would never open"}])
 
     # -- players' submissions --------------------------------------------------------------------------
     def _check_binding(self, tournament_id: str, replayer: TournamentReplayer, submission: dict[str, Any],
@@ -124,23 +141,70 @@ class Submissions(RefereeEntries):
 
     def join(self, tournament_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """A player's signed acceptance (``ctx`` ``referee/join``, 32 bytes of entropy). After the last one
-        round 1 is paired and its games are created.
+        round 1 is paired and its games are created. With an open registration (CONTRACT section 14) a key not
+        listed joins too, its envelope naming the player (``name``) and, by invitation, with ``invite_sig``;
+        the join that fills ``max_players`` closes the registration and round 1 is paired.
 
         :raises ServiceError: 404 ``tournament/not_found``; 401/403 a signature or binding that does not
-            hold, or a key that is no player; 409 a duplicate or stale submission, or a tournament not
-            waiting; 503 ``log/unavailable``; any other refusal of the fold (``STATUS_BY_CODE``).
+            hold, or a key that is no player; 403 ``registration/bad_invite``; 409 a duplicate or stale
+            submission, a tournament not waiting, ``registration/closed``, ``registration/full``,
+            ``registration/name_taken``; 503 ``log/unavailable``; any other refusal of the fold
+            (``STATUS_BY_CODE``).
         """
         replayer = self.fold(tournament_id)
+        created = replayer.created or {}
         envelope = submission["envelope"]
         key = envelope["key"]
+        registration = replayer.registration
         self._check_binding(tournament_id, replayer, submission, [key], "the envelope key")
-        if key not in replayer.keys:
+        if key not in {p["key"] for p in created.get("players", [])} and registration is None:
             raise ServiceError(403, "join/not_player", "this key is no player of the tournament")
         if key in {k for k, _ in replayer.joins}:
             raise ServiceError(409, "join/duplicate", "this player has joined already")
         if replayer.status != WAITING:
+            if registration is not None:
+                raise ServiceError(409, "registration/closed", f"the registration has closed (the tournament is "
+                                   f"{replayer.status})", details={"status": replayer.status})
             raise ServiceError(409, "tournament/not_waiting", f"the tournament is {replayer.status}")
+        closes = created.get("closes")
+        if closes is not None and now_ms() >= parse_ms(closes):
+            self.advance(tournament_id)  # the scheduler may not have looked yet: close it now
+            raise ServiceError(409, "registration/closed", f"the registration closed at {closes}")
         entry = self._submit(tournament_id, replayer, "joined", submission, key=key)
+        if registration is not None:
+            self._index_joiner(tournament_id, key, created)
+        self.advance(tournament_id)
+        return self._receipt(tournament_id, entry)
+
+    def _index_joiner(self, tournament_id: str, key: str, created: dict[str, Any]) -> None:
+        """List the tournament under a key that joined an open registration (``GET /players/{key}/tournaments``)."""
+        try:
+            self.store.index_player_tournaments([(key, tournament_id, parse_ms(created["at"]))])
+        except Exception:
+            log.exception("could not list tournament %s under %s", tournament_id, key)
+
+    def start(self, tournament_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """The organiser's signed start (``ctx`` ``referee/start``, bound to the log's seq/prev): the open
+        registration closes with whoever has joined; round 1 is paired, or with fewer players than the smallest
+        table the tournament is ``cancelled`` and its seed revealed.
+
+        :raises ServiceError: 404 ``tournament/not_found``; 403 ``submission/wrong_tournament`` or
+            ``registration/no_organiser``; 401 ``submission/bad_signature`` (not the organiser's); 409
+            ``registration/not_open`` or ``submission/stale``; 503 ``log/unavailable``.
+        """
+        replayer = self.fold(tournament_id)
+        organiser = (replayer.created or {}).get("organiser")
+        envelope = submission["envelope"]
+        if envelope["tournament"] != tournament_id:
+            raise ServiceError(403, "submission/wrong_tournament",
+                               f"the envelope is bound to tournament {envelope['tournament']!r}, not {tournament_id!r}")
+        if not organiser:
+            raise ServiceError(403, "registration/no_organiser", "this tournament has no organiser to start it")
+        self._check_binding(tournament_id, replayer, submission, [organiser], "the organiser")
+        if not replayer.registration_open:
+            raise ServiceError(409, "registration/not_open", f"there is no open registration to close (the "
+                               f"tournament is {replayer.status})", details={"status": replayer.status})
+        entry = self._submit(tournament_id, replayer, "registration_closed", submission, reason="organiser")
         self.advance(tournament_id)
         return self._receipt(tournament_id, entry)
 

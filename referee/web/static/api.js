@@ -71,6 +71,7 @@ export const api = {
   createTournament: (body) => request("POST", "/tournaments", body),
   joinTournament: (id, submission) => request("POST", `/tournaments/${encodeURIComponent(id)}/join`, submission),
   withdrawTournament: (id, submission) => request("POST", `/tournaments/${encodeURIComponent(id)}/withdraw`, submission),
+  startTournament: (id, submission) => request("POST", `/tournaments/${encodeURIComponent(id)}/start`, submission),
   resign: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/resign`, submission),
   offer: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/offers`, submission),
   answer: (id, position, submission) =>

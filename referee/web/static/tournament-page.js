@@ -5,7 +5,7 @@
 
 import { api, ApiError } from "./api.js";
 import { gameName } from "./game-names.js";
-import { entropy, listKeys, signEnvelope } from "./keys.js";
+import { entropy, findKey, listKeys, signEnvelope } from "./keys.js";
 import { TIE_BREAKS, crosstable, formatText, ordinal, playerPath, show, tieBreakBetter, tieBreakName } from "./tournament-model.js";
 import { clearErrors, el, shortKey, showError, statusWord } from "./ui.js";
 import { _, LANG } from "./i18n.js";
@@ -24,6 +24,67 @@ let state = null;
 let names = new Map();
 let selected = null;
 let busy = false;
+
+// An invitation's seed exists only in the organiser's browser and in the link's fragment (the server never has it):
+// the new-tournament form keeps it here, by tournament, for this page to show the link.
+const INVITATIONS = "referee.tournament-invitations.v1";
+
+function invitationSeed() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(INVITATIONS) || "{}");
+    return (kept && typeof kept[tournamentId] === "string" && kept[tournamentId]) || "";
+  } catch {
+    return "";
+  }
+}
+
+function joinLink(seed = "") {
+  return new URL(`${WEB}tournaments/${encodeURIComponent(tournamentId)}/join${seed ? `#${seed}` : ""}`, window.location.href).href;
+}
+
+function linkRow(label, link) {
+  const input = el("input", { class: "invite-link mono", id: "t-invite-link", readonly: true, value: link, "aria-label": label });
+  const said = el("span", { class: "hint", "aria-live": "polite" });
+  const copy = el("button", { type: "button", class: "copy-link", onclick: async () => {
+    try {
+      await navigator.clipboard.writeText(link);
+      said.textContent = _("Copied.");
+    } catch {
+      input.select();
+      said.textContent = _("Selected: copy it with Ctrl+C (or your phone's Copy).");
+    }
+  } }, _("Copy"));
+  return el("p", { class: "invite-row" }, el("strong", {}, label), " ", input, " ", copy, " ", said);
+}
+
+/** The open registration (CONTRACT section 14): how many joined, when it closes, the Join button, the invitation
+ * link for the organiser's browser, and the organiser's "Start now". */
+function registrationPanel() {
+  const reg = state.registration;
+  if (!reg) return [];
+  const joined = (state.players || []).filter((p) => p.joined).length;
+  const parts = [el("p", { class: "hint", id: "t-registration" },
+    reg.invite ? _("Registration by invitation link.") : _("Open registration: anyone may join."), " ",
+    state.max_players ? _("{n} of at most {max} joined.", { n: joined, max: state.max_players }) : _("{n} joined.", { n: joined }), " ",
+    state.registration_open
+      ? (state.closes ? _("It closes at {time}; round 1 is paired then, when it is full, or when the organiser starts it.", { time: when(state.closes) })
+        : _("Round 1 is paired when it is full or when the organiser starts it."))
+      : _("The registration has closed."))];
+  if (!state.registration_open) return parts;
+  const seed = invitationSeed();
+  const actions = [];
+  if (reg.open || seed) {
+    actions.push(el("a", { class: "button primary", id: "t-join-open", href: joinLink(seed) }, _("Join this tournament")));
+  }
+  const organiser = state.organiser && findKey(state.organiser);
+  if (organiser) {
+    actions.push(el("button", { type: "button", id: "t-start", disabled: busy, onclick: () => sendStart(organiser) }, _("Start now")));
+  }
+  if (seed) parts.push(linkRow(_("Invitation link"), joinLink(seed)),
+    el("p", { class: "hint" }, _("Send the link to the players you invite. It holds the invitation's key after the #, which never reaches the server.")));
+  if (actions.length) parts.push(el("p", { class: "inline" }, actions));
+  return parts;
+}
 
 function nowIso() {
   return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -86,7 +147,7 @@ function resultText(table) {
 
 function renderSummary() {
   const status = document.getElementById("t-status");
-  status.textContent = statusWord(state.status);
+  status.textContent = state.status === "cancelled" ? _("cancelled") : statusWord(state.status);
   status.className = `status status-${state.status}`;
   const rows = [
     [_("Game"), `${gameName(state.ruleset && state.ruleset.name)}${state.ruleset && state.ruleset.version ? ` (${_("engine {version}", { version: state.ruleset.version })})` : ""}`],
@@ -126,11 +187,12 @@ function renderPlayers() {
     }
   }
   const waiting = (state.players || []).filter((p) => !p.joined).length;
-  const note = state.status === "waiting"
+  const note = state.status === "waiting" && !state.registration
     ? el("p", { class: "hint" }, _("{n} of {total} players still to join; round 1 is paired when everybody has joined.",
       { n: waiting, total: (state.players || []).length }))
     : null;
-  document.getElementById("t-join").replaceChildren(...[note, actions.length ? el("p", { class: "inline" }, actions) : null].filter(Boolean));
+  document.getElementById("t-join").replaceChildren(...[note, ...registrationPanel(),
+    actions.length ? el("p", { class: "inline" }, actions) : null].filter(Boolean));
 }
 
 function renderStandings() {
@@ -320,6 +382,12 @@ async function act(what, fn) {
 function sendJoin(keyEntry) {
   return act(_("The join was refused"), () => post(keyEntry, (s) => ({ v: 1, ctx: "referee/join", tournament: tournamentId,
     key: keyEntry.public, seq: s.seq, prev: s.head, entropy: entropy(), at: nowIso() }), api.joinTournament));
+}
+
+function sendStart(organiser) {
+  if (!window.confirm(_("Close the registration now and pair round 1 with the players who have joined?"))) return null;
+  return act(_("The start was refused"), () => post(organiser, (s) => ({ v: 1, ctx: "referee/start", tournament: tournamentId,
+    seq: s.seq, prev: s.head, at: nowIso() }), api.startTournament));
 }
 
 function sendWithdraw(keyEntry, name) {

@@ -5,7 +5,7 @@
 import { api } from "./api.js";
 import { gameName } from "./game-names.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
-import { entropy, listKeys, signEnvelope } from "./keys.js";
+import { entropy, listKeys, makeKeyPair, signEnvelope } from "./keys.js";
 import { addRow, labelRows } from "./seat-rows.js";
 import { formatText } from "./tournament-model.js";
 import { clearErrors, el, shortKey, showError, statusWord } from "./ui.js";
@@ -41,7 +41,7 @@ async function loadList() {
         el("td", { dataset: { label: _("Format") } }, formatText(t.format)),
         el("td", { dataset: { label: _("Players") } }, t.status === "waiting" ? `${t.players} (${_("{n} joined", { n: t.joined })})`
           : `${t.players}${t.withdrawn ? ` (${_("{n} withdrawn", { n: t.withdrawn })})` : ""}`),
-        el("td", { class: `status-${t.status}`, dataset: { label: _("Status") } }, statusWord(t.status)),
+        el("td", { class: `status-${t.status}`, dataset: { label: _("Status") } }, t.status === "cancelled" ? _("cancelled") : statusWord(t.status)),
         el("td", { dataset: { label: _("Round") } }, t.round ? _("{n} of {total}", { n: t.round, total: t.format ? t.format.rounds : "?" }) : "—"),
         el("td", { dataset: { label: _("Created") } }, el("time", { datetime: t.created_at || "" }, when(t.created_at)))));
       if (offset === 0) body.replaceChildren(...made);
@@ -127,11 +127,31 @@ function numberField(id, label, problems, { integer = false } = {}) {
   return value;
 }
 
+// An invitation's seed is kept in this browser only (and in the link's fragment): the tournament's page shows the link.
+const INVITATIONS = "referee.tournament-invitations.v1";
+
+function keepInvitation(tournamentId, seed) {
+  let kept = {};
+  try {
+    kept = JSON.parse(localStorage.getItem(INVITATIONS) || "{}") || {};
+  } catch {
+    kept = {};
+  }
+  localStorage.setItem(INVITATIONS, JSON.stringify({ ...kept, [tournamentId]: seed }));
+}
+
+function registrationKind() {
+  return document.getElementById("t-registration").value;
+}
+
 /** The POST /tournaments body the form describes; problems found in the page are thrown as form/invalid. */
 function readForm() {
   const problems = [];
   if (!current) problems.push(_("choose a ruleset"));
-  const players = [...playersList.children].map((li, i) => {
+  const open = registrationKind() !== "listed";
+  // with an open registration a row without a key is no player: the others join from the tournament's page
+  const rows = [...playersList.children].filter((li) => !open || li.querySelector(".seat-key").value.trim());
+  const players = rows.map((li, i) => {
     const p = { name: li.querySelector(".seat-name").value.trim().normalize("NFC"), key: li.querySelector(".seat-key").value.trim() };
     if (!p.name) problems.push(_("player {n} has no name", { n: i + 1 }));
     if (!p.key) problems.push(_("player {n} has no public key", { n: i + 1 }));
@@ -157,10 +177,22 @@ function readForm() {
   } catch (err) {
     problems.push(...((err.details && err.details.problems) || [err.message]));
   }
+  const registration = {};
+  if (open) {
+    const max = numberField("t-max-players", _("Max players"), problems, { integer: true });
+    if (max) registration.max_players = max;
+    const closes = document.getElementById("t-closes").value;
+    if (closes) {
+      const at = new Date(closes);
+      if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()) problems.push(_("the registration must close in the future"));
+      else registration.closes = at.toISOString().replace(/\.\d{3}Z$/, "Z");
+    }
+    if (!document.getElementById("t-organiser").value) problems.push(_("an open registration is signed by its organiser: choose a key under Organiser"));
+  }
   if (problems.length) {
     throw Object.assign(new Error(_("the form is not complete")), { code: "form/invalid", details: { problems } });
   }
-  const body = { ruleset: current.name, players, format, adjudication: document.getElementById("t-adjudication").value };
+  const body = { ruleset: current.name, players, format, adjudication: document.getElementById("t-adjudication").value, ...registration };
   if (timeControl) body.options = { time_control: timeControl };
   if (seconds > 0) body.round_deadline = seconds;
   return body;
@@ -179,6 +211,15 @@ async function submit(event) {
   }
   status.textContent = _("Creating…");
   try {
+    let seed = "";
+    if (registrationKind() === "invite") {
+      // the invitation's key is made here: its public key goes into the body, its seed only into the link's fragment
+      const pair = await makeKeyPair("invitation");
+      body.registration = { invite: pair.public };
+      seed = pair.private;
+    } else if (registrationKind() === "open") {
+      body.registration = { open: true };
+    }
     const organiser = listKeys().find((k) => k.public === document.getElementById("t-organiser").value);
     if (organiser) {
       // The organiser signs {v: 1, ctx: "referee/tournament", ...body}; the nonce keeps two equal requests apart.
@@ -186,6 +227,7 @@ async function submit(event) {
       body.organiser = { key: organiser.public, sig: await signEnvelope(organiser, { v: 1, ctx: "referee/tournament", ...body }) };
     }
     const created = await api.createTournament(body);
+    if (seed) keepInvitation(created.tournament, seed);
     status.textContent = _("Created {id}.", { id: created.tournament });
     window.location.assign(`${WEB}tournaments/${encodeURIComponent(created.tournament)}`);
   } catch (err) {
@@ -233,6 +275,9 @@ houseBotButton.addEventListener("click", () => {
   }
   li.querySelector(".seat-name").value = "Computer";
   li.querySelector(".seat-key").value = houseBotKey;
+});
+document.getElementById("t-registration").addEventListener("change", () => {
+  document.getElementById("t-registration-limits").hidden = registrationKind() === "listed";
 });
 document.getElementById("tournaments-next").addEventListener("click", loadList);
 document.getElementById("tournament-form").addEventListener("submit", submit);
