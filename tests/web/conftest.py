@@ -114,6 +114,14 @@ def web_server(request, tmp_path_factory):
     yield from _serve(redis_server.url, tmp_path_factory.mktemp("web-var"))
 
 
+@pytest.fixture(scope="module")
+def lapsing_server(request, tmp_path_factory):
+    """Like ``web_server``, but its games wait only 4 s for their seats (``REFEREE_ACCEPT_WITHIN``; the suite's
+    default: forever), for an invitation that lapses (test_invitations.py)."""
+    redis_server = request.getfixturevalue("redis_server")
+    yield from _serve(redis_server.url, tmp_path_factory.mktemp("web-lapsing"), {"REFEREE_ACCEPT_WITHIN": 4})
+
+
 def _serve(redis_url: str, var: Path, config: dict | None = None):
     """A referee app served in a thread and its RQ worker; ``config``: more of the app's settings."""
     from referee.app import create_app

@@ -228,15 +228,6 @@ def test_an_open_seat_is_taken_left_and_the_game_cancelled(browser, web_server, 
         ctx.close()
 
 
-@pytest.fixture(scope="module")
-def lapsing_server(request, tmp_path_factory):
-    """A second referee whose games wait 4 s for their seats (REFEREE_ACCEPT_WITHIN; the suite's default: forever)."""
-    from conftest import _serve
-
-    redis_server = request.getfixturevalue("redis_server")
-    yield from _serve(redis_server.url, tmp_path_factory.mktemp("web-lapsing"), {"REFEREE_ACCEPT_WITHIN": 4})
-
-
 def test_a_lapsed_invitation_is_said_in_french(browser, lapsing_server, console_errors):
     ann_ctx = context_of(browser, DESKTOP)
     fr_ctx = context_of(browser, PHONE_390, locale="fr-FR", extra_http_headers={"Accept-Language": "fr-FR"})
