@@ -50,7 +50,7 @@ _language_option = click.option("--language", type=click.Choice(SUPPORTED),
 @click.option("--email", help="an address to mail events to (confirmed first, by a code mailed to it)")
 @click.option("--events", default="turn,reminder,timeout,finished", show_default=True,
               help="comma-separated: turn, reminder, timeout, started, finished, tournament_round, offer, "
-                   "offer_answered, resigned, message")
+                   "offer_answered, resigned, message, seated, left, cancelled, rematch")
 @_language_option
 @server_option
 def add(*, key_file: str, webhook: str | None, email: str | None, events: str, language: str | None,

@@ -114,13 +114,21 @@ def web_server(request, tmp_path_factory):
     yield from _serve(redis_server.url, tmp_path_factory.mktemp("web-var"))
 
 
-def _serve(redis_url: str, var: Path):
+@pytest.fixture(scope="module")
+def lapsing_server(request, tmp_path_factory):
+    """Like ``web_server``, but its games wait only 4 s for their seats (``REFEREE_ACCEPT_WITHIN``; the suite's
+    default: forever), for an invitation that lapses (test_invitations.py)."""
+    redis_server = request.getfixturevalue("redis_server")
+    yield from _serve(redis_server.url, tmp_path_factory.mktemp("web-lapsing"), {"REFEREE_ACCEPT_WITHIN": 4})
 
+
+def _serve(redis_url: str, var: Path, config: dict | None = None):
+    """A referee app served in a thread and its RQ worker; ``config``: more of the app's settings."""
     from referee.app import create_app
 
     queue = f"web-{uuid.uuid4().hex[:8]}"  # its own queue: this worker serves only this server's games
     settings = {"REDIS_URL": redis_url, "REFEREE_VAR": str(var), "REFEREE_QUEUE": queue}
-    app = create_app({**settings, "WEB_POLL_MS": 250, "WEB_MESSAGES_POLL_MS": 500, "TESTING": True})
+    app = create_app({**settings, "WEB_POLL_MS": 250, "WEB_MESSAGES_POLL_MS": 500, "TESTING": True, **(config or {})})
     env = {**os.environ, **settings}
     worker_log = var / "worker.log"  # a file, not a pipe: a chatty worker must never block on a full pipe
     with serving(app) as url:

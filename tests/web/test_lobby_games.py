@@ -6,10 +6,14 @@
 
 * "Play now" in two browser contexts with no key puts them in one game: the first finds no open Tower Up game of
   two players with no clock and opens one (a key made in its browser), whose page waits; the second, with the
-  same choices, is sent to that game's join page, takes the seat, and the first's page shows it taken;
+  same choices, takes that game's seat in the same click (signed by a key made in its browser, under the name
+  beside the button) and lands on the game page, and the first's page shows it taken;
+* "Play now" pressed in two browsers at the same moment (three times over, fresh browsers each time) makes one game:
+  both land on the same game page, both sit in it, and no open game of theirs is left listed;
 * a finished game (set up and resigned through the API): one seat's "Rematch" button asks for the rematch and goes
-  to the new game, where she accepts it with one click; the other seat's page of the finished game then says "Go to
-  the rematch", and there one click accepts it, which starts it.
+  to the new game, where she accepts it with one click; the other seat's page of the finished game, open all along,
+  says at once "Ann asks for a rematch" (the browser's live stream), and its one click accepts the rematch and goes
+  there, which starts it.
 
 Zero console errors and zero CSP violations. One web server for the module."""
 
@@ -102,14 +106,13 @@ def test_a_finished_games_rematch_is_asked_by_one_button_and_accepted_by_one_cli
     ann.wait_for_selector("#game[data-loaded=true][data-status=waiting]", timeout=STEP_MS)
     ann.locator("#accept-buttons button.accept").click(timeout=STEP_MS)
 
-    # Bea's page of the finished game, opened again, goes to it; there one click accepts it
-    bea.reload()
-    go = bea.locator("#rematch")
-    go.wait_for(timeout=STEP_MS)
-    assert go.inner_text() == "Go to the rematch"
-    go.click()
+    # Bea's page of the finished game, open all along, learns it from the live stream (no reload): one click accepts
+    bea.wait_for_selector("#rematch-panel[data-state=asked]", timeout=STEP_MS)
+    assert bea.locator("#rematch-ask").inner_text() == "Ann asks for a rematch"
+    accept = bea.get_by_role("button", name="Accept the rematch")
+    assert box(accept)["height"] >= 44 and page_width(bea) <= 390
+    accept.click()
     bea.wait_for_url(f"{web_server}/play/games/{rematch}", timeout=STEP_MS)
-    bea.locator("#accept-buttons button.accept").click(timeout=STEP_MS)
     bea.wait_for_selector("#game[data-status=active]", timeout=STEP_MS)
     ann.wait_for_selector("#game[data-status=active]", timeout=STEP_MS)
 
@@ -143,12 +146,11 @@ def test_play_now_in_two_browsers_puts_them_in_one_game(browser, web_server, con
     assert created["seats"][0]["name"] == "Cy" and created["seats"][1]["open"] == "anyone"
     assert cy.evaluate("() => JSON.parse(localStorage.getItem('referee.keys.v1')).length") == 1
 
-    play_now(dee, web_server, "Dee")
-    dee.wait_for_url(f"{web_server}/play/join/{game}", timeout=STEP_MS)
-    dee.wait_for_selector("#join[data-state=open]", timeout=STEP_MS)
-    dee.locator("#join-name").fill("Dee")
-    dee.locator("#join-take").click()
+    play_now(dee, web_server, "Dee")  # one click: the seat is taken, no join page, the name not asked again
     dee.wait_for_url(f"{web_server}/play/games/{game}", timeout=STEP_MS)
+    dee.wait_for_selector("#game[data-loaded=true] #key-notice", timeout=STEP_MS)  # how to keep the new key
+    assert "(you)" in dee.locator("#seat-list li[data-seat='1']").inner_text()
+    assert dee.evaluate("() => JSON.parse(localStorage.getItem('referee.keys.v1')).map((k) => k.name)") == ["Dee"]
     cy.wait_for_selector("#seat-list li[data-seat='1']:has-text('Dee')", timeout=STEP_MS)  # redrawn live
 
     for page in (cy, dee):
@@ -156,3 +158,41 @@ def test_play_now_in_two_browsers_puts_them_in_one_game(browser, web_server, con
     console_errors.assert_none()
     for ctx in (cy_ctx, dee_ctx):
         ctx.close()
+
+
+def browser_key(page) -> str:
+    return page.evaluate("() => JSON.parse(localStorage.getItem('referee.keys.v1'))[0].public")
+
+
+def test_play_now_pressed_in_two_browsers_at_once_makes_one_game(browser, web_server, console_errors):
+    for round_ in range(3):
+        contexts = [context_of(browser, DESKTOP), context_of(browser, PHONE)]
+        pages = [console_errors.watch(ctx.new_page()) for ctx in contexts]
+        for page, name in zip(pages, ("Fay", "Gus"), strict=True):
+            page.goto(f"{web_server}/play/")
+            page.wait_for_selector("#play-now[data-ready=true]", timeout=STEP_MS)
+            page.locator("#pn-name").fill(name)
+            page.locator("#pn-ruleset").select_option("towerup")
+            page.locator("#pn-players").select_option("2")
+            page.locator("#pn-clock").select_option("none")
+        # the same moment in both: a click scheduled at one time of the (shared) clock
+        at = pages[0].evaluate("() => Date.now() + 400")
+        for page in pages:
+            page.evaluate("at => setTimeout(() => document.getElementById('pn-go').click(), at - Date.now())", at)
+        for page in pages:
+            page.wait_for_url(re.compile(r"/play/games/[^/]+$"), timeout=STEP_MS)
+        games = [page.url.rsplit("/", 1)[1] for page in pages]
+        assert games[0] == games[1], (round_, games)
+        keys = {browser_key(page) for page in pages}
+        seats = requests.get(f"{web_server}/games/{games[0]}", timeout=10).json()["seats"]
+        assert {s["key"] for s in seats} == keys, (round_, seats)  # one `created` both sit in
+        log = requests.get(f"{web_server}/games/{games[0]}/log", timeout=10).json()["entries"]
+        assert [e["type"] for e in log].count("created") == 1 and [e["type"] for e in log].count("seated") == 1
+        listed = requests.get(f"{web_server}/games?open=true", timeout=10).json()["games"]
+        assert not [g for g in listed if (g.get("creator") or {}).get("key") in keys], (round_, listed)
+        for page in pages:
+            page.wait_for_selector("#game[data-loaded=true]", timeout=STEP_MS)
+            assert violations(page) == []
+        for ctx in contexts:
+            ctx.close()
+    console_errors.assert_none()

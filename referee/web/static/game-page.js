@@ -7,7 +7,7 @@ import { entropy, findKey, signEnvelope } from "./keys.js";
 import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
 import { clearErrors, el, shortKey, showError } from "./ui.js";
 import { followGame } from "./live.js";
-import { followedKeys } from "./live-hub.js";
+import { followedKeys, subscribe } from "./live-hub.js";
 import { notifyButton, turnNotice } from "./attention.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
@@ -30,6 +30,7 @@ let busy = false;
 let shownSeq = null;
 let shownStatus = null;
 let acceptedSeats = new Set();
+let rematch = null; // the finished game's rematch: {id, asker (a seat of this game), mine (my seats there), accepted}
 let facts = { moved: new Set(), lastMove: null, tournament: false }; // what the log says (decisions.js)
 const logEntries = logReader(gameId);
 
@@ -122,22 +123,83 @@ function renderAccept() {
 }
 
 /** A finished game's "Rematch" for a seat of this browser (CONTRACT section 14): the same players, ruleset, options and
- * clock, the seats rotated; asked again (by any seat) it is the same game, so once `rematch` is known the button
- * only goes there. The other players accept the new game like any game (its page's Accept). */
+ * clock, the seats rotated; asked again (by any seat) it is the same game. Once another seat asked for it — learnt
+ * from the game (`rematch`) or at once from the browser's live stream (the rematch's `created`, which names this game
+ * in `rematch_of`) — the panel says "X asks for a rematch" and its one button accepts it (signed here) and goes there;
+ * once this browser's seats there have accepted, it only goes there. */
 function renderRematch() {
   const panel = document.getElementById("rematch-panel");
   const button = document.getElementById("rematch");
+  const said = document.getElementById("rematch-ask");
   const mine = mySeats();
   panel.hidden = game.status !== "finished" || !mine.length;
   if (panel.hidden) return;
-  const next = game.raw.rematch;
-  button.textContent = next ? _("Go to the rematch") : _("Rematch");
+  const next = game.raw.rematch || (rematch && rematch.id);
+  if (next && (!rematch || rematch.id !== next)) {
+    learnRematch(next); // draws again once known
+  }
+  const known = rematch && rematch.id === next ? rematch : null;
+  const pending = known && known.mine.some((i) => !known.accepted.includes(i));
+  const asker = known && known.asker !== null && !mine.includes(known.asker) ? seatName(game.seats, known.asker) : null;
+  said.textContent = asker && pending ? _("{name} asks for a rematch", { name: asker }) : "";
+  said.hidden = !said.textContent;
+  button.textContent = !next ? _("Rematch") : pending ? _("Accept the rematch") : _("Go to the rematch");
   button.dataset.rematch = next || "";
-  button.onclick = () => (next ? goToGame(next) : askRematch(mine[0]));
+  panel.dataset.state = !next ? "none" : pending ? "asked" : "accepted";
+  button.onclick = () => (!next ? askRematch(mine[0]) : pending ? acceptRematch(known) : goToGame(next));
+}
+
+let learning = null;
+/** Read the rematch `id`: who asked (its `created` keeps the signed ask) and which of this browser's seats there
+ * have accepted. */
+async function learnRematch(id, created = null) {
+  if (learning === id) return;
+  learning = id;
+  try {
+    const [next, first] = await Promise.all([api.game(id), created ? { entries: [created] } : api.log(id, "?from=0&limit=1")]);
+    const entry = (first.entries || [])[0] || {};
+    const ask = ((entry.rematch || {}).envelope || {});
+    const seats = next.seats || [];
+    rematch = { id, asker: typeof ask.seat === "number" ? ask.seat : null,
+      mine: seats.map((s, i) => (s && s.key && findKey(s.key) ? i : -1)).filter((i) => i >= 0),
+      accepted: next.accepted || [], status: next.status };
+    if (game) renderRematch();
+  } catch {
+    // the button still goes to the rematch; its page accepts it
+  } finally {
+    learning = null;
+  }
 }
 
 function goToGame(id) {
   window.location.assign(`${WEB}games/${encodeURIComponent(id)}`);
+}
+
+/** Accept the rematch for each seat of this browser that has not (one click), then go to it. */
+async function acceptRematch(known) {
+  clearErrors();
+  const button = document.getElementById("rematch");
+  button.disabled = true;
+  try {
+    for (const seat of known.mine.filter((i) => !known.accepted.includes(i))) {
+      for (let attempt = 0; ; attempt += 1) {
+        const next = await api.game(known.id);
+        const entry = findKey(next.seats[seat].key);
+        const envelope = { v: 1, ctx: "referee/accept", game: known.id, seat, seq: next.seq, prev: next.head,
+          entropy: entropy(), at: nowIso() };
+        try {
+          await api.accept(known.id, { envelope, sig: await signEnvelope(entry, envelope) });
+          break;
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status !== 409 || err.code === "game/expired" || attempt > 0) throw err;
+        }
+      }
+    }
+    goToGame(known.id);
+  } catch (err) {
+    button.disabled = false;
+    showError(err, _("The acceptance was refused"), { reveal: true });
+  }
 }
 
 async function askRematch(seat) {
@@ -270,6 +332,7 @@ async function load(notice = null) {
   // an answer older than what the page shows (two loads crossed: a live update's and a submission's) is dropped
   if (game && shownSeq !== null && fresh.seq < shownSeq) return false;
   const changed = !game || fresh.seq !== shownSeq || fresh.status !== shownStatus;
+  const rematchNews = Boolean(game) && fresh.raw.rematch !== game.raw.rematch;
   game = fresh;
   if (!components || !mod) {
     mod = rulesetModule(game.ruleset);
@@ -278,7 +341,10 @@ async function load(notice = null) {
     components = rs.components || rs;
   }
   renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
-  if (!changed) return false;
+  if (!changed) {
+    if (rematchNews) renderRematch();
+    return rematchNews;
+  }
   if (game.status === "waiting") await loadAccepted();
   // the log (usually already here: the stream's notices carry their entries) and the legal moves at once
   const [entries] = await Promise.all([game.raw.decisions ? logEntries.update(game.seq) : null, refreshLegal(ahead)]);
@@ -414,6 +480,7 @@ document.getElementById("manual-submit").addEventListener("click", () => {
 });
 
 let live = null;
+let rematchWatch = null;
 // A tournament's game names its tournament in its `created` entry: link back to the tournament's page.
 api.log(gameId, "?from=0&limit=1").then((page) => {
   const created = (page.entries || [])[0];
@@ -430,8 +497,19 @@ safeLoad().then(() => {
     && game.seats.some((s) => s && followedKeys().includes(s.key));
   live = followGame(gameId, { root, refresh, pollMs, seqOf: () => Number(root.dataset.seq), covered,
     onEntry: (position, entry) => logEntries.offer(position, entry) });
+  if (game && game.status === "finished" && mySeats().length) {
+    // another seat's rematch: its `created` comes on the browser's stream (a new game of this browser's keys)
+    rematchWatch = subscribe({ onNotice: (notice) => {
+      const entry = notice && notice.entry;
+      const of = entry && entry.type === "created" && entry.rematch_of;
+      if (!of || of.game !== gameId || rematch) return;
+      game.raw.rematch = notice.game;
+      learnRematch(notice.game, entry);
+    } });
+  }
 });
 window.addEventListener("beforeunload", () => {
   if (live) live.stop();
+  if (rematchWatch) rematchWatch.stop();
   messages.stop();
 });

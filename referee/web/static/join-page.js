@@ -6,10 +6,10 @@
 
 import { api } from "./api.js";
 import { describeTimeControl, localTime } from "./clock.js";
-import { entropy, findKey, makeKeyPair, publicOfSeed, rememberKey, signEnvelope } from "./keys.js";
+import { findKey, makeKeyPair, publicOfSeed, rememberKey } from "./keys.js";
 import { gameName } from "./game-names.js";
-import { noteNewKey } from "./seat-offers.js";
-import { clearErrors, el, nowIso, showError } from "./ui.js";
+import { noteNewKey, takeSeat } from "./seat-offers.js";
+import { clearErrors, el, showError } from "./ui.js";
 import { _ } from "./i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
@@ -106,22 +106,6 @@ async function show() {
   if (!name.value) name.focus();
 }
 
-/** Sign the seat's envelope for the log's position now; a stale position (another seat moved first) is signed again once. */
-async function take(key, name) {
-  for (let attempt = 0; ; attempt += 1) {
-    const game = await api.game(gameId);
-    const envelope = { v: 1, ctx: "referee/seat", game: gameId, seat, key: key.public, name, entropy: entropy(),
-      seq: game.seq, prev: game.head, at: nowIso() };
-    const body = { envelope, sig: await signEnvelope(key, envelope) };
-    if (seed) body.invite_sig = await signEnvelope({ private: seed }, envelope);
-    try {
-      return await api.takeSeat(gameId, body);
-    } catch (err) {
-      if (err.code !== "submission/stale" || attempt > 0) throw err;
-    }
-  }
-}
-
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   clearErrors();
@@ -135,7 +119,7 @@ form.addEventListener("submit", async (event) => {
   say(_("Making your key and taking the seat…"), "taking");
   try {
     const key = await makeKeyPair(name); // kept in this browser only once the seat is taken
-    await take(key, name);
+    await takeSeat(gameId, seat, key, name, seed);
     rememberKey(key);
     noteNewKey(gameId, key.public);
     window.location.assign(gameUrl);

@@ -7,7 +7,7 @@
 // the links are kept here (localStorage `referee.invitations.v1`, by game) for the creator's game page.
 
 import { api } from "./api.js";
-import { findKey, signEnvelope } from "./keys.js";
+import { entropy, findKey, signEnvelope } from "./keys.js";
 import { clearErrors, el, nowIso, showError } from "./ui.js";
 import { _ } from "./i18n.js";
 
@@ -41,6 +41,34 @@ function invitationsOf(gameId) {
 /** The join page's address: with an invitation's seed in the fragment (never sent to any server), or without. */
 export function joinUrl(gameId, seed = "") {
   return new URL(`${WEB}join/${encodeURIComponent(gameId)}${seed ? `#${seed}` : ""}`, window.location.href).href;
+}
+
+/**
+ * Take `seat` of `gameId` with `key` (an entry of keys.js) under `name`: the seat's envelope signed for the log's
+ * position now, and with the invitation key when `seed` (the link's fragment) is given. A stale position (another
+ * seat moved first) is signed again once. Resolves to the receipt; a refusal throws the ApiError (`seat/taken`, …).
+ */
+export async function takeSeat(gameId, seat, key, name, seed = "") {
+  for (let attempt = 0; ; attempt += 1) {
+    const game = await api.game(gameId);
+    const envelope = { v: 1, ctx: "referee/seat", game: gameId, seat, key: key.public, name, entropy: entropy(),
+      seq: game.seq, prev: game.head, at: nowIso() };
+    const body = { envelope, sig: await signEnvelope(key, envelope) };
+    if (seed) body.invite_sig = await signEnvelope({ private: seed }, envelope);
+    try {
+      return await api.takeSeat(gameId, body);
+    } catch (err) {
+      if (err.code !== "submission/stale" || attempt > 0) throw err;
+    }
+  }
+}
+
+/** Cancel `gameId`, signed by its creator's `key` for the log's position now (a seat taken meanwhile makes the
+ * position stale: the cancel is refused with `submission/stale`, and the game goes on). */
+export async function cancelGame(gameId, key) {
+  const g = await api.game(gameId);
+  const envelope = { v: 1, ctx: "referee/cancel", game: gameId, seq: g.seq, prev: g.head, at: nowIso() };
+  return api.cancel(gameId, { envelope, sig: await signEnvelope(key, envelope) });
 }
 
 /** Ask the game page to say once how to keep the key that just took a seat of `gameId`. */
