@@ -69,6 +69,8 @@ bp = Blueprint("events", __name__)
 
 #: what a Last-Event-ID may be: a log position (non-negative integer)
 _POSITION = re.compile(r"^[0-9]{1,15}$")
+#: what ``?client=`` may be: a browser's own id (its streams share one slot)
+_CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 #: the reconnection delay proposed to clients (``retry:``), in ms
 RETRY_MS = 1000
 #: the most games one lobby stream follows
@@ -93,16 +95,19 @@ class StreamSlots:
         self.lock = threading.Lock()
         self._take = redis_client.register_script(TAKE_STREAM_SLOT) if redis_client is not None else None
 
-    def take(self, address: str) -> str | None:
+    def take(self, address: str, client: str = "") -> str | None:
         """A new stream's slot id, or None when ``address`` holds ``cap`` streams (never None with no cap, or when
-        the work Redis cannot be reached: the limits are not enforced then, as the rate limits are not)."""
-        slot = uuid.uuid4().hex
+        the work Redis cannot be reached: the limits are not enforced then, as the rate limits are not). A
+        ``client`` that names itself (``?client=``: a browser's id) holds one slot: its new stream takes over the
+        slot of its earlier one, which it closed (the server notices only at that stream's next write)."""
+        slot = f"{client}:{uuid.uuid4().hex}" if client else uuid.uuid4().hex
         if self.cap <= 0:
             return slot
         now_ms = int(time.time() * 1000)
         if self._take is None:
             with self.lock:
-                held = {k: end for k, end in self.local.get(address, {}).items() if end > now_ms}
+                held = {k: end for k, end in self.local.get(address, {}).items()
+                        if end > now_ms and not (client and k.startswith(client + ":"))}
                 if len(held) >= self.cap:
                     return None
                 held[slot] = now_ms + self.lease_ms
@@ -110,29 +115,35 @@ class StreamSlots:
             return slot
         try:
             taken = self._take(keys=[SLOTS_KEY.format(address=address)],
-                               args=[now_ms, self.lease_ms, self.cap, slot])
+                               args=[now_ms, self.lease_ms, self.cap, slot, client])
         except RedisError:
             log.exception("could not count the event streams of %s; not limited", address)
             return slot
         return slot if int(taken) else None
 
-    def renew(self, address: str, slot: str) -> None:
+    def renew(self, address: str, slot: str) -> bool:
+        """Renew the slot's lease; False when the slot is gone (its client's newer stream took it over: this
+        stream ends)."""
         end = int(time.time() * 1000) + self.lease_ms
         if self.cap <= 0:
-            return
+            return True
         if self._take is None:
             with self.lock:
-                if slot in self.local.get(address, {}):
-                    self.local[address][slot] = end
-            return
+                held = self.local.get(address, {})
+                if slot not in held:
+                    return False
+                held[slot] = end
+            return True
         try:
             key = SLOTS_KEY.format(address=address)
             pipe = self.redis.pipeline(transaction=True)
-            pipe.zadd(key, {slot: end})
+            pipe.zadd(key, {slot: end}, xx=True, ch=True)
             pipe.pexpire(key, self.lease_ms)
-            pipe.execute()
+            changed, _ = pipe.execute()
+            return bool(changed)
         except RedisError:
             log.warning("could not renew an event stream's slot of %s", address)
+            return True
 
     def release(self, address: str, slot: str) -> None:
         if self.cap <= 0:
@@ -153,7 +164,8 @@ class StreamSlots:
         try:
             for chunk in stream:
                 if time.monotonic() - renewed >= self.lease_ms / 3000:
-                    self.renew(address, slot)
+                    if not self.renew(address, slot):
+                        return  # taken over by its client's newer stream
                     renewed = time.monotonic()
                 yield chunk
         finally:
@@ -180,8 +192,12 @@ def event_response(kind: str, stream: Iterator[bytes], keys_: tuple[str, ...] = 
     ``rate/limited`` with ``Retry-After`` when the client holds ``REFEREE_MAX_STREAMS_PER_CLIENT`` already."""
     from .limits import client_address  # noqa: PLC0415 - the package imports this module
 
+    client = request.args.get("client", "")
+    if client and not _CLIENT_ID.match(client):
+        raise invalid([{"path": "$query.client", "problem": "a client id is 8 to 64 characters of A-Z, a-z, 0-9, "
+                                                            "_ and -"}])
     slots, address = stream_slots(), client_address()
-    slot = slots.take(address)
+    slot = slots.take(address, client)
     if slot is None:
         from . import localized  # noqa: PLC0415
 
@@ -624,6 +640,12 @@ def browser_events() -> Response:
     return event_response("players", stream, tuple(player_keys))
 
 
+#: ``?client=``, taken by every stream
+_CLIENT = {"name": "client", "in": "query", "required": False,
+           "schema": {"type": "string", "pattern": _CLIENT_ID.pattern},
+           "description": "the client's own id (a browser's, kept across its reconnections): its streams share one "
+                          "of the REFEREE_MAX_STREAMS_PER_CLIENT slots of its address, a new one taking over the "
+                          "slot of the one before"}
 #: every stream's answer when its client holds the most streams it may (issue 37, item 9)
 _TOO_MANY = ("this client holds REFEREE_MAX_STREAMS_PER_CLIENT event streams already (rate/limited; see "
              "Retry-After)")
@@ -658,12 +680,13 @@ def document(spec: Any, app: Any) -> None:
                                        "as they are appended; resumable with Last-Event-ID.",
         "parameters": [_param("game_id", "path", "the game"), _LAST_EVENT_ID,
                        _param("last_event_id", "query", "the same as the header, for clients that cannot set it"),
-                       _param("messages_from", "query", "the first message position to send (default: the end)")],
+                       _param("messages_from", "query", "the first message position to send (default: the end)"),
+                       _CLIENT],
         "responses": _stream_answers("the stream", {"400": "a Last-Event-ID or messages_from that is not a position "
                                                            "of this game", "404": "no such game"})}})
     spec.path(rule=rules["events.lobby_events"], operations={"get": {
         "tags": ["events"], "summary": f"Notices {{game, position, type}} of new entries in up to {MAX_GAMES} games.",
-        "parameters": [_param("games", "query", "game ids, comma-separated")],
+        "parameters": [_param("games", "query", "game ids, comma-separated"), _CLIENT],
         "responses": _stream_answers("the stream", {"400": "no ids, a malformed id or too many",
                                                     "404": "none of these games exists"})}})
     spec.path(rule=rules["events.browser_events"], operations={"get": {
@@ -675,6 +698,7 @@ def document(spec: Any, app: Any) -> None:
         "parameters": [_param("keys", "query", f"public keys (base64url), comma-separated, at most {MAX_KEYS}"),
                        _param("games", "query", f"more game ids, comma-separated, at most {MAX_GAMES}"),
                        _LAST_EVENT_ID,
-                       _param("last_event_id", "query", "the same as the header, for clients that cannot set it")],
+                       _param("last_event_id", "query", "the same as the header, for clients that cannot set it"),
+                       _CLIENT],
         "responses": _stream_answers("the stream", {"400": "neither keys nor games, a malformed key or id, too many, "
                                                            "or a Last-Event-ID that is not a time in ms"})}})

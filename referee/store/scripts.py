@@ -142,7 +142,9 @@ TAKE_STREAM_SLOT — one more event stream for a client address, unless it holds
     ARGV[1]  now (ms)
     ARGV[2]  the lease (ms)
     ARGV[3]  the cap
-    ARGV[4]  the new stream's id
+    ARGV[4]  the new stream's id (``<client>:<uuid>`` when the client named itself, else ``<uuid>``)
+    ARGV[5]  the client's own id ("" for none): its earlier stream's slot is given to this one (that
+             browser closed it: it holds one stream at a time), not counted twice
     returns  1: taken (the key expires with this lease) | 0: the address holds the cap; nothing written
              (either way, the slots whose lease ended before now — a crashed process's — are dropped first)
 
@@ -424,6 +426,14 @@ return ARGV[1]
 
 TAKE_STREAM_SLOT = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if ARGV[5] ~= '' then
+  local prefix = ARGV[5] .. ':'
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if string.sub(member, 1, #prefix) == prefix then
+      redis.call('ZREM', KEYS[1], member)
+    end
+  end
+end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
   return 0
 end

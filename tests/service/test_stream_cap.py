@@ -119,3 +119,28 @@ def test_fifty_streams_from_one_client_leave_the_deployment_answering(redis_url,
         finally:
             for stream in streams:
                 stream.close()
+
+
+def test_a_browser_that_reconnects_takes_over_its_own_slot(make_app):
+    """A browser names itself (``?client=``, as live-hub.js does): its new stream takes over the slot of the one it
+    closed, which the server notices only at its next write (a long heartbeat here); other ids count as others."""
+    app = make_app(REFEREE_MAX_STREAMS_PER_CLIENT="2", REFEREE_SSE_HEARTBEAT="30")
+    game = create_game(Http(app.test_client()), "fivetowers", 2)
+    path = f"/players/events?games={game.game_id}&client="
+    with serving(app) as base:
+        first = SSEClient(base, path + "browser-one-0001")
+        other = SSEClient(base, path + "browser-two-0002")
+        assert (first.status, other.status) == (200, 200)
+        first.close()  # the page navigated: the server still counts it until its next write
+        again = SSEClient(base, path + "browser-one-0001")
+        third = SSEClient(base, path + "browser-three-03")
+        bad = SSEClient(base, path + "x")
+        try:
+            assert again.status == 200 and again.next_block().retry is not None
+            assert third.status == 429  # a third browser at this address: over the cap of 2
+            assert bad.status == 400 and bad.body_json()["error"]["details"]["problems"][0]["path"] == "$query.client"
+            members = app.extensions["referee.store"].queue_redis.zrange(SLOTS_KEY.format(address="127.0.0.1"), 0, -1)
+            assert sorted(m.split(b":")[0] for m in members) == [b"browser-one-0001", b"browser-two-0002"]
+        finally:
+            for stream in (other, again, third, bad):
+                stream.close()
