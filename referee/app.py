@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 def init_store(app: Flask) -> None:
     from .games_service import GameService, InlineDispatch, NoDispatch  # noqa: PLC0415
-    from .messages import MessageService  # noqa: PLC0415
+    from .messages import MessageService, standing_of  # noqa: PLC0415
     from .store import MemoryStore, RedisStore  # noqa: PLC0415
     from .store.archive import DirectoryArchive  # noqa: PLC0415
     from .store.messages import messages_of  # noqa: PLC0415
@@ -88,7 +88,9 @@ def init_store(app: Flask) -> None:
     app.extensions["referee.service"] = games
     app.extensions["referee.messages"] = MessageService(messages_of(store), games.created_entry, games.referee_key,
                                                           emit=store.emit_events,
-                                                          holders=lambda game_id: games.fold(game_id).keys)
+                                                          holders=lambda game_id: games.fold(game_id).keys,
+                                                          standing=standing_of(games.fold),
+                                                          max_bytes=config["REFEREE_MAX_MESSAGE_BYTES"])
     tournaments = TournamentService(store, games, config["REFEREE_ORGANISER_KEYS"])
     app.extensions["referee.tournaments"] = tournaments
     if dispatch == "inline":

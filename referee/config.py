@@ -98,6 +98,16 @@ name                        default                     meaning
 ``REFEREE_METRICS``         ``1``                       ``0``: no counting, no ``GET /metrics``
 ``REFEREE_METRICS_ALLOW``   ``127.0.0.1/8,::1``         client addresses/networks ``GET /metrics`` answers
                                                         (404 to any other; ``referee/metrics.py``)
+``REFEREE_RATE_MESSAGES_PER_ADDRESS`` ``60 per minute;`` messages and mute requests per client address,
+                            ``600 per hour``            whatever keys sign them (issue 37, item 4)
+``REFEREE_RATE_OFFERS``     ``30 per minute;``          offers and answers to offers per client address
+                            ``300 per hour``
+``REFEREE_MAX_MESSAGE_BYTES`` ``524288``                bytes of stored messages one game holds; a
+                                                        message over it is 409 ``messages/full`` (0: no
+                                                        cap); half ``REFEREE_MAX_BUNDLE``
+``REFEREE_MAX_STREAMS_PER_CLIENT`` ``8``                event streams one client address holds open at
+                                                        once, over every web process; one more is 429
+                                                        (0: no cap)
 ``REFEREE_ARCHIVE_DIR``     ``<REFEREE_VAR>/archive``   where finished games go when they leave Redis
                                                         (one fsync'd file per game; back it up)
 ``REFEREE_ARCHIVE_AFTER``   ``604800`` (7 days)         seconds after a game's ``revealed`` entry (a
@@ -177,8 +187,17 @@ DEFAULTS.update({
     "REFEREE_METRICS_ALLOW": "127.0.0.1/8,::1",
 })
 
+# -- volume (issue 37, items 4 and 9): messages, offers and event streams per client address ------------------
+DEFAULTS.update({
+    "REFEREE_RATE_MESSAGES_PER_ADDRESS": "60 per minute;600 per hour",
+    "REFEREE_RATE_OFFERS": "30 per minute;300 per hour",
+    "REFEREE_MAX_MESSAGE_BYTES": 512 * 1024,
+    "REFEREE_MAX_STREAMS_PER_CLIENT": 8,
+})
+
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",
-         "REFEREE_REPLICA_TIMEOUT_MS", "REFEREE_MAX_OPEN_GAMES"}
+         "REFEREE_REPLICA_TIMEOUT_MS", "REFEREE_MAX_OPEN_GAMES", "REFEREE_MAX_MESSAGE_BYTES",
+         "REFEREE_MAX_STREAMS_PER_CLIENT"}
 _FLOATS = {"REFEREE_ACCEPT_WITHIN", "REFEREE_ARCHIVE_AFTER", "REFEREE_ARCHIVE_EVERY",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
            "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",
@@ -251,8 +270,9 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
     for name in ("REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_REPLICA_TIMEOUT_MS"):
         if config[name] <= 0:
             raise ConfigError(f"{name} must be positive")
-    if config["REFEREE_MIN_REPLICAS"] < 0:
-        raise ConfigError("REFEREE_MIN_REPLICAS must be 0 or more")
+    for name in ("REFEREE_MIN_REPLICAS", "REFEREE_MAX_MESSAGE_BYTES", "REFEREE_MAX_STREAMS_PER_CLIENT"):
+        if config[name] < 0:
+            raise ConfigError(f"{name} must be 0 or more")
     _check_defences(config)
     _check_observability(config)
     for name in DEFAULTS:

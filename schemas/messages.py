@@ -66,8 +66,14 @@ class MuteSubmissionSchema(Schema):
 
 
 class MessagesQuerySchema(Schema):
+    start = fields.Integer(data_key="from", validate=validate.Range(min=0, max=2**53 - 1),
+                           metadata={"description": "messages from this position of the stream on (as GET "
+                                                    "/games/{id}/log pages; 'since' is its older name)"})
     since = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53 - 1),
-                       metadata={"description": "messages from this position of the stream on"})
+                           metadata={"description": "the older name of 'from'"})
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000),
+                           metadata={"description": "at most this many positions of the stream (private messages "
+                                                    "a reader does not see count too)"})
     key = key_field(metadata={"description": "a seat's signed read: the seat's public key (with at and sig)"})
     at = fields.String(validate=validate.Length(max=64),
                        metadata={"description": "the signer's time, RFC 3339 UTC; within 10 minutes of the server's"})
@@ -90,7 +96,11 @@ class MessageSchema(Schema):
 class MessageListSchema(Schema):
     game = fields.String(required=True)
     messages = fields.List(fields.Nested(MessageSchema), required=True)
-    length = fields.Integer(required=True, metadata={"description": "messages in the stream, private ones included"})
+    start = fields.Integer(data_key="from", required=True, metadata={"description": "the page's first position"})
+    total = fields.Integer(required=True, metadata={"description": "messages in the stream, private ones included"})
+    next = fields.Integer(allow_none=True, metadata={"description": "'from' of the next page, if any"})
+    length = fields.Integer(required=True, metadata={
+        "description": "where a reader goes on from: 'next' when there is a next page, else 'total'"})
     reader = fields.List(fields.Integer(), allow_none=True,
                          metadata={"description": "with a signed read: the reader's seats; else null"})
     muted = fields.List(fields.Integer(), metadata={"description": "with a signed read: the seats the reader "

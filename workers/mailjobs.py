@@ -8,6 +8,7 @@ import json
 import logging
 import signal
 import threading
+from email.utils import parseaddr
 from typing import Any, cast
 
 import redis
@@ -15,9 +16,11 @@ from marshmallow import ValidationError
 from rq import Queue, Retry
 
 from referee.config import load_config
-from referee.errors import invalid
+from referee.errors import ServiceError, invalid
 from referee.games_service import GameService
-from referee.messages import MessageService
+from referee.i18n import Text
+from referee.messages import MessageService, standing_of
+from referee.messages.limits import MESSAGES_PER_KEY_SCOPE, proven_seat_key, spend
 from referee.notify.gateway import (
     MAX_MAIL,
     GatewayHandler,
@@ -82,11 +85,40 @@ class _Service:
         self.games = GameService(store, ReplayDispatch(replay_queue(store.queue_redis, config["REFEREE_QUEUE"]), store),
                                  config["REFEREE_ORGANISER_KEYS"], referee_key=read_or_create_key_file(
                                      config["REFEREE_KEY_FILE"]))
+        self.config = config
         self.messages = MessageService(messages_of(store), self.games.created_entry, self.games.referee_key,
-                                       emit=store.emit_events)
+                                       emit=store.emit_events, holders=lambda game_id: self.games.fold(game_id).keys,
+                                       standing=standing_of(self.games.fold),
+                                       max_bytes=config["REFEREE_MAX_MESSAGE_BYTES"])
 
-    def submit(self, ctx: str, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
-        """The same checks as HTTP: the submission's schema (400 listing every problem), then the service."""
+    def _spend(self, ctx: str, submission: Any, sender: str) -> None:
+        """The HTTP API's rate limits on messages, offers and answers (issue 37, item 4), in the same counters: a
+        message spends its seat key's budget (once its signature proves it; else the sender's) and the sender's,
+        an offer or an answer the sender's. A mail's sender (its From mailbox, lower case) stands for the client
+        address: a mail comes through the sender's mail server, whose address says nothing of the sender.
+        Over a limit: 429 ``rate/limited``, the block refused in the reply."""
+        sender_key = "mail:" + sender.lower()
+        spent: list[tuple[str, str, str | None]]
+        if ctx == "referee/message":  # the per-key budget of the HTTP route POST /games/{id}/messages
+            spent = [("REFEREE_RATE_MESSAGES", proven_seat_key(self.games.created_entry, submission) or sender_key,
+                      MESSAGES_PER_KEY_SCOPE), ("REFEREE_RATE_MESSAGES_PER_ADDRESS", sender_key, None)]
+        elif ctx in ("referee/offer", "referee/answer"):
+            spent = [("REFEREE_RATE_OFFERS", sender_key, None)]
+        else:
+            return
+        for setting, key, scope in spent:
+            retry_after = spend(self.config, setting, key, scope)
+            if retry_after is not None:
+                limit = self.config[setting]
+                raise ServiceError(429, "rate/limited", Text(
+                    "too many requests: at most %(limit)s from one client; retry in %(seconds)s s",
+                    limit=limit, seconds=retry_after),
+                    details={"limit": limit, "setting": setting, "retry_after": retry_after})
+
+    def submit(self, ctx: str, game_id: str, submission: dict[str, Any], sender: str = "") -> dict[str, Any]:
+        """The same checks as HTTP: the rate limits, the submission's schema (400 listing every problem), then
+        the service."""
+        self._spend(ctx, submission, sender)
         schema = SCHEMAS[ctx]()
         try:
             submission = schema.load(submission)
@@ -126,7 +158,9 @@ def process_mail(mail_id: str) -> dict[str, Any]:
         if (first.decode() if isinstance(first, bytes) else first) != mail_id:
             ctx.log_redis.set(DONE.format(mail=mail_id), 1, ex=7 * 86400)
             return {"skipped": f"the mail {message_id} was taken before (delivered twice)"}
-    processed = process_message(raw, service.submit, ctx.contacts.confirm_by_reply)
+    sender = parseaddr(str(parse(raw).get("From", "")))[1]
+    processed = process_message(raw, lambda kind, game, submission: service.submit(kind, game, submission, sender),
+                                ctx.contacts.confirm_by_reply)
     ctx.log_redis.set(DONE.format(mail=mail_id), 1, ex=7 * 86400)
     if not processed.reply_to:
         return {"blocks": len(processed.outcomes), "replied": False}

@@ -26,6 +26,13 @@ their contacts (the ``message`` event). The log's decisions entries (``offer``, 
 those games' logs, and for each new entry an event ``data: {"game", "position", "type"}`` (no ``id``:
 it starts at the end of every log; a lobby reloads when it (re)connects). Unknown games are skipped
 (404 when none exists).
+
+Streams per client (issue 37, item 9): one client address holds at most ``REFEREE_MAX_STREAMS_PER_CLIENT``
+event streams (all three kinds together) over every web process; one more is answered 429 ``rate/limited`` with
+``Retry-After`` (:class:`StreamSlots`). A browser needs one (its tabs share it); the default leaves room for a
+few browsers behind one address and for a reloaded page whose old stream the server notices gone only at its
+next heartbeat. The slots are kept in the work Redis, each with a lease its stream renews: a process that dies
+holding streams frees their slots when the leases run out.
 """
 
 from __future__ import annotations
@@ -33,11 +40,13 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -46,11 +55,13 @@ from redis.exceptions import RedisError
 
 from referee.errors import ServiceError, invalid
 from referee.games_service.players import bad_key
+from referee.i18n import Text
 from referee.messages import message_view
 from referee.store import GameNotFound
-from referee.store.keys import valid_game_id
+from referee.store.keys import STREAM_SLOTS, valid_game_id
 from referee.store.messages import MessageStore
 from referee.store.redis_store import stored_json
+from referee.store.scripts import TAKE_STREAM_SLOT
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +69,154 @@ bp = Blueprint("events", __name__)
 
 #: what a Last-Event-ID may be: a log position (non-negative integer)
 _POSITION = re.compile(r"^[0-9]{1,15}$")
+#: what ``?client=`` may be: a browser's own id (its streams share one slot)
+_CLIENT_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 #: the reconnection delay proposed to clients (``retry:``), in ms
 RETRY_MS = 1000
 #: the most games one lobby stream follows
 MAX_GAMES = 100
+#: the key of a client's stream slots in the work Redis
+SLOTS_KEY = STREAM_SLOTS
+
+
+class StreamSlots:
+    """The event streams each client address holds open, over every web process that shares the work Redis (a
+    sorted set per address: a stream's id and when its lease ends), or in this process with the memory store.
+    :meth:`take` gives a stream a slot, or None when the address holds ``cap`` already; the stream renews its
+    lease while it runs (:meth:`held`) and gives the slot back when it ends or its client goes away. A slot
+    whose lease ran out (its process died) is dropped at the next :meth:`take` of that address, and the key
+    itself expires with its last lease."""
+
+    def __init__(self, redis_client: Any, cap: int, lease: float):
+        self.redis = redis_client
+        self.cap = cap
+        self.lease_ms = int(lease * 1000)
+        self.local: dict[str, dict[str, float]] = {}
+        self.lock = threading.Lock()
+        self._take = redis_client.register_script(TAKE_STREAM_SLOT) if redis_client is not None else None
+
+    def take(self, address: str, client: str = "") -> str | None:
+        """A new stream's slot id, or None when ``address`` holds ``cap`` streams (never None with no cap, or when
+        the work Redis cannot be reached: the limits are not enforced then, as the rate limits are not). A
+        ``client`` that names itself (``?client=``: a browser's id) holds one slot: its new stream takes over the
+        slot of its earlier one, which it closed (the server notices only at that stream's next write)."""
+        slot = f"{client}:{uuid.uuid4().hex}" if client else uuid.uuid4().hex
+        if self.cap <= 0:
+            return slot
+        now_ms = int(time.time() * 1000)
+        if self._take is None:
+            with self.lock:
+                held = {k: end for k, end in self.local.get(address, {}).items()
+                        if end > now_ms and not (client and k.startswith(client + ":"))}
+                if len(held) >= self.cap:
+                    return None
+                held[slot] = now_ms + self.lease_ms
+                self.local[address] = held
+            return slot
+        try:
+            taken = self._take(keys=[SLOTS_KEY.format(address=address)],
+                               args=[now_ms, self.lease_ms, self.cap, slot, client])
+        except RedisError:
+            log.exception("could not count the event streams of %s; not limited", address)
+            return slot
+        return slot if int(taken) else None
+
+    def renew(self, address: str, slot: str) -> bool:
+        """Renew the slot's lease; False when the slot is gone (its client's newer stream took it over: this
+        stream ends)."""
+        end = int(time.time() * 1000) + self.lease_ms
+        if self.cap <= 0:
+            return True
+        if self._take is None:
+            with self.lock:
+                held = self.local.get(address, {})
+                if slot not in held:
+                    return False
+                held[slot] = end
+            return True
+        try:
+            key = SLOTS_KEY.format(address=address)
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.zadd(key, {slot: end}, xx=True, ch=True)
+            pipe.pexpire(key, self.lease_ms)
+            changed, _ = pipe.execute()
+            return bool(changed)
+        except RedisError:
+            log.warning("could not renew an event stream's slot of %s", address)
+            return True
+
+    def release(self, address: str, slot: str) -> None:
+        if self.cap <= 0:
+            return
+        if self._take is None:
+            with self.lock:
+                self.local.get(address, {}).pop(slot, None)
+            return
+        try:
+            self.redis.zrem(SLOTS_KEY.format(address=address), slot)
+        except RedisError:  # its lease runs out
+            log.warning("could not give back an event stream's slot of %s", address)
+
+    def held(self, address: str, slot: str, stream: Iterable[bytes]) -> Iterator[bytes]:
+        """``stream``, renewing the slot's lease as it goes (at every chunk a third of a lease after the last
+        renewal: a stream yields at least once a heartbeat) and giving the slot back when it ends."""
+        renewed = time.monotonic()
+        try:
+            for chunk in stream:
+                if time.monotonic() - renewed >= self.lease_ms / 3000:
+                    if not self.renew(address, slot):
+                        return  # taken over by its client's newer stream
+                    renewed = time.monotonic()
+                yield chunk
+        finally:
+            self.release(address, slot)
+
+
+def stream_slots(app: Any = None) -> StreamSlots:
+    """The app's :class:`StreamSlots` (``app.extensions["referee.stream_slots"]``), made on first use: on the
+    work Redis (the store's ``queue_redis``), a lease of three heartbeats (at least 30 s)."""
+    app = app or current_app
+    found = app.extensions.get("referee.stream_slots")
+    if found is None:
+        config = app.config
+        store = app.extensions["referee.store"]
+        client = getattr(store, "queue_redis", None) if config["REFEREE_STORE"] == "redis" else None
+        lease = max(30.0, 3 * float(config["REFEREE_SSE_HEARTBEAT"]))
+        found = app.extensions.setdefault("referee.stream_slots", StreamSlots(
+            client, int(config["REFEREE_MAX_STREAMS_PER_CLIENT"]), lease))
+    return found  # type: ignore[no-any-return]
+
+
+def event_response(kind: str, stream: Iterator[bytes], keys_: tuple[str, ...] = ()) -> Response:
+    """The ``text/event-stream`` answer of a stream of ``kind``, holding one of its client's stream slots; 429
+    ``rate/limited`` with ``Retry-After`` when the client holds ``REFEREE_MAX_STREAMS_PER_CLIENT`` already."""
+    from .limits import client_address  # noqa: PLC0415 - the package imports this module
+
+    client = request.args.get("client", "")
+    if client and not _CLIENT_ID.match(client):
+        raise invalid([{"path": "$query.client", "problem": "a client id is 8 to 64 characters of A-Z, a-z, 0-9, "
+                                                            "_ and -"}])
+    slots, address = stream_slots(), client_address()
+    slot = slots.take(address, client)
+    if slot is None:
+        from . import localized  # noqa: PLC0415
+
+        retry_after = max(1, math.ceil(float(current_app.config["REFEREE_SSE_HEARTBEAT"])))
+        text = Text("too many event streams open from this client: at most %(cap)s at once (one per browser is "
+                    "enough); close one or retry in %(seconds)s s", cap=slots.cap, seconds=retry_after)
+        body = localized({"error": {"code": "rate/limited", "message": str(text),
+                                    "details": {"limit": f"{slots.cap} open event streams",
+                                                "setting": "REFEREE_MAX_STREAMS_PER_CLIENT",
+                                                "retry_after": retry_after}}}, text)
+        stream.close()  # type: ignore[attr-defined]
+        return Response(json.dumps(body), status=429, mimetype="application/json",
+                        headers={"Retry-After": str(retry_after)})
+    response = Response(slots.held(address, slot, counted(kind, stream, keys_)), mimetype="text/event-stream",
+                        direct_passthrough=True, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(lambda: slots.release(address, slot))  # also when the stream never started
+    return response
+
+
 def _lifetime(config: Any) -> float:
     """``REFEREE_SSE_LIFETIME`` minus up to a quarter at random: streams opened together (after a deploy)
     do not all end, and reconnect, at the same moment."""
@@ -203,8 +358,7 @@ def game_events(game_id: str) -> Response:
         follow = final_follow(store.read_log(game_id), messages.read(game_id))
     stream = game_stream(follow, after, message_from, heartbeat=float(config["REFEREE_SSE_HEARTBEAT"]),
                          lifetime=_lifetime(config))
-    return Response(counted("game", stream), mimetype="text/event-stream", direct_passthrough=True,
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return event_response("game", stream)
 
 
 def notice_stream(follow: Callable[[dict[str, int], float], list[tuple[str, int, bytes]]], afters: dict[str, int],
@@ -268,8 +422,7 @@ def lobby_events() -> Response:
     config = current_app.config
     stream = notice_stream(follow, afters,
                            float(config["REFEREE_SSE_HEARTBEAT"]), _lifetime(config))
-    return Response(counted("lobby", stream), mimetype="text/event-stream", direct_passthrough=True,
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return event_response("lobby", stream)
 
 
 # -- one stream per browser: every game of some keys, some more games, and the lobby's new games -------------
@@ -484,11 +637,22 @@ def browser_events() -> Response:
     feed.start()
     config = current_app.config
     stream = browser_stream(feed, since, heartbeat=float(config["REFEREE_SSE_HEARTBEAT"]), lifetime=_lifetime(config))
-    return Response(counted("players", stream, tuple(player_keys)), mimetype="text/event-stream",
-                    direct_passthrough=True, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return event_response("players", stream, tuple(player_keys))
+
+
+#: ``?client=``, taken by every stream
+_CLIENT = {"name": "client", "in": "query", "required": False,
+           "schema": {"type": "string", "pattern": _CLIENT_ID.pattern},
+           "description": "the client's own id (a browser's, kept across its reconnections): its streams share one "
+                          "of the REFEREE_MAX_STREAMS_PER_CLIENT slots of its address, a new one taking over the "
+                          "slot of the one before"}
+#: every stream's answer when its client holds the most streams it may (issue 37, item 9)
+_TOO_MANY = ("this client holds REFEREE_MAX_STREAMS_PER_CLIENT event streams already (rate/limited; see "
+             "Retry-After)")
 
 
 def _stream_answers(what: str, errors: dict[str, str]) -> dict[str, Any]:
+    errors = {**errors, "429": _TOO_MANY}
     answers: dict[str, Any] = {"200": {"description": what, "content": {"text/event-stream": {"schema": {
         "type": "string", "description": "Server-Sent Events (text/event-stream): `id:`, `event:`, `data:` lines"}}}}}
     for status, description in errors.items():
@@ -516,12 +680,13 @@ def document(spec: Any, app: Any) -> None:
                                        "as they are appended; resumable with Last-Event-ID.",
         "parameters": [_param("game_id", "path", "the game"), _LAST_EVENT_ID,
                        _param("last_event_id", "query", "the same as the header, for clients that cannot set it"),
-                       _param("messages_from", "query", "the first message position to send (default: the end)")],
+                       _param("messages_from", "query", "the first message position to send (default: the end)"),
+                       _CLIENT],
         "responses": _stream_answers("the stream", {"400": "a Last-Event-ID or messages_from that is not a position "
                                                            "of this game", "404": "no such game"})}})
     spec.path(rule=rules["events.lobby_events"], operations={"get": {
         "tags": ["events"], "summary": f"Notices {{game, position, type}} of new entries in up to {MAX_GAMES} games.",
-        "parameters": [_param("games", "query", "game ids, comma-separated")],
+        "parameters": [_param("games", "query", "game ids, comma-separated"), _CLIENT],
         "responses": _stream_answers("the stream", {"400": "no ids, a malformed id or too many",
                                                     "404": "none of these games exists"})}})
     spec.path(rule=rules["events.browser_events"], operations={"get": {
@@ -533,6 +698,7 @@ def document(spec: Any, app: Any) -> None:
         "parameters": [_param("keys", "query", f"public keys (base64url), comma-separated, at most {MAX_KEYS}"),
                        _param("games", "query", f"more game ids, comma-separated, at most {MAX_GAMES}"),
                        _LAST_EVENT_ID,
-                       _param("last_event_id", "query", "the same as the header, for clients that cannot set it")],
+                       _param("last_event_id", "query", "the same as the header, for clients that cannot set it"),
+                       _CLIENT],
         "responses": _stream_answers("the stream", {"400": "neither keys nor games, a malformed key or id, too many, "
                                                            "or a Last-Event-ID that is not a time in ms"})}})

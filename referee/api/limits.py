@@ -37,35 +37,38 @@ from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
 from ..addresses import normalised_text
-from ..signing import verify
+from ..messages.limits import KEY_PREFIX, proven, proven_seat_key, storage_uri
 
 log = logging.getLogger(__name__)
 
 _MARK = "_referee_rate_limits"
-KEY_PREFIX = "referee:rate"
 
 
-def rate_limited(setting: str, key: Callable[[], str] | None = None) -> Callable[[Any], Any]:
+def rate_limited(setting: str, key: Callable[[], str] | None = None, *, shared: bool = False) -> Callable[[Any], Any]:
     """Mark a view as limited by the rate in ``app.config[setting]``, counted per ``key()`` (default: the
-    client's address). The limit is applied by :func:`init_app`."""
+    client's address): per route, or with ``shared`` one budget over every route marked with ``setting``
+    (counted under the scope ``setting``, as :func:`referee.messages.limits.spend` counts). The limit is
+    applied by :func:`init_app`."""
     if not setting.startswith("REFEREE_RATE_"):
         raise ValueError(f"a rate setting's name starts with REFEREE_RATE_, not {setting!r}")
 
     def mark(view: Any) -> Any:
-        setattr(view, _MARK, [*getattr(view, _MARK, []), (setting, key)])
+        setattr(view, _MARK, [*getattr(view, _MARK, []), (setting, key, shared)])
         return view
 
     return mark
 
 
-def _marked(view_func: Any) -> list[tuple[str | None, str, Callable[[], str] | None]]:
-    """``(method or None for all, setting, key)`` of every limit marked on a view function or its class."""
-    found: list[tuple[str | None, str, Callable[[], str] | None]] = [
-        (None, setting, key) for setting, key in getattr(view_func, _MARK, [])]
+Marked = tuple[str | None, str, Callable[[], str] | None, bool]
+
+
+def _marked(view_func: Any) -> list[Marked]:
+    """``(method or None for all, setting, key, shared)`` of every limit marked on a view function or its class."""
+    found: list[Marked] = [(None, setting, key, shared) for setting, key, shared in getattr(view_func, _MARK, [])]
     view_class = getattr(view_func, "view_class", None)
     for method in sorted(getattr(view_class, "methods", None) or []):
         handler = getattr(view_class, method.lower(), None)
-        found += [(method, setting, key) for setting, key in getattr(handler, _MARK, [])]
+        found += [(method, setting, key, shared) for setting, key, shared in getattr(handler, _MARK, [])]
     return found
 
 
@@ -77,19 +80,8 @@ def _body() -> Any:
     return request.get_json(silent=True, force=True, cache=True)
 
 
-def _proven(key: Any, value: Any, sig: Any) -> bool:
-    """Whether ``sig`` is ``key``'s signature over ``value``: only then does a request spend ``key``'s budget,
-    so that nobody spends another's by naming its key (issue 37). Anything unreadable is unproven."""
-    if not (isinstance(key, str) and len(key) <= 64 and isinstance(sig, str) and len(sig) <= 100):
-        return False
-    try:
-        return verify(key, value, sig)
-    except Exception:  # a value with floats or the like: no canonical bytes, no proof
-        return False
-
-
 def _by_key_or_address(key: Any, value: Any, sig: Any) -> str:
-    return "key:" + key if _proven(key, value, sig) else "addr:" + client_address()
+    return "key:" + key if proven(key, value, sig) else "addr:" + client_address()
 
 
 def signing_key() -> str:
@@ -126,15 +118,8 @@ def seat_key() -> str:
     ``envelope.seat`` in ``envelope.game``'s ``created`` entry (the game service caches it), once the
     request's signature checks under it, so that one key counts once whatever game it writes in; else the
     client's address (an unknown game or seat, a bad signature: refused after, by the view)."""
-    body = _body()
-    envelope = body.get("envelope") if isinstance(body, dict) else None
-    if isinstance(envelope, dict) and isinstance(envelope.get("game"), str) and type(envelope.get("seat")) is int:
-        try:
-            seats = current_app.extensions["referee.service"].created_entry(envelope["game"])["seats"]
-            return _by_key_or_address(seats[envelope["seat"]]["key"], envelope, body.get("sig"))
-        except Exception:  # any failure counts per address; the view answers the request
-            pass
-    return "addr:" + client_address()
+    return proven_seat_key(current_app.extensions["referee.service"].created_entry, _body()) or (
+        "addr:" + client_address())
 
 
 def client_address() -> str:
@@ -154,15 +139,11 @@ def _setting_name(setting: str) -> Callable[[], str]:
     return lambda: setting
 
 
-def _storage_uri(config: Mapping[str, Any]) -> str:
-    return "memory://" if config["REFEREE_STORE"] == "memory" else str(config["REFEREE_WORK_REDIS_URL"])
-
-
 def confirmation_budget(config: Mapping[str, Any], per_day: int) -> Callable[[str], bool]:
     """``allow(mailbox)`` for ``referee.notify.contacts.ContactService``: whether one more confirmation mail to
     ``mailbox`` is within ``per_day`` in the last 24 hours (a moving window, in the limits' storage), counting
     it when it is. When the storage cannot be reached the answer is no: the promise is "at most"."""
-    window = MovingWindowRateLimiter(storage_from_string(_storage_uri(config)))
+    window = MovingWindowRateLimiter(storage_from_string(storage_uri(config)))
     limit = RateLimitItemPerDay(per_day)
 
     def allow(mailbox: str) -> bool:
@@ -178,16 +159,21 @@ def confirmation_budget(config: Mapping[str, Any], per_day: int) -> Callable[[st
 def init_app(app: Flask) -> Limiter:
     """The app's ``Limiter`` (``app.extensions["referee.limiter"]``), with every marked limit applied."""
     config = app.config
-    limiter = Limiter(client_address, app=app, storage_uri=_storage_uri(config), key_prefix=KEY_PREFIX,
+    limiter = Limiter(client_address, app=app, storage_uri=storage_uri(config), key_prefix=KEY_PREFIX,
                       strategy="fixed-window", swallow_errors=True, headers_enabled=False)
     for endpoint, view_func in list(app.view_functions.items()):
         marks = _marked(view_func)
         wrapped = view_func
-        for method, setting, key in marks:
+        for method, setting, key, shared in marks:
             # the limiter's wrapper is called as the view it wraps
-            wrapped = cast(RouteCallable, limiter.limit(_rate(setting), key_func=key,
-                                                        methods=[method] if method else None, scope=setting,
-                                                        error_message=_setting_name(setting))(wrapped))
+            methods = [method] if method else None
+            if shared:  # one budget over the routes marked with this setting: scope = the setting
+                limit = limiter.shared_limit(_rate(setting), setting, key_func=key, methods=methods,
+                                             error_message=_setting_name(setting))
+            else:  # one budget per route: Flask-Limiter's scope is "<endpoint>:<setting>"
+                limit = limiter.limit(_rate(setting), key_func=key, methods=methods, scope=setting,
+                                      error_message=_setting_name(setting))
+            wrapped = cast(RouteCallable, limit(wrapped))
         if marks:
             app.view_functions[endpoint] = wrapped
     # Every limit here is a decorated view's, checked by its own wrapper; the Limiter's before-request hook checks

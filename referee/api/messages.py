@@ -44,15 +44,17 @@ class Messages(MethodView):
     @blp.response(200, MessageListSchema)
     @_errors
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
-        """The game's public messages; with a seat's signed read (``key``, ``at``, ``sig`` over ``{"v": 1,
-        "ctx": "referee/messages", game, key, at}``, ``at`` within 10 minutes) also the private ones to or
-        from that key's seats, without those of the seats it muted."""
+        """The game's public messages, paged like ``/log`` (``from``, ``limit``; ``next``); with a seat's signed
+        read (``key``, ``at``, ``sig`` over ``{"v": 1, "ctx": "referee/messages", game, key, at}``, ``at`` within
+        10 minutes) also the private ones to or from that key's seats, without those of the seats it muted."""
         return messages().read(game_id, query)
 
+    @rate_limited("REFEREE_RATE_MESSAGES_PER_ADDRESS", shared=True)
     @rate_limited("REFEREE_RATE_MESSAGES", key=seat_key)
     @blp.arguments(MessageSubmissionSchema())
     @blp.response(201, MessageReceiptSchema)
-    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_MESSAGES; see Retry-After")
+    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_MESSAGES (per seat key) or "
+                                                           "REFEREE_RATE_MESSAGES_PER_ADDRESS; see Retry-After")
     @_errors
     def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
         """A seat's signed message (ctx ``referee/message``; ``to``: seats, or null for everyone), bound to the
@@ -63,10 +65,12 @@ class Messages(MethodView):
 
 @blp.route("/<game_id>/messages/mute")
 class Mute(MethodView):
+    @rate_limited("REFEREE_RATE_MESSAGES_PER_ADDRESS", shared=True)
     @rate_limited("REFEREE_RATE_MESSAGES", key=seat_key)
     @blp.arguments(MuteSubmissionSchema())
     @blp.response(200, MuteDoneSchema)
-    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_MESSAGES; see Retry-After")
+    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_MESSAGES (per seat key) or "
+                                                           "REFEREE_RATE_MESSAGES_PER_ADDRESS; see Retry-After")
     @_errors
     def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
         """The seats a seat mutes for itself (ctx ``referee/mute``; ``mute`` replaces its list, ``[]`` mutes

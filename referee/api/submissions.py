@@ -27,6 +27,7 @@ from schemas.submissions import (
 )
 
 from .games import service
+from .limits import rate_limited
 from .parsing import ApiBlueprint
 
 blp = ApiBlueprint("submissions", __name__, url_prefix="/games",
@@ -117,6 +118,9 @@ class Resign(MethodView):
 
 @blp.route("/<game_id>/offers")
 class Offers(MethodView):
+    @rate_limited("REFEREE_RATE_OFFERS", shared=True)
+    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_OFFERS (per client address); see "
+                                                           "Retry-After")
     @blp.arguments(OfferSubmissionSchema())
     @blp.response(202, ReceiptSchema)
     @_document_errors
@@ -128,6 +132,9 @@ class Offers(MethodView):
 
 @blp.route("/<game_id>/offers/<int:position>/answer")
 class Answer(MethodView):
+    @rate_limited("REFEREE_RATE_OFFERS", shared=True)
+    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_OFFERS (per client address); see "
+                                                           "Retry-After")
     @blp.arguments(AnswerSubmissionSchema())
     @blp.response(202, ReceiptSchema)
     @_document_errors

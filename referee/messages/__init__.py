@@ -5,6 +5,6 @@ verifier's check of the public messages in a bundle ``referee.verify.messages``.
 
 from __future__ import annotations
 
-from .service import MessageService, message_view, visible_to
+from .service import MessageService, message_view, standing_of, visible_to
 
-__all__ = ["MessageService", "message_view", "visible_to"]
+__all__ = ["MessageService", "message_view", "standing_of", "visible_to"]

@@ -13,6 +13,13 @@ message_event`): the service puts it into the same outbox as the log's events (`
 ``turn`` — a private one only its addressees', never a muting seat's. Should that write fail after the message
 is stored, the message stands (its receipt is answered) and the same signed message posted again, answered 409
 ``message/duplicate``, puts the event out then (the outbox takes an id once).
+
+Volume (issue 37, item 4): before a game has started only a seat that has accepted (or taken its seat) may
+talk in it (409 ``message/not_started``): a game anyone creates with keys of their own cannot be a free
+mailbox; a game's stored messages hold at most ``max_bytes`` bytes (``REFEREE_MAX_MESSAGE_BYTES``; one more
+is 409 ``messages/full``); reads are paged (``from``/``limit``, ``next``) like ``GET /games/{id}/log``. The
+per-address and per-key rates are the API's (``referee.api.limits``), applied to mail as well
+(``workers.mailjobs``).
 """
 
 from __future__ import annotations
@@ -26,18 +33,25 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ..clock import now
 from ..errors import ServiceError, invalid
 from ..games_service.submissions import authenticated_seat
+from ..i18n import Text
 from ..logchain import seal
 from ..notify.contacts import signed_time_ms
 from ..notify.events import message_event
+from ..replay.verdicts import CANCELLED, EXPIRED, WAITING
 from ..signing import MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, sign, verify
 from ..store import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend, StoreUnavailable
-from ..store.messages import MessageStore
+from ..store.messages import MessagesFull, MessageStore
 from ..timecontrol import format_ms
 
 #: how often a message is built again when the stream or the log moved while it was being appended
 APPEND_ATTEMPTS = 50
 
 CreatedEntry = Callable[[str], dict[str, Any]]
+#: ``standing(game) -> (started, accepted)``: whether the game has started (is no longer waiting, expired or
+#: cancelled), and the seats that have accepted it (or taken their seat) so far
+Standing = Callable[[str], tuple[bool, set[int]]]
+#: the most messages one read gives (``limit``'s default is 100)
+READ_MAX_PAGE = 1000
 #: ``emit(events)``: put outgoing events into the outbox (``LogStore.emit_events``; idempotent by id)
 Emit = Callable[[list[dict[str, Any]]], Any]
 
@@ -61,6 +75,18 @@ def visible_to(message: dict[str, Any], readers: set[int], muted: set[int]) -> b
     return to is None or bool(readers.intersection(to))
 
 
+def standing_of(fold: Callable[[str], Any]) -> Standing:
+    """The :data:`Standing` of games read from their current fold (``GameService.fold``): started once the game
+    is no longer waiting (nor expired or cancelled, which never started); accepted, the seats with an entropy
+    (an acceptance, or a seat taken)."""
+
+    def standing(game_id: str) -> tuple[bool, set[int]]:
+        state = fold(game_id)
+        return state.status not in (WAITING, EXPIRED, CANCELLED), set(state.entropies)
+
+    return standing
+
+
 def message_view(message: dict[str, Any]) -> dict[str, Any]:
     """A stored message as ``GET /games/{id}/messages`` shows it."""
     envelope = message["submission"]["envelope"]
@@ -73,9 +99,14 @@ class MessageService:
     """Messages of games: ``created_entry(game)`` gives a game's ``created`` entry (404 ``ServiceError`` for an
     unknown game): the seats and their keys."""
 
-    def __init__(self, store: MessageStore, created_entry: CreatedEntry, referee_key: Ed25519PrivateKey,
-                 emit: Emit | None = None, holders: Callable[[str], list[str]] | None = None):
+    def __init__(self, store: MessageStore, created_entry: CreatedEntry, referee_key: Ed25519PrivateKey, *,
+                 emit: Emit | None = None, holders: Callable[[str], list[str]] | None = None,
+                 standing: Standing | None = None, max_bytes: int = 0):
         self.store = store
+        #: whether a game has started, and who accepted it (None: no check, every game counts as started)
+        self.standing = standing
+        #: the most bytes of stored messages one game holds (0: no cap)
+        self.max_bytes = max_bytes
         self.created_entry = created_entry
         #: the keys that hold a game's seats now (CONTRACT section 14: an open seat's is the key that took it, ``""``
         #: while nobody holds it); asked only for a game created with an open seat
@@ -112,6 +143,16 @@ class MessageService:
         (``games_service.submissions.authenticated_seat``)."""
         return authenticated_seat(game_id, keys, submission)
 
+    def _may_talk(self, game_id: str, seat: int) -> None:
+        """409 ``message/not_started`` for a seat that has not accepted a game that has not started."""
+        if self.standing is None:
+            return
+        started, accepted = self.standing(game_id)
+        if not started and seat not in accepted:
+            raise ServiceError(409, "message/not_started", Text(
+                "the game has not started and seat %(seat)s has not accepted it: a seat talks before the start "
+                "only once it has accepted", seat=seat), details={"seat": seat})
+
     @staticmethod
     def _fresh(at: Any, path: str) -> int:
         """The signer's time of a request bound to no position, in ms: within ``FRESH`` s of the server's."""
@@ -121,18 +162,26 @@ class MessageService:
     def post(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """``POST /games/{id}/messages``: a seat's signed message into the game's message stream; returns the
         receipt. Refused, first that applies: 404 ``game/not_found``; 400 ``request/invalid`` (a ``to`` seat
-        the game lacks); 403/401 as for moves (binding and signature); 409 ``message/duplicate`` (this signed
-        message is in the stream already, ``details.position``); 503 ``log/unavailable``."""
+        the game lacks); 403/401 as for moves (binding and signature); 409 ``message/not_started`` (the game
+        has not started and the seat has not accepted it); 409 ``message/duplicate`` (this signed message is in
+        the stream already, ``details.position``); 409 ``messages/full`` (the game's messages hold
+        ``max_bytes`` already); 503 ``log/unavailable``."""
         keys = self._seat_keys(game_id)
         envelope = submission["envelope"]
         self._seats_exist(envelope.get("to"), len(keys), "$.envelope.to")
-        self._authenticate(game_id, keys, submission)
+        seat = self._authenticate(game_id, keys, submission)
+        self._may_talk(game_id, seat)
         for _attempt in range(APPEND_ATTEMPTS):
             try:
                 tip = self.store.tip(game_id)
                 message = seal({"v": 1, "type": "message", "seq": tip.length, "prev": tip.head, "at": now(),
                                 "log_seq": tip.log_seq, "submission": submission}, tip.head)
-                position = self.store.append(game_id, message, submission["sig"])
+                position = self.store.append(game_id, message, submission["sig"], self.max_bytes)
+            except MessagesFull as exc:
+                raise ServiceError(409, "messages/full", Text(
+                    "this game's messages are full: they hold %(stored)s bytes and take at most %(cap)s; no more "
+                    "messages are taken in this game", stored=exc.stored, cap=exc.cap),
+                    details={"stored": exc.stored, "max_bytes": exc.cap}) from exc
             except StaleAppend:
                 continue  # another message or an entry of the log came first: build it again on top
             except DuplicateSubmission as exc:
@@ -157,9 +206,11 @@ class MessageService:
         raise ServiceError(503, "log/unavailable", "the game's messages kept moving; try again")
 
     def read(self, game_id: str, query: dict[str, Any]) -> dict[str, Any]:
-        """``GET /games/{id}/messages``: the public messages from ``since``; with a seat's signed read (``key``,
-        ``at``, ``sig``: the signature over ``{"v": 1, "ctx": "referee/messages", "game", "key", "at"}``) also
-        the private ones to or from that key's seats, without the messages of the seats they muted."""
+        """``GET /games/{id}/messages``: the public messages from ``from`` (or its older name ``since``), at most
+        ``limit`` positions of the stream (private ones it does not show count too); ``next`` is the ``from``
+        of the next page, null on the last. With a seat's signed read (``key``, ``at``, ``sig``: the signature
+        over ``{"v": 1, "ctx": "referee/messages", "game", "key", "at"}``) also the private ones to or from
+        that key's seats, without the messages of the seats they muted."""
         keys = self._seat_keys(game_id)
         signed = [name for name in ("key", "at", "sig") if query.get(name)]
         readers: set[int] = set()
@@ -184,12 +235,20 @@ class MessageService:
         # one. (Taken after the read, it could count a message the answer lacks, and a reader going on from
         # ``length`` would never see it.)
         length = self.store.tip(game_id).length
-        messages = self.store.read(game_id, query.get("since", 0))
+        start = query.get("start", query.get("since", 0))
+        limit = min(int(query.get("limit") or 100), READ_MAX_PAGE)
+        messages = self.store.read(game_id, start, limit + 1)  # one more: is there a next page?
+        more = len(messages) > limit
+        messages = messages[:limit]
         if messages:
             length = max(length, int(messages[-1]["seq"]) + 1)
         shown = [message_view(m) for m in messages if visible_to(m, readers, muted)]
-        out: dict[str, Any] = {"game": game_id, "messages": shown,
-                               "length": length, "reader": sorted(readers) if signed else None}
+        following = int(messages[-1]["seq"]) + 1 if more and messages else None
+        # ``length`` is where a reader goes on from (older clients read on from it): ``next`` on a page that is
+        # not the last, else the stream's length (``total``)
+        out: dict[str, Any] = {"game": game_id, "messages": shown, "start": start, "next": following,
+                               "total": length, "length": following if following is not None else length,
+                               "reader": sorted(readers) if signed else None}
         if signed:
             out["muted"] = sorted(muted)
         return out

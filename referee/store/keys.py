@@ -174,6 +174,8 @@ DELIVERY_ONCE = "delivery:{contact}:{event}"
 MAIL_INBOX = "mail:inbox"
 MAIL_SEEN = "mail:seen:{message}"
 MAIL_REPLIES = "mail:replies:{address}"
+#: the event streams a client address holds open (work Redis; script TAKE_STREAM_SLOT; issue 37, item 9)
+STREAM_SLOTS = "referee:streams:{address}"
 #: approximate cap on the outbox stream's length (``XADD MAXLEN ~``) and the lifetime of an event id
 OUTBOX_MAXLEN = 100_000
 OUTBOX_SEEN_TTL = 14 * 24 * 3600

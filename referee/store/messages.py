@@ -11,10 +11,11 @@ can carry the public messages and only the hashes of the private ones and the ch
 
 The store keeps records as given and never interprets them (the service builds and seals them); it appends
 atomically at exactly the expected position, stream head and log length, refuses a signature it holds
-already, and keeps per seat whom it muted. Two implementations behind :class:`MessageStore`, one contract
-(``tests/service/test_store_contract.py``): :class:`RedisMessageStore` (keys ``game:{<id>}:messages…`` of
-``referee.store.keys``, script ``APPEND_MESSAGE`` of ``referee.store.scripts``) and
-:class:`MemoryMessageStore`.
+already and a message that would take the game's stored messages over a cap of bytes (issue 37: each stream
+entry carries ``b``, the bytes of the messages up to it), and keeps per seat whom it muted. Two
+implementations behind :class:`MessageStore`, one contract (``tests/service/test_store_contract.py``):
+:class:`RedisMessageStore` (keys ``game:{<id>}:messages…`` of ``referee.store.keys``, script ``APPEND_MESSAGE``
+of ``referee.store.scripts``) and :class:`MemoryMessageStore`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,15 @@ from .base import LogStore
 from .errors import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend
 from .memory import MemoryStore
 from .redis_store import FOLLOW_BLOCK_MAX, RedisStore, confirmed_write, stored_json, streams_of
+
+
+class MessagesFull(Exception):
+    """The game's stored messages hold ``stored`` bytes: one more of this size would take them over the cap."""
+
+    def __init__(self, stored: int, cap: int):
+        super().__init__(f"the game's messages hold {stored} bytes; the cap is {cap}")
+        self.stored = stored
+        self.cap = cap
 
 
 class MessageTip(NamedTuple):
@@ -50,17 +60,20 @@ class MessageStore(ABC):
         """The stream's count and head and the game's log length, read together. Raises ``GameNotFound``."""
 
     @abstractmethod
-    def append(self, game_id: str, message: dict[str, Any], signature: str) -> int:
+    def append(self, game_id: str, message: dict[str, Any], signature: str, max_bytes: int = 0) -> int:
         """Append the sealed ``message`` at position ``message["seq"]`` after ``message["prev"]``, written
         while the game's log is ``message["log_seq"]`` long; returns its position.
 
         Raises ``GameNotFound``; ``StaleAppend(count, head)`` if the stream or the log is elsewhere (nothing
         written); ``DuplicateSubmission(position, count, head)`` if ``signature`` is in the stream already
-        (nothing written); ``StoreUnavailable`` if the write could not be confirmed."""
+        (nothing written); ``MessagesFull`` if the game's stored messages would then hold more than
+        ``max_bytes`` bytes (0: no cap; nothing written); ``StoreUnavailable`` if the write could not be
+        confirmed."""
 
     @abstractmethod
-    def read(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
-        """The stored messages from position ``start``, in order (none for a game without messages)."""
+    def read(self, game_id: str, start: int = 0, count: int | None = None) -> list[dict[str, Any]]:
+        """The stored messages from position ``start``, in order, at most ``count`` of them (None: all; none for
+        a game without messages)."""
 
     @abstractmethod
     def follow(self, game_id: str, after: int, message_from: int, timeout: float, limit: int = 100
@@ -110,16 +123,18 @@ class RedisMessageStore(MessageStore):
             return MessageTip(len(stored), stored[-1]["hash"] if stored else GENESIS, len(document["bundle"]["log"]))
         return MessageTip(int(count), _text(head) if head else GENESIS, int(log_seq))
 
-    def append(self, game_id: str, message: dict[str, Any], signature: str) -> int:
+    def append(self, game_id: str, message: dict[str, Any], signature: str, max_bytes: int = 0) -> int:
         k = keys.message_keys(game_id)
         prev = "" if message["prev"] == GENESIS else message["prev"]
         with confirmed_write():
             result = self._append(keys=[k.stream, k.head, k.sigs, k.log],
                                   args=[message["seq"], prev, message["log_seq"], stored_json(message),
-                                        message["hash"], signature])
+                                        message["hash"], signature, max(0, int(max_bytes))])
         status = _text(result[0])
         if status == "ok":
             return int(result[1])
+        if status == "full":
+            raise MessagesFull(int(result[1]), max_bytes)
         if status == "stale":
             raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
         if status == "duplicate":
@@ -129,12 +144,14 @@ class RedisMessageStore(MessageStore):
             raise GameArchived(game_id)
         raise GameNotFound(game_id)
 
-    def read(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
-        rows: Any = self.redis.xrange(keys.message_keys(game_id).stream, min=keys.stream_id(max(start, 0)), max="+")
+    def read(self, game_id: str, start: int = 0, count: int | None = None) -> list[dict[str, Any]]:
+        rows: Any = self.redis.xrange(keys.message_keys(game_id).stream, min=keys.stream_id(max(start, 0)), max="+",
+                                      count=count)
         if not rows:
             document = self.log_store.archived(game_id)
             if document is not None:
-                return list(document.get("messages") or [])[max(start, 0):]
+                stored = list(document.get("messages") or [])[max(start, 0):]
+                return stored if count is None else stored[:count]
         return [json.loads(fields.get(b"e", fields.get("e"))) for _id, fields in rows]
 
     def follow(self, game_id: str, after: int, message_from: int, timeout: float, limit: int = 100
@@ -202,7 +219,7 @@ class MemoryMessageStore(MessageStore):
             stream = self._stream(game_id)
             return MessageTip(len(stream.messages), stream.head, log_seq)
 
-    def append(self, game_id: str, message: dict[str, Any], signature: str) -> int:
+    def append(self, game_id: str, message: dict[str, Any], signature: str, max_bytes: int = 0) -> int:
         with self._lock:
             log_seq = self.logs.tip(game_id).seq
             stream = self._stream(game_id)
@@ -211,7 +228,10 @@ class MemoryMessageStore(MessageStore):
                 raise DuplicateSubmission(stream.sigs[signature], count, stream.head)
             if message["seq"] != count or message["prev"] != stream.head or message["log_seq"] != log_seq:
                 raise StaleAppend(count, stream.head)
-            stream.messages.append(canonical_bytes(message))
+            stored, row = sum(len(row) for row in stream.messages), canonical_bytes(message)
+            if max_bytes > 0 and stored + len(row) > max_bytes:
+                raise MessagesFull(stored, max_bytes)
+            stream.messages.append(row)
             stream.head = message["hash"]
             stream.sigs[signature] = count
             self._appended.notify_all()  # wakes the followers of the game (its log's and its messages')
@@ -227,9 +247,10 @@ class MemoryMessageStore(MessageStore):
         with self._appended:
             return self._appended.wait_for(rows, timeout=max(0.0, timeout)) or ([], [])
 
-    def read(self, game_id: str, start: int = 0) -> list[dict[str, Any]]:
+    def read(self, game_id: str, start: int = 0, count: int | None = None) -> list[dict[str, Any]]:
         with self._lock:
             rows = list(self._stream(game_id).messages[max(start, 0):])
+        rows = rows if count is None else rows[:count]
         return [json.loads(row) for row in rows]
 
     def set_mute(self, game_id: str, seat: int, mute: list[int], signed_ms: int) -> bool:

@@ -114,7 +114,9 @@ expected position, recording the game's log length then; the chain is hashed in 
     ARGV[4]  the message's JSON
     ARGV[5]  the message's hash
     ARGV[6]  the signature of the message's envelope
+    ARGV[7]  the most bytes of stored messages the game may hold (0 or absent: no cap; issue 37)
     returns  {"ok", position}
+           | {"full", bytes stored}               this message would take the game over ARGV[7]; nothing written
            | {"stale", count, head, log length}   the stream or the log moved on; nothing written
            | {"duplicate", position}              this signature is in the stream already; nothing written
            | {"missing"}                          no such game (empty log); nothing written
@@ -133,6 +135,18 @@ CLAIM_REMATCH — name a finished game's rematch once (``POST /games/{id}/rematc
     KEYS[2]  game:{id}:log      only read: the game is in Redis (not archived, not unknown)
     ARGV[1]  the rematch's id to store if none is
     returns  the stored id (this one, or the one stored before) | "" when the game has no log in Redis
+
+TAKE_STREAM_SLOT — one more event stream for a client address, unless it holds the cap already
+(``referee.api.events.StreamSlots``; on the work Redis; issue 37, item 9)
+    KEYS[1]  referee:streams:{address}  sorted set: a stream's id -> the end of its lease (ms)
+    ARGV[1]  now (ms)
+    ARGV[2]  the lease (ms)
+    ARGV[3]  the cap
+    ARGV[4]  the new stream's id (``<client>:<uuid>`` when the client named itself, else ``<uuid>``)
+    ARGV[5]  the client's own id ("" for none): its earlier stream's slot is given to this one (that
+             browser closed it: it holds one stream at a time), not counted twice
+    returns  1: taken (the key expires with this lease) | 0: the address holds the cap; nothing written
+             (either way, the slots whose lease ended before now — a crashed process's — are dropped first)
 
 SAVE_RATINGS — compare-and-set one ruleset's ratings fold (``referee.store.ratings``; on the work Redis)
     KEYS[1]  ratings:{<ruleset>}          hash: "state" (the fold's JSON), "gen" (its generation)
@@ -354,7 +368,24 @@ local head = redis.call('GET', KEYS[2]) or ''
 if len ~= tonumber(ARGV[1]) or head ~= ARGV[2] or loglen ~= tonumber(ARGV[3]) then
   return {'stale', len, head, loglen}
 end
-redis.call('XADD', KEYS[1], '0-' .. (len + 1), 'e', ARGV[4])
+local bytes = 0
+if len > 0 then  -- each message's field "b": the bytes of the stream's messages up to it
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1][2]
+  local found = nil
+  for i = 1, #last, 2 do if last[i] == 'b' then found = tonumber(last[i + 1]) end end
+  if found == nil then  -- messages stored before the count was kept: added up once
+    found = 0
+    for _, row in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do
+      for i = 1, #row[2], 2 do if row[2][i] == 'e' then found = found + #row[2][i + 1] end end
+    end
+  end
+  bytes = found
+end
+local cap = tonumber(ARGV[7] or '0') or 0
+if cap > 0 and bytes + #ARGV[4] > cap then
+  return {'full', bytes}
+end
+redis.call('XADD', KEYS[1], '0-' .. (len + 1), 'e', ARGV[4], 'b', bytes + #ARGV[4])
 redis.call('SET', KEYS[2], ARGV[5])
 redis.call('HSET', KEYS[3], ARGV[6], len)
 return {'ok', len}
@@ -391,4 +422,22 @@ if found then
 end
 redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]
+"""
+
+TAKE_STREAM_SLOT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if ARGV[5] ~= '' then
+  local prefix = ARGV[5] .. ':'
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if string.sub(member, 1, #prefix) == prefix then
+      redis.call('ZREM', KEYS[1], member)
+    end
+  end
+end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
 """

@@ -3,6 +3,7 @@ real sockets, and gunicorn started with the deployment's worker model (``referee
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import selectors
@@ -147,10 +148,18 @@ def _free_port() -> int:
 
 @pytest.fixture
 def gunicorn_server(redis_url, tmp_path):
-    """gunicorn as ``referee serve`` and the Procfile start it (``--config python:referee.gunicorn_conf``)."""
+    """gunicorn as ``referee serve`` and the Procfile start it (``--config python:referee.gunicorn_conf``); its
+    300 streams stand for 300 clients, all from 127.0.0.1 here: no cap of streams per client."""
+    with gunicorn(redis_url, tmp_path, REFEREE_MAX_STREAMS_PER_CLIENT="0") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def gunicorn(redis_url, tmp_path, **settings: str):
+    """gunicorn as ``referee serve`` and the Procfile start it, two workers, with these settings: its URL."""
     port = _free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "REFEREE_VAR": str(tmp_path / "var"),
-           "REFEREE_QUEUE": f"test-{uuid.uuid4().hex[:8]}", "REFEREE_SSE_HEARTBEAT": "2"}
+           "REFEREE_QUEUE": f"test-{uuid.uuid4().hex[:8]}", "REFEREE_SSE_HEARTBEAT": "2", **settings}
     log = (tmp_path / "gunicorn.log").open("wb")
     process = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf",
                                 "--workers", "2", "--bind", f"127.0.0.1:{port}", "referee.app:create_app()"],

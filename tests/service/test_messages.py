@@ -83,8 +83,8 @@ def test_a_message_that_comes_in_while_a_read_is_answered_is_in_the_next_read(ht
     read = service.store.read
     between: list[dict] = []
 
-    def read_while_another_comes(game_id: str, start: int = 0) -> list[dict]:
-        rows = read(game_id, start)
+    def read_while_another_comes(game_id: str, start: int = 0, count: int | None = None) -> list[dict]:
+        rows = read(game_id, start, count)
         if not between:  # the next message lands after the read, before the answer is made
             between.append(service.post(game_id, say(game, 1, "in between", to=[0])))
         return rows
@@ -238,6 +238,8 @@ def test_say_and_messages_from_a_terminal_round_trip(server, tmp_path):
     code, out = run("create", "fivetowers", *(f"--seat={n}={k}" for n, k in keys.items()), "--server", server)
     assert code == 0, out
     game_id = json.loads(out)["game"]
+    code, out = run("accept", game_id, "--key", str(tmp_path / "alice.key"), "--server", server)
+    assert code == 0, out  # a seat talks before the start once it has accepted (issue 37, item 4)
     code, out = run("say", game_id, "hello\nall", "--key", str(tmp_path / "alice.key"), "--server", server)
     assert code == 0, out
     assert json.loads(out)["receipt"]["position"] == 0
@@ -259,6 +261,7 @@ def test_messages_are_rate_limited_per_seat_key(make_app):
 
     http = Http(make_app(REFEREE_RATE_MESSAGES="2 per minute").test_client())
     played = create_game(http, "fivetowers", 2)
+    accept_all(http, played)
     for text in ("one", "two"):
         assert http.post(f"/games/{played.game_id}/messages", say(played, 0, text))[0] == 201
     status, body = http.post(f"/games/{played.game_id}/messages", say(played, 0, "three"))

@@ -609,3 +609,22 @@ def test_batched_reads_of_created_last_entries_and_projections(store):
     assert listed[0] == {**{name: None for name in store.read_projections(games)[0]}, "seq": 4, "status": "active",
                          "accepted": [0, 1]}
     assert store.read_created([]) == store.read_last_entries([]) == store.read_projections([]) == []
+
+
+def test_a_message_over_the_cap_of_bytes_writes_nothing_and_reads_come_in_pages(store):
+    """Issue 37, item 4: ``append(..., max_bytes)`` refuses a message that would take the game's stored messages
+    over the cap (``MessagesFull``, with the bytes stored); ``read(game, start, count)`` gives at most ``count``."""
+    from referee.store.messages import MessagesFull, messages_of
+
+    messages = messages_of(store)
+    grow(store, "g_msg", 0)
+    first = message(0, GENESIS, 1, "x" * 400)
+    messages.append("g_msg", first, "s0", max_bytes=100_000)
+    second = message(1, first["hash"], 1, "y" * 400)
+    with pytest.raises(MessagesFull) as refused:
+        messages.append("g_msg", second, "s1", max_bytes=2000)  # one is about 1,100 bytes: two are over
+    assert 1000 < refused.value.stored < 2000 and refused.value.cap == 2000
+    assert messages.read("g_msg") == [first] and messages.tip("g_msg").length == 1
+    assert messages.append("g_msg", second, "s1", max_bytes=0) == 1  # 0: no cap
+    assert messages.read("g_msg", 0, 1) == [first] and messages.read("g_msg", 1, 5) == [second]
+    assert messages.read("g_msg", 2, 1) == []

@@ -62,6 +62,29 @@ export function followedKeys() {
   return [...new Set(listKeys().map((k) => k.public))].slice(0, 10);
 }
 
+/** This browser's own id for the stream (`?client=`): its streams share one of the server's slots per address
+ * (a new one takes over the slot of the one it replaces). Per browser when the tabs share the stream, else per tab. */
+function randomId() {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+let clientId = "";
+function streamClient() {
+  if (clientId) return clientId;
+  clientId = randomId();
+  if (shared) {
+    try {
+      const kept = localStorage.getItem("referee.live-client.v1");
+      if (kept && /^[0-9a-f]{24}$/.test(kept)) clientId = kept;
+      else localStorage.setItem("referee.live-client.v1", clientId);
+    } catch {
+      // no storage: an id for this tab
+    }
+  }
+  return clientId;
+}
+
 function streamUrl() {
   const keys = followedKeys();
   const games = new Set(myGames());
@@ -69,6 +92,7 @@ function streamUrl() {
   const params = [];
   if (keys.length) params.push(`keys=${encodeURIComponent(keys.join(","))}`);
   if (games.size) params.push(`games=${encodeURIComponent([...games].sort().slice(0, MAX_GAMES).join(","))}`);
+  if (params.length) params.push(`client=${streamClient()}`);
   return params.length ? `${ROOT}/players/events?${params.join("&")}` : "";
 }
 

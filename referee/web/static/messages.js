@@ -78,16 +78,23 @@ export function messagesPanel({ section, gameId, getGame, mySeats, intervalMs = 
   async function readOnce() {
     const keys = readers();
     // With a seat's key, only signed reads: a public read would bring back the messages of the muted seats.
+    // The messages come in pages (`next`: there is more); each page is read until the last.
     if (!keys.length) {
-      const data = await api.messages(gameId, { since: since.get("public") || 0 });
-      take(data, "public");
+      let data;
+      do {
+        data = await api.messages(gameId, { since: since.get("public") || 0 });
+        take(data, "public");
+      } while (data.next != null);
       return;
     }
     for (const entry of keys) {
       const at = nowMs();
       const sig = await signEnvelope(entry, { v: 1, ctx: "referee/messages", game: gameId, key: entry.public, at });
-      const data = await api.messages(gameId, { since: since.get(entry.public) || 0, key: entry.public, at, sig });
-      take(data, entry.public);
+      let data;
+      do {
+        data = await api.messages(gameId, { since: since.get(entry.public) || 0, key: entry.public, at, sig });
+        take(data, entry.public);
+      } while (data.next != null);
       for (const seat of data.reader || []) mutedBy.set(seat, data.muted || []);
     }
   }
