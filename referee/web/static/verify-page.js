@@ -57,6 +57,7 @@ function startWorker() {
     if (msg.type === "progress") onProgress(msg);
     else if (msg.type === "ready") {
       engine = msg;
+      window.refereeEngine = msg; // what the worker loaded: versions, files, timings (read by the benchmark)
       root.dataset.loaded = "yes";
       text(status, _("Ready: Python and the engine loaded in {ms} ms.", { ms: msg.ms }));
       bar.hidden = true;

@@ -31,6 +31,7 @@ async function load(vendorUrl, engineUrl) {
   ]);
   ed.hashes.sha512 = sha2.sha512;
   const pyodide = await pyodideModule.loadPyodide({ indexURL: new URL("pyodide/", vendorUrl).href });
+  const pythonMs = Math.round(performance.now() - started);
   post("load", 1, 3);
   const manifest = await (await fetch(new URL("manifest.json", engineUrl).href)).json();
   const files = await Promise.all(manifest.files.map(async (file) => {
@@ -41,6 +42,7 @@ async function load(vendorUrl, engineUrl) {
     if (digest !== file.sha256) throw new Error(`engine file ${file.path}: sha256 ${digest}, not ${file.sha256}`);
     return [file.path, new Uint8Array(body)];
   }));
+  const filesMs = Math.round(performance.now() - started) - pythonMs;
   post("load", 2, 3);
   for (const [path, body] of files) {
     const parts = path.split("/");
@@ -63,7 +65,10 @@ async function load(vendorUrl, engineUrl) {
   });
   const versions = boot.engine_versions().toJs({ dict_converter: Object.fromEntries });
   post("load", 3, 3);
-  return { versions, files: files.length, ms: Math.round(performance.now() - started), pyodide: pyodide.version };
+  const ms = Math.round(performance.now() - started);
+  // how long each part took: Pyodide itself, fetching and checking the engine files, importing the engine
+  const parts = { python: pythonMs, files: filesMs, engine: ms - pythonMs - filesMs };
+  return { versions, files: files.length, ms, parts, pyodide: pyodide.version };
 }
 
 self.onmessage = async (event) => {
