@@ -26,7 +26,8 @@ import requests
 from signed_requests import start, submit
 from test_csp import WATCH_CSP, violations
 
-from referee.bundle import sign_bundle
+from referee.bundle import build_bundle, sign_bundle
+from referee.games import ruleset
 from referee.logchain import seal
 from referee.signing import MOVE_CTX, generate_key, sign
 from referee.web import vendor
@@ -180,8 +181,63 @@ def test_a_tampered_bundle_fails_in_the_page_where_the_cli_says(verify_page, gam
     if first["position"] is not None:
         assert row.get_attribute("data-position") == str(first["position"])
         assert f"at log position {first['position']}: " in row.inner_text()
-    assert "FAILED" in verify_page.inner_text("#verify-verdict")
+    at = f" at log position {first['position']}" if first["position"] is not None else ""
+    assert verify_page.inner_text("#verify-verdict") == f"FAILED: first failure: {first['check']}{at}: {first['reason']}"
     assert violations(verify_page) == [] and verify_page.errors == []
+
+
+def gamelogs():
+    """``tests/verification/gamelogs.py``: the verification tests' own factory of signed game logs."""
+    folder = str(REPO / "tests" / "verification")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    import gamelogs as module  # noqa: PLC0415
+
+    return module
+
+
+def test_a_bundle_of_another_version_is_said_so_as_by_exit_4(verify_page, tmp_path):
+    bundle = build_bundle(gamelogs().make_game_log("fivetowers", 2, seed=2, version="0" * 16).entries, FORGER)
+    answer = in_page(verify_page, bundle)
+    report, code = cli_report(bundle, tmp_path)
+    assert code == 4 and answer["exit_code"] == 4 and answer["report"] == report
+    assert verify_page.locator("#verify[data-state=version_mismatch]").count() == 1
+    assert "VERSION MISMATCH" in verify_page.inner_text("#verify-verdict")
+    installed = ruleset("fivetowers").version
+    assert (f"hash to fivetowers {installed}, but the game was played with 0000000000000000: another version"
+            in verify_page.inner_text("#verify-engine"))
+
+
+def test_a_running_game_is_incomplete_as_by_exit_3(verify_page, web_server, tmp_path):
+    game, _ = start(web_server, "towerup", [{"name": "Ann"}, {"name": "Bea"}])
+    bundle = requests.get(f"{web_server}/games/{game}/export", timeout=10).json()
+    assert bundle["interim"] is True
+    answer = in_page(verify_page, bundle)
+    report, code = cli_report(bundle, tmp_path)
+    assert code == 3 and answer["exit_code"] == 3 and answer["report"] == report
+    assert "INCOMPLETE" in verify_page.inner_text("#verify-verdict")
+
+
+def test_a_recorded_games_altered_deck_fails_where_the_cli_says(verify_page, tmp_path):
+    deck = [c["id"] for c in ruleset("fivetowers").components()["cards"] if c["min_players"] <= 2]
+    random.Random(5).shuffle(deck)
+    entries = gamelogs().make_game_log("fivetowers", 2, seed=5, deck=deck).entries
+    entries[0]["deck"] = [deck[1], deck[0], *deck[2:]]  # two cards swapped, the chain recomputed, re-signed
+    bundle = build_bundle(reseal(entries), FORGER)
+    answer = in_page(verify_page, bundle)
+    report, code = cli_report(bundle, tmp_path)
+    assert code == 1 and answer["exit_code"] == 1 and answer["report"] == report
+    assert report["first_failure"]["check"] == "seat_signatures"
+
+
+def test_junk_is_reported_as_the_cli_reports_it(verify_page, tmp_path):
+    answer = verify_page.evaluate("(t) => window.refereeVerify(t)", '{"format": 1.5, "format": 2}')
+    path = tmp_path / "junk.json"
+    path.write_text('{"format": 1.5, "format": 2}')
+    done = subprocess.run([sys.executable, "-m", "referee.cli", "verify", "--json", str(path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1 and answer["exit_code"] == 1
+    assert answer["report"] == json.loads(done.stdout)
 
 
 def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, tmp_path, artifacts):

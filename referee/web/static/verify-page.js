@@ -132,8 +132,10 @@ function verdictText(report) {
   }[report.status] || VERDICTS[report.status] || report.status;
   const first = report.first_failure;
   if (report.status === "failed" && first) {
-    const at = first.position !== null ? _("at position {position}", { position: first.position }) : _("the bundle as a whole");
-    line += `: ${_("first failure")}: ${first.check} (${at}): ${first.reason}`;
+    // the command's words: "first failure: seat_signatures at log position 17: …"
+    const check = report.checks.find((c) => c.name === first.check) || { status: "failed", ...first };
+    const at = first.position !== null ? ` ${where(check).slice(0, -2)}` : ` (${_("the bundle as a whole")})`;
+    line += `: ${_("first failure")}: ${first.check}${at}: ${first.reason}`;
   } else if (report.status === "version_mismatch" && first) {
     line += `; ${first.reason}.`;
   }
