@@ -62,11 +62,11 @@ def finish(base: str, ruleset: str, players: int, seed: str) -> tuple[str, list]
 def games(web_server):
     """{ruleset: (bundle, seat keys)}: a finished game of each ruleset, exported by the referee."""
     out = {}
-    for ruleset, players in (("fivetowers", 2), ("towerup", 2)):
-        game, keys = finish(web_server, ruleset, players, f"verify-page-{ruleset}")
+    for name, players in (("fivetowers", 2), ("towerup", 2)):
+        game, keys = finish(web_server, name, players, f"verify-page-{name}")
         bundle = requests.get(f"{web_server}/games/{game}/export", timeout=10).json()
         assert bundle["interim"] is False
-        out[ruleset] = (bundle, keys)
+        out[name] = (bundle, keys)
     return out
 
 
@@ -182,7 +182,8 @@ def test_a_tampered_bundle_fails_in_the_page_where_the_cli_says(verify_page, gam
         assert row.get_attribute("data-position") == str(first["position"])
         assert f"at log position {first['position']}: " in row.inner_text()
     at = f" at log position {first['position']}" if first["position"] is not None else ""
-    assert verify_page.inner_text("#verify-verdict") == f"FAILED: first failure: {first['check']}{at}: {first['reason']}"
+    verdict = f"FAILED: first failure: {first['check']}{at}: {first['reason']}"
+    assert verify_page.inner_text("#verify-verdict") == verdict
     assert violations(verify_page) == [] and verify_page.errors == []
 
 
@@ -191,7 +192,7 @@ def gamelogs():
     folder = str(REPO / "tests" / "verification")
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    import gamelogs as module  # noqa: PLC0415
+    import gamelogs as module
 
     return module
 
