@@ -13,13 +13,16 @@ installs them)."""
 from __future__ import annotations
 
 import copy
+import html
 import json
 import random
+import re
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 import requests
@@ -164,6 +167,7 @@ def test_a_finished_game_verifies_in_the_page_as_by_the_cli(verify_page, games, 
     assert "VERIFIED" in verify_page.inner_text("#verify-verdict")
     pinned = bundle["ruleset"]["version"]
     assert f"{ruleset} {pinned}: the version the game was played with" in verify_page.inner_text("#verify-engine")
+    assert verify_page.locator("#verify-log tr").count() == len(bundle["log"])  # the verified log, entry by entry
     assert violations(verify_page) == [] and verify_page.errors == []
 
 
@@ -241,6 +245,18 @@ def test_junk_is_reported_as_the_cli_reports_it(verify_page, tmp_path):
     assert answer["report"] == json.loads(done.stdout)
 
 
+def test_a_game_is_verified_from_its_export_url_linked_by_its_replay(verify_page, web_server, games):
+    bundle, _ = games["towerup"]
+    replay = requests.get(f"{web_server}/play/games/{bundle['game']}/replay", timeout=10).text
+    href = re.search(r'id="replay-verify-link" href="([^"]+)"', replay).group(1)
+    assert unquote(html.unescape(href)) == f"/play/verify?url=/games/{bundle['game']}/export"
+    verify_page.fill("#verify-url", f"{web_server}/games/{bundle['game']}/export")
+    verify_page.click("#verify-run")
+    verify_page.wait_for_selector("#verify[data-state=verified]", state="attached", timeout=60_000)
+    assert bundle["game"] in verify_page.inner_text("#verify-heading")
+    assert violations(verify_page) == [] and verify_page.errors == []
+
+
 def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, tmp_path, artifacts):
     bundle, _ = games["towerup"]
     verify_page.set_viewport_size(PHONE)
@@ -309,3 +325,14 @@ def test_the_static_export_verifies_without_the_referee(browser, games, tmp_path
     finally:
         server.terminate()
         server.wait()
+
+
+def test_the_report_has_no_serious_accessibility_violation(verify_page, games):
+    """axe-core (``test_a11y.py``) on the page showing a failed report; last in the module, as axe is put into the
+    page from outside."""
+    from test_a11y import run_axe
+
+    in_page(verify_page, tampers(games)["move changed"])
+    tally, serious = run_axe(verify_page)
+    print("verify page:", tally)
+    assert serious == [], serious

@@ -148,7 +148,36 @@ function statusLabel(check) {
   return _("skipped");
 }
 
-function show(answer, source) {
+/** The bundle's log, one row per entry: what was verified, with the entries the replay rejected marked. */
+function showLog(bytes, report) {
+  const body = document.getElementById("verify-log");
+  body.replaceChildren();
+  let bundle = null;
+  try {
+    bundle = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (err) {
+    return;
+  }
+  const log = bundle && Array.isArray(bundle.log) ? bundle.log : [];
+  const replay = report.checks.find((c) => c.name === "replay");
+  const rejected = new Set(((replay && replay.details && replay.details.rejected_entries) || []).map((r) => r.position));
+  log.slice(0, 5000).forEach((entry, position) => {
+    if (!entry || typeof entry !== "object") return;
+    const row = make("tr", rejected.has(position) ? "verdict-rejected" : "");
+    row.dataset.position = String(position);
+    const submission = entry.submission && entry.submission.envelope;
+    const content = submission && submission.move !== undefined ? submission.move
+      : entry.type === "revealed" ? { server_seed: entry.server_seed, reason: entry.reason }
+        : entry.type === "created" ? { ruleset: entry.ruleset, mode: entry.mode } : null;
+    row.append(make("td", "mono", String(position)), make("td", "mono", String(entry.type)),
+      make("td", "", entry.seat === undefined || entry.seat === null ? "" : String(entry.seat)),
+      make("td", "mono check-reason", content === null ? "" : JSON.stringify(content)
+        + (rejected.has(position) ? ` — ${_("rejected")}` : "")));
+    body.append(row);
+  });
+}
+
+function show(answer, source, bytes) {
   const report = answer.report;
   result.hidden = false;
   text(document.getElementById("verify-heading"), heading(report, source));
@@ -182,6 +211,7 @@ function show(answer, source) {
   text(verdict, verdictText(report));
   verdict.className = `verdict ${report.status === "verified" ? "verdict-ok" : "verdict-rejected"}`;
   text(document.getElementById("verify-json"), JSON.stringify(report, null, 2));
+  if (bytes) showLog(bytes, report);
   root.dataset.state = report.status;
   root.dataset.exit = String(answer.exit_code);
   bar.hidden = true;
@@ -194,8 +224,8 @@ async function run(bytes, source) {
   result.hidden = true;
   try {
     await whenReady();
-    const answer = await verifyBytes(bytes, keyInput.value.trim());
-    show(answer, source);
+    const answer = await verifyBytes(bytes.slice(), keyInput.value.trim());
+    show(answer, source, bytes);
   } catch (err) {
     fail(err.message || String(err));
   }
@@ -209,6 +239,7 @@ async function bytesOfUrl(url) {
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
+  root.dataset.state = "running";
   try {
     if (fileInput.files && fileInput.files[0]) {
       const file = fileInput.files[0];
@@ -243,7 +274,7 @@ drop.addEventListener("drop", async (event) => {
 
 // ?url=… (a game page's "verify in the browser" link) fills the URL field
 const given = new URLSearchParams(location.search).get("url");
-if (given) urlInput.value = given;
+if (given) urlInput.value = new URL(given, location.href).href;
 
 if (root.dataset.ready === "yes") startWorker(); // Pyodide loads while the reader picks a file
 
@@ -251,7 +282,7 @@ if (root.dataset.ready === "yes") startWorker(); // Pyodide loads while the read
 window.refereeVerify = async (textOrBytes, refereeKey) => {
   await whenReady();
   const bytes = typeof textOrBytes === "string" ? new TextEncoder().encode(textOrBytes) : textOrBytes;
-  const answer = await verifyBytes(bytes, refereeKey);
-  show(answer, "(test)");
+  const answer = await verifyBytes(bytes.slice(), refereeKey);
+  show(answer, "(test)", bytes);
   return answer;
 };
