@@ -10,6 +10,7 @@ audited ``@noble/ed25519``, RFC 8032 rules), so neither the signing module nor t
 
 from __future__ import annotations
 
+import json
 import sys
 import types
 from collections.abc import Callable
@@ -83,8 +84,9 @@ def engine_versions() -> dict[str, str]:
 
 
 def verify_bytes(data: bytes, referee_key: str | None,
-                 progress: Callable[[str, int, int], None] | None) -> dict[str, Any]:
-    """The report of ``referee verify --json`` for the bundle ``data`` (and its exit status as ``exit_code``)."""
+                 progress: Callable[[str, int, int], None] | None) -> str:
+    """The report of ``referee verify --json`` for the bundle ``data`` and its exit status, as JSON text
+    ``{"report", "exit_code"}`` (text, so that every ``null`` stays a ``null``: Pyodide makes ``None`` undefined)."""
     from referee.bundle import load_bundle  # noqa: PLC0415
     from referee.canonical import StrictJSONError  # noqa: PLC0415
     from referee.verify import unreadable_report, verify_bundle  # noqa: PLC0415
@@ -95,4 +97,4 @@ def verify_bytes(data: bytes, referee_key: str | None,
         report = unreadable_report(f"the file is not a strict JSON bundle: {exc}", exc.problems)
     else:
         report = verify_bundle(bundle, progress, referee_key=referee_key or None)
-    return {"report": report.to_dict(), "exit_code": report.exit_code}
+    return json.dumps({"report": report.to_dict(), "exit_code": report.exit_code}, ensure_ascii=False)

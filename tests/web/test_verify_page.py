@@ -3,7 +3,9 @@
 Real bundles of finished games from a real referee (the module's ``web_server``: random legal moves through the API to
 the end), verified in one page (Pyodide loads once) and by ``referee verify --json`` on the same bytes: the same
 report, check by check and position by position, for an honest game of each ruleset and for tampered copies (a move
-changed, an entry removed, a move signed by another seat, the revealed seed changed). The static export of
+changed, an entry removed, a move signed by another seat, the revealed seed changed, the result forged; and a
+forged agreement, a recorded game's deck altered, a bundle of another ruleset version, a running game's interim
+bundle and junk). The static export of
 ``referee verify-page`` served by ``python -m http.server`` verifies with no request to the referee. Zero console
 errors and zero CSP violations; the page's CSP adds ``'wasm-unsafe-eval'`` and no other page's does.
 
@@ -32,7 +34,7 @@ from test_csp import WATCH_CSP, violations
 from referee.bundle import build_bundle, sign_bundle
 from referee.games import ruleset
 from referee.logchain import seal
-from referee.signing import MOVE_CTX, generate_key, sign
+from referee.signing import MOVE_CTX, generate_key, public_key_b64, sign
 from referee.web import vendor
 
 pytestmark = [pytest.mark.web,
@@ -121,6 +123,8 @@ def tampers(games) -> dict[str, dict]:
     last = next(i for i in range(len(entries) - 1, -1, -1) if entries[i]["type"] == "revealed")
     entries[last]["server_seed"] = "ab" * 32
     out["seed changed"] = resigned(bundle, reseal(entries, last))
+    # the claimed result changed (a field of the bundle, not of the log: no position)
+    out["result forged"] = sign_bundle({**bundle, "result": {**bundle["result"], "forged": True}}, FORGER)
     return out
 
 
@@ -160,6 +164,7 @@ def test_a_finished_game_verifies_in_the_page_as_by_the_cli(verify_page, games, 
     report, code = cli_report(bundle, tmp_path)
     assert code == 0 and answer["exit_code"] == 0
     assert answer["report"] == report
+    assert json.loads(verify_page.text_content("#verify-json")) == report  # the JSON shown, every null kept
     # the page shows it check by check, and that the engine it ran is the pinned version
     rows = verify_page.locator("#verify-checks tr")
     assert rows.count() == len(report["checks"])
@@ -171,7 +176,8 @@ def test_a_finished_game_verifies_in_the_page_as_by_the_cli(verify_page, games, 
     assert violations(verify_page) == [] and verify_page.errors == []
 
 
-@pytest.mark.parametrize("tamper", ["move changed", "entry removed", "signature of another seat", "seed changed"])
+@pytest.mark.parametrize("tamper", ["move changed", "entry removed", "signature of another seat", "seed changed",
+                                    "result forged"])
 def test_a_tampered_bundle_fails_in_the_page_where_the_cli_says(verify_page, games, tmp_path, tamper):
     bundle = tampers(games)[tamper]
     answer = in_page(verify_page, bundle)
@@ -185,7 +191,7 @@ def test_a_tampered_bundle_fails_in_the_page_where_the_cli_says(verify_page, gam
     if first["position"] is not None:
         assert row.get_attribute("data-position") == str(first["position"])
         assert f"at log position {first['position']}: " in row.inner_text()
-    at = f" at log position {first['position']}" if first["position"] is not None else ""
+    at = f" at log position {first['position']}" if first["position"] is not None else " (the bundle as a whole)"
     verdict = f"FAILED: first failure: {first['check']}{at}: {first['reason']}"
     assert verify_page.inner_text("#verify-verdict") == verdict
     assert violations(verify_page) == [] and verify_page.errors == []
@@ -233,6 +239,39 @@ def test_a_recorded_games_altered_deck_fails_where_the_cli_says(verify_page, tmp
     report, code = cli_report(bundle, tmp_path)
     assert code == 1 and answer["exit_code"] == 1 and answer["report"] == report
     assert report["first_failure"]["check"] == "seat_signatures"
+
+
+def test_a_forged_agreement_fails_where_the_cli_says(verify_page, web_server, tmp_path):
+    """A recorded game (its deck public) of three: seat 0 offers a draw, seat 1 accepts, seat 2 never answers; the
+    referee logs an ``agreed`` anyway and signs the bundle."""
+    keys = [generate_key() for _ in range(3)]
+    deck = [c["id"] for c in ruleset("fivetowers").components()["cards"] if c["min_players"] <= 3]
+    created = requests.post(f"{web_server}/games", timeout=10, json={
+        "ruleset": "fivetowers", "deck": deck,
+        "seats": [{"name": n, "key": public_key_b64(k)} for n, k in zip(["Ann", "Bea", "Cem"], keys, strict=True)]})
+    assert created.status_code == 201, created.text
+    game = created.json()["game"]
+
+    def post(seat: int, path: str, **fields) -> dict:
+        state = requests.get(f"{web_server}/games/{game}", timeout=10).json()
+        envelope = {"v": 1, "game": game, "seat": seat, "seq": state["seq"], "prev": state["head"], **fields}
+        answer = requests.post(f"{web_server}/games/{game}/{path}", timeout=10,
+                               json={"envelope": envelope, "sig": sign(keys[seat], envelope)})
+        assert answer.status_code == 202, answer.text
+        return answer.json()
+
+    position = post(0, "offers", ctx="referee/offer", offer="draw")["position"]
+    post(1, f"offers/{position}/answer", ctx="referee/answer", offer=position, accept=True)
+    log = requests.get(f"{web_server}/games/{game}/export", timeout=10).json()["log"]
+    assert log[-1]["type"] == "answered"
+    forged = seal({"v": 1, "type": "agreed", "seq": len(log), "at": log[-1]["at"], "offer": position},
+                  log[-1]["hash"])
+    bundle = build_bundle([*log, forged], FORGER)
+    answer = in_page(verify_page, bundle)
+    report, code = cli_report(bundle, tmp_path)
+    assert code == 1 and answer["exit_code"] == 1 and answer["report"] == report
+    assert report["first_failure"]["check"] == "replay" and report["first_failure"]["position"] == len(log)
+    assert "agreement/not_agreed" in verify_page.inner_text("#verify-verdict")
 
 
 def test_junk_is_reported_as_the_cli_reports_it(verify_page, tmp_path):

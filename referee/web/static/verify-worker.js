@@ -87,11 +87,9 @@ self.onmessage = async (event) => {
       await ready;
       const started = performance.now();
       const progress = (stage, done, total) => self.postMessage({ type: "progress", stage, done, total });
-      const result = boot.verify_bytes(new Uint8Array(message.data), message.refereeKey || null, progress);
-      const out = result.toJs({ dict_converter: Object.fromEntries });
-      result.destroy();
-      self.postMessage({ type: "report", id: message.id, report: out.get ? out.get("report") : out.report,
-                         exit_code: out.exit_code, ms: Math.round(performance.now() - started) });
+      const out = JSON.parse(boot.verify_bytes(new Uint8Array(message.data), message.refereeKey || null, progress));
+      self.postMessage({ type: "report", id: message.id, report: out.report, exit_code: out.exit_code,
+                         ms: Math.round(performance.now() - started) });
     } catch (err) {
       self.postMessage({ type: "error", id: message.id, message: String(err && err.message ? err.message : err) });
     }
