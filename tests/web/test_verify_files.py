@@ -94,3 +94,61 @@ def test_only_the_wasm_policy_survives_the_security_headers(set_by_view, expecte
     assert app.test_client().get("/").headers["Content-Security-Policy"] == expected
     assert WASM_CONTENT_SECURITY_POLICY == CONTENT_SECURITY_POLICY.replace(
         "script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
+
+
+SHIM = """
+import json, sys
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey as Real
+
+calls = []
+
+def check(key, sig, message):  # what the page's @noble/ed25519 does, here with the real library
+    calls.append(1)
+    try:
+        Real.from_public_bytes(key).verify(sig, message)
+        return True
+    except Exception:
+        return False
+
+for name in [m for m in sys.modules if m.split(".")[0] == "cryptography"]:
+    del sys.modules[name]
+sys.path.insert(0, "referee/web")
+import pyodide_boot
+
+pyodide_boot.install_ed25519(check)
+out = json.loads(pyodide_boot.verify_bytes(open(sys.argv[1], "rb").read(), None, None))
+import referee.signing
+assert referee.signing.Ed25519PublicKey.__module__ == "pyodide_boot"  # the stand-in, not cryptography's
+out["checks_through_the_shim"] = len(calls)
+out["versions"] = pyodide_boot.engine_versions()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("tamper", [None, "signature of another seat"])
+def test_pyodide_boot_gives_the_cli_report_through_its_ed25519_seam(tmp_path, tamper):
+    """The Python half of the page without a browser: ``pyodide_boot`` with its ``cryptography`` stand-in (checking
+    through a function, as the page's Ed25519 does) reports what ``referee verify --json`` reports."""
+    sys.path.insert(0, str(REPO / "tests" / "verification"))
+    try:
+        from gamelogs import finished_log
+    finally:
+        sys.path.pop(0)
+    from referee.bundle import build_bundle
+    from referee.signing import generate_key, sign
+
+    log = finished_log("towerup", 2)
+    if tamper:
+        p = next(i for i, e in enumerate(log.entries) if e["type"] == "move")
+        seat = log.entries[p]["seat"]
+        log.entries[p]["submission"]["sig"] = sign(log.keys[1 - seat], log.entries[p]["submission"]["envelope"])
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(build_bundle(log.entries, generate_key())))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    page = json.loads(subprocess.run([sys.executable, "-c", SHIM, str(path)], cwd=REPO, capture_output=True,
+                                     text=True, check=True, env=env).stdout)
+    cli = subprocess.run([sys.executable, "-m", "referee.cli", "verify", "--json", str(path)], cwd=REPO,
+                         capture_output=True, text=True, check=False, env=env)
+    assert page["report"] == json.loads(cli.stdout) and page["exit_code"] == cli.returncode == (1 if tamper else 0)
+    assert page["checks_through_the_shim"] > len(log.entries) // 2  # every signature went through the seam
+    assert page["versions"] == {name: ruleset(name).version for name in names()}
