@@ -311,6 +311,10 @@ def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, 
     verify_page.screenshot(path=str(artifacts / "verify-page-desktop-verified.png"), full_page=True)
     in_page(verify_page, tampers(games)["signature of another seat"])
     verify_page.screenshot(path=str(artifacts / "verify-page-desktop-failed.png"), full_page=True)
+    verify_page.set_viewport_size(PHONE)
+    assert verify_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    verify_page.screenshot(path=str(artifacts / "verify-page-phone-failed.png"), full_page=True)
+    verify_page.set_viewport_size({"width": 1200, "height": 900})
     assert violations(verify_page) == [] and verify_page.errors == []
 
 
