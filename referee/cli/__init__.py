@@ -93,6 +93,7 @@ main.add_command(tournaments.tournament)
 # verification, offline
 main.add_command(verification.verify_command)
 main.add_command(verification.verify_tournament_command)
+main.add_command(verification.verify_page_command)
 main.add_command(verification.shadow_replay_command)
 
 __all__ = ["main"]

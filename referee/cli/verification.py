@@ -164,6 +164,23 @@ def verify_command(bundle_file: IO[bytes], as_json: bool, referee_key: str | Non
     sys.exit(report.exit_code)
 
 
+@click.command("verify-page")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="The folder to write the page into (created if missing).")
+def verify_page_command(out_dir: Path) -> None:
+    """Write the browser verifier (/play/verify) as a static folder: the page in English, German and French, its
+    JavaScript, Pyodide, Ed25519 and the engine's own files. Any static web server serves it (python -m
+    http.server); it needs no referee and sends nothing anywhere. Needs the vendored files (python -m
+    referee.web.vendor)."""
+    from ..web.verify_page import write_static  # noqa: PLC0415 - keeps `referee verify` free of Flask
+
+    try:
+        written = write_static(out_dir)
+    except FileNotFoundError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"wrote {len(written)} files into {out_dir}: open {out_dir / 'index.html'} through a web server")
+
+
 # -- shadow replay -------------------------------------------------------------------------------
 def _store_from_app() -> Any:
     """The service's store, configured from the environment exactly as ``referee serve`` does."""

@@ -17,6 +17,8 @@ Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
     /play/confirm/<contact>     confirm an e-mail address with its code (a button: never the GET alone)
     /play/tournaments           the tournaments (newest first) and the new-tournament form
     /play/tournaments/<id>      a tournament: rounds and tables, standings, crosstable, a player's path, join
+    /play/verify                a game's bundle verified in the browser by the referee's own verifier on Pyodide
+                                (``verify_page.py``: its worker, Pyodide and the engine files under /play/verify/…)
     /play/i18n/<lang>.json      the JavaScript's strings in a language, from the gettext catalogs (``i18n.py``)
 
 Every page is in English, German or French (``i18n.py``, ``docs/languages.md``).
@@ -177,3 +179,6 @@ def confirm(contact_id: str) -> str:
     if not _CONTACT_ID.match(contact_id):
         abort(404)
     return render_template("web/confirm.html", page="confirm", contact_id=contact_id)
+
+
+from . import verify_page  # noqa: E402, F401 - its routes are this blueprint's (it imports bp from here)

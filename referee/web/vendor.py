@@ -1,0 +1,124 @@
+"""The browser verifier's third-party files (``/play/verify``, issue 38): Pyodide and Ed25519, from the npm registry.
+
+Nothing of these is in git (Pyodide alone is about 13 MB): ``python -m referee.web.vendor`` (run by ``.ci/run``)
+downloads each pinned npm tarball, checks its sha256, and unpacks only the files the page needs into
+``referee/web/vendored/`` (git-ignored), with a ``pins.json`` that says what was installed. Running it again with
+the files in place does nothing. The pages never fetch anything from a CDN: they serve these files themselves
+(``/play/verify/vendor/<path>``), and ``referee verify-page --out DIR`` copies them.
+
+* ``pyodide`` — CPython compiled to WebAssembly, the core files only (the interpreter, its JavaScript loader and
+  the standard library; no packages are loaded: the verifier needs none beyond its own pure-Python files);
+* ``@noble/ed25519`` and the SHA-512 of ``@noble/hashes`` — audited, dependency-free Ed25519 in JavaScript, called
+  synchronously from Python (WebCrypto's Ed25519 is asynchronous, and the verifier checks signatures in the
+  middle of the fold).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import sys
+import tarfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+VENDOR_DIR = Path(__file__).resolve().parent / "vendored"
+REGISTRY = "https://registry.npmjs.org"
+
+
+@dataclass(frozen=True)
+class Package:
+    """One npm tarball, pinned by version and sha256, and the files of it the page needs (``package/<name>``)."""
+
+    name: str
+    version: str
+    sha256: str
+    folder: str
+    files: tuple[str, ...]
+
+    @property
+    def tarball(self) -> str:
+        base = self.name.rsplit("/", 1)[-1]
+        return f"{REGISTRY}/{self.name}/-/{base}-{self.version}.tgz"
+
+
+PYODIDE_VERSION = "314.0.7"
+
+PACKAGES = (
+    Package("pyodide", PYODIDE_VERSION, "66b7949e5a0cba2250b586d7e368bf12fb482800748d182c4618254b685ffaa0", "pyodide",
+            ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")),
+    Package("@noble/ed25519", "3.0.0", "cb136ca3a71848403343815aeaad420df647b2f4018a7667bb92fd1ed82025a5",
+            "noble-ed25519", ("index.js", "LICENSE")),
+    Package("@noble/hashes", "2.0.1", "638ffb3053a7e7478c9e54a6e297f3601299ee570a41112e501af7050d086a0a",
+            "noble-hashes", ("sha2.js", "_md.js", "_u64.js", "utils.js", "LICENSE")),
+)
+
+
+def pins() -> dict[str, str]:
+    """``{npm name: version}`` of what the page needs."""
+    return {package.name: package.version for package in PACKAGES}
+
+
+def installed(vendor_dir: Path = VENDOR_DIR) -> bool:
+    """Whether ``vendor_dir`` holds every file of the pinned versions (what ``pins.json`` says and the files)."""
+    try:
+        if json.loads((vendor_dir / "pins.json").read_text(encoding="utf-8")) != pins():
+            return False
+    except (OSError, ValueError):
+        return False
+    return all((vendor_dir / package.folder / name).is_file() for package in PACKAGES for name in package.files)
+
+
+def vendor_files(vendor_dir: Path = VENDOR_DIR) -> list[str]:
+    """The installed files, relative to ``vendor_dir`` (``pyodide/pyodide.mjs``, …), licences included."""
+    return sorted(f"{package.folder}/{name}" for package in PACKAGES for name in package.files
+                  if (vendor_dir / package.folder / name).is_file())
+
+
+def _download(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=120) as answer:
+        return bytes(answer.read())
+
+
+def install(vendor_dir: Path = VENDOR_DIR, *, fetch=_download, log=print) -> bool:  # type: ignore[no-untyped-def]
+    """Download, check and unpack every pinned package into ``vendor_dir``; False (nothing changed) when they are
+    there already. ``ValueError`` when a tarball's sha256 is not the pinned one (nothing is unpacked then)."""
+    if installed(vendor_dir):
+        return False
+    unpacked: dict[str, bytes] = {}
+    for package in PACKAGES:
+        log(f"fetching {package.name}@{package.version} from {package.tarball}")
+        data = fetch(package.tarball)
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != package.sha256:
+            raise ValueError(f"{package.name}@{package.version}: the tarball's sha256 is {digest}, "
+                             f"not the pinned {package.sha256}")
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for name in package.files:
+                member = tar.extractfile(f"package/{name}")
+                if member is None:  # pragma: no cover - a pinned tarball has them
+                    raise ValueError(f"{package.name}@{package.version} has no {name}")
+                unpacked[f"{package.folder}/{name}"] = member.read()
+    for rel, body in unpacked.items():
+        target = vendor_dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(body)
+    (vendor_dir / "pins.json").write_text(json.dumps(pins(), indent=1) + "\n", encoding="utf-8")
+    log(f"installed {len(unpacked)} files into {vendor_dir}")
+    return True
+
+
+def main() -> int:
+    try:
+        if not install():
+            print(f"the pinned Pyodide and Ed25519 files are in {VENDOR_DIR} already")
+    except (OSError, ValueError) as exc:
+        print(f"cannot install the browser verifier's files: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - python -m referee.web.vendor
+    sys.exit(main())
