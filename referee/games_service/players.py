@@ -75,9 +75,23 @@ def index_tournament_players(store: LogStore, tournament_id: str, created: dict[
                       tournament_id)
 
 
+def tournament_rows(tournament_id: str, entries: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    """The index rows of a tournament: its listed players (``created``) and the keys that joined an open
+    registration (``joined`` entries of keys not listed), each at the tournament's created time, as a join
+    lists them (``tournaments/service/submissions.py``)."""
+    created = entries[0]
+    rows = player_rows(tournament_id, created, "players")
+    listed = {key for key, _item, _at in rows}
+    joined = {entry.get("key") for entry in entries[1:] if entry.get("type") == "joined"}
+    at = parse_ms(created["at"])
+    return rows + [(key, tournament_id, at) for key in sorted(k for k in joined if isinstance(k, str))
+                   if key not in listed and PLAYER_KEY_RE.match(key)]
+
+
 def rebuild_tournament_index(store: LogStore) -> int:
-    """List every tournament of ``referee:tournaments`` under its players' keys again, from the ``created``
-    entries (additive, as :func:`rebuild_player_index`). Returns the rows written."""
+    """List every tournament of ``referee:tournaments`` under its players' keys again, from its log: the
+    ``created`` entry's players and the keys that joined an open registration (additive, as
+    :func:`rebuild_player_index`). Returns the rows written."""
     from ..store import GameNotFound  # noqa: PLC0415
 
     rows = []
@@ -86,7 +100,7 @@ def rebuild_tournament_index(store: LogStore) -> int:
             entries, _tip = store.read_tournament(tournament_id)
         except GameNotFound:
             continue
-        rows += player_rows(tournament_id, entries[0], "players")
+        rows += tournament_rows(tournament_id, entries)
     for chunk in _chunks(rows):
         store.index_player_tournaments(chunk)
     return len(rows)

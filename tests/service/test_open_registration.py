@@ -15,9 +15,10 @@ from svc_helpers import Http, signed
 from tournament_helpers import Players, join_envelope, play_round, tournament_state
 
 from referee.cli.verification import verify_tournament_command
+from referee.games_service.players import rebuild_tournament_index
 from referee.logchain import seal
 from referee.signing import generate_key, public_key_b64, sign
-from referee.store.keys import TOURNAMENT_TIMER
+from referee.store.keys import TOURNAMENT_TIMER, player_tournaments_key
 from referee.timecontrol import parse_ms
 from workers.deadlines import DeadlineScheduler
 from workers.queue import ReplayDispatch
@@ -88,6 +89,11 @@ def test_a_twelve_player_open_swiss_fills_from_unlisted_keys_and_pairs_round_1_w
     # the joiners find the tournament under their keys
     status, mine = http.get(f"/players/{players.public[0]}/tournaments")
     assert status == 200 and [t["tournament"] for t in mine["tournaments"]] == [tid]
+    # and again after `referee rebuild --all` lists the tournaments anew from their logs
+    kept = {p: store.player_tournaments(p) for p in players.public[:12]}
+    store.redis.delete(*(player_tournaments_key(p) for p in players.public[:12]))
+    assert rebuild_tournament_index(store) == 12
+    assert {p: store.player_tournaments(p) for p in players.public[:12]} == kept
 
 
 def test_bad_joins_are_refused_and_store_nothing(http):

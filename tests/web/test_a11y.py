@@ -2,9 +2,10 @@
 real replay worker:
 
 * axe-core on every page — the lobby, new game, my keys, my games, tournaments, a tournament, the game page and
-  the replay of both games (mid-game; the boards' pages at phone size too; in English, and in German or French
-  by turns), the confirmation page, the join page of an open seat, and the
-  finished game's page and replay (with its score) of the keyboard game below: no serious or critical violation
+  the replay of both games (mid-game; the boards' pages at phone size too; in English, and four of them in German
+  or French; one test item per page, so that they spread over the workers), the confirmation page, the join page
+  of an open seat, and the finished game's page and replay (with its score) of the keyboard game below: no serious
+  or critical violation
   (WCAG 2.1 A and AA rules and axe's best practices); the counts per page are printed. axe-core is the npm
   package's ``axe.min.js``, vendored in ``tests/web/vendor/`` (never fetched at test time), put into each page
   through the DevTools protocol: the contexts bypass the pages' Content-Security-Policy for it (``test_csp.py``
@@ -18,6 +19,7 @@ real replay worker:
 from __future__ import annotations
 
 import json
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -86,7 +88,20 @@ def _play(base: str, ruleset: str, turns: int, bot: bool = False):
     return game, keys, to_move
 
 
-def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_server, console_errors, artifacts):
+PAGES = ("lobby", "new game", "my keys", "my games", "tournaments", "tournament", "5 Towers game", "5 Towers replay",
+         "Tower Up game", "Tower Up replay", "confirm", "join")
+#: every page at desktop size in English; the boards' game pages at phone size too (their layout changes there);
+#: German and French on two pages each, a board among them: a language changes texts, whose every page
+#: tests/web/test_i18n_pages.py checks, not the layout or the colours
+RUNS = ([(name, "desktop", "en") for name in PAGES]
+        + [("5 Towers game", "phone", "en"), ("Tower Up game", "phone", "en")]
+        + [("new game", "desktop", "de"), ("5 Towers game", "desktop", "de"),
+           ("tournament", "desktop", "fr"), ("Tower Up replay", "desktop", "fr")])
+
+
+@pytest.fixture(scope="module")
+def axe_pages(web_server):
+    """The pages axe-core looks at, by name: (path, selector of the page being ready, key the browser holds)."""
     base = web_server
     fivetowers, towerup = _play(base, "fivetowers", 9, bot=True), _play(base, "towerup", 12)
     http = Http(requests.Session(), base)
@@ -99,59 +114,51 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser, web_ser
         _id, keys, to_move = game
         return keys[to_move if to_move is not None else 0]
 
-    pages = [
-        ("lobby", "/play/", "#games-body tr[data-game]", key_of(fivetowers)),
-        ("new game", "/play/new", "#seats li", None),
-        ("my keys", "/play/keys", "#keys-body tr[data-public]", key_of(fivetowers)),
-        ("my games", "/play/me", "#all-my-games[aria-busy=false]", key_of(fivetowers)),
-        ("tournaments", "/play/tournaments", "#t-ruleset-choices input", None),
-        ("tournament", f"/play/tournaments/{created['tournament']}", ".round[data-round='1']", None),
-        ("5 Towers game", f"/play/games/{fivetowers[0]}", "#game[data-my-turn=true]", key_of(fivetowers)),
-        ("5 Towers replay", f"/play/games/{fivetowers[0]}/replay", "#replay[data-ready=true]", None),
-        ("Tower Up game", f"/play/games/{towerup[0]}", "#game[data-my-turn=true]", key_of(towerup)),
-        ("Tower Up replay", f"/play/games/{towerup[0]}/replay", "#replay[data-ready=true]", None),
-        ("confirm", "/play/confirm/c_aaaaaaaaaaaaaaaa", "#confirm-form, form, main", None),
-        ("join", f"/play/join/{create_open_game(http, 'fivetowers', ['key', 'open']).game_id}",
-         "#join[data-state=open]", None),
-    ]
-    counts: dict[str, dict[str, int]] = {}
-    bad: dict[str, list] = {}
-    runs = []
-    for number, (name, path, ready, key) in enumerate(pages):
-        # every page at desktop size in English and in one of German and French, by turns (each of them on half
-        # the pages: what a language changes is texts, which tests/web/test_i18n_pages.py checks on every page);
-        # the boards' pages at phone size too (their layout changes there; in English: the languages change
-        # texts, not the layout)
-        runs += [(name, path, ready, key, "desktop", lang) for lang in ("en", ("de", "fr")[number % 2])]
-        if path.startswith("/play/games/") and not path.endswith("/replay"):
-            runs.append((name, path, ready, key, "phone", "en"))
+    pages = {
+        "lobby": ("/play/", "#games-body tr[data-game]", key_of(fivetowers)),
+        "new game": ("/play/new", "#seats li", None),
+        "my keys": ("/play/keys", "#keys-body tr[data-public]", key_of(fivetowers)),
+        "my games": ("/play/me", "#all-my-games[aria-busy=false]", key_of(fivetowers)),
+        "tournaments": ("/play/tournaments", "#t-ruleset-choices input", None),
+        "tournament": (f"/play/tournaments/{created['tournament']}", ".round[data-round='1']", None),
+        "5 Towers game": (f"/play/games/{fivetowers[0]}", "#game[data-my-turn=true]", key_of(fivetowers)),
+        "5 Towers replay": (f"/play/games/{fivetowers[0]}/replay", "#replay[data-ready=true]", None),
+        "Tower Up game": (f"/play/games/{towerup[0]}", "#game[data-my-turn=true]", key_of(towerup)),
+        "Tower Up replay": (f"/play/games/{towerup[0]}/replay", "#replay[data-ready=true]", None),
+        "confirm": ("/play/confirm/c_aaaaaaaaaaaaaaaa", "#confirm-form, form, main", None),
+        "join": (f"/play/join/{create_open_game(http, 'fivetowers', ['key', 'open']).game_id}",
+                 "#join[data-state=open]", None),
+    }
+    assert set(pages) == set(PAGES)
+    return pages
+
+
+@pytest.mark.parametrize(("name", "size", "lang"), RUNS, ids=[f"{n}-{s}-{lang}" for n, s, lang in RUNS])
+def test_axe_finds_no_serious_or_critical_violation(browser, web_server, axe_pages, console_errors, artifacts, *,
+                                                    name, size, lang):
+    base = web_server
+    path, ready, key = axe_pages[name]
     viewports = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 360, "height": 740}}
-    for name, path, ready, key, size, lang in runs:
-        context = browser.new_context(viewport=viewports[size], bypass_csp=True)
-        context.add_cookies([{"name": "referee_lang", "value": lang, "url": base}])
-        page = console_errors.watch(context.new_page())
-        if key is not None:
-            stored = [{"name": "Me", "public": public_key_b64(key), "private": private_key_b64(key),
-                       "created": "2026-01-01T00:00:00Z"}]
-            context.add_init_script(
-                f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
-        page.goto(f"{base}{path}")
-        page.wait_for_selector(ready, timeout=STEP_MS, state="attached")
-        if "replay" in name:
-            page.locator("#last").click()
-        page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
-        assert page.evaluate("document.documentElement.lang") == lang, (name, lang)
-        tally, serious = run_axe(page)
-        context.close()
-        counts[f"{name} ({size}, {lang})"] = tally
-        if serious:
-            bad[f"{name} ({size}, {lang})"] = serious
-    print("axe-core violations per page (nodes, by impact):")
-    for page_name, tally in counts.items():
-        print(tally_line(page_name, tally))
-    (artifacts / "axe-violations.json").write_text(
-        json.dumps({"counts": counts, "serious_or_critical": bad}, indent=1))
-    assert bad == {}, bad
+    context = browser.new_context(viewport=viewports[size], bypass_csp=True)
+    context.add_cookies([{"name": "referee_lang", "value": lang, "url": base}])
+    page = console_errors.watch(context.new_page())
+    if key is not None:
+        stored = [{"name": "Me", "public": public_key_b64(key), "private": private_key_b64(key),
+                   "created": "2026-01-01T00:00:00Z"}]
+        context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+    page.goto(f"{base}{path}")
+    page.wait_for_selector(ready, timeout=STEP_MS, state="attached")
+    if "replay" in name:
+        page.locator("#last").click()
+    page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
+    assert page.evaluate("document.documentElement.lang") == lang, (name, lang)
+    tally, serious = run_axe(page)
+    context.close()
+    label = f"{name} ({size}, {lang})"
+    print("axe-core violations (nodes, by impact):", tally_line(label, tally))
+    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+    (artifacts / f"axe-{slug}.json").write_text(json.dumps({"counts": tally, "serious_or_critical": serious}, indent=1))
+    assert serious == [], serious
     console_errors.assert_none()
 
 

@@ -1,7 +1,11 @@
 """Play by web, end to end in Chromium: two players on two browser contexts generate their keys in the
-page, create a game, accept it and play it to the end through the pages (every move chosen with the
-page's own controls and signed in the browser), a spectator steps through the replay, an illegal move
-typed into the page shows its rule id, and no page logs a console error.
+page, create a game, accept it and play its first moves through the pages (every move chosen with the page's
+own controls and signed in the browser), an illegal move typed into the page shows its rule id; the rest of
+the game is played by the same keys over HTTP (the browsers' own keys, read from their storage) while both
+pages follow it live to the final score; a spectator steps through the replay, and no page logs a console
+error. A whole game played in the pages alone is the keyboard game of ``test_a11y.py`` (5 Towers) and the
+game against the house bot of ``test_house_bot_game.py`` (Tower Up): this test's moves past ``ui_moves`` would
+repeat them at a cost of about half a minute of CPU each.
 
 The server is real: the app of ``referee.create_app`` on a real Redis with a real RQ worker (see
 ``conftest.py``). Screenshots of the board mid-game and of the final score go to ``test-artifacts/``.
@@ -14,6 +18,10 @@ import random
 import re
 
 import pytest
+import requests
+from signed_requests import submit
+
+from referee.signing import load_private_key
 
 pytestmark = pytest.mark.web
 
@@ -86,8 +94,9 @@ def choose_and_submit(page, rng: random.Random) -> None:
     submit.click()
 
 
-def play_to_the_end(pages, console_errors, rng: random.Random, case: dict, screenshot: str) -> int:
-    """Alternate between the players' pages until the game is over. Returns the number of moves made."""
+def play_in_the_pages(pages, console_errors, rng: random.Random, case: dict, screenshot: str) -> int:
+    """Alternate between the players' pages until the illegal move was refused and ``case["ui_moves"]`` moves
+    are made, or the game is over. Returns the number of moves made."""
     moves = 0
     illegal_done = False
     first = pages[0]
@@ -95,7 +104,7 @@ def play_to_the_end(pages, console_errors, rng: random.Random, case: dict, scree
     while True:
         seq = max(int(game_attr(p, "seq") or 0) for p in pages)
         status = [game_attr(p, "status") for p in pages]
-        if "finished" in status:
+        if "finished" in status or (illegal_done and moves >= case["ui_moves"]):
             break
         to_move = game_attr(first, "to-move")
         # Both pages follow the game; the one whose seat is to move shows the move panel.
@@ -139,13 +148,33 @@ def play_to_the_end(pages, console_errors, rng: random.Random, case: dict, scree
     return moves
 
 
+def browser_key(page, public: str):
+    """The private key this browser keeps for ``public`` (``localStorage``, as the keys page stores it)."""
+    stored = json.loads(page.evaluate("() => localStorage.getItem('referee.keys.v1')") or "[]")
+    return load_private_key(next(k["private"] for k in stored if k["public"] == public))
+
+
+def finish_over_http(base: str, game_id: str, keys: dict, rng: random.Random) -> int:
+    """Random legal moves of the seats to move, signed with their keys, until the game is over."""
+    moves = 0
+    for _ in range(1000):
+        legal = requests.get(f"{base}/games/{game_id}/legal-moves", timeout=10).json()
+        if legal["to_move"] is None:
+            return moves
+        seat = legal["to_move"]
+        response = submit(base, game_id, keys[seat], seat, "referee/move", move=rng.choice(legal["moves"]))
+        assert response.status_code < 300, response.text
+        moves += 1
+    raise AssertionError("the game did not end within 1000 moves")
+
+
 CASES = {
     # A bid above the display size, typed while bidding (FT-R1).
     "fivetowers": {"illegal_move": {"type": "bid", "amount": 9}, "illegal_rule": "FT-R1",
-                   "illegal_when": "#move-controls button[data-move=bid]", "screenshot_at": 30},
+                   "illegal_when": "#move-controls button[data-move=bid]", "screenshot_at": 12, "ui_moves": 14},
     # A pass while a card can be taken (TU-G8), typed once the start floors are placed.
     "towerup": {"illegal_move": {"type": "pass"}, "illegal_rule": "TU-G8",
-                "illegal_when": "#board [data-slot]", "screenshot_at": 20},
+                "illegal_when": "#board [data-slot]", "screenshot_at": 20, "ui_moves": 22},
 }
 
 
@@ -169,8 +198,11 @@ def test_two_players_play_a_full_game_and_a_spectator_replays_it(browser, web_se
     ann.wait_for_selector("#accept-panel[hidden]", state="attached", timeout=STEP_MS)
     accept(bea)
 
-    moves = play_to_the_end([ann, bea], console_errors, rng, case, str(artifacts / f"{ruleset}-mid-game.png"))
-    assert moves > 10
+    moves = play_in_the_pages([ann, bea], console_errors, rng, case, str(artifacts / f"{ruleset}-mid-game.png"))
+    assert moves >= case["ui_moves"]
+    seats = requests.get(f"{web_server}/games/{game_id}", timeout=10).json()["seats"]
+    keys = {seat: browser_key(page, seats[seat]["key"]) for seat, page in enumerate((ann, bea))}
+    moves += finish_over_http(web_server, game_id, keys, rng)
 
     # Both players see the final score without reloading.
     for page in (ann, bea):
