@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 from live_server import serving
 
-CHROMIUMS = ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium")
+FULL_CHROMIUM = "/usr/bin/chromium"
+CHROMIUMS = ("/usr/bin/chromium-headless-shell", FULL_CHROMIUM)
 CHROMIUM = os.environ.get("REFEREE_TEST_CHROMIUM") or next((c for c in CHROMIUMS if os.path.exists(c)), CHROMIUMS[0])
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -64,11 +65,27 @@ def artifacts() -> Path:
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright_driver():
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver):
+    chromium = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture(scope="session")
+def full_browser(playwright_driver):
+    """Debian's full ``/usr/bin/chromium`` in its headless mode, for what the headless shell lacks: notifications
+    (the shell's permission stays "denied" whatever is granted). Skipped, saying so, where it is not installed."""
+    if not os.path.exists(FULL_CHROMIUM):
+        pytest.skip(f"{FULL_CHROMIUM} is missing (apt-get install chromium): notifications need the full browser")
+    chromium = playwright_driver.chromium.launch(executable_path=FULL_CHROMIUM, args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
 
 
 class ConsoleErrors:

@@ -89,7 +89,7 @@ def _streams_become(app, expected: dict, timeout: float = 10.0) -> dict:
         time.sleep(0.05)
 
 
-def test_twelve_tabs_share_one_stream_and_each_sees_its_move_within_a_second(browser, live_app, console_errors):
+def test_twelve_tabs_share_one_stream_and_each_sees_its_move_within_a_second(full_browser, live_app, console_errors):
     app, base = live_app
     me, other = generate_key(), generate_key()
     mine = public_key_b64(me)
@@ -98,7 +98,7 @@ def test_twelve_tabs_share_one_stream_and_each_sees_its_move_within_a_second(bro
     for game in games:  # every game waits for the other player: each move below makes it my turn
         if requests.get(f"{base}/games/{game}", timeout=10).json()["to_move"] == 0:
             _move(base, game, keys)
-    context = browser.new_context()
+    context = full_browser.new_context()  # (notifications: the full browser's)
     stored = [{"name": "me", "public": mine, "private": private_key_b64(me), "created": "2026-01-01T00:00:00Z"}]
     context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
     context.add_init_script(NOTIFICATION_PROBE)
