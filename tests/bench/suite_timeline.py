@@ -74,7 +74,8 @@ def report(path: str, top: int = 25) -> None:
         entry[0] += max(r["cpu"], 0)
         entry[1] += r["stop"] - r["start"]
         entry[2] += 1
-    print("CPU-seconds by folder:", ", ".join(f"{k} {v:.0f}" for k, v in sorted(folders.items(), key=lambda x: -x[1])[:8]))
+    largest = sorted(folders.items(), key=lambda x: -x[1])[:8]
+    print("CPU-seconds by folder:", ", ".join(f"{k} {v:.0f}" for k, v in largest))
     print(f"the {top} files of most CPU (CPU s, wall s, tests):")
     for name, (spent, wall, count) in sorted(files.items(), key=lambda x: -x[1][0])[:top]:
         print(f"  {spent:6.1f} {wall:6.1f} {count:4d}  {name}")
