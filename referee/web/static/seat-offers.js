@@ -8,7 +8,7 @@
 
 import { api } from "./api.js";
 import { entropy, findKey, signEnvelope } from "./keys.js";
-import { clearErrors, el, nowIso, showError } from "./ui.js";
+import { clearErrors, copyField, el, nowIso, showError } from "./ui.js";
 import { _ } from "./i18n.js";
 
 const INVITATIONS = "referee.invitations.v1";
@@ -87,18 +87,7 @@ function takeKeyNotice(gameId) {
 }
 
 function linkRow(label, link, id) {
-  const input = el("input", { class: "invite-link mono", id, readonly: true, value: link, "aria-label": label });
-  const said = el("span", { class: "hint", "aria-live": "polite" });
-  const copy = el("button", { type: "button", class: "copy-link", onclick: async () => {
-    try {
-      await navigator.clipboard.writeText(link);
-      said.textContent = _("Copied.");
-    } catch {
-      input.select();
-      said.textContent = _("Selected: copy it with Ctrl+C (or your phone's Copy).");
-    }
-  } }, _("Copy"));
-  return el("li", {}, el("strong", {}, label), input, copy, said);
+  return el("li", {}, el("strong", {}, label), ...copyField(label, link, id));
 }
 
 /**

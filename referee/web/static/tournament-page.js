@@ -7,7 +7,7 @@ import { api, ApiError } from "./api.js";
 import { gameName } from "./game-names.js";
 import { entropy, findKey, listKeys, signEnvelope } from "./keys.js";
 import { TIE_BREAKS, crosstable, formatText, ordinal, playerPath, show, tieBreakBetter, tieBreakName } from "./tournament-model.js";
-import { clearErrors, el, shortKey, showError, statusWord } from "./ui.js";
+import { clearErrors, copyField, el, shortKey, showError, statusWord } from "./ui.js";
 import { _, LANG } from "./i18n.js";
 
 const METHODS = { provisional: _("provisional"), organiser: _("organiser"), forfeit: _("forfeit") };
@@ -43,17 +43,7 @@ function joinLink(seed = "") {
 }
 
 function linkRow(label, link) {
-  const input = el("input", { class: "invite-link mono", id: "t-invite-link", readonly: true, value: link, "aria-label": label });
-  const said = el("span", { class: "hint", "aria-live": "polite" });
-  const copy = el("button", { type: "button", class: "copy-link", onclick: async () => {
-    try {
-      await navigator.clipboard.writeText(link);
-      said.textContent = _("Copied.");
-    } catch {
-      input.select();
-      said.textContent = _("Selected: copy it with Ctrl+C (or your phone's Copy).");
-    }
-  } }, _("Copy"));
+  const [input, copy, said] = copyField(label, link, "t-invite-link");
   return el("p", { class: "invite-row" }, el("strong", {}, label), " ", input, " ", copy, " ", said);
 }
 

@@ -97,3 +97,20 @@ export function onActivate(node, fn) {
     }
   });
 }
+
+/** A link to pass on, in a read-only field with a Copy button and a polite note of what happened (the clipboard;
+ * where the browser refuses, the field is selected): [field, button, note]. */
+export function copyField(label, link, id) {
+  const input = el("input", { class: "invite-link mono", id, readonly: true, value: link, "aria-label": label });
+  const said = el("span", { class: "hint", "aria-live": "polite" });
+  const copy = el("button", { type: "button", class: "copy-link", onclick: async () => {
+    try {
+      await navigator.clipboard.writeText(link);
+      said.textContent = _("Copied.");
+    } catch {
+      input.select();
+      said.textContent = _("Selected: copy it with Ctrl+C (or your phone's Copy).");
+    }
+  } }, _("Copy"));
+  return [input, copy, said];
+}
