@@ -25,6 +25,7 @@ if not os.environ.get("REFEREE_TEST_NO_BYTECODE"):
     sys.dont_write_bytecode = False
 
 
+@pytest.hookimpl(optionalhook=True)  # (an xdist hook: `-p no:xdist` runs serially without it)
 def pytest_xdist_auto_num_workers(config):
     """``-n auto``: two workers per core. The suite's processes wait on each other (servers, browsers, clocks)
     often enough that two workers a core keep the cores busy where one a core left a quarter of them idle (on

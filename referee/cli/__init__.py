@@ -34,66 +34,76 @@ that talk to a server share is in ``client.py``; no command module imports anoth
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 import click
 
-from . import (
-    backup,
-    bots,
-    clocks,
-    decisions,
-    games,
-    messages,
-    notifications,
-    operations,
-    seats,
-    tournaments,
-    verification,
-)
+#: every command, by name: the module of this package that defines it and its name there. A command's module is
+#: imported when the command runs (or when ``--help`` lists it), not at every start: ``referee _redis``, ``worker``
+#: or ``verify`` no longer import the bots, the backup and the tournaments' CLI (each of ``serve``'s children is a
+#: ``referee`` process).
+COMMANDS = {
+    # running the service
+    "serve": ".operations:serve",
+    "worker": ".operations:worker",
+    "reconcile": ".operations:reconcile",
+    "rebuild": ".operations:rebuild",
+    "archive": ".operations:archive",
+    "_redis": ".operations:embedded_redis",  # hidden: serve's children
+    "_werkzeug": ".operations:werkzeug_server",  # hidden: serve's web server without gunicorn
+    "backup": ".backup:backup",
+    "restore": ".backup:restore",
+    # playing from a terminal
+    "keygen": ".games:keygen",
+    "create": ".games:create",
+    "accept": ".games:accept",
+    "legal-moves": ".games:legal_moves",
+    "move": ".games:move",
+    "join": ".seats:join",
+    "leave": ".seats:leave",
+    "cancel": ".seats:cancel",
+    "rematch": ".seats:rematch",
+    "vacation": ".clocks:vacation",
+    "resign": ".decisions:resign",
+    "offer": ".decisions:offer",
+    "answer": ".decisions:answer",
+    "verify-receipt": ".clocks:verify_receipt",
+    "bot": ".bots:bot",
+    # talking
+    "say": ".messages:say",
+    "messages": ".messages:messages",
+    # notifications
+    "contact": ".notifications:contact",
+    "mail-gateway": ".notifications:mail_gateway",
+    # tournaments
+    "tournament": ".tournaments:tournament",
+    # verification, offline
+    "verify": ".verification:verify_command",
+    "verify-tournament": ".verification:verify_tournament_command",
+    "shadow-replay": ".verification:shadow_replay_command",
+    "verify-page": ".verification:verify_page_command",
+}
 
 
-@click.group()
+class _Commands(click.Group):
+    """The ``referee`` group: its commands imported on first use (``COMMANDS``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        where = COMMANDS.get(cmd_name)
+        if where is None:
+            return None
+        module, name = where.split(":")
+        command: Any = getattr(importlib.import_module(module, __name__), name)
+        return command
+
+
+@click.group(cls=_Commands)
 def main() -> None:
     """The referee: signed moves, append-only logs, replay workers, verifiable games."""
 
 
-# running the service
-main.add_command(operations.serve)
-main.add_command(operations.worker)
-main.add_command(operations.reconcile)
-main.add_command(operations.rebuild)
-main.add_command(operations.archive)
-main.add_command(operations.embedded_redis)  # `_redis`, hidden: serve's children
-main.add_command(operations.werkzeug_server)  # `_werkzeug`, hidden: serve's web server without gunicorn
-main.add_command(backup.backup)
-main.add_command(backup.restore)
-# playing from a terminal
-main.add_command(games.keygen)
-main.add_command(games.create)
-main.add_command(games.accept)
-main.add_command(games.legal_moves)
-main.add_command(games.move)
-main.add_command(seats.join)
-main.add_command(seats.leave)
-main.add_command(seats.cancel)
-main.add_command(seats.rematch)
-main.add_command(clocks.vacation)
-main.add_command(decisions.resign)
-main.add_command(decisions.offer)
-main.add_command(decisions.answer)
-main.add_command(clocks.verify_receipt)
-main.add_command(bots.bot)
-# talking
-main.add_command(messages.say)
-main.add_command(messages.messages)
-# notifications
-main.add_command(notifications.contact)
-main.add_command(notifications.mail_gateway)
-# tournaments
-main.add_command(tournaments.tournament)
-# verification, offline
-main.add_command(verification.verify_command)
-main.add_command(verification.verify_tournament_command)
-main.add_command(verification.verify_page_command)
-main.add_command(verification.shadow_replay_command)
-
-__all__ = ["main"]
+__all__ = ["COMMANDS", "main"]
