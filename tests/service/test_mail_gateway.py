@@ -31,6 +31,10 @@ def gateway(make_app, monkeypatch, redis_url, tmp_path):
             monkeypatch.setenv(name, value)
         deliveries.reset_context()
         mailjobs._SERVICE.clear()
+        # this test's Redis, whatever an earlier test of this process left configured (a worker run in-process by
+        # workers.runner configures the jobs' URLs for good: a stopped Redis of its own was refused here)
+        jobs._URLS.clear()
+        jobs.configure(redis_url)
         port, stop, ready = free_port(), threading.Event(), threading.Event()
         thread = threading.Thread(target=mailjobs.run_gateway, args=("127.0.0.1", port),
                                   kwargs={"ready": ready, "stop": stop}, daemon=True)
@@ -47,6 +51,7 @@ def gateway(make_app, monkeypatch, redis_url, tmp_path):
         thread.join(5)
         deliveries.reset_context()
         mailjobs._SERVICE.clear()
+        jobs._URLS.clear()
 
 
 def send(port: int, text: str, *, sender: str = "alice@example.org", subject: str = "my move",
