@@ -190,5 +190,8 @@ def test_the_workers_own_appends_wait_for_a_replica_and_a_shortfall_leaves_the_e
         assert [e["type"] for e in store.read_log(game)[before:]].count("timeout") == 1
         watcher.close()
     finally:
+        from workers import jobs
+
+        jobs._URLS.clear()  # run_worker configured this process's jobs for the master, stopped now
         replica.stop()
         master.stop()
