@@ -395,6 +395,9 @@ def test_the_static_export_verifies_without_the_referee(browser, games, tmp_path
         answer = in_page(page, bundle)
         assert answer["exit_code"] == 0 and answer["report"]["status"] == "verified"
         assert "GEPRÜFT" in page.inner_text("#verify-verdict")  # German
+        # the board replay too: its modules are in the export (verify_page.STATIC_FILES)
+        assert page.locator("#verify-replay svg[data-ruleset=fivetowers]").count() > 0
+        assert f"Protokollposition {len(bundle['log']) - 1} von" in page.inner_text("#verify-replay")
         assert errors == []
         assert all(url.startswith(f"http://127.0.0.1:{port}/") for url in asked), asked
         assert not any(url.startswith(web_server) for url in asked)
