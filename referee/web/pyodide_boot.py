@@ -17,6 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 Check = Callable[[bytes, bytes, bytes], bool]  # (public key, signature, message) -> whether it is a signature
+#: the Ed25519 answers of the bundle being verified, by (key, signature, message) bytes: the board replay's fold
+#: (:func:`replay_views`) asks about the very signatures the verifier checked; emptied for each bundle
+_CHECKED: dict[tuple[bytes, bytes, bytes], bool] = {}
 
 
 def install_ed25519(check: Check) -> None:
@@ -38,7 +41,10 @@ def install_ed25519(check: Check) -> None:
             return cls(bytes(data))
 
         def verify(self, signature: bytes, data: bytes) -> None:
-            if len(signature) != 64 or not check(self._raw, bytes(signature), bytes(data)):
+            memo = (self._raw, bytes(signature), bytes(data))  # the same bytes: the same answer
+            if memo not in _CHECKED:
+                _CHECKED[memo] = len(signature) == 64 and check(self._raw, bytes(signature), bytes(data))
+            if not _CHECKED[memo]:
                 raise InvalidSignature()
 
         def public_bytes(self, *_: Any) -> bytes:
@@ -85,16 +91,73 @@ def engine_versions() -> dict[str, str]:
 
 def verify_bytes(data: bytes, referee_key: str | None,
                  progress: Callable[[str, int, int], None] | None) -> str:
-    """The report of ``referee verify --json`` for the bundle ``data`` and its exit status, as JSON text
-    ``{"report", "exit_code"}`` (text, so that every ``null`` stays a ``null``: Pyodide makes ``None`` undefined)."""
+    """The report of ``referee verify --json`` for the bundle ``data``, its exit status and the board replay of
+    the verified log (:func:`replay_views`), as JSON text ``{"report", "exit_code", "replay"}`` (text, so that every
+    ``null`` stays a ``null``: Pyodide makes ``None`` undefined)."""
     from referee.bundle import load_bundle  # noqa: PLC0415
     from referee.canonical import StrictJSONError  # noqa: PLC0415
     from referee.verify import unreadable_report, verify_bundle  # noqa: PLC0415
 
+    _CHECKED.clear()
+    replay = None
     try:
         bundle = load_bundle(bytes(data))
     except StrictJSONError as exc:  # the CLI's words (referee/cli/verification.py)
         report = unreadable_report(f"the file is not a strict JSON bundle: {exc}", exc.problems)
     else:
         report = verify_bundle(bundle, progress, referee_key=referee_key or None)
-    return json.dumps({"report": report.to_dict(), "exit_code": report.exit_code}, ensure_ascii=False)
+        summary = report.to_dict()
+        first = summary.get("first_failure") or {}
+        seed_ok = all(c.get("status") != "failed" for c in summary["checks"] if c.get("name") == "seed_commitment")
+        replay = replay_views(bundle, first.get("position") if report.exit_code == 1 else None, seed_ok)
+    _CHECKED.clear()
+    return json.dumps({"report": report.to_dict(), "exit_code": report.exit_code, "replay": replay},
+                      ensure_ascii=False)
+
+
+def replay_views(bundle: Any, stop: int | None = None, seed_ok: bool = True) -> dict[str, Any] | None:
+    """The board replay of the page: the log folded by :class:`referee.replay.LogReplayer` (with the seed the log
+    reveals, as the verifier's replay check) and, after each entry, the public view of the game that the service's
+    ``GET /games/{id}/replay`` gives (``game.view()``, :func:`referee.games_service.folds.fold_with_states`), with
+    the ruleset's ``components`` the board is drawn with. Only the verified part: the entries before ``stop`` (the
+    first failing position), and none after an entry the fold cannot take; no seed unless ``seed_ok`` (the revealed
+    seed matched the commitment), so a game whose deck is not proven has no board after its start. None when there
+    is no log to fold or its ruleset is not installed."""
+    from referee.games import ruleset  # noqa: PLC0415
+    from referee.replay import LogReplayer, revealed_seed  # noqa: PLC0415
+
+    log = bundle.get("log") if isinstance(bundle, dict) else None
+    if not isinstance(log, list) or not log or not isinstance(log[0], dict):
+        return None
+    name = (log[0].get("ruleset") or {}).get("name") if isinstance(log[0].get("ruleset"), dict) else None
+    if not isinstance(name, str):
+        return None
+    try:
+        components = ruleset(name).components()
+    except Exception:  # not installed (the ruleset_version check says so): no board
+        return None
+    entries = log[: stop if stop is not None else len(log)]
+    try:
+        replayer = LogReplayer(server_seed=revealed_seed(log) if seed_ok else None)
+    except Exception:  # a seed the verifier reported as bad: no board
+        return None
+    steps: list[dict[str, Any]] = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            break
+        try:
+            verdict = replayer.feed(entry)
+        except Exception:  # the replay check names it; the board stops before it
+            break
+        steps.append({"position": len(steps), "type": entry.get("type"), "seat": entry.get("seat"),
+                      "status": verdict.status, "move": _move_of(entry),
+                      "view": replayer.game.view() if replayer.game is not None else None})
+    seats = [{"name": s.get("name"), "key": s.get("key")} if isinstance(s, dict) else {}
+             for s in (log[0].get("seats") or []) if isinstance(log[0].get("seats"), list)]
+    return {"ruleset": name, "components": components, "seats": seats, "steps": steps}
+
+
+def _move_of(entry: dict[str, Any]) -> Any:
+    submission = entry.get("submission")
+    envelope = submission.get("envelope") if isinstance(submission, dict) else None
+    return envelope.get("move") if isinstance(envelope, dict) else None

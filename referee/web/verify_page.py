@@ -39,7 +39,8 @@ _REFEREE_GLOBS = ("__init__.py", "bundle.py", "canonical.py", "clock.py", "decis
 #: ``schemas.common``, whose message-text rule the verifier shares)
 _LIBRARIES = ("rfc8785", "marshmallow")
 #: the JavaScript of the page and the worker, and what they import (copied by :func:`write_static`)
-STATIC_FILES = ("verify-page.js", "verify-worker.js", "i18n.js", "style.css", "favicon.svg")
+STATIC_FILES = ("verify-page.js", "verify-worker.js", "i18n.js", "style.css", "favicon.svg",
+                "model.js", "fivetowers.js", "towerup.js", "svg.js", "score.js", "ui.js", "zoom.js")
 
 
 @cache

@@ -173,7 +173,36 @@ def test_a_finished_game_verifies_in_the_page_as_by_the_cli(verify_page, games, 
     pinned = bundle["ruleset"]["version"]
     assert f"{ruleset} {pinned}: the version the game was played with" in verify_page.inner_text("#verify-engine")
     assert verify_page.locator("#verify-log tr").count() == len(bundle["log"])  # the verified log, entry by entry
+    check_board_replay(verify_page, bundle, ruleset)
     assert violations(verify_page) == [] and verify_page.errors == []
+
+
+def check_board_replay(page, bundle: dict, ruleset: str) -> None:
+    """The board of the verified game, drawn by the game's own module from the views the worker's fold made: at
+    the end first, then stepped (slider, previous, next) through the positions."""
+    last = len(bundle["log"]) - 1
+    replay = page.locator("#verify-replay")
+    assert replay.is_visible() and replay.get_attribute("data-total") == str(last + 1)
+
+    def at() -> tuple[int, str]:
+        return int(replay.get_attribute("data-at")), page.inner_html("#verify-board")
+
+    position, end = at()
+    assert position == last and page.locator("#verify-replay svg[data-ruleset]").first.get_attribute(
+        "data-ruleset") == ruleset
+    assert page.is_disabled("#verify-next") and f"Log position {last} of {last}" in page.inner_text("#verify-replay")
+    first = moves(bundle)[0]  # the first move: the board after it is not the board before it
+    page.fill("#verify-step", str(first))
+    position, after = at()
+    assert position == first and after != end and page.locator("#verify-board svg[data-ruleset]").count() > 0
+    assert f"#{first} " in page.inner_text("#verify-entry")
+    page.click("#verify-prev")
+    position, before = at()
+    assert position == first - 1 and before != after
+    page.click("#verify-next")
+    assert at() == (first, after)
+    page.fill("#verify-step", str(last))
+    assert at() == (last, end)
 
 
 @pytest.mark.parametrize("tamper", ["move changed", "entry removed", "signature of another seat", "seed changed",
@@ -191,6 +220,10 @@ def test_a_tampered_bundle_fails_in_the_page_where_the_cli_says(verify_page, gam
     if first["position"] is not None:
         assert row.get_attribute("data-position") == str(first["position"])
         assert f"at log position {first['position']}: " in row.inner_text()
+    if first["position"] is not None:  # the board replay stops before the first failing position
+        assert verify_page.get_attribute("#verify-replay", "data-total") == str(first["position"])
+    else:
+        assert verify_page.get_attribute("#verify-replay", "data-total") == str(len(bundle["log"]))
     at = f" at log position {first['position']}" if first["position"] is not None else " (the bundle as a whole)"
     verdict = f"FAILED: first failure: {first['check']}{at}: {first['reason']}"
     assert verify_page.inner_text("#verify-verdict") == verdict
@@ -282,6 +315,7 @@ def test_junk_is_reported_as_the_cli_reports_it(verify_page, tmp_path):
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 1 and answer["exit_code"] == 1
     assert answer["report"] == json.loads(done.stdout)
+    assert verify_page.locator("#verify-replay").is_hidden() and answer["replay"] is None  # no log: no board
 
 
 def test_a_game_is_verified_from_its_export_url_linked_by_its_replay(verify_page, web_server, games):
@@ -361,6 +395,9 @@ def test_the_static_export_verifies_without_the_referee(browser, games, tmp_path
         answer = in_page(page, bundle)
         assert answer["exit_code"] == 0 and answer["report"]["status"] == "verified"
         assert "GEPRÜFT" in page.inner_text("#verify-verdict")  # German
+        # the board replay too: its modules are in the export (verify_page.STATIC_FILES)
+        assert page.locator("#verify-replay svg[data-ruleset=fivetowers]").count() > 0
+        assert f"Protokollposition {len(bundle['log']) - 1} von" in page.inner_text("#verify-replay")
         assert errors == []
         assert all(url.startswith(f"http://127.0.0.1:{port}/") for url in asked), asked
         assert not any(url.startswith(web_server) for url in asked)

@@ -3,6 +3,7 @@
 // (`at log position N: …`). The bundle is read here and sent nowhere: a URL given is only fetched (GET).
 
 import { _ } from "./i18n.js";
+import { rulesetModule, seatName } from "./model.js";
 
 const root = document.getElementById("verify");
 const form = document.getElementById("verify-form");
@@ -177,6 +178,51 @@ function showLog(bytes, report) {
   });
 }
 
+// -- the board replay of the verified log: the views the worker's fold made (pyodide_boot.replay_views), drawn by
+// the game's own board modules (fivetowers.js, towerup.js), as on the replay page; nothing is asked of any server
+let replay = null; // {ruleset, components, seats, steps: [{position, type, seat, status, move, view}]}
+let shown = 0;
+const replayBox = document.getElementById("verify-replay");
+const stepInput = document.getElementById("verify-step");
+
+function showPosition(n) {
+  const steps = replay.steps;
+  n = Math.max(0, Math.min(steps.length - 1, n));
+  shown = n;
+  const step = steps[n];
+  const mod = rulesetModule(replay.ruleset);
+  stepInput.value = String(n);
+  stepInput.setAttribute("aria-valuetext", _("Log position {n} of {total}", { n, total: steps.length - 1 }));
+  text(document.getElementById("verify-step-label"), _("Log position {n} of {total}", { n, total: steps.length - 1 }));
+  document.getElementById("verify-prev").disabled = n <= 0;
+  document.getElementById("verify-next").disabled = n >= steps.length - 1;
+  const what = step.type === "move" && mod ? `${seatName(replay.seats, step.seat)} ${mod.describeMove(step.move, replay.components)}`
+    : String(step.type);
+  text(document.getElementById("verify-entry"), `#${step.position} ${what}${step.status === "rejected" ? ` — ${_("rejected")}` : ""}`);
+  replayBox.dataset.at = String(n);
+  const board = document.getElementById("verify-board");
+  if (step.view && mod) {
+    const lastMove = step.type === "move" && step.status === "applied" && step.move ? { ...step.move, seat: step.seat } : null;
+    mod.renderBoard(board, { components: replay.components, view: step.view, seats: replay.seats, picker: null, lastMove });
+    board.querySelectorAll("svg.board-svg").forEach((svg) => { svg.dataset.ruleset = replay.ruleset; });
+  } else {
+    board.replaceChildren(make("p", "muted", _("No board yet: the game starts once every seat has accepted.")));
+  }
+}
+
+function showReplay(data) {
+  replay = data && Array.isArray(data.steps) && data.steps.length ? data : null;
+  replayBox.hidden = !replay;
+  if (!replay) return;
+  replayBox.dataset.total = String(replay.steps.length);
+  stepInput.max = String(replay.steps.length - 1);
+  showPosition(replay.steps.length - 1); // the verified game as it ended
+}
+
+stepInput.addEventListener("input", () => showPosition(Number(stepInput.value)));
+document.getElementById("verify-prev").addEventListener("click", () => showPosition(shown - 1));
+document.getElementById("verify-next").addEventListener("click", () => showPosition(shown + 1));
+
 function show(answer, source, bytes) {
   const report = answer.report;
   result.hidden = false;
@@ -212,6 +258,7 @@ function show(answer, source, bytes) {
   verdict.className = `verdict ${report.status === "verified" ? "verdict-ok" : "verdict-rejected"}`;
   text(document.getElementById("verify-json"), JSON.stringify(report, null, 2));
   if (bytes) showLog(bytes, report);
+  showReplay(answer.replay);
   root.dataset.state = report.status;
   root.dataset.exit = String(answer.exit_code);
   bar.hidden = true;

@@ -1,7 +1,8 @@
 // The browser verifier's worker (/play/verify, issue 38): the referee's own Python verifier on Pyodide.
 // Messages in: {type: "init", vendor, engine} once, then {type: "verify", id, data (ArrayBuffer), refereeKey}.
 // Messages out: {type: "progress", stage, done, total}, {type: "ready", versions, files, ms},
-// {type: "report", id, report, exit_code, ms}, {type: "error", id, message}.
+// {type: "report", id, report, exit_code, replay, ms}
+// (replay: the public view of the game after each verified log position, pyodide_boot.replay_views), {type: "error", id, message}.
 // Nothing is fetched but the page's own files: Pyodide and Ed25519 from `vendor`, the engine files from `engine`
 // (each checked against the sha256 of engine/manifest.json). The bundle never leaves the worker.
 
@@ -89,7 +90,7 @@ self.onmessage = async (event) => {
       const progress = (stage, done, total) => self.postMessage({ type: "progress", stage, done, total });
       const out = JSON.parse(boot.verify_bytes(new Uint8Array(message.data), message.refereeKey || null, progress));
       self.postMessage({ type: "report", id: message.id, report: out.report, exit_code: out.exit_code,
-                         ms: Math.round(performance.now() - started) });
+                         replay: out.replay, ms: Math.round(performance.now() - started) });
     } catch (err) {
       self.postMessage({ type: "error", id: message.id, message: String(err && err.message ? err.message : err) });
     }
