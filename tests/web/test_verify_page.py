@@ -342,6 +342,12 @@ def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, 
     assert verify_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     verify_page.screenshot(path=str(artifacts / "verify-page-phone-verified.png"), full_page=True)
     verify_page.set_viewport_size({"width": 1200, "height": 900})
+    # the board drawn is still this bundle's after the page's width changed (5 Towers' board module redrew the
+    # last 5 Towers board of the container, an earlier bundle's, over this Tower Up one)
+    verify_page.wait_for_timeout(300)
+    drawn = verify_page.evaluate(
+        "() => [...document.querySelectorAll('#verify-board svg.board-svg')].map(s => s.dataset.ruleset || '')")
+    assert drawn and set(drawn) == {"towerup"}, drawn
     verify_page.screenshot(path=str(artifacts / "verify-page-desktop-verified.png"), full_page=True)
     in_page(verify_page, tampers(games)["signature of another seat"])
     verify_page.screenshot(path=str(artifacts / "verify-page-desktop-failed.png"), full_page=True)

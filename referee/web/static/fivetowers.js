@@ -106,7 +106,9 @@ export function renderBoard(container, args) {
   if (!resizeHooked) {
     resizeHooked = true;
     window.addEventListener("resize", () => {
-      if (!lastRender || !lastRender.container.isConnected) return;
+      // only while the container still shows this board: a page may have drawn another there since (the verify
+      // page draws a 5 Towers game, then a Tower Up one, in one container)
+      if (!lastRender || !lastRender.container.isConnected || lastRender.container.firstChild !== lastRender.node) return;
       const width = layoutWidth(lastRender.container);
       if (width !== lastRender.width) renderBoard(lastRender.container, lastRender.args);
     });
@@ -116,6 +118,7 @@ export function renderBoard(container, args) {
   // Zoomable like the Tower Up city.
   const zoom = zoomable("fivetowers-board", svg, "board");
   container.replaceChildren(zoom.node);
+  lastRender.node = zoom.node;
   zoom.restore();
 }
 
