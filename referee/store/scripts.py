@@ -137,7 +137,7 @@ CLAIM_REMATCH — name a finished game's rematch once (``POST /games/{id}/rematc
     returns  the stored id (this one, or the one stored before) | "" when the game has no log in Redis
 
 TAKE_STREAM_SLOT — one more event stream for a client address, unless it holds the cap already
-(``referee.api.events.StreamSlots``; on the work Redis; issue 37, item 9)
+(``referee.api.stream_slots.StreamSlots``; on the work Redis; issue 37, item 9)
     KEYS[1]  referee:streams:{address}  sorted set: a stream's id -> the end of its lease (ms)
     ARGV[1]  now (ms)
     ARGV[2]  the lease (ms)

@@ -14,7 +14,7 @@ from sse_helpers import SSEClient
 from svc_helpers import Http, accept_all, create_game
 from test_events import gunicorn
 
-from referee.api.events import SLOTS_KEY
+from referee.api.stream_slots import SLOTS_KEY
 
 
 @pytest.fixture
