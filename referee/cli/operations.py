@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -178,7 +177,9 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
         served.append(supervisor.start("web server", lambda _restarts: web_args))
         if _wait_http(url):
             announce(f"referee serving on {url}  (API docs: {url}/docs; Ctrl-C stops)")
-            _fetch_verifier_files()
+            from ..web import vendor  # noqa: PLC0415
+
+            vendor.install_in_background(announce)
             if house_bot:  # once the web server answers: the bot's first look finds it
                 bot_args = [sys.executable, "-m", "referee.cli", "bot", "--key", str(house_key_file), "--strategy",
                             HOUSE_BOT_STRATEGY, "--think", str(HOUSE_BOT_THINK), "--poll", "1", "--server", url]
@@ -270,27 +271,6 @@ url_option = click.option("--url", help="the logs' Redis URL (default $REDIS_URL
 work_url_option = click.option("--work-url", help="the queue's and projections' Redis URL (with a cluster "
                                                   "--url: the queue's only; "
                                                   "default $REFEREE_WORK_REDIS_URL, else --url)")
-
-
-def _fetch_verifier_files() -> None:
-    """The browser verifier's files (``/play/verify``: Pyodide and Ed25519, ``referee.web.vendor``), fetched in the
-    background when they are missing, so that the README's run command needs no step of its own; a failure (no
-    network) is said once and stops nothing: the page says the files are missing."""
-    from ..web import vendor  # noqa: PLC0415
-
-    if vendor.installed():
-        return
-
-    def fetch() -> None:
-        try:
-            vendor.install(log=lambda _line: None)
-            announce("the browser verifier's files are installed: /play/verify works")
-        except (OSError, ValueError) as exc:
-            announce(f"the browser verifier's files could not be fetched ({exc}); /play/verify says so, and "
-                     "`python -m referee.web.vendor` tries again", err=True)
-
-    announce("fetching the browser verifier's files (Pyodide, Ed25519: pinned npm tarballs) in the background")
-    threading.Thread(target=fetch, name="verifier-files", daemon=True).start()
 
 
 @click.command()

@@ -20,6 +20,7 @@ import io
 import json
 import sys
 import tarfile
+import threading
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +109,25 @@ def install(vendor_dir: Path = VENDOR_DIR, *, fetch=_download, log=print) -> boo
     (vendor_dir / "pins.json").write_text(json.dumps(pins(), indent=1) + "\n", encoding="utf-8")
     log(f"installed {len(unpacked)} files into {vendor_dir}")
     return True
+
+
+def install_in_background(say) -> None:  # type: ignore[no-untyped-def]
+    """:func:`install` in a thread when the files are missing (``referee serve`` at its start, so that the README's
+    run command needs no step of its own), telling ``say(text, err=False)`` what happened; a failure (no network)
+    stops nothing: the page says the files are missing."""
+    if installed():
+        return
+
+    def fetch() -> None:
+        try:
+            install(log=lambda _line: None)
+            say("the browser verifier's files are installed: /play/verify works")
+        except (OSError, ValueError) as exc:
+            say(f"the browser verifier's files could not be fetched ({exc}); /play/verify says so, and "
+                "`python -m referee.web.vendor` tries again", err=True)
+
+    say("fetching the browser verifier's files (Pyodide, Ed25519: pinned npm tarballs) in the background")
+    threading.Thread(target=fetch, name="verifier-files", daemon=True).start()
 
 
 def main() -> int:
