@@ -151,7 +151,7 @@ def _serve(redis_url: str, var: Path, config: dict | None = None):
 
     queue = f"web-{uuid.uuid4().hex[:8]}"  # its own queue: this worker serves only this server's games
     settings = {"REDIS_URL": redis_url, "REFEREE_VAR": str(var), "REFEREE_QUEUE": queue}
-    app = create_app({**settings, "WEB_POLL_MS": 250, "WEB_MESSAGES_POLL_MS": 500, "TESTING": True, **(config or {})})
+    app = create_app({**settings, "WEB_POLL_MS": 250, "TESTING": True, **(config or {})})
     env = {**os.environ, **settings}
     worker_log = var / "worker.log"  # a file, not a pipe: a chatty worker must never block on a full pipe
     with serving(app) as url:
