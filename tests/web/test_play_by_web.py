@@ -1,8 +1,9 @@
 """Play by web, end to end in Chromium: two players on two browser contexts generate their keys in the
 page, create a game, accept it and play its first moves through the pages (every move chosen with the page's
 own controls and signed in the browser), an illegal move typed into the page shows its rule id; the rest of
-the game is played by the same keys over HTTP (the browsers' own keys, read from their storage) while both
-pages follow it live to the final score; a spectator steps through the replay, and no page logs a console
+the game is played by the same keys over HTTP (the browsers' own keys, read from their storage) while Ann's
+page follows it live to the final score and Bea's, frozen meanwhile as a background tab, catches up to it
+when it is active again, neither reloading; a spectator steps through the replay, and no page logs a console
 error. A whole game played in the pages alone is the keyboard game of ``test_a11y.py`` (5 Towers) and the
 game against the house bot of ``test_house_bot_game.py`` (Tower Up): this test's moves past ``ui_moves`` would
 repeat them at a cost of about half a minute of CPU each.
@@ -202,11 +203,21 @@ def test_two_players_play_a_full_game_and_a_spectator_replays_it(browser, web_se
     assert moves >= case["ui_moves"]
     seats = requests.get(f"{web_server}/games/{game_id}", timeout=10).json()["seats"]
     keys = {seat: browser_key(page, seats[seat]["key"]) for seat, page in enumerate((ann, bea))}
+    # Ann's page follows the rest of the game live, move by move. Bea's tab is in the background meanwhile, and
+    # frozen, as Chrome freezes background tabs (CDP's Page.setWebLifecycleState): no script of it runs until
+    # she comes back, when it catches up by itself (and the pages' CPU for the last moves is halved).
+    bea.evaluate("() => { window.sameDocument = true; }")  # gone if the page reloads
+    bea_tab = bea_ctx.new_cdp_session(bea)
+    bea_tab.send("Page.setWebLifecycleState", {"state": "frozen"})
+    frozen_at = int(game_attr(bea, "seq"))
     moves += finish_over_http(web_server, game_id, keys, rng)
+    bea_tab.send("Page.setWebLifecycleState", {"state": "active"})
 
     # Both players see the final score without reloading.
     for page in (ann, bea):
         page.wait_for_selector("#result-section:not([hidden]) table.score", timeout=STEP_MS)
+    assert bea.evaluate("() => window.sameDocument === true")  # caught up, not reloaded
+    assert int(game_attr(bea, "seq")) > frozen_at
     rows = ann.locator("#result table.score tbody tr")
     assert rows.count() == 2
     ann.locator("#result-section").screenshot(path=str(artifacts / f"{ruleset}-final-score-game-page.png"))
