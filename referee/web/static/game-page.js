@@ -226,17 +226,32 @@ function renderBoard() {
   mod.renderBoard(board, { components, view: game.state, seats: game.seats, picker, mySeats: mySeats() });
 }
 
+/** A move was submitted, or the move panel hid, with the focus in the panel, which leaves it on no element. */
+let panelHadFocus = false;
+
 function renderMovePanel() {
   const panel = document.getElementById("move-panel");
   const active = picker && game.status === "active";
+  if (!active && !panel.hidden && panel.contains(document.activeElement)) panelHadFocus = true;
   panel.hidden = !active;
   if (!active) return;
-  document.getElementById("move-h").textContent = _("Your move ({name})", { name: seatName(game.seats, legal.seat) });
+  const heading = document.getElementById("move-h");
+  heading.textContent = _("Your move ({name})", { name: seatName(game.seats, legal.seat) });
   document.getElementById("move-prompt").textContent = picker.prompt();
   document.getElementById("move-controls").replaceChildren(picker.controls());
   const move = picker.move();
   document.getElementById("move-summary").textContent = move ? mod.describeMove(move, components) : "";
   document.getElementById("submit-move").disabled = !move || busy;
+  // Keyboard users keep their place from one turn to the next: the focus they left in the panel (on the
+  // button that submitted their last move) comes back to the panel's heading, unless they moved it meanwhile,
+  // so that the next move's controls are the next Tab, not a walk from the top of the page.
+  if (panelHadFocus) {
+    panelHadFocus = false;
+    if (!document.activeElement || document.activeElement === document.body) {
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
+    }
+  }
 }
 
 function renderVerdict() {
@@ -400,6 +415,8 @@ async function accept(seat) {
 async function submitMove(move) {
   clearErrors();
   busy = true;
+  // (disabling the focused button drops the focus: remembered here, given back at the next turn)
+  if (document.getElementById("move-panel").contains(document.activeElement)) panelHadFocus = true;
   document.getElementById("submit-move").disabled = true;
   const status = document.getElementById("move-prompt");
   status.textContent = _("Signing and submitting…");
