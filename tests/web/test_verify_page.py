@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import html
 import json
+import os
 import random
 import re
 import socket
@@ -28,10 +29,12 @@ from urllib.parse import unquote
 
 import pytest
 import requests
-from signed_requests import start, submit
+from click.testing import CliRunner
+from signed_requests import start
 from test_csp import WATCH_CSP, violations
 
 from referee.bundle import build_bundle, sign_bundle
+from referee.cli import main
 from referee.games import ruleset
 from referee.logchain import seal
 from referee.signing import MOVE_CTX, generate_key, public_key_b64, sign
@@ -54,7 +57,12 @@ def finish(base: str, ruleset: str, players: int, seed: str) -> tuple[str, list]
         if legal["to_move"] is None:
             break
         seat = legal["to_move"]
-        response = submit(base, game, keys[seat], seat, MOVE_CTX, move=rng.choice(legal["moves"]))
+        # signed_requests.submit's envelope, at the position legal-moves folded its moves from (its seq and head:
+        # no GET of the game's state per move)
+        envelope = {"v": 1, "ctx": MOVE_CTX, "game": game, "seat": seat, "seq": legal["seq"], "prev": legal["head"],
+                    "move": rng.choice(legal["moves"])}
+        response = requests.post(f"{base}/games/{game}/moves?wait=5", timeout=15,
+                                 json={"envelope": envelope, "sig": sign(keys[seat], envelope)})
         assert response.status_code < 300, response.text
     deadline = time.monotonic() + 20
     while requests.get(f"{base}/games/{game}", timeout=10).json()["status"] != "finished":
@@ -128,12 +136,21 @@ def tampers(games) -> dict[str, dict]:
     return out
 
 
+def cli(path: Path) -> tuple[str, int]:
+    """``referee verify --json PATH``: the ``referee`` group's own ``main`` (what ``python -m referee.cli`` and the
+    ``referee`` script call, click's standalone mode and its ``sys.exit`` with the report's exit code included), run
+    by click's ``CliRunner`` in this process rather than in a new Python (whose start, not the verifying, was most of
+    its CPU). Its stdout and exit code; anything but the command's own exit is an error here, not an exit code."""
+    done = CliRunner().invoke(main, ["verify", "--json", str(path)], catch_exceptions=False)
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
+    return done.stdout, done.exit_code
+
+
 def cli_report(bundle: dict, tmp_path: Path) -> tuple[dict, int]:
     path = tmp_path / "bundle.json"
     path.write_text(json.dumps(bundle))
-    done = subprocess.run([sys.executable, "-m", "referee.cli", "verify", "--json", str(path)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120, check=False)
-    return json.loads(done.stdout), done.returncode
+    out, code = cli(path)
+    return json.loads(out), code
 
 
 @pytest.fixture(scope="module")
@@ -311,10 +328,9 @@ def test_junk_is_reported_as_the_cli_reports_it(verify_page, tmp_path):
     answer = verify_page.evaluate("(t) => window.refereeVerify(t)", '{"format": 1.5, "format": 2}')
     path = tmp_path / "junk.json"
     path.write_text('{"format": 1.5, "format": 2}')
-    done = subprocess.run([sys.executable, "-m", "referee.cli", "verify", "--json", str(path)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 1 and answer["exit_code"] == 1
-    assert answer["report"] == json.loads(done.stdout)
+    out, code = cli(path)
+    assert code == 1 and answer["exit_code"] == 1
+    assert answer["report"] == json.loads(out)
     assert verify_page.locator("#verify-replay").is_hidden() and answer["replay"] is None  # no log: no board
 
 
@@ -330,6 +346,16 @@ def test_a_game_is_verified_from_its_export_url_linked_by_its_replay(verify_page
     assert violations(verify_page) == [] and verify_page.errors == []
 
 
+SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"
+
+
+def shoot(page, path: Path) -> None:
+    """A full-page screenshot for people (``docs/verification.md``'s ``docs/screens/verify-page-*.png``), written only
+    with ``REFEREE_SCREENSHOTS=1`` as ``test_site.py``'s: no check reads it."""
+    if SHOOT:
+        page.screenshot(path=str(path), full_page=True)
+
+
 def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, tmp_path, artifacts):
     bundle, _ = games["towerup"]
     verify_page.set_viewport_size(PHONE)
@@ -340,7 +366,7 @@ def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, 
     assert "game.json" in verify_page.inner_text("#verify-heading")
     assert "Checked in" in verify_page.inner_text("#verify-status")
     assert verify_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    verify_page.screenshot(path=str(artifacts / "verify-page-phone-verified.png"), full_page=True)
+    shoot(verify_page, artifacts / "verify-page-phone-verified.png")
     verify_page.set_viewport_size({"width": 1200, "height": 900})
     # the board drawn is still this bundle's after the page's width changed (5 Towers' board module redrew the
     # last 5 Towers board of the container, an earlier bundle's, over this Tower Up one)
@@ -348,12 +374,12 @@ def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, 
     drawn = verify_page.evaluate(
         "() => [...document.querySelectorAll('#verify-board svg.board-svg')].map(s => s.dataset.ruleset || '')")
     assert drawn and set(drawn) == {"towerup"}, drawn
-    verify_page.screenshot(path=str(artifacts / "verify-page-desktop-verified.png"), full_page=True)
+    shoot(verify_page, artifacts / "verify-page-desktop-verified.png")
     in_page(verify_page, tampers(games)["signature of another seat"])
-    verify_page.screenshot(path=str(artifacts / "verify-page-desktop-failed.png"), full_page=True)
+    shoot(verify_page, artifacts / "verify-page-desktop-failed.png")
     verify_page.set_viewport_size(PHONE)
     assert verify_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    verify_page.screenshot(path=str(artifacts / "verify-page-phone-failed.png"), full_page=True)
+    shoot(verify_page, artifacts / "verify-page-phone-failed.png")
     verify_page.set_viewport_size({"width": 1200, "height": 900})
     assert violations(verify_page) == [] and verify_page.errors == []
 
@@ -375,9 +401,9 @@ def _free_port() -> int:
 
 def test_the_static_export_verifies_without_the_referee(browser, games, tmp_path, web_server):
     out = tmp_path / "site"
-    done = subprocess.run([sys.executable, "-m", "referee.cli", "verify-page", "--out", str(out)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
+    # ``referee verify-page --out``: the referee group's main, by CliRunner in this process (as ``cli``)
+    done = CliRunner().invoke(main, ["verify-page", "--out", str(out)], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"], cwd=out,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
