@@ -91,8 +91,11 @@ def test_two_bots_play_a_whole_game_that_verifies(server, tmp_path, ruleset, str
 def test_two_bots_play_a_whole_game_through_referee_serve(tmp_path):
     serve = Serve(tmp_path)  # its embedded Redis, its workers, its web server: as a user runs it
     try:
-        wait_until(lambda: serve.api_answers() or serve.process.poll() is not None, timeout=60)
+        # its log says when it serves (a read of a file every 0.2 s, not an HTTP request every 0.05 s)
+        wait_until(lambda: "referee serving on" in serve.log or serve.process.poll() is not None, timeout=60,
+                   every=0.2)
         assert serve.process.poll() is None, serve.log
+        wait_until(serve.api_answers, timeout=15)
         serve.remember_processes()  # its workers run in sessions of their own: stop() kills them too
         _two_bots_play(f"http://127.0.0.1:{serve.port}", tmp_path, "towerup", "greedy")
     finally:
