@@ -8,14 +8,49 @@ import os
 import signal
 import subprocess
 import sys
+import uuid
 
 import pytest
+import redis
 import requests
+from live_server import serving
 from svc_helpers import REPO, stop_process, wait_until
 from svc_helpers import run_cli as run
 from test_serve_supervision import Serve
 
+from referee.app import create_app
 from referee.verify import verify_bundle
+
+
+@pytest.fixture(scope="module")
+def server(redis_server, tmp_path_factory):
+    """The test app (``make_app``'s config, on the session's Redis, flushed first) on a real threaded HTTP server,
+    with one real ``referee worker`` subprocess on its queue (the verdicts; ``spawn_worker``'s command and
+    environment), shared by this file's tests that play on the test app: one app and one worker for the file, not one
+    per test (a worker's start is ~0.5 CPU-s). The tests do not disturb each other: each seats keys of its own, and a
+    bot only plays the games its key is seated in (the others' finished games in the lobby are not its own)."""
+    conn = redis.Redis.from_url(redis_server.url)
+    conn.flushall()
+    conn.close()
+    var = tmp_path_factory.mktemp("bot-cli-app")
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    app = create_app({"REDIS_URL": redis_server.url, "REFEREE_VAR": str(var / "var"), "TESTING": True,
+                      "REFEREE_QUEUE": queue})
+    environment = {**os.environ, "PYTHONPATH": REPO, "REDIS_URL": redis_server.url,
+                   "REFEREE_RECONCILE_EVERY": "0.5", "REFEREE_STALE_AFTER": "2"}
+    out = open(var / "worker.log", "wb")
+    worker = subprocess.Popen([sys.executable, "-m", "referee.cli", "worker", "--url", redis_server.url, "--queue",
+                               queue], env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
+                              start_new_session=True)
+    try:
+        with serving(app) as url:
+            yield url
+    finally:  # killed with its job processes, as spawn_worker kills its default worker (the next test flushes)
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+        out.close()
+        app.extensions["referee.store"].close()
 
 
 def _keys(tmp_path):
@@ -49,16 +84,18 @@ def _state(server, game_id):
 
 
 @pytest.mark.parametrize("ruleset,strategy", [("fivetowers", "greedy"), ("towerup", "random")])
-def test_two_bots_play_a_whole_game_that_verifies(server, spawn_worker, tmp_path, ruleset, strategy):
-    spawn_worker()  # the verdicts
+def test_two_bots_play_a_whole_game_that_verifies(server, tmp_path, ruleset, strategy):
     _two_bots_play(server, tmp_path, ruleset, strategy)
 
 
 def test_two_bots_play_a_whole_game_through_referee_serve(tmp_path):
     serve = Serve(tmp_path)  # its embedded Redis, its workers, its web server: as a user runs it
     try:
-        wait_until(lambda: serve.api_answers() or serve.process.poll() is not None, timeout=60)
+        # its log says when it serves (a read of a file every 0.2 s, not an HTTP request every 0.05 s)
+        wait_until(lambda: "referee serving on" in serve.log or serve.process.poll() is not None, timeout=60,
+                   every=0.2)
         assert serve.process.poll() is None, serve.log
+        wait_until(serve.api_answers, timeout=15)
         serve.remember_processes()  # its workers run in sessions of their own: stop() kills them too
         _two_bots_play(f"http://127.0.0.1:{serve.port}", tmp_path, "towerup", "greedy")
     finally:
@@ -99,8 +136,7 @@ def _two_bots_play(server, tmp_path, ruleset, strategy):
     assert seats == {0, 1}  # every move signed by a bot's own key, checked by the verifier
 
 
-def test_a_bot_killed_mid_game_picks_its_game_up_again(server, spawn_worker, tmp_path):
-    spawn_worker()
+def test_a_bot_killed_mid_game_picks_its_game_up_again(server, tmp_path):
     keys = _keys(tmp_path)
     game_id = _create(server, "fivetowers", keys)
     ada, ada_log = _bot(tmp_path, server, "ada", "random")
@@ -138,7 +174,7 @@ def test_a_bot_waits_for_an_unreachable_referee(tmp_path):
     assert (tmp_path / "bot-ada.log").read_text().rstrip().endswith("bot stopped")
 
 
-def test_bot_answers_offers_by_its_policy(server, spawn_worker, tmp_path):
+def test_bot_answers_offers_by_its_policy(server, tmp_path):
     """Take-backs are declined; a draw is declined by a bot that is not behind (at the start, level)."""
     from referee.cli.client import load_key
     from referee.signing import OFFER_CTX, sign
