@@ -249,14 +249,15 @@
     return out;
   }
 
-  /** Every text of every SVG matching ``selector``: [{where, text, fg, bg, ratio, size, bold, large, needed}]. */
+  /** Every text of every SVG matching ``selector``: [{where, svg, text, fg, bg, ratio, size, bold, large, needed}]
+   * (``svg``: the index of the text's SVG among those the selector matches). */
   function check(selector) {
     const out = [];
     boxes = new Map();
     reaches = new Map();
     styles = new Map();
     const patterns = Math.max(1, ...[...document.querySelectorAll("pattern")].map((p) => patternColours(p).length));
-    for (const svg of document.querySelectorAll(selector)) {
+    for (const [index, svg] of [...document.querySelectorAll(selector)].entries()) {
       const base = htmlBackground(svg);
       for (const t of texts(svg)) {
         if (!t.checkVisibility({ visibilityProperty: true })) continue;
@@ -277,7 +278,7 @@
             if (!worst || value < worst.ratio) worst = { ratio: value, fg: hex(fg), bg: hex(bg) };
           }
         }
-        out.push({ where: describe(t, svg), text: t.textContent.trim().slice(0, 40), ...worst,
+        out.push({ where: describe(t, svg), svg: index, text: t.textContent.trim().slice(0, 40), ...worst,
           ratio: Math.round(worst.ratio * 100) / 100, size: Math.round(size * 10) / 10, bold, large,
           needed: large ? 3 : 4.5 });
       }

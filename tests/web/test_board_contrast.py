@@ -19,6 +19,7 @@ each board is printed (docs/web.md quotes them).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,9 @@ pytestmark = pytest.mark.web
 STEP_MS = 20_000
 CHECKER = (Path(__file__).resolve().parent / "svg_contrast.js").read_text(encoding="utf-8")
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 360, "height": 740}}
+#: the boards' screenshots (test-artifacts/svg-contrast-*.png) are for people to look at: written only when asked
+#: for (as test_site.py's), not on every run
+SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"
 
 
 def _start(base: str, ruleset: str, players: int = 2):
@@ -152,7 +156,8 @@ def test_every_text_of_the_board_has_aa_contrast(browser, web_server, games, con
         page.locator("#board [data-choice='1']").first.click()
         page.wait_for_selector("#board .chosen, #move-controls .chosen-steps", timeout=STEP_MS)
         found += check(page)
-        page.locator("#board").screenshot(path=str(artifacts / f"svg-contrast-{ruleset}-{size}-{scheme}.png"))
+        if SHOOT:
+            page.locator("#board").screenshot(path=str(artifacts / f"svg-contrast-{ruleset}-{size}-{scheme}.png"))
     finally:
         context.close()
     texts = {f["text"] for f in found}
@@ -255,7 +260,12 @@ def test_every_text_of_the_replay_page_has_aa_contrast(browser, web_server, fini
         page.wait_for_selector(f"#replay[data-at='{int(page.get_attribute('#replay', 'data-total')) - 1}'] #board svg",
                                timeout=STEP_MS)
         found = check(page, "#replay svg")  # every SVG of the page
-        board, chart = check(page, "#board svg"), check(page, "#chart svg")
+        # the board's and the chart's texts among them (each result names its SVG: ``svg``, its index among the
+        # selector's), as check(page, "#board svg") and check(page, "#chart svg") find them, without painting
+        # them twice more
+        kinds = page.evaluate("""() => [...document.querySelectorAll('#replay svg')].map((s) =>
+            s.matches('#board svg') ? 'board' : s.matches('#chart svg') ? 'chart' : '')""")
+        board, chart = ([f for f in found if kinds[f["svg"]] == kind] for kind in ("board", "chart"))
     finally:
         context.close()
     assert board and len(board) + len(chart) <= len(found)  # the board's texts are checked too
