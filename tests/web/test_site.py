@@ -23,7 +23,7 @@ from signed_requests import submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64
+from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 
@@ -35,9 +35,12 @@ SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"
 
 
 def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
-    """A game of Ann and Bea, accepted and ``turns`` moves in (builds preferred, so towers stand)."""
+    """A game of Ann and Bea, accepted and ``turns`` moves in (builds preferred, so towers stand). Each move is
+    signed at the position its legal-moves answer names (its ``seq`` and ``head``: no other read of the game),
+    over one kept-alive session."""
     keys = [generate_key(), generate_key()]
-    created = requests.post(f"{base_url}/games", timeout=10, json={
+    http = requests.Session()
+    created = http.post(f"{base_url}/games", timeout=10, json={
         "ruleset": ruleset, "seats": [{"name": "Ann", "key": public_key_b64(keys[0])},
                                       {"name": "Bea", "key": public_key_b64(keys[1])}]})
     assert created.status_code == 201, created.text
@@ -46,7 +49,7 @@ def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
         assert submit(base_url, game, key, seat, "referee/accept",
                       entropy=b64url_encode(bytes([seat]) * 32)).status_code == 202
     for _ in range(turns):
-        legal = requests.get(f"{base_url}/games/{game}/legal-moves", timeout=10).json()
+        legal = http.get(f"{base_url}/games/{game}/legal-moves", timeout=10).json()
         if legal["to_move"] is None:
             break  # the game is over
         by_type = {}
@@ -55,9 +58,14 @@ def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
         builds = [m for m in legal["moves"] if m["type"] == "build"]
         move = (max(builds, key=lambda m: len(m.get("cards", []))) if builds else None) or by_type.get(
             "place_start") or by_type.get("take") or by_type.get("bid") or legal["moves"][0]
-        response = submit(base_url, game, keys[legal["to_move"]], legal["to_move"], "referee/move", move=move)
+        seat = legal["to_move"]
+        envelope = {"v": 1, "ctx": "referee/move", "game": game, "seat": seat, "seq": legal["seq"],
+                    "prev": legal["head"], "move": move}
+        response = http.post(f"{base_url}/games/{game}/moves?wait=5", timeout=15,
+                             json={"envelope": envelope, "sig": sign(keys[seat], envelope)})
         assert response.status_code < 300, response.text
-    to_move = requests.get(f"{base_url}/games/{game}", timeout=10).json()["to_move"]
+    to_move = http.get(f"{base_url}/games/{game}", timeout=10).json()["to_move"]
+    http.close()
     return game, keys, to_move
 
 
