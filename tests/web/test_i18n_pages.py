@@ -9,11 +9,13 @@ real app, Redis and worker:
 * error codes and rule ids stay as they are: a refused move shows ``form/invalid_json`` and the referee's
   rule id and code in a French page.
 
-One browser context per language, looping over the pages. Screenshots: ``de-towerup-game.png``,
-``fr-fivetowers-game.png`` in ``test-artifacts/``."""
+One browser context per language, looping over the pages. With ``REFEREE_SCREENSHOTS=1``, screenshots:
+``de-towerup-game.png``, ``fr-fivetowers-game.png`` in ``test-artifacts/``."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -32,6 +34,7 @@ from referee.web import i18n
 pytestmark = pytest.mark.web
 
 STEP_MS = 20_000
+SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"  # screenshots for people, not read by any assertion
 
 # Every text node and every aria-label / title of the page, trimmed (the SVG boards' too).
 TEXTS = """() => {
@@ -142,51 +145,56 @@ def kind_of(path: str, world) -> str:
     return path
 
 
-def see_every_page(page, base_url: str, world, lang: str) -> None:
+def see_every_page(page, base_url: str, world, lang: str, *, last: str) -> None:
+    """Every page, ``last`` the last one (the page stays there for the test's own checks); a page the browser
+    is already on (the lobby the language selector has just reloaded) is checked as it is."""
     english = untranslated(lang)
-    for path, ready in pages(world):
-        page.goto(f"{base_url}{path}")
+    order = sorted(pages(world), key=lambda p: p[0] == last)
+    assert order[-1][0] == last, last
+    for path, ready in order:
+        if page.url != f"{base_url}{path}":
+            page.goto(f"{base_url}{path}")
         page.wait_for_selector(ready, state="attached", timeout=STEP_MS)
         page.wait_for_timeout(200)  # the modules' last redraw ("networkidle" never comes: event streams)
         assert page.evaluate("() => document.documentElement.lang") == lang, path
         body = page.locator("body").inner_text()
+        texts = page.evaluate(TEXTS)  # once per page: the page has drawn (above), its texts read once
         for words in [SAYS[lang]["nav"], *SAYS[lang][kind_of(path, world)]]:
-            assert words in body or any(words in t for t in page.evaluate(TEXTS)), f"{path} ({lang}): no {words!r}"
-        left = sorted(t for t in page.evaluate(TEXTS) if t in english)
+            assert words in body or any(words in t for t in texts), f"{path} ({lang}): no {words!r}"
+        left = sorted(t for t in texts if t in english)
         assert not left, f"{path} ({lang}) still says in English: {left}"
 
 
-def with_keys(context, base_url: str, world):
-    """A page of a context holding the key of the seat to move in the Tower Up and the 5 Towers game."""
-    page = context.new_page()
-    page.goto(f"{base_url}/play/keys")
+def with_keys(base_url: str, world) -> dict:
+    """A context's ``storage_state``: its localStorage holds the key of the seat to move in the Tower Up and the
+    5 Towers game (the keys page's entry, there before the first page loads)."""
     keys = [{"name": ["Ann", "Bea"][to_move], "public": public_key_b64(keys[to_move]),
              "private": private_key_b64(keys[to_move]), "created": "2026-01-01T00:00:00Z"}
             for _game, keys, to_move in (world["towerup"], world["fivetowers"])]
-    page.evaluate("k => localStorage.setItem('referee.keys.v1', JSON.stringify(k))", keys)
-    return page
+    return {"cookies": [], "origins": [{"origin": base_url, "localStorage": [
+        {"name": "referee.keys.v1", "value": json.dumps(keys)}]}]}
 
 
 def test_a_german_browser_sees_german_everywhere(browser, web_server, world, console_errors, artifacts):
     game = world["towerup"][0]
-    context = browser.new_context(locale="de-DE")  # Accept-Language: de-DE
-    page = console_errors.watch(with_keys(context, web_server, world))
-    see_every_page(page, web_server, world, "de")
-    # the game page, word for word: title, next step, the seats
-    page.goto(f"{web_server}/play/games/{game}")
+    context = browser.new_context(locale="de-DE", storage_state=with_keys(web_server, world))  # Accept-Language
+    page = console_errors.watch(context.new_page())
+    see_every_page(page, web_server, world, "de", last=f"/play/games/{game}")
+    # the game page (the loop's last), word for word: title, next step, the seats
     page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
     assert page.title() == "Du bist dran · Ann gegen Bea · Tower Up · der Schiedsrichter"
     assert page.locator("#status-line").inner_text().startswith("Du bist dran: ")
     assert "(du)" in page.locator("#seat-list").inner_text()
-    page.screenshot(path=str(artifacts / "de-towerup-game.png"), full_page=True)
+    if SHOOT:
+        page.screenshot(path=str(artifacts / "de-towerup-game.png"), full_page=True)
     context.close()
     console_errors.assert_none()
 
 
 def test_a_french_choice_in_the_selector_holds_on_every_page(browser, web_server, world, console_errors, artifacts):
     game = world["fivetowers"][0]
-    context = browser.new_context(locale="en-US")
-    page = console_errors.watch(with_keys(context, web_server, world))
+    context = browser.new_context(locale="en-US", storage_state=with_keys(web_server, world))
+    page = console_errors.watch(context.new_page())
     page.goto(f"{web_server}/play/")
     assert page.evaluate("() => document.documentElement.lang") == "en"
     assert page.get_by_role("link", name="New game", exact=True).is_visible()
@@ -195,12 +203,12 @@ def test_a_french_choice_in_the_selector_holds_on_every_page(browser, web_server
     page.wait_for_selector("html[lang=fr]")
     assert page.evaluate("() => localStorage.getItem('referee.lang')") == "fr"
     assert {c["name"]: c["value"] for c in context.cookies()}.get("referee_lang") == "fr"
-    see_every_page(page, web_server, world, "fr")
-    # error codes and rule ids never change with the language
-    page.goto(f"{web_server}/play/games/{game}")
+    see_every_page(page, web_server, world, "fr", last=f"/play/games/{game}")
+    # error codes and rule ids never change with the language (on the game page, the loop's last)
     page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
     assert page.locator("#status-line").inner_text().startswith("À vous : ")
-    page.screenshot(path=str(artifacts / "fr-fivetowers-game.png"), full_page=True)
+    if SHOOT:
+        page.screenshot(path=str(artifacts / "fr-fivetowers-game.png"), full_page=True)
     page.locator("#manual summary").click()
     page.fill("#manual-json", "{")
     page.click("#manual-submit")

@@ -10,6 +10,7 @@ With ``REFEREE_SCREENSHOTS=1`` it also writes the screenshots of ``docs/web.md``
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from signed_requests import submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64
+from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 
@@ -34,9 +35,12 @@ SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"
 
 
 def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
-    """A game of Ann and Bea, accepted and ``turns`` moves in (builds preferred, so towers stand)."""
+    """A game of Ann and Bea, accepted and ``turns`` moves in (builds preferred, so towers stand). Each move is
+    signed at the position its legal-moves answer names (its ``seq`` and ``head``: no other read of the game),
+    over one kept-alive session."""
     keys = [generate_key(), generate_key()]
-    created = requests.post(f"{base_url}/games", timeout=10, json={
+    http = requests.Session()
+    created = http.post(f"{base_url}/games", timeout=10, json={
         "ruleset": ruleset, "seats": [{"name": "Ann", "key": public_key_b64(keys[0])},
                                       {"name": "Bea", "key": public_key_b64(keys[1])}]})
     assert created.status_code == 201, created.text
@@ -45,7 +49,7 @@ def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
         assert submit(base_url, game, key, seat, "referee/accept",
                       entropy=b64url_encode(bytes([seat]) * 32)).status_code == 202
     for _ in range(turns):
-        legal = requests.get(f"{base_url}/games/{game}/legal-moves", timeout=10).json()
+        legal = http.get(f"{base_url}/games/{game}/legal-moves", timeout=10).json()
         if legal["to_move"] is None:
             break  # the game is over
         by_type = {}
@@ -54,9 +58,14 @@ def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
         builds = [m for m in legal["moves"] if m["type"] == "build"]
         move = (max(builds, key=lambda m: len(m.get("cards", []))) if builds else None) or by_type.get(
             "place_start") or by_type.get("take") or by_type.get("bid") or legal["moves"][0]
-        response = submit(base_url, game, keys[legal["to_move"]], legal["to_move"], "referee/move", move=move)
+        seat = legal["to_move"]
+        envelope = {"v": 1, "ctx": "referee/move", "game": game, "seat": seat, "seq": legal["seq"],
+                    "prev": legal["head"], "move": move}
+        response = http.post(f"{base_url}/games/{game}/moves?wait=5", timeout=15,
+                             json={"envelope": envelope, "sig": sign(keys[seat], envelope)})
         assert response.status_code < 300, response.text
-    to_move = requests.get(f"{base_url}/games/{game}", timeout=10).json()["to_move"]
+    to_move = http.get(f"{base_url}/games/{game}", timeout=10).json()["to_move"]
+    http.close()
     return game, keys, to_move
 
 
@@ -67,13 +76,16 @@ def games(web_server):
 
 
 def open_as(browser, base_url, console_errors, size, *, key=None, name="Ann"):
-    context = browser.new_context(**size)
-    page = console_errors.watch(context.new_page())
+    """A page of a new context whose localStorage holds ``key`` for the site's origin before any page loads
+    (Playwright's ``storage_state``: the same entry the keys page keeps, without loading a page to write it)."""
+    state = None
     if key is not None:
-        page.goto(f"{base_url}/play/keys")
-        page.evaluate("k => localStorage.setItem('referee.keys.v1', JSON.stringify(k))", [{
-            "name": name, "public": public_key_b64(key), "private": private_key_b64(key),
-            "created": "2026-01-01T00:00:00Z"}])
+        state = {"cookies": [], "origins": [{"origin": base_url, "localStorage": [{
+            "name": "referee.keys.v1", "value": json.dumps([{
+                "name": name, "public": public_key_b64(key), "private": private_key_b64(key),
+                "created": "2026-01-01T00:00:00Z"}])}]}]}
+    context = browser.new_context(**size, storage_state=state)
+    page = console_errors.watch(context.new_page())
     return context, page
 
 
@@ -165,12 +177,10 @@ def test_every_other_page_on_a_phone(browser, web_server, games, console_errors)
         page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
         check_page(page, path)
         shoot(page, f"phone-{name}")
-    # the lobby names the games, not their ruleset ids
-    page.goto(f"{web_server}/play/")
-    page.wait_for_selector(f"tr[data-game='{game}']", timeout=STEP_MS)
-    assert page.locator(f"tr[data-game='{game}'] td.game-name").inner_text() == "5 Towers"
-    assert page.locator(f"tr[data-game='{games['towerup'][0]}'] td.game-name").inner_text() == "Tower Up"
-    assert "fivetowers" not in page.locator("#games-body").inner_text()
+        if name == "lobby":  # the lobby names the games, not their ruleset ids
+            assert page.locator(f"tr[data-game='{game}'] td.game-name").inner_text() == "5 Towers"
+            assert page.locator(f"tr[data-game='{games['towerup'][0]}'] td.game-name").inner_text() == "Tower Up"
+            assert "fivetowers" not in page.locator("#games-body").inner_text()
     context.close()
     console_errors.assert_none()
 
@@ -187,8 +197,8 @@ def test_my_games_is_in_the_menu_of_every_page(browser, web_server, games, conso
     game = games["fivetowers"][0]
     context = browser.new_context(**PHONE, locale=lang)
     page = console_errors.watch(context.new_page())
-    for path in ("/play/", "/play/new", "/play/keys", "/play/me", "/play/tournaments", f"/play/games/{game}",
-                 f"/play/games/{game}/replay"):
+    for path in ("/play/new", "/play/keys", "/play/me", "/play/tournaments", f"/play/games/{game}",
+                 f"/play/games/{game}/replay", "/play/"):  # the lobby last: the keyboard starts from its top
         page.goto(f"{web_server}{path}")
         assert page.get_attribute("html", "lang") == lang
         links = page.evaluate(MENU_ITEM)
@@ -198,8 +208,9 @@ def test_my_games_is_in_the_menu_of_every_page(browser, web_server, games, conso
         current = [a["href"] for a in links if a["current"] == "page"]
         assert ("/play/me" in current) == (path == "/play/me") and len(current) <= 1, (path, current)
         assert page.evaluate(OVERFLOW) <= 0, f"{path} scrolls sideways"
-    # by keyboard: Tab from the top of the lobby reaches it (after the skip link, the brand and the lobby), Enter
-    page.goto(f"{web_server}/play/")
+    # by keyboard: Tab from the top of the lobby (just loaded, nothing focused yet) reaches it (after the skip
+    # link, the brand and the lobby), Enter
+    assert page.evaluate("() => document.activeElement === document.body"), "the lobby starts with no focus"
     for _ in range(6):
         page.keyboard.press("Tab")
         if page.evaluate("() => document.activeElement.getAttribute('href')") == "/play/me":
