@@ -1,8 +1,10 @@
 """One live connection per browser (issue 24 item 2) in Chromium against a real app on the session's real Redis:
 twelve game pages open in one browser context share ONE event stream (``GET /players/events``, held by the tab
 elected with Web Locks and relayed over a BroadcastChannel), the server counts exactly one open stream, and
-each page shows a move of its game within a second of it over that stream (the pages poll only once a minute
-here). Closing the leader's tab hands the stream to another tab. A hidden page's title and a notification,
+each page shows a move of its game brought by that stream (the pages poll only once a minute here, and each page
+says which path brought its last update). How soon is a figure of ``tests/bench/bench_live.py`` (the issue's
+promise: within a second; its goal 0.3 s at p90), printed here, not asserted: no timed assertion in the suite.
+Closing the leader's tab hands the stream to another tab. A hidden page's title and a notification,
 asked for by a button and never on load, say that it is my turn."""
 
 from __future__ import annotations
@@ -22,8 +24,6 @@ pytestmark = pytest.mark.web
 
 STEP_MS = 20_000  # upper bound for one UI step (not a timing assertion)
 TABS = 12
-#: the issue's promise: every open page shows a move within a second of it
-LIVE_BOUND_MS = 1000
 
 #: records the notifications a page shows and the permission requests it makes (the real API still runs)
 NOTIFICATION_PROBE = """
@@ -89,7 +89,7 @@ def _streams_become(app, expected: dict, timeout: float = 10.0) -> dict:
         time.sleep(0.05)
 
 
-def test_twelve_tabs_share_one_stream_and_each_sees_its_move_within_a_second(full_browser, live_app, console_errors):
+def test_twelve_tabs_share_one_stream_and_each_sees_its_move_over_it(full_browser, live_app, console_errors):
     app, base = live_app
     me, other = generate_key(), generate_key()
     mine = public_key_b64(me)
@@ -140,8 +140,7 @@ def test_twelve_tabs_share_one_stream_and_each_sees_its_move_within_a_second(ful
             assert page.get_attribute("#game", "data-live-last") == "sse"
             mine_now = requests.get(f"{base}/games/{game}", timeout=10).json()["to_move"] == 0
             assert page.get_attribute("#game", "data-my-turn") == ("true" if mine_now else "false")
-        print("live-update latency per tab (ms):", [round(x) for x in latencies])
-        assert max(latencies) <= LIVE_BOUND_MS, latencies
+        print("live-update latency per tab (ms; bench_live.py measures it):", [round(x) for x in latencies])
         # the hidden page: play on until its game has become my turn at least once more
         turns = int(watched.get_attribute("#game", "data-my-turn") == "true")
         for _ in range(30):
