@@ -103,7 +103,7 @@ class RefereeApi(Api):
     ERROR_SCHEMA = ErrorSchema
 
     def __init__(self, app: Flask | None = None, **options: Any) -> None:
-        self._undocumented: list[Callable[[], None]] = []
+        self._undocumented: list[Callable[[Any], None]] = []
         self._documenting = threading.Lock()
         super().__init__(app, **options)
 
@@ -113,7 +113,7 @@ class RefereeApi(Api):
         if self._undocumented:
             with self._documenting:
                 while self._undocumented:
-                    self._undocumented.pop(0)()
+                    self._undocumented.pop(0)(self._spec)
         return self._spec
 
     @spec.setter
@@ -126,14 +126,14 @@ class RefereeApi(Api):
         self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
         self._app.register_blueprint(blp, **options)
 
-        def document() -> None:
-            blp.register_views_in_doc(self, self._app, self._spec, name=name, parameters=parameters)
-            self._spec.tag({"name": name, "description": blp.description})
+        def document(spec: Any) -> None:
+            blp.register_views_in_doc(self, self._app, spec, name=name, parameters=parameters)
+            spec.tag({"name": name, "description": blp.description})
 
         self.document_later(document)
 
-    def document_later(self, write: Callable[[], None]) -> None:
-        """``write()`` (which documents something in ``self._spec``) runs at the first read of ``spec``."""
+    def document_later(self, write: Callable[[Any], None]) -> None:
+        """``write(spec)`` (which documents something in the OpenAPI document) runs at the first read of ``spec``."""
         self._undocumented.append(write)
 
 
@@ -164,7 +164,7 @@ def init_app(app: Flask) -> Api:
         app.register_blueprint(web)
     app.register_blueprint(docs.bp)
     app.register_blueprint(events.bp)  # a stream, not JSON: a plain blueprint (documented in docs/service.md)
-    api.document_later(lambda: events.document(api._spec, app))  # … described in the OpenAPI document by hand
+    api.document_later(lambda spec: events.document(spec, app))  # … described in the OpenAPI document by hand
     if app.config.get("REFEREE_BENCH_NOOP"):
         from . import bench  # noqa: PLC0415 - only for benchmarks
 

@@ -8,13 +8,16 @@ import requests
 from referee.signing import b64url_encode, generate_key, public_key_b64, sign
 
 
-def submit(base: str, game: str, key, seat: int, ctx: str, **fields) -> requests.Response:
-    """POST a seat's envelope of ``ctx`` (``referee/accept`` or ``referee/move``, the latter with ``?wait=5``)."""
-    state = requests.get(f"{base}/games/{game}", timeout=10).json()
+def submit(base: str, game: str, key, seat: int, ctx: str, *, at: dict | None = None, http=requests,
+           **fields) -> requests.Response:
+    """POST a seat's envelope of ``ctx`` (``referee/accept`` or ``referee/move``, the latter with ``?wait=5``) at
+    the game's position: ``at``'s (an answer of the game's, e.g. its legal moves, naming ``seq`` and ``head``), or
+    read from the game first. ``http``: a ``requests.Session`` to reuse its connection."""
+    state = at if at is not None else http.get(f"{base}/games/{game}", timeout=10).json()
     envelope = {"v": 1, "ctx": ctx, "game": game, "seat": seat, "seq": state["seq"], "prev": state["head"], **fields}
     path = "accept" if ctx == "referee/accept" else "moves?wait=5"
-    return requests.post(f"{base}/games/{game}/{path}", json={"envelope": envelope, "sig": sign(key, envelope)},
-                         timeout=15)
+    return http.post(f"{base}/games/{game}/{path}", json={"envelope": envelope, "sig": sign(key, envelope)},
+                     timeout=15)
 
 
 def start(base: str, ruleset: str, seats: list[dict]) -> tuple[str, list]:

@@ -19,11 +19,11 @@ each board is printed (docs/web.md quotes them).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 import requests
+from screens import shoot
 from signed_requests import start, submit
 
 from referee.signing import private_key_b64, public_key_b64
@@ -33,9 +33,6 @@ pytestmark = pytest.mark.web
 STEP_MS = 20_000
 CHECKER = (Path(__file__).resolve().parent / "svg_contrast.js").read_text(encoding="utf-8")
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 360, "height": 740}}
-#: the boards' screenshots (test-artifacts/svg-contrast-*.png) are for people to look at: written only when asked
-#: for (as test_site.py's), not on every run
-SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"
 
 
 def _start(base: str, ruleset: str, players: int = 2):
@@ -156,8 +153,7 @@ def test_every_text_of_the_board_has_aa_contrast(browser, web_server, games, con
         page.locator("#board [data-choice='1']").first.click()
         page.wait_for_selector("#board .chosen, #move-controls .chosen-steps", timeout=STEP_MS)
         found += check(page)
-        if SHOOT:
-            page.locator("#board").screenshot(path=str(artifacts / f"svg-contrast-{ruleset}-{size}-{scheme}.png"))
+        shoot(page.locator("#board"), artifacts / f"svg-contrast-{ruleset}-{size}-{scheme}.png")
     finally:
         context.close()
     texts = {f["text"] for f in found}

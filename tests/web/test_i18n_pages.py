@@ -15,7 +15,6 @@ One browser context per language, looping over the pages. With ``REFEREE_SCREENS
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from screens import shoot
 from seat_helpers import create_open_game
 from svc_helpers import Http
 from test_site import play
@@ -34,7 +34,6 @@ from referee.web import i18n
 pytestmark = pytest.mark.web
 
 STEP_MS = 20_000
-SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"  # screenshots for people, not read by any assertion
 
 # Every text node and every aria-label / title of the page, trimmed (the SVG boards' too).
 TEXTS = """() => {
@@ -185,8 +184,7 @@ def test_a_german_browser_sees_german_everywhere(browser, web_server, world, con
     assert page.title() == "Du bist dran · Ann gegen Bea · Tower Up · der Schiedsrichter"
     assert page.locator("#status-line").inner_text().startswith("Du bist dran: ")
     assert "(du)" in page.locator("#seat-list").inner_text()
-    if SHOOT:
-        page.screenshot(path=str(artifacts / "de-towerup-game.png"), full_page=True)
+    shoot(page, artifacts / "de-towerup-game.png", full_page=True)
     context.close()
     console_errors.assert_none()
 
@@ -207,8 +205,7 @@ def test_a_french_choice_in_the_selector_holds_on_every_page(browser, web_server
     # error codes and rule ids never change with the language (on the game page, the loop's last)
     page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
     assert page.locator("#status-line").inner_text().startswith("À vous : ")
-    if SHOOT:
-        page.screenshot(path=str(artifacts / "fr-fivetowers-game.png"), full_page=True)
+    shoot(page, artifacts / "fr-fivetowers-game.png", full_page=True)
     page.locator("#manual summary").click()
     page.fill("#manual-json", "{")
     page.click("#manual-submit")

@@ -207,9 +207,9 @@ def test_two_players_play_a_full_game_and_a_spectator_replays_it(browser, web_se
     # frozen, as Chrome freezes background tabs (CDP's Page.setWebLifecycleState): no script of it runs until
     # she comes back, when it catches up by itself (and the pages' CPU for the last moves is halved).
     bea.evaluate("() => { window.sameDocument = true; }")  # gone if the page reloads
+    frozen_at = int(game_attr(bea, "seq"))
     bea_tab = bea_ctx.new_cdp_session(bea)
     bea_tab.send("Page.setWebLifecycleState", {"state": "frozen"})
-    frozen_at = int(game_attr(bea, "seq"))
     moves += finish_over_http(web_server, game_id, keys, rng)
     bea_tab.send("Page.setWebLifecycleState", {"state": "active"})
 

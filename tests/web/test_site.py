@@ -19,11 +19,12 @@ import pytest
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from screens import SHOOT
 from signed_requests import submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -31,7 +32,6 @@ PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 1, "i
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 STEP_MS = 20_000
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
-SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"
 
 
 def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
@@ -58,11 +58,8 @@ def play(base_url: str, ruleset: str, turns: int, *, accept: bool = True):
         builds = [m for m in legal["moves"] if m["type"] == "build"]
         move = (max(builds, key=lambda m: len(m.get("cards", []))) if builds else None) or by_type.get(
             "place_start") or by_type.get("take") or by_type.get("bid") or legal["moves"][0]
-        seat = legal["to_move"]
-        envelope = {"v": 1, "ctx": "referee/move", "game": game, "seat": seat, "seq": legal["seq"],
-                    "prev": legal["head"], "move": move}
-        response = http.post(f"{base_url}/games/{game}/moves?wait=5", timeout=15,
-                             json={"envelope": envelope, "sig": sign(keys[seat], envelope)})
+        response = submit(base_url, game, keys[legal["to_move"]], legal["to_move"], "referee/move", at=legal,
+                          http=http, move=move)
         assert response.status_code < 300, response.text
     to_move = http.get(f"{base_url}/games/{game}", timeout=10).json()["to_move"]
     http.close()

@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import html
 import json
-import os
 import random
 import re
 import socket
@@ -30,7 +29,8 @@ from urllib.parse import unquote
 import pytest
 import requests
 from click.testing import CliRunner
-from signed_requests import start
+from screens import shoot
+from signed_requests import start, submit
 from test_csp import WATCH_CSP, violations
 
 from referee.bundle import build_bundle, sign_bundle
@@ -57,12 +57,8 @@ def finish(base: str, ruleset: str, players: int, seed: str) -> tuple[str, list]
         if legal["to_move"] is None:
             break
         seat = legal["to_move"]
-        # signed_requests.submit's envelope, at the position legal-moves folded its moves from (its seq and head:
-        # no GET of the game's state per move)
-        envelope = {"v": 1, "ctx": MOVE_CTX, "game": game, "seat": seat, "seq": legal["seq"], "prev": legal["head"],
-                    "move": rng.choice(legal["moves"])}
-        response = requests.post(f"{base}/games/{game}/moves?wait=5", timeout=15,
-                                 json={"envelope": envelope, "sig": sign(keys[seat], envelope)})
+        # at the position legal-moves folded its moves from (no other read of the game per move)
+        response = submit(base, game, keys[seat], seat, MOVE_CTX, at=legal, move=rng.choice(legal["moves"]))
         assert response.status_code < 300, response.text
     deadline = time.monotonic() + 20
     while requests.get(f"{base}/games/{game}", timeout=10).json()["status"] != "finished":
@@ -346,16 +342,6 @@ def test_a_game_is_verified_from_its_export_url_linked_by_its_replay(verify_page
     assert violations(verify_page) == [] and verify_page.errors == []
 
 
-SHOOT = os.environ.get("REFEREE_SCREENSHOTS") == "1"
-
-
-def shoot(page, path: Path) -> None:
-    """A full-page screenshot for people (``docs/verification.md``'s ``docs/screens/verify-page-*.png``), written only
-    with ``REFEREE_SCREENSHOTS=1`` as ``test_site.py``'s: no check reads it."""
-    if SHOOT:
-        page.screenshot(path=str(path), full_page=True)
-
-
 def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, tmp_path, artifacts):
     bundle, _ = games["towerup"]
     verify_page.set_viewport_size(PHONE)
@@ -366,7 +352,7 @@ def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, 
     assert "game.json" in verify_page.inner_text("#verify-heading")
     assert "Checked in" in verify_page.inner_text("#verify-status")
     assert verify_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    shoot(verify_page, artifacts / "verify-page-phone-verified.png")
+    shoot(verify_page, artifacts / "verify-page-phone-verified.png", full_page=True)
     verify_page.set_viewport_size({"width": 1200, "height": 900})
     # the board drawn is still this bundle's after the page's width changed (5 Towers' board module redrew the
     # last 5 Towers board of the container, an earlier bundle's, over this Tower Up one)
@@ -374,12 +360,12 @@ def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, 
     drawn = verify_page.evaluate(
         "() => [...document.querySelectorAll('#verify-board svg.board-svg')].map(s => s.dataset.ruleset || '')")
     assert drawn and set(drawn) == {"towerup"}, drawn
-    shoot(verify_page, artifacts / "verify-page-desktop-verified.png")
+    shoot(verify_page, artifacts / "verify-page-desktop-verified.png", full_page=True)
     in_page(verify_page, tampers(games)["signature of another seat"])
-    shoot(verify_page, artifacts / "verify-page-desktop-failed.png")
+    shoot(verify_page, artifacts / "verify-page-desktop-failed.png", full_page=True)
     verify_page.set_viewport_size(PHONE)
     assert verify_page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-    shoot(verify_page, artifacts / "verify-page-phone-failed.png")
+    shoot(verify_page, artifacts / "verify-page-phone-failed.png", full_page=True)
     verify_page.set_viewport_size({"width": 1200, "height": 900})
     assert violations(verify_page) == [] and verify_page.errors == []
 
