@@ -199,12 +199,18 @@ function areaLabelSpot(text, fontSize, pts, segments, { boxes, roads }) {
   const cy = pts.reduce((acc, p) => acc + p[1], 0) / pts.length + 4;
   const inside = (p) => pts.some((q) => Math.hypot(p[0] - q[0], p[1] - q[1]) <= 30)
     || segments.some((seg) => distanceToSegment(p, seg) <= 30);
+  // A road can come within 6 units of the label, or cross it, only if its box widened by 6 meets the label's:
+  // the other roads are skipped unmeasured (the same answer; the measuring was most of a page's redraw).
+  const reach = roads.map(([[ax, ay], [bx, by]]) => [Math.min(ax, bx) - 6, Math.min(ay, by) - 6,
+    Math.max(ax, bx) + 6, Math.max(ay, by) + 6]);
   const free = (x, y) => {
     const [x0, y0, x1, y1] = [x - width / 2 - 3, y - fontSize, x + width / 2 + 3, y + fontSize * 0.3];
     if (boxes.some(([a0, b0, a1, b1]) => x0 < a1 && a0 < x1 && y0 < b1 && b0 < y1)) return false;
+    const near = roads.filter((_, i) => reach[i][0] <= x1 && x0 <= reach[i][2] && reach[i][1] <= y1 && y0 <= reach[i][3]);
+    if (!near.length) return true;
     const probes = [];
     for (let k = 0; k <= 8; k += 1) probes.push([x0 + ((x1 - x0) * k) / 8, y0], [x0 + ((x1 - x0) * k) / 8, y1]);
-    return !roads.some((seg) => probes.some((p) => distanceToSegment(p, seg) < 6)
+    return !near.some((seg) => probes.some((p) => distanceToSegment(p, seg) < 6)
       || distanceToSegment([x0, (y0 + y1) / 2], seg) < 6 || distanceToSegment([x1, (y0 + y1) / 2], seg) < 6
       || segmentCrossesBox(seg, [x0, y0, x1, y1]));
   };
