@@ -190,23 +190,28 @@
     return acc;
   }
 
-  /** Paint node's children at the client point, premultiplied RGBA; ``target`` painted solid when ``withTarget``. */
-  function render(node, x, y, target, withTarget, pick) {
-    let acc = [0, 0, 0, 0];
+  /** Paint node's children at the client point twice in one walk, premultiplied RGBA: [with ``target`` painted
+   * solid, without it] (every other shape paints the same in both, so each is measured once). */
+  function render(node, x, y, target, pick) {
+    let withIt = [0, 0, 0, 0];
+    let without = [0, 0, 0, 0];
     for (const child of node.children) {
       const cs = style(child);
       if (cs.display === "none") continue;
-      let paint = null;
+      let paint = [null, null];
       if (child === target) {
-        if (withTarget) paint = layer(parse(cs.fill) || [0, 0, 0, 1], parseFloat(cs.fillOpacity));
+        paint = [layer(parse(cs.fill) || [0, 0, 0, 1], parseFloat(cs.fillOpacity)), null];
       } else if (SHAPES.has(child.localName)) {
-        paint = shapeAt(child, cs, x, y, pick);
+        const p = shapeAt(child, cs, x, y, pick);
+        paint = [p, p];
       } else if (CONTAINERS.has(child.localName) || (child.localName === "text" && child.contains(target))) {
-        if (child.contains(target) || inside(reachOf(child), x, y)) paint = render(child, x, y, target, withTarget, pick);
+        if (child.contains(target) || inside(reachOf(child), x, y)) paint = render(child, x, y, target, pick);
       } // other text, defs, title, gradients, patterns...: paint nothing at the point
-      if (paint && paint[3] > 0) acc = over(scale(paint, parseFloat(cs.opacity)), acc);
+      const opacity = parseFloat(cs.opacity);
+      if (paint[0] && paint[0][3] > 0) withIt = over(scale(paint[0], opacity), withIt);
+      if (paint[1] && paint[1][3] > 0) without = over(scale(paint[1], opacity), without);
     }
-    return acc;
+    return [withIt, without];
   }
 
   /** The opaque colour of the HTML boxes behind an element (their background colours, over white). */
@@ -272,8 +277,9 @@
         let worst = null;
         for (const x of [r.left + r.width / 2, r.left + r.width * 0.2, r.left + r.width * 0.8]) {
           for (let pick = 0; pick < patterns; pick += 1) {
-            const fg = flatten(render(svg, x, y, t, true, pick), base);
-            const bg = flatten(render(svg, x, y, t, false, pick), base);
+            const [withIt, without] = render(svg, x, y, t, pick);
+            const fg = flatten(withIt, base);
+            const bg = flatten(without, base);
             const value = ratio(fg, bg);
             if (!worst || value < worst.ratio) worst = { ratio: value, fg: hex(fg), bg: hex(bg) };
           }
