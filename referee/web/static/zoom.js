@@ -81,8 +81,10 @@ export function zoomable(name, svg, label, { minScale = 0, focus = null } = {}) 
         }
       }
       state.fresh = false;
-      frame.scrollLeft = state.left;
-      frame.scrollTop = state.top;
+      // The frame is new, scrolled to 0, 0: setting 0 would change nothing but lay the page out at once (and
+      // again at the next frame, after the rest of the redraw) — a sixth of a redraw's CPU.
+      if (state.left) frame.scrollLeft = state.left;
+      if (state.top) frame.scrollTop = state.top;
     },
   };
 }
