@@ -20,17 +20,32 @@ Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
     /play/verify                a game's bundle verified in the browser by the referee's own verifier on Pyodide
                                 (``verify_page.py``: its worker, Pyodide and the engine files under /play/verify/…)
     /play/i18n/<lang>.json      the JavaScript's strings in a language, from the gettext catalogs (``i18n.py``)
+    /play/static/v/<version>/…  the ES modules, style sheet and icon under the version of their contents: kept by
+                                browsers for a year (``static_url``); ``/play/static/…`` serves them unversioned
 
 Every page is in English, German or French (``i18n.py``, ``docs/languages.md``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    has_app_context,
+    jsonify,
+    render_template,
+    request,
+    send_from_directory,
+    url_for,
+)
 from flask.blueprints import BlueprintSetupState
 from flask_babel import get_locale
 
@@ -107,9 +122,60 @@ def _poll_ms(name: str = "WEB_POLL_MS", default: int = DEFAULT_POLL_MS) -> int:
 @bp.get("/static/keyfile-format.js")
 def keyfile_format() -> Response:
     """The encrypted key file's constants for ``static/key-file-crypto.js``, from ``referee.keyfile`` (one source)."""
+    return Response(_keyfile_format_body(), mimetype="text/javascript")
+
+
+def _keyfile_format_body() -> str:
     body = "// generated from referee.keyfile.FORMAT_CONSTANTS: the same key file format as the command line\n"
-    body += "".join(f"export const {name} = {json.dumps(value)};\n" for name, value in FORMAT_CONSTANTS.items())
-    return Response(body, mimetype="text/javascript")
+    return body + "".join(f"export const {name} = {json.dumps(value)};\n" for name, value in FORMAT_CONSTANTS.items())
+
+
+STATIC = Path(__file__).resolve().parent / "static"
+YEAR = 365 * 24 * 3600  # how long a browser keeps a versioned static file
+_static_version: dict[str, Any] = {"stamp": (), "version": ""}  # the files' (name, time, size), and their version
+
+
+def static_version() -> str:
+    """The version of the pages' static files: 12 hex digits of the SHA-256 of their names and contents (and of
+    the generated ``keyfile-format.js``). Computed once per process; in debug mode (files edited while it runs)
+    again whenever a file's size or time changed."""
+    known = _static_version
+    if known["version"] and not (has_app_context() and current_app.debug):
+        return str(known["version"])
+    files = sorted(path for path in STATIC.rglob("*") if path.is_file())
+    stamp = tuple((path.relative_to(STATIC).as_posix(), path.stat().st_mtime_ns, path.stat().st_size) for path in files)
+    if stamp != known["stamp"]:
+        digest = hashlib.sha256(_keyfile_format_body().encode())
+        for path in files:
+            digest.update(b"\0" + path.relative_to(STATIC).as_posix().encode() + b"\0" + path.read_bytes())
+        known.update(stamp=stamp, version=digest.hexdigest()[:12])
+    return str(known["version"])
+
+
+@bp.app_template_global()
+def static_url(filename: str) -> str:
+    """The URL of a static file under the version of the files' contents (``/play/static/v/<version>/…``). The
+    modules' relative imports resolve under the same version, so a page loads every module of one release; a
+    browser keeps them a year and asks again only when the version changes (a page of a new release)."""
+    return url_for("web.versioned_static", version=static_version(), filename=filename)
+
+
+@bp.get("/static/v/<version>/<path:filename>")
+def versioned_static(version: str, filename: str) -> Response:
+    """A static file under a version: cached for a year, immutable, when the version is the files' own; a page of
+    an older release (open across an upgrade) gets today's file, never cached under the old version."""
+    current = version == static_version()
+    if filename == "keyfile-format.js":
+        response = keyfile_format()
+    else:  # (send_file's default: no-cache, revalidated by its ETag)
+        response = send_from_directory(STATIC, filename, max_age=YEAR if current else None)
+    if current:
+        response.cache_control.public = True
+        response.cache_control.max_age = YEAR
+        response.cache_control.immutable = True
+    else:
+        response.cache_control.no_cache = True
+    return response
 
 
 @bp.get("/")

@@ -112,13 +112,13 @@ def test_forwarded_headers_do_not_change_the_links_in_the_app(app):
                                  environ_base={"SCRIPT_NAME": "//evil.example"}).get_data(as_text=True)
     urls = _script_and_link_urls(page)
     assert urls and not any("evil" in url for url in urls), urls
-    assert '<script type="module" src="/play/static/game-page.js">' in page
+    assert re.search(r'<script type="module" src="/play/static/v/[0-9a-f]{12}/game-page.js">', page), page
 
 
 def test_links_take_their_prefix_from_the_public_url(make_app):
     app = make_app(REFEREE_PUBLIC_URL="https://referee.example/club/")
     page = app.test_client().get("/play/games/abc").get_data(as_text=True)
-    assert 'data-api="/club"' in page and 'src="/club/play/static/game-page.js"' in page
+    assert 'data-api="/club"' in page and re.search(r'src="/club/play/static/v/[0-9a-f]{12}/game-page.js"', page)
     with app.test_request_context("/", headers={"Host": "evil.example"}):
         from referee.defences import public_url
 
