@@ -14,6 +14,7 @@ Screenshots at 1280×800 and 390×844 go to ``test-artifacts/`` (``clock-*.png``
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from datetime import datetime
@@ -24,7 +25,7 @@ import requests
 from live_server import serving
 from test_keys_and_errors import accept_in_python, import_key
 
-from referee.signing import VACATION_CTX, generate_key, public_key_b64, sign
+from referee.signing import VACATION_CTX, generate_key, private_key_b64, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 
@@ -60,6 +61,37 @@ def fill_players(page, base_url: str, bea) -> None:
     page.wait_for_function("() => document.querySelector('#seats li .seat-key').value.length === 43")
     seats.nth(1).locator(".seat-name").fill("Bea")
     seats.nth(1).locator(".seat-key").fill(public_key_b64(bea))
+
+
+def test_the_vacations_receipt_shows_when_the_live_stream_redrew_the_clocks_first(browser, web_server,
+                                                                                  console_errors):
+    """A race a loaded machine once showed: the live stream's notice of the vacation entry redrew the clocks before
+    the answer to the vacation's POST came, and the redraw after the answer changed nothing — the status stayed
+    "Signing and submitting…". Here the answer is held back (a route) until the stream has redrawn the clocks."""
+    ann, bea = generate_key(), generate_key()
+    game = create_timed_game(web_server, {"kind": "per_move", "per_move": 72000, "vacation": 259200}, (ann, bea))
+    accept_in_python(web_server, game, 0, ann)
+    accept_in_python(web_server, game, 1, bea)
+    context = browser.new_context(viewport=DESKTOP)
+    stored = [{"name": "Ann", "public": public_key_b64(ann), "private": private_key_b64(ann),
+               "created": "2026-01-01T00:00:00Z"}]
+    context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+    page = console_errors.watch(context.new_page())
+    held = []
+    page.route(re.compile(r"/games/[^/]+/vacation$"), lambda route: held.append((route, route.fetch())))
+    page.goto(f"{web_server}/play/games/{game}")
+    own = page.locator("#clocks .clock[data-seat='0']")
+    own.locator("input.vacation-days").fill("1")
+    own.get_by_role("button", name="Take vacation").click()
+    # the entry is in the log (the route fetched the answer); the stream's notice redraws the clocks meanwhile
+    own.locator(".badge-vacation").wait_for(timeout=STEP_MS)
+    assert held and held[0][1].status == 202
+    held[0][0].fulfill(response=held[0][1])
+    page.wait_for_selector("#clocks .clock[data-seat='0'] .vacation-status[data-state=ok]", timeout=STEP_MS)
+    assert "granted: log entry #" in own.locator(".vacation-status").inner_text()
+    assert own.get_by_role("button", name="Take vacation").is_enabled()
+    console_errors.assert_none()
+    context.close()
 
 
 def test_a_clock_set_in_days_and_hours_and_a_vacation_taken_in_the_page(browser, web_server, console_errors,

@@ -163,6 +163,13 @@ async function takeVacation(gameId, seat, form, reload) {
     // Kept for this tab, so the receipt is still offered after the page redraws.
     sessionStorage.setItem(`referee.vacation.${gameId}.${seat}`, JSON.stringify({ ...answer, seconds }));
     await reload();
+    // The redraw shows the receipt kept above — unless the live stream's notice of the entry came before this
+    // answer and redrew the clocks already (they do not change again): then show it on the form in the page now.
+    const shown = form.isConnected ? form : document.querySelector(`.clock[data-seat='${seat}'] .vacation-form`);
+    if (shown && shown.querySelector(".vacation-status").dataset.state !== "ok") {
+      showReceipt(shown.querySelector(".vacation-status"), gameId, { ...answer, seconds });
+      shown.querySelector("button").disabled = false;
+    }
   } catch (err) {
     status.dataset.state = "error";
     status.textContent = `${_("The vacation was refused")}: ${describeError(err)}`;
