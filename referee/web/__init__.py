@@ -130,7 +130,7 @@ def _keyfile_format_body() -> str:
     return body + "".join(f"export const {name} = {json.dumps(value)};\n" for name, value in FORMAT_CONSTANTS.items())
 
 
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = Path(bp.static_folder or "")  # the blueprint's static folder, referee/web/static
 YEAR = 365 * 24 * 3600  # how long a browser keeps a versioned static file
 _static_version: dict[str, Any] = {"stamp": (), "version": ""}  # the files' (name, time, size), and their version
 
@@ -164,12 +164,9 @@ def static_url(filename: str) -> str:
 def versioned_static(version: str, filename: str) -> Response:
     """A static file under a version: cached for a year, immutable, when the version is the files' own; a page of
     an older release (open across an upgrade) gets today's file, never cached under the old version."""
-    current = version == static_version()
-    if filename == "keyfile-format.js":
-        response = keyfile_format()
-    else:  # (send_file's default: no-cache, revalidated by its ETag)
-        response = send_from_directory(STATIC, filename, max_age=YEAR if current else None)
-    if current:
+    response = keyfile_format() if filename == "keyfile-format.js" else send_from_directory(STATIC, filename)
+    if version == static_version():
+        response.cache_control.no_cache = None  # (send_file's default: revalidated by its ETag)
         response.cache_control.public = True
         response.cache_control.max_age = YEAR
         response.cache_control.immutable = True

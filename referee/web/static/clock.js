@@ -163,13 +163,6 @@ async function takeVacation(gameId, seat, form, reload) {
     // Kept for this tab, so the receipt is still offered after the page redraws.
     sessionStorage.setItem(`referee.vacation.${gameId}.${seat}`, JSON.stringify({ ...answer, seconds }));
     await reload();
-    // The redraw shows the receipt kept above — unless the live stream's notice of the entry came before this
-    // answer and redrew the clocks already (they do not change again): then show it on the form in the page now.
-    const shown = form.isConnected ? form : document.querySelector(`.clock[data-seat='${seat}'] .vacation-form`);
-    if (shown && shown.querySelector(".vacation-status").dataset.state !== "ok") {
-      showReceipt(shown.querySelector(".vacation-status"), gameId, { ...answer, seconds });
-      shown.querySelector("button").disabled = false;
-    }
   } catch (err) {
     status.dataset.state = "error";
     status.textContent = `${_("The vacation was refused")}: ${describeError(err)}`;
@@ -208,9 +201,12 @@ function vacationForm(gameId, seat, clock, reload) {
   return form;
 }
 
-/** What the clocks panel shows, except the seconds left (those are re-anchored on every poll). */
+/** What the clocks panel shows, except the seconds left (those are re-anchored on every poll): the receipts of
+ * this tab's vacations too, so that the redraw after one's answer shows it even when the live stream's notice of
+ * its entry redrew the clocks before the answer came. */
 function clocksKey(raw, mine) {
-  return JSON.stringify([raw.seq, raw.status, mine, (raw.seats || []).map((s) => {
+  const receipts = mine.map((seat) => sessionStorage.getItem(`referee.vacation.${raw.game ?? raw.id}.${seat}`));
+  return JSON.stringify([raw.seq, raw.status, mine, receipts, (raw.seats || []).map((s) => {
     const { left, ...rest } = (s && s.clock) || {};
     return rest;
   })]);
