@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from browser_keys import keep_keys
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from seat_helpers import create_open_game
@@ -33,7 +34,7 @@ from signed_requests import start, submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
-from referee.signing import generate_key, private_key_b64, public_key_b64
+from referee.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -143,9 +144,7 @@ def test_axe_finds_no_serious_or_critical_violation(browser, web_server, axe_pag
     context.add_cookies([{"name": "referee_lang", "value": lang, "url": base}])
     page = console_errors.watch(context.new_page())
     if key is not None:
-        stored = [{"name": "Me", "public": public_key_b64(key), "private": private_key_b64(key),
-                   "created": "2026-01-01T00:00:00Z"}]
-        context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+        keep_keys(context, [("Me", key)])
     page.goto(f"{base}{path}")
     page.wait_for_selector(ready, timeout=STEP_MS, state="attached")
     if "replay" in name:
@@ -274,9 +273,7 @@ def test_a_whole_fivetowers_game_by_keyboard_alone(browser, web_server, console_
     try:
         for name, key in zip(("Ann", "Bea"), keys, strict=True):
             context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # (for axe)
-            stored = [{"name": name, "public": public_key_b64(key), "private": private_key_b64(key),
-                       "created": "2026-01-01T00:00:00Z"}]
-            context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+            keep_keys(context, [(name, key)])
             page = console_errors.watch(context.new_page())
             page.goto(f"{base}/play/games/{game}")
             page.wait_for_selector("#accept-panel:not([hidden]) button.accept", timeout=STEP_MS)

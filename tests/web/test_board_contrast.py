@@ -23,10 +23,9 @@ from pathlib import Path
 
 import pytest
 import requests
+from browser_keys import keep_keys
 from screens import shoot
 from signed_requests import start, submit
-
-from referee.signing import private_key_b64, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -140,9 +139,7 @@ def test_every_text_of_the_board_has_aa_contrast(browser, web_server, games, con
                                                  ruleset, size, scheme):
     game, key = games[ruleset]
     context = browser.new_context(viewport=SIZES[size], color_scheme=scheme)
-    stored = [{"name": "Me", "public": public_key_b64(key), "private": private_key_b64(key),
-               "created": "2026-01-01T00:00:00Z"}]
-    context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+    keep_keys(context, [("Me", key)])
     page = console_errors.watch(context.new_page())
     try:
         page.goto(f"{web_server}/play/games/{game}")

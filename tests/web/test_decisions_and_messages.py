@@ -13,14 +13,14 @@ created and accepted through the API, so that the clicks under test are the only
 
 from __future__ import annotations
 
-import json
 import unicodedata
 
 import pytest
 import requests
+from browser_keys import keep_keys
 from test_csp import WATCH_CSP, violations
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+from referee.signing import b64url_encode, generate_key, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 
@@ -65,9 +65,7 @@ def open_page(browser, base_url: str, console_errors, game: str, key=None, *, na
     context = browser.new_context(**(context_options or {"viewport": {"width": 1300, "height": 1000}}))
     context.add_init_script(WATCH_CSP)
     if key is not None:
-        stored = [{"name": f"{name} {i}", "public": public_key_b64(k), "private": private_key_b64(k),
-                   "created": "2026-01-01T00:00:00Z"} for i, k in enumerate(key if isinstance(key, list) else [key])]
-        context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+        keep_keys(context, [(f"{name} {i}", k) for i, k in enumerate(key if isinstance(key, list) else [key])])
     page = console_errors.watch(context.new_page())
     page.goto(f"{base_url}/play/games/{game}")
     page.wait_for_selector("#game[data-loaded=true]", timeout=STEP_MS)

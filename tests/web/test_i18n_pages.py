@@ -14,12 +14,12 @@ One browser context per language, looping over the pages. With ``REFEREE_SCREENS
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import pytest
 import requests
+from browser_keys import storage_state
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from screens import shoot
@@ -28,7 +28,6 @@ from svc_helpers import Http
 from test_site import play
 from tournament_helpers import Players, join_all
 
-from referee.signing import private_key_b64, public_key_b64
 from referee.web import i18n
 
 pytestmark = pytest.mark.web
@@ -167,11 +166,8 @@ def see_every_page(page, base_url: str, world, lang: str, *, last: str) -> None:
 def with_keys(base_url: str, world) -> dict:
     """A context's ``storage_state``: its localStorage holds the key of the seat to move in the Tower Up and the
     5 Towers game (the keys page's entry, there before the first page loads)."""
-    keys = [{"name": ["Ann", "Bea"][to_move], "public": public_key_b64(keys[to_move]),
-             "private": private_key_b64(keys[to_move]), "created": "2026-01-01T00:00:00Z"}
-            for _game, keys, to_move in (world["towerup"], world["fivetowers"])]
-    return {"cookies": [], "origins": [{"origin": base_url, "localStorage": [
-        {"name": "referee.keys.v1", "value": json.dumps(keys)}]}]}
+    return storage_state(base_url, [(["Ann", "Bea"][to_move], keys[to_move])
+                                    for _game, keys, to_move in (world["towerup"], world["fivetowers"])])
 
 
 def test_a_german_browser_sees_german_everywhere(browser, web_server, world, console_errors, artifacts):

@@ -11,9 +11,10 @@ import uuid
 
 import pytest
 import requests
+from browser_keys import keep_keys
 from live_server import serving
 
-from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 
@@ -54,9 +55,7 @@ def _started_game(base: str, keys: list, **options) -> str:
 
 def _browser_with_key(browser, console_errors, key, name: str):
     context = browser.new_context()
-    stored = [{"name": name, "public": public_key_b64(key), "private": private_key_b64(key),
-               "created": "2026-01-01T00:00:00Z"}]
-    context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+    keep_keys(context, [(name, key)])
     return context, console_errors.watch(context.new_page())
 
 

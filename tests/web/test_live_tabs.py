@@ -9,16 +9,16 @@ asked for by a button and never on load, say that it is my turn."""
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 
 import pytest
 import requests
+from browser_keys import keep_keys
 from live_server import serving
 
 from referee.api.events import open_streams
-from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 
@@ -99,8 +99,7 @@ def test_twelve_tabs_share_one_stream_and_each_sees_its_move_over_it(full_browse
         if requests.get(f"{base}/games/{game}", timeout=10).json()["to_move"] == 0:
             _move(base, game, keys)
     context = full_browser.new_context()  # (notifications: the full browser's)
-    stored = [{"name": "me", "public": mine, "private": private_key_b64(me), "created": "2026-01-01T00:00:00Z"}]
-    context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+    keep_keys(context, [("me", me)])
     context.add_init_script(NOTIFICATION_PROBE)
     try:
         pages = []

@@ -5,15 +5,15 @@ lobby's section links to the page."""
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 
 import pytest
 import requests
+from browser_keys import keep_keys
 from live_server import serving
 
-from referee.signing import generate_key, private_key_b64, public_key_b64
+from referee.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -54,9 +54,7 @@ def many_games(redis_server, tmp_path_factory):
 
 def _browser_with_keys(browser, console_errors, *keys):
     context = browser.new_context()
-    stored = [{"name": f"k{i}", "public": public_key_b64(k), "private": private_key_b64(k),
-               "created": "2026-01-01T00:00:00Z"} for i, k in enumerate(keys)]
-    context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+    keep_keys(context, [(f"k{i}", k) for i, k in enumerate(keys)])
     return context, console_errors.watch(context.new_page())
 
 
@@ -146,9 +144,7 @@ def test_without_keys_the_page_says_where_to_get_one(browser, many_games, consol
 def test_the_page_fits_a_phone_without_horizontal_scroll(browser, many_games, console_errors, artifacts):
     url, me, *_ = many_games
     context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
-    stored = [{"name": "me", "public": public_key_b64(me), "private": private_key_b64(me),
-               "created": "2026-01-01T00:00:00Z"}]
-    context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+    keep_keys(context, [("me", me)])
     page = console_errors.watch(context.new_page())
     try:
         page.goto(f"{url}/play/me")

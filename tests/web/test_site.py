@@ -10,13 +10,13 @@ With ``REFEREE_SCREENSHOTS=1`` it also writes the screenshots of ``docs/web.md``
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 
 import pytest
 import requests
+from browser_keys import storage_state
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from screens import SHOOT
@@ -24,7 +24,7 @@ from signed_requests import submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64
+from referee.signing import b64url_encode, generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -75,12 +75,7 @@ def games(web_server):
 def open_as(browser, base_url, console_errors, size, *, key=None, name="Ann"):
     """A page of a new context whose localStorage holds ``key`` for the site's origin before any page loads
     (Playwright's ``storage_state``: the same entry the keys page keeps, without loading a page to write it)."""
-    state = None
-    if key is not None:
-        state = {"cookies": [], "origins": [{"origin": base_url, "localStorage": [{
-            "name": "referee.keys.v1", "value": json.dumps([{
-                "name": name, "public": public_key_b64(key), "private": private_key_b64(key),
-                "created": "2026-01-01T00:00:00Z"}])}]}]}
+    state = storage_state(base_url, [(name, key)]) if key is not None else None
     context = browser.new_context(**size, storage_state=state)
     page = console_errors.watch(context.new_page())
     return context, page

@@ -14,7 +14,6 @@ Screenshots at 1280×800 and 390×844 go to ``test-artifacts/`` (``clock-*.png``
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from datetime import datetime
@@ -22,10 +21,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import requests
+from browser_keys import keep_keys
 from live_server import serving
 from test_keys_and_errors import accept_in_python, import_key
 
-from referee.signing import VACATION_CTX, generate_key, private_key_b64, public_key_b64, sign
+from referee.signing import VACATION_CTX, generate_key, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 
@@ -73,9 +73,7 @@ def test_the_vacations_receipt_shows_when_the_live_stream_redrew_the_clocks_firs
     accept_in_python(web_server, game, 0, ann)
     accept_in_python(web_server, game, 1, bea)
     context = browser.new_context(viewport=DESKTOP)
-    stored = [{"name": "Ann", "public": public_key_b64(ann), "private": private_key_b64(ann),
-               "created": "2026-01-01T00:00:00Z"}]
-    context.add_init_script(f"localStorage.setItem('referee.keys.v1', {json.dumps(json.dumps(stored))});")
+    keep_keys(context, [("Ann", ann)])
     page = console_errors.watch(context.new_page())
     held = []
     page.route(re.compile(r"/games/[^/]+/vacation$"), lambda route: held.append((route, route.fetch())))
