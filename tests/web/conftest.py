@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -99,6 +101,17 @@ class ConsoleErrors:
         """One console error containing ``text`` is expected: Chromium itself logs every HTTP error
         response of a fetch ("Failed to load resource: ... status of 422"), also when the page handles it."""
         self.expected.append(text)
+
+    @contextmanager
+    def tolerate(self, text: str) -> Iterator[None]:
+        """Within the block, at most one console error containing ``text`` is allowed (an answer of a race that
+        the page handles, which may or may not happen); after it, none."""
+        self.expected.append(text)
+        try:
+            yield
+        finally:
+            if text in self.expected:
+                self.expected.remove(text)
 
     def _console(self, page, msg) -> None:
         if msg.type != "error":
