@@ -21,6 +21,9 @@ from referee.games.towerup.game import TowerUpGame
 
 RULES = ruleset("towerup")
 CARD_IDS = [card.id for card in RULES.data.cards]
+#: the board sides' components, read once: ``components()`` is a deep copy (about 1 ms), and the invariants are
+#: checked after every move of every playout
+BOARD_SIDES = RULES.components()["board_sides"]
 # the rulebook's worked example on the 2-player side: market bottoms white, brown, black
 EXAMPLE_TOP = ("c05", "c02", "c01")
 EXAMPLE_STARTS = [("B2", "white"), ("B6", "brown"), ("A1", "black")]
@@ -149,7 +152,7 @@ def check_invariants(game: TowerUpGame) -> None:
     """The playout invariants of the issue, read from the public view."""
     view = game.view()
     assert_json_safe(view)
-    comps = RULES.components()["board_sides"][view["board_side"]]
+    comps = BOARD_SIDES[view["board_side"]]
     floors = dict(view["box"])
     for seat in view["seats"]:
         assert seat["supply_total"] <= SUPPLY_LIMIT, seat  # TU-T3 at every turn's end (discard is part of take)
