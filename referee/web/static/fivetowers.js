@@ -308,6 +308,14 @@ export function describeMove(move, components) {
   return JSON.stringify(move);
 }
 
+/** What of the picker the board shows (the display's choosable and chosen cards, the demolition targets): a choice
+ * that changes none of it — a bid, a pass — leaves the board as drawn (game-page.js, onPickerChange). */
+export function boardPickerKey(picker) {
+  if (!picker || picker.kind !== "fivetowers") return "";
+  return JSON.stringify([picker.seat, picker.chosenCards(), picker.nextCards(), picker.demolishOptions(),
+    picker.demolish() ?? null]);
+}
+
 /** Picker for a 5 Towers decision: a bid or pass, or a build (cards in order plus a demolition). */
 export function makePicker({ legal, seat, components, onchange }) {
   let chosen = null; // bid or pass move

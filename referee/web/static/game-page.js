@@ -216,14 +216,26 @@ async function askRematch(seat) {
   }
 }
 
+/** What the board last drawn shows of the picker: ``{ picker, key }``, the key from the ruleset's module's
+ * ``boardPickerKey`` (null when it has none: every choice redraws the board). */
+let drawnPicker = null;
+
 function renderBoard() {
   const board = document.getElementById("board");
+  drawnPicker = null;
   if (!mod || !components || !game.state) {
     board.replaceChildren(el("p", { class: "muted" }, game.status === "waiting"
       ? _("The board appears once every player has accepted and the game has started.") : _("No board to show yet.")));
     return;
   }
   mod.renderBoard(board, { components, view: game.state, seats: game.seats, picker, mySeats: mySeats() });
+  drawnPicker = { picker, key: mod.boardPickerKey ? mod.boardPickerKey(picker) : null };
+}
+
+/** Whether the board drawn still shows what the picker offers and holds (a choice in the move panel only). */
+function boardShowsPicker() {
+  return Boolean(drawnPicker) && drawnPicker.picker === picker && drawnPicker.key !== null
+    && mod.boardPickerKey(picker) === drawnPicker.key;
 }
 
 /** A move was submitted, or the move panel hid, with the focus in the panel, which leaves it on no element. */
@@ -309,7 +321,7 @@ function onPickerChange() {
   const active = document.activeElement;
   const inPicker = active && (document.getElementById("board").contains(active)
     || document.getElementById("move-panel").contains(active));
-  renderBoard();
+  if (!boardShowsPicker()) renderBoard(); // a bid or a pass changes only the move panel
   renderMovePanel();
   if (inPicker && !document.getElementById("move-panel").contains(document.activeElement)) {
     const submit = document.getElementById("submit-move");

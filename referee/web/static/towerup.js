@@ -193,8 +193,31 @@ function distanceToSegment([px, py], [[x1, y1], [x2, y2]]) {
  * where the label covers no site, building, site name or road: text under a site square is hidden, and text on
  * a road lacks contrast. The middle of the sites when no spot is free.
  */
-function areaLabelSpot(text, fontSize, pts, segments, { boxes, roads }) {
+function areaLabelSpot(text, fontSize, pts, segments, obstacles) {
   const width = [...text].length * fontSize * 0.56;
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  // Every label box tried lies within this region (the spots below, widened by the label): only the boxes and
+  // roads that meet it can decide the spot, so the same area with the same of them near it has the same spot —
+  // kept from the last redraw, which is most of them (a move changes one building).
+  const region = [Math.min(...xs) - 30 - width / 2 - 3, Math.min(...ys) - 30 - fontSize,
+    Math.max(...xs) + 30 + width / 2 + 3, Math.max(...ys) + 40 + fontSize * 0.3];
+  const meets = ([a0, b0, a1, b1]) => a0 <= region[2] && region[0] <= a1 && b0 <= region[3] && region[1] <= b1;
+  const boxes = obstacles.boxes.filter(meets);
+  const roads = obstacles.roads.filter(([[ax, ay], [bx, by]]) => meets([Math.min(ax, bx) - 6, Math.min(ay, by) - 6,
+    Math.max(ax, bx) + 6, Math.max(ay, by) + 6]));
+  const key = JSON.stringify([text, fontSize, pts, segments, boxes, roads]);
+  if (!labelSpots.has(key)) {
+    if (labelSpots.size > 200) labelSpots.clear();
+    labelSpots.set(key, findLabelSpot(text, fontSize, width, pts, segments, boxes, roads));
+  }
+  return labelSpots.get(key);
+}
+
+/** Label spots already found: see areaLabelSpot(). */
+const labelSpots = new Map();
+
+function findLabelSpot(text, fontSize, width, pts, segments, boxes, roads) {
   const cx = pts.reduce((acc, p) => acc + p[0], 0) / pts.length;
   const cy = pts.reduce((acc, p) => acc + p[1], 0) / pts.length + 4;
   const inside = (p) => pts.some((q) => Math.hypot(p[0] - q[0], p[1] - q[1]) <= 30)
