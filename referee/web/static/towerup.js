@@ -197,19 +197,17 @@ function areaLabelSpot(text, fontSize, pts, segments, obstacles) {
   const width = [...text].length * fontSize * 0.56;
   const xs = pts.map((p) => p[0]);
   const ys = pts.map((p) => p[1]);
-  // Every label box tried lies within this region (the spots below, widened by the label): only the boxes and
-  // roads that meet it can decide the spot, so the same area with the same of them near it has the same spot —
-  // kept from the last redraw, which is most of them (a move changes one building).
-  const region = [Math.min(...xs) - 30 - width / 2 - 3, Math.min(...ys) - 30 - fontSize,
-    Math.max(...xs) + 30 + width / 2 + 3, Math.max(...ys) + 40 + fontSize * 0.3];
-  const meets = ([a0, b0, a1, b1]) => a0 <= region[2] && region[0] <= a1 && b0 <= region[3] && region[1] <= b1;
-  const boxes = obstacles.boxes.filter(meets);
-  const roads = obstacles.roads.filter(([[ax, ay], [bx, by]]) => meets([Math.min(ax, bx) - 6, Math.min(ay, by) - 6,
-    Math.max(ax, bx) + 6, Math.max(ay, by) + 6]));
+  const spots = [Math.min(...xs) - 30, Math.min(...ys) - 30, Math.max(...xs) + 30, Math.max(...ys) + 40];
+  // Every label box tried lies within this region (the spots, widened by the label): only the boxes and roads
+  // that meet it can decide the spot, so the same area with the same of them near it has the same spot — kept
+  // from the last redraw, which is most of them (a move changes one building).
+  const region = [spots[0] - width / 2 - 3, spots[1] - fontSize, spots[2] + width / 2 + 3, spots[3] + fontSize * 0.3];
+  const boxes = obstacles.boxes.filter((box) => boxesMeet(box, region));
+  const roads = obstacles.roads.filter((road) => boxesMeet(roadReach(road), region));
   const key = JSON.stringify([text, fontSize, pts, segments, boxes, roads]);
   if (!labelSpots.has(key)) {
     if (labelSpots.size > 200) labelSpots.clear();
-    labelSpots.set(key, findLabelSpot(text, fontSize, width, pts, segments, boxes, roads));
+    labelSpots.set(key, findLabelSpot(fontSize, width, spots, pts, segments, boxes, roads));
   }
   return labelSpots.get(key);
 }
@@ -217,31 +215,41 @@ function areaLabelSpot(text, fontSize, pts, segments, obstacles) {
 /** Label spots already found: see areaLabelSpot(). */
 const labelSpots = new Map();
 
-function findLabelSpot(text, fontSize, width, pts, segments, boxes, roads) {
+/** Whether two boxes ([x0, y0, x1, y1]) meet, edges included. */
+function boxesMeet([a0, b0, a1, b1], [x0, y0, x1, y1]) {
+  return a0 <= x1 && x0 <= a1 && b0 <= y1 && y0 <= b1;
+}
+
+/** A road's box widened by 6 units: a road can come within 6 units of a label, or cross it, only if this meets
+ * the label's box. */
+function roadReach([[ax, ay], [bx, by]]) {
+  return [Math.min(ax, bx) - 6, Math.min(ay, by) - 6, Math.max(ax, bx) + 6, Math.max(ay, by) + 6];
+}
+
+/** areaLabelSpot()'s search, over the spots' range ``[x0, y0, x1, y1]`` in steps of 5. */
+function findLabelSpot(fontSize, width, [sx0, sy0, sx1, sy1], pts, segments, boxes, roads) {
   const cx = pts.reduce((acc, p) => acc + p[0], 0) / pts.length;
   const cy = pts.reduce((acc, p) => acc + p[1], 0) / pts.length + 4;
   const inside = (p) => pts.some((q) => Math.hypot(p[0] - q[0], p[1] - q[1]) <= 30)
     || segments.some((seg) => distanceToSegment(p, seg) <= 30);
-  // A road can come within 6 units of the label, or cross it, only if its box widened by 6 meets the label's:
-  // the other roads are skipped unmeasured (the same answer; the measuring was most of a page's redraw).
-  const reach = roads.map(([[ax, ay], [bx, by]]) => [Math.min(ax, bx) - 6, Math.min(ay, by) - 6,
-    Math.max(ax, bx) + 6, Math.max(ay, by) + 6]);
+  // the roads whose reach misses the label's box are skipped unmeasured (the same answer; the measuring was most
+  // of a page's redraw)
+  const reach = roads.map(roadReach);
   const free = (x, y) => {
-    const [x0, y0, x1, y1] = [x - width / 2 - 3, y - fontSize, x + width / 2 + 3, y + fontSize * 0.3];
+    const label = [x - width / 2 - 3, y - fontSize, x + width / 2 + 3, y + fontSize * 0.3];
+    const [x0, y0, x1, y1] = label;
     if (boxes.some(([a0, b0, a1, b1]) => x0 < a1 && a0 < x1 && y0 < b1 && b0 < y1)) return false;
-    const near = roads.filter((_, i) => reach[i][0] <= x1 && x0 <= reach[i][2] && reach[i][1] <= y1 && y0 <= reach[i][3]);
+    const near = roads.filter((_, i) => boxesMeet(reach[i], label));
     if (!near.length) return true;
     const probes = [];
     for (let k = 0; k <= 8; k += 1) probes.push([x0 + ((x1 - x0) * k) / 8, y0], [x0 + ((x1 - x0) * k) / 8, y1]);
     return !near.some((seg) => probes.some((p) => distanceToSegment(p, seg) < 6)
       || distanceToSegment([x0, (y0 + y1) / 2], seg) < 6 || distanceToSegment([x1, (y0 + y1) / 2], seg) < 6
-      || segmentCrossesBox(seg, [x0, y0, x1, y1]));
+      || segmentCrossesBox(seg, label));
   };
   const spots = [];
-  const xs = pts.map((p) => p[0]);
-  const ys = pts.map((p) => p[1]);
-  for (let x = Math.min(...xs) - 30; x <= Math.max(...xs) + 30; x += 5) {
-    for (let y = Math.min(...ys) - 30; y <= Math.max(...ys) + 40; y += 5) {
+  for (let x = sx0; x <= sx1; x += 5) {
+    for (let y = sy0; y <= sy1; y += 5) {
       if (inside([x, y - fontSize / 3])) spots.push([x, y, Math.hypot(x - cx, y - cy)]);
     }
   }
