@@ -305,7 +305,9 @@ def test_a_whole_fivetowers_game_by_keyboard_alone(browser, web_server, console_
         for page in pages:
             page.wait_for_function("() => document.getElementById('status-line').textContent.startsWith('Game over')",
                                    timeout=STEP_MS)
-            assert page.locator("#result-section").is_visible()
+            # the score table follows its own GET /result, a moment after the status line says the game is over
+            page.wait_for_selector("#result-section", state="visible", timeout=STEP_MS)
+            assert page.locator("#result tbody tr").count() == len(pages)  # one row a seat
         # axe-core on the finished game (with its score) and its replay
         found = {}
         ann, bea = pages
