@@ -105,15 +105,21 @@ class RefereeApi(Api):
     def __init__(self, app: Flask | None = None, **options: Any) -> None:
         self._undocumented: list[Callable[[Any], None]] = []
         self._documenting = threading.Lock()
+        self._writer: int | None = None  # the thread writing the queued documentation, while it does
         super().__init__(app, **options)
 
     @property
     def spec(self) -> Any:
-        """The OpenAPI document (apispec's ``APISpec``), with everything registered so far documented."""
-        if self._undocumented:
+        """The OpenAPI document (apispec's ``APISpec``), with everything registered so far documented. (A writer
+        that reads ``spec`` itself, as flask-smorest's own do, gets the document as written so far.)"""
+        if self._undocumented and self._writer != threading.get_ident():
             with self._documenting:
-                while self._undocumented:
-                    self._undocumented.pop(0)(self._spec)
+                self._writer = threading.get_ident()
+                try:
+                    while self._undocumented:
+                        self._undocumented.pop(0)(self._spec)
+                finally:
+                    self._writer = None
         return self._spec
 
     @spec.setter
@@ -131,6 +137,18 @@ class RefereeApi(Api):
             spec.tag({"name": name, "description": blp.description})
 
         self.document_later(document)
+
+    def _register_responses(self) -> None:
+        """flask-smorest's default responses (one per HTTP status, each with the error schema turned into JSON
+        Schema: a third of what was left of ``create_app``'s CPU) and, below, its headers: written at the first
+        read of ``spec`` too, first, as flask-smorest writes them."""
+        self.document_later(lambda spec: Api._register_responses(self))
+
+    def _register_etag_headers(self) -> None:
+        self.document_later(lambda spec: Api._register_etag_headers(self))
+
+    def _register_pagination_header(self) -> None:
+        self.document_later(lambda spec: Api._register_pagination_header(self))
 
     def document_later(self, write: Callable[[Any], None]) -> None:
         """``write(spec)`` (which documents something in the OpenAPI document) runs at the first read of ``spec``."""

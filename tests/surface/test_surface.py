@@ -19,5 +19,33 @@ def test_openapi_document_is_as_recorded():
     _same(OPENAPI.read_text(), openapi_text(), "openapi.json")
 
 
+def test_the_document_written_at_its_first_read_is_the_same_from_any_number_of_threads():
+    """``create_app`` writes none of the OpenAPI document (``RefereeApi``: the routes at once, their documentation,
+    flask-smorest's default responses and headers at the first read of ``api.spec``). Eight threads that read it
+    at once on a fresh app all get the recorded document: one writes it while the others wait."""
+    import json
+    import tempfile
+    import threading
+
+    from referee.app import create_app
+
+    with tempfile.TemporaryDirectory() as var:
+        app = create_app({"REFEREE_STORE": "memory", "REFEREE_VAR": var, "TESTING": True})
+        api = app.extensions["referee.api"]
+        assert len(api._undocumented) > 10  # queued, not written: the default responses, headers, each blueprint
+        start, texts = threading.Barrier(8), []
+
+        def read() -> None:
+            start.wait()
+            texts.append(json.dumps(api.spec.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+
+        threads = [threading.Thread(target=read) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert len(texts) == 8 and set(texts) == {OPENAPI.read_text()}
+
+
 def test_every_help_text_is_as_recorded():
     _same(CLI_HELP.read_text(), cli_help_text(), "cli-help.txt")
