@@ -10,6 +10,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from json_values import plain_json
+
 from referee.games import IllegalMove, ruleset
 from referee.games.fivetowers.building import EMPTY, placeable
 
@@ -107,6 +109,8 @@ def normalise(move: Any) -> Any:
 
 def json_safe(value: Any, where: str = "$") -> None:
     """Only dicts with str keys, lists, str, int (not bool-as-key), bool and None."""
+    if plain_json(value):  # (most values, at every move of every playout; else the walk that names the path)
+        return
     if isinstance(value, dict):
         for key, item in value.items():
             assert type(key) is str, f"{where}: key {key!r} is not a str"
