@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from json_values import plain_json
+from json_values import assert_plain_json
 
 from referee.games import IllegalMove, ruleset
 from referee.games.fivetowers.building import EMPTY, placeable
@@ -107,21 +107,6 @@ def normalise(move: Any) -> Any:
     return move
 
 
-def json_safe(value: Any, where: str = "$") -> None:
-    """Only dicts with str keys, lists, str, int (not bool-as-key), bool and None."""
-    if plain_json(value):  # (most values, at every move of every playout; else the walk that names the path)
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            assert type(key) is str, f"{where}: key {key!r} is not a str"
-            json_safe(item, f"{where}.{key}")
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            json_safe(item, f"{where}[{i}]")
-    else:
-        assert value is None or type(value) in (str, int, bool), f"{where}: {type(value).__name__} is not JSON-safe"
-
-
 def tower_ok(suit: str, cards: list[str]) -> bool:
     """FT-B2 and FT-B4 for one tower, bottom to top."""
     top = EMPTY
@@ -135,7 +120,7 @@ def tower_ok(suit: str, cards: list[str]) -> bool:
 def check_invariants(game, previous: dict | None = None) -> dict:
     """Check the invariants after a move (see tests/fivetowers/test_ft_playouts.py); returns the view."""
     view = game.view()
-    json_safe(view)
+    assert_plain_json(view)
     players = view["players"]
     in_play = RULES.cards_in_play(players)
     visible = list(view["display"]) + list(view["discard"])
@@ -173,7 +158,7 @@ def check_invariants(game, previous: dict | None = None) -> dict:
 
 def check_result(game) -> dict:
     result = game.result()
-    json_safe(result)
+    assert_plain_json(result)
     seats = result["seats"]
     for entry in seats:
         points = sum(t["points"] for t in entry["towers"])

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from ft_helpers import RULES, SEED, bid, deck_with, json_safe, new, r7
+from ft_helpers import RULES, SEED, bid, deck_with, new, r7
+from json_values import assert_plain_json
 
 import referee.games.fivetowers as package
 from referee.games import ruleset
@@ -20,7 +21,7 @@ def test_registry_gives_the_ruleset():
     assert (rules.name, rules.min_players, rules.max_players) == ("fivetowers", 2, 5)
     assert isinstance(rules.version, str) and len(rules.version) == 16
     assert isinstance(rules.new_game(2, seed=SEED), Game)
-    json_safe(rules.options_schema())
+    assert_plain_json(rules.options_schema())
     assert set(rules.options_schema()["properties"]) == {"reshuffles"}
 
 
@@ -60,7 +61,7 @@ def test_view_is_json_safe_and_complete():
     game = new(3, ["sand-9", "ice-5", "moss-3", "lava-2", "stone-1"])
     bid(game, 1)
     view = game.view()
-    json_safe(view)
+    assert_plain_json(view)
     assert json.loads(json.dumps(view)) == view
     assert set(view) >= {"phase", "round", "start_player", "display", "high_bid", "high_bidder", "has_bid", "passed",
                          "seats", "deck_count", "discard", "exhaustions", "to_move", "is_over", "max_bid"}

@@ -14,7 +14,6 @@ from ft_helpers import (
     check_result,
     deck_with,
     finish,
-    json_safe,
     new,
     others_pass,
     pass_,
@@ -23,6 +22,7 @@ from ft_helpers import (
     start_takes,
     take,
 )
+from json_values import assert_plain_json
 
 from referee.games import GameOver, IllegalMove
 from referee.games.randomness import Rng
@@ -41,7 +41,7 @@ def seat_result(game, seat: int) -> dict:
 
 def test_FT_C1_five_suits_values_0_to_15_and_the_second_copies():
     comp = RULES.components()
-    json_safe(comp)
+    assert_plain_json(comp)
     assert [suit["id"] for suit in comp["suits"]] == ["sand", "ice", "moss", "lava", "stone"]
     sand = comp["suits"][0]
     assert (sand["colour"], sand["named_by"], sand["name_de"]) == ("yellow", "rulebook", "Sandturm")

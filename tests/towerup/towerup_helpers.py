@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from json_values import plain_json
+from json_values import assert_plain_json
 
 from referee.games import IllegalMove, ruleset
 from referee.games.randomness import Rng
@@ -137,25 +137,10 @@ def seeded_game(players: int, seed: bytes, options: dict[str, Any] | None = None
 # ---------------------------------------------------------------- invariants
 
 
-def assert_json_safe(value: Any, path: str = "view") -> None:
-    """Only str dict keys, and only None/bool/int/str/list/dict values (no floats, tuples or sets)."""
-    if plain_json(value):  # (most values, at every move of every playout; else the walk that names the path)
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            assert isinstance(key, str), f"{path}: key {key!r} is not a string"
-            assert_json_safe(item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            assert_json_safe(item, f"{path}[{i}]")
-    else:
-        assert value is None or isinstance(value, bool | int | str), f"{path}: {type(value).__name__} {value!r}"
-
-
 def check_invariants(game: TowerUpGame) -> None:
     """The playout invariants of the issue, read from the public view."""
     view = game.view()
-    assert_json_safe(view)
+    assert_plain_json(view)
     comps = BOARD_SIDES[view["board_side"]]
     floors = dict(view["box"])
     for seat in view["seats"]:
@@ -183,7 +168,7 @@ def check_invariants(game: TowerUpGame) -> None:
 def check_result(game: TowerUpGame) -> dict[str, Any]:
     """Totals are the sum of their parts; ranks follow totals, then floors in supply (TU-E4, TU-E5)."""
     result = game.result()
-    assert_json_safe(result)
+    assert_plain_json(result)
     values = RULES.data.track_values
     seats = result["seats"]
     for s in seats:
