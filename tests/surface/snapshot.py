@@ -26,7 +26,12 @@ def openapi_text() -> str:
     with tempfile.TemporaryDirectory() as var:
         app = create_app({"REFEREE_STORE": "memory", "REFEREE_VAR": var, "TESTING": True})
         spec = app.test_client().get("/openapi.json").get_json()
-    return json.dumps(spec, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    return document_text(spec)
+
+
+def document_text(document: dict) -> str:
+    """An OpenAPI document as this folder records it."""
+    return json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _commands(group: click.Group, path: tuple[str, ...]) -> list[tuple[str, ...]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 
-from snapshot import CLI_HELP, OPENAPI, cli_help_text, openapi_text
+from snapshot import CLI_HELP, OPENAPI, cli_help_text, document_text, openapi_text
 
 
 def _same(recorded: str, current: str, name: str) -> None:
@@ -23,7 +23,6 @@ def test_the_document_written_at_its_first_read_is_the_same_from_any_number_of_t
     """``create_app`` writes none of the OpenAPI document (``RefereeApi``: the routes at once, their documentation,
     flask-smorest's default responses and headers at the first read of ``api.spec``). Eight threads that read it
     at once on a fresh app all get the recorded document: one writes it while the others wait."""
-    import json
     import tempfile
     import threading
 
@@ -37,7 +36,7 @@ def test_the_document_written_at_its_first_read_is_the_same_from_any_number_of_t
 
         def read() -> None:
             start.wait()
-            texts.append(json.dumps(api.spec.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+            texts.append(document_text(api.spec.to_dict()))
 
         threads = [threading.Thread(target=read) for _ in range(8)]
         for thread in threads:
