@@ -13,6 +13,8 @@ from marshmallow import Schema, ValidationError, fields, validate
 from referee import clock
 from referee.signing import b64url_decode, load_public_key
 
+from .text import MESSAGE_MAX, message_text_problem
+
 HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be 64 lowercase hex characters (a SHA-256)")
 GAME_ID = validate.Regexp(r"^[A-Za-z0-9_-]{1,64}$", error="must be a game id (letters, digits, '_' or '-')")
 
@@ -204,30 +206,7 @@ def clashing_names(names: Iterable[str]) -> dict[int, str]:
 
 
 # -- message texts (CONTRACT section 12): the name rules plus line feeds, up to 2,000 characters ----------
-MESSAGE_MAX = 2000
-
-
-def message_text_problem(text: object) -> str | None:
-    """What breaks the rules of a message's text, or None: 1–2,000 characters, NFC-normalised as sent (the
-    text is signed, so the referee cannot normalise it), no control or format character (Unicode Cc, Cf)
-    but the line feed, no lone surrogate. The verifier checks stored messages with the same function.
-
-    >>> message_text_problem("gg\\nwell played") is None
-    True
-    >>> message_text_problem("a\\u202eb")
-    'must not contain control or format characters other than line feeds (found U+202E at 1)'
-    """
-    if not isinstance(text, str):
-        return "must be a string"
-    if not 1 <= len(text) <= MESSAGE_MAX:
-        return f"must have 1 to {MESSAGE_MAX} characters (has {len(text)})"
-    for index, char in enumerate(text):
-        if char != "\n" and unicodedata.category(char) in {"Cc", "Cf", "Cs"}:
-            return (f"must not contain control or format characters other than line feeds "
-                    f"(found U+{ord(char):04X} at {index})")
-    if unicodedata.normalize("NFC", text) != text:
-        return "must be NFC-normalised (normalise the text before signing it)"
-    return None
+# (the rule itself is in schemas.text, without marshmallow: the verifier imports it, in the browser too)
 
 
 class MessageText(fields.String):

@@ -7,7 +7,7 @@ links and nothing of a private text leaves the referee (:func:`exported_messages
 item in order: ``seq`` is its position and ``prev`` the previous item's ``hash`` (64 zeros for the first);
 for a public message also that its ``hash`` is its own (``referee.logchain``: a changed text is caught at
 its position), that it is a message of this game by one of its seats, signed by that seat's key in
-``created``, with a text within the rules (``schemas.common.message_text_problem``), and that its
+``created``, with a text within the rules (``schemas.text.message_text_problem``), and that its
 ``log_seq`` is a log length the bundle's log reached, never lower than an earlier message's. A private
 message's own hash cannot be recomputed (its text is not there); the next message's ``prev`` pins it.
 
@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from schemas.common import message_text_problem
+from schemas.text import message_text_problem
 
 from ..logchain import GENESIS, entry_hash
 from ..signing import MESSAGE_CTX

@@ -35,9 +35,9 @@ WEB = Path(__file__).resolve().parent
 _REFEREE_GLOBS = ("__init__.py", "bundle.py", "canonical.py", "clock.py", "decisions.py", "logchain.py", "rematch.py",
                   "signing.py", "games/*.py", "games/fivetowers/*.py", "games/towerup/*.py", "replay/*.py",
                   "timecontrol/*.py", "verify/*.py")
-#: third-party pure-Python packages the verifier imports (``rfc8785``: RFC 8785 bytes; ``marshmallow``: of
-#: ``schemas.common``, whose message-text rule the verifier shares)
-_LIBRARIES = ("rfc8785", "marshmallow")
+#: third-party pure-Python packages the verifier imports (``rfc8785``: RFC 8785 bytes). The message-text rule it
+#: shares with the API is ``schemas.text``, without marshmallow.
+_LIBRARIES = ("rfc8785",)
 #: the JavaScript of the page and the worker, and what they import (copied by :func:`write_static`)
 STATIC_FILES = ("verify-page.js", "verify-worker.js", "i18n.js", "style.css", "favicon.svg",
                 "model.js", "fivetowers.js", "towerup.js", "svg.js", "score.js", "ui.js", "zoom.js")
@@ -45,7 +45,7 @@ STATIC_FILES = ("verify-page.js", "verify-worker.js", "i18n.js", "style.css", "f
 
 @cache
 def engine_files() -> dict[str, Path]:
-    """``{path in the browser's file system: file}``: the verifier, the engines and their data, ``schemas.common``,
+    """``{path in the browser's file system: file}``: the verifier, the engines and their data, ``schemas.text``,
     the libraries and ``pyodide_boot.py``. The paths of the engine and its data are those of the repository, so the
     ruleset versions computed in the browser (:func:`referee.games.base.content_version`) are the installed ones."""
     import schemas  # noqa: PLC0415
@@ -60,7 +60,7 @@ def engine_files() -> dict[str, Path]:
         for path in sorted(package.glob(pattern)):
             files[f"referee/{path.relative_to(package).as_posix()}"] = path
     schemas_dir = Path(schemas.__file__).resolve().parent
-    for name in ("__init__.py", "common.py"):
+    for name in ("__init__.py", "text.py"):
         files[f"schemas/{name}"] = schemas_dir / name
     data = fixtures_dir().resolve()
     prefix = data.relative_to(REPO_ROOT).as_posix() if data.is_relative_to(REPO_ROOT) else "fixtures"
