@@ -10,6 +10,7 @@ import sys
 import uuid
 
 import pytest
+from forked_workers import referee_worker
 from svc_helpers import REPO, Http, stop_process
 
 from referee.app import create_app
@@ -76,10 +77,16 @@ def spawn_worker(app, redis_url, tmp_path):
                            "--queue", app.config["REFEREE_QUEUE"]]
         environment = {**os.environ, "PYTHONPATH": REPO, "REDIS_URL": redis_url, "REFEREE_RECONCILE_EVERY": "0.5",
                        "REFEREE_STALE_AFTER": "2", **(env or {})}
-        out = open(tmp_path / f"worker-{len(processes)}.log", "wb")
-        process = subprocess.Popen(command, env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=args is None)
-        processes.append((process, out, args is None))
+        log = tmp_path / f"worker-{len(processes)}.log"
+        if args is None:  # the default worker, a fork (tests/forked_workers.py); the tests of a worker's own
+            # process pass their command line and get a ``python -m referee.cli`` of their own
+            process = referee_worker(command[4:], env=environment, cwd=REPO, stdout=log, stderr="stdout",
+                                     new_session=True)
+            processes.append((process, None, True))
+            return process
+        out = open(log, "wb")
+        process = subprocess.Popen(command, env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+        processes.append((process, out, False))
         return process
 
     yield spawn
@@ -89,7 +96,8 @@ def spawn_worker(app, redis_url, tmp_path):
             process.wait()
         else:
             stop_process(process)
-        out.close()
+        if out is not None:
+            out.close()
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import uuid
 import pytest
 import redis
 import requests
+from forked_workers import referee_worker
 from live_server import serving
 from svc_helpers import REPO, stop_process, wait_until
 from svc_helpers import run_cli as run
@@ -38,10 +39,8 @@ def server(redis_server, tmp_path_factory):
                       "REFEREE_QUEUE": queue})
     environment = {**os.environ, "PYTHONPATH": REPO, "REDIS_URL": redis_server.url,
                    "REFEREE_RECONCILE_EVERY": "0.5", "REFEREE_STALE_AFTER": "2"}
-    out = open(var / "worker.log", "wb")
-    worker = subprocess.Popen([sys.executable, "-m", "referee.cli", "worker", "--url", redis_server.url, "--queue",
-                               queue], env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT,
-                              start_new_session=True)
+    worker = referee_worker(["--url", redis_server.url, "--queue", queue], env=environment, cwd=REPO,
+                            stdout=var / "worker.log", stderr="stdout", new_session=True)  # (tests/forked_workers.py)
     try:
         with serving(app) as url:
             yield url
@@ -49,7 +48,6 @@ def server(redis_server, tmp_path_factory):
         if worker.poll() is None:
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait()
-        out.close()
         app.extensions["referee.store"].close()
 
 

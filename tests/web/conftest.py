@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from forked_workers import referee_worker
 from live_server import serving
 
 FULL_CHROMIUM = "/usr/bin/chromium"
@@ -168,10 +168,8 @@ def _serve(redis_url: str, var: Path, config: dict | None = None):
     env = {**os.environ, **settings}
     worker_log = var / "worker.log"  # a file, not a pipe: a chatty worker must never block on a full pipe
     with serving(app) as url:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "worker", "--url", redis_url, "--queue", queue,
-             "--name", f"{queue}-worker"],
-            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=worker_log.open("wb"), start_new_session=True)
+        worker = referee_worker(["--url", redis_url, "--queue", queue, "--name", f"{queue}-worker"], env=env,
+                                stderr=worker_log, new_session=True)  # (a fork: tests/forked_workers.py)
         try:
             _wait_for_worker(redis_url, worker, f"{queue}-worker", worker_log)
             yield url

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from forked_workers import referee_worker
 from live_server import serving
 
 from referee.cli.operations import HOUSE_BOT_STRATEGY, HOUSE_BOT_THINK
@@ -66,13 +67,11 @@ def house_server(redis_server, tmp_path_factory):
     app = create_app({**settings, "REFEREE_HOUSE_BOT_KEY": bot_key, "WEB_POLL_MS": 250, "TESTING": True})
     env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1"}
     worker_log, bot_log = var / "worker.log", var / "bot.log"
-    children: list[subprocess.Popen] = []
+    children: list = []  # a forked worker, then the bot's process
     try:
         with serving(app) as url:
-            children.append(subprocess.Popen(
-                [sys.executable, "-m", "referee.cli", "worker", "--url", redis_server.url, "--queue", queue,
-                 "--name", f"{queue}-worker"], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                stderr=worker_log.open("wb")))
+            children.append(referee_worker(["--url", redis_server.url, "--queue", queue, "--name", f"{queue}-worker"],
+                                           env=env, stderr=worker_log))  # (a fork: tests/forked_workers.py)
             _wait_for_worker(redis_server.url, children[0], f"{queue}-worker", worker_log)
             children.append(subprocess.Popen(
                 [sys.executable, "-m", "referee.cli", "bot", "--key", str(var / "house-bot.key"), "--strategy",
