@@ -18,6 +18,7 @@ import unicodedata
 import pytest
 import requests
 from browser_keys import keep_keys
+from screens import shoot
 from test_csp import WATCH_CSP, violations
 
 from referee.signing import b64url_encode, generate_key, public_key_b64, sign
@@ -111,7 +112,7 @@ def test_a_seat_resigns_by_clicks_after_cancelling_once(browser, web_server, con
         assert page.locator("#decisions-panel").is_hidden() or page.locator("#decision-buttons button").count() == 0
     result = requests.get(f"{web_server}/games/{game}/result", timeout=10).json()["result"]
     assert result["winners"] == [1] and result["seats"][0]["resigned"] is True
-    ann.locator("#result-section").screenshot(path=str(artifacts / "resigned-result.png"))
+    shoot(ann.locator("#result-section"), artifacts / "resigned-result.png")
     # The replay names the entry.
     ann.goto(f"{web_server}/play/games/{game}/replay#{result['resignations'][0]['position']}")
     ann.wait_for_selector("#replay[data-ready=true]", timeout=STEP_MS)
@@ -163,7 +164,7 @@ def test_a_draw_offered_by_clicks_is_accepted_by_the_other_seat(browser, web_ser
 
     bea.locator("#decision-buttons").get_by_role("button", name="Accept").click()
     assert "last answer needed" in bea.locator("#decision-confirm").inner_text()
-    bea.locator("#decisions-panel").screenshot(path=str(artifacts / "draw-offer-confirm.png"))
+    shoot(bea.locator("#decisions-panel"), artifacts / "draw-offer-confirm.png")
     bea.get_by_role("button", name="Yes, accept").click()
     for page in pages:
         page.wait_for_selector("#game[data-status=finished]", timeout=STEP_MS)
@@ -224,7 +225,7 @@ def test_messages_by_clicks_reach_the_other_seat_on_a_phone(browser, web_server,
     assert "to Ann (you)" in private.inner_text()
     bea.locator("#message-list li.message[data-private=true]", has_text="Only for you").wait_for(timeout=STEP_MS)
     assert bea.evaluate("document.documentElement.scrollWidth") <= 390, "the phone page scrolls sideways"
-    bea.locator("#messages-panel").screenshot(path=str(artifacts / "messages-phone.png"))
+    shoot(bea.locator("#messages-panel"), artifacts / "messages-phone.png")
 
     # Bea mutes Ann: Ann's next message reaches the spectator, not Bea.
     mute = bea.locator("#message-mutes").get_by_role("button", name="Mute Ann")

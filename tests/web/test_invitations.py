@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 
 import pytest
 import requests
+from screens import shoot
 from test_csp import WATCH_CSP, violations
 from test_play_by_web import STEP_MS, choose_and_submit
 from test_site import PHONE, check_page
@@ -67,7 +68,7 @@ def create_in_form(page, base_url: str, kinds: list[str], shot: str | None = Non
         seats.nth(i).locator(".seat-kind").select_option(kind)
         tally["Ann"] += 1
     if shot:
-        page.locator("#new-form fieldset").nth(1).screenshot(path=shot)
+        shoot(page.locator("#new-form fieldset").nth(1), shot)
     page.get_by_role("button", name="Create the game").click()
     tally["Ann"] += 1
     page.wait_for_selector("#created:not([hidden]) #seat-offers:not([hidden])", timeout=STEP_MS)
@@ -109,7 +110,7 @@ def test_a_friend_takes_an_invited_seat_by_one_click_and_both_move(browser, web_
     assert ann.locator("#seat-offers button.copy-link").count() == 1
     ann.locator("#seat-offers button.copy-link").click()  # the link to send Bea (by any chat or mail)
     clicks["Ann"] += 1
-    ann.screenshot(path=str(artifacts / "invitation-link.png"), full_page=True)
+    shoot(ann, artifacts / "invitation-link.png", full_page=True)
     # the server never had the seed: not in the log, not in the game
     assert seed not in requests.get(f"{web_server}/games/{game}/log", timeout=10).text
     assert seed not in requests.get(f"{web_server}/games/{game}", timeout=10).text
@@ -130,7 +131,7 @@ def test_a_friend_takes_an_invited_seat_by_one_click_and_both_move(browser, web_
     assert bea.locator("#join-clock").inner_text() == "No time control"
     bea.locator("#join-name").fill("Bea")
     check_page(bea, "join page")
-    bea.screenshot(path=str(artifacts / "join-page-phone.png"), full_page=True)
+    shoot(bea, artifacts / "join-page-phone.png", full_page=True)
     assert bea.viewport_size == {"width": 390, "height": 844}
     bea.get_by_role("button", name="Take the seat").click()  # the one click
     clicks["Bea"] += 1

@@ -13,6 +13,7 @@ import pytest
 import requests
 from browser_keys import keep_keys
 from live_server import serving
+from screens import shoot
 
 from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, sign
 
@@ -138,7 +139,7 @@ def test_the_lobby_shows_my_games_first_waiting_for_me_on_top_and_counts_them(br
         page.wait_for_selector(f"#my-games[data-waiting='{count + 1}']", timeout=STEP_MS)
         assert page.title().startswith(f"({count + 1}) ")
         assert int(page.get_attribute("#my-games", "data-live-events")) >= 1
-        page.screenshot(path=str(artifacts / "lobby-my-games.png"), full_page=True)
+        shoot(page, artifacts / "lobby-my-games.png", full_page=True)
     finally:
         context.close()
     console_errors.assert_none()

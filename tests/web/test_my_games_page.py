@@ -12,6 +12,7 @@ import pytest
 import requests
 from browser_keys import keep_keys
 from live_server import serving
+from screens import shoot
 
 from referee.signing import generate_key, public_key_b64
 
@@ -94,7 +95,7 @@ def test_every_game_of_my_key_is_on_the_page_waiting_for_me_first_by_deadline(br
             api += [g["game"] for g in body["games"]]
             offset = body["next"]
         assert [r["game"] for r in found] == api
-        page.screenshot(path=str(artifacts / "my-games-page.png"), full_page=False)
+        shoot(page, artifacts / "my-games-page.png", full_page=False)
         # my tournaments, below
         page.wait_for_selector("#my-tournaments-section[aria-busy=false]", timeout=STEP_MS)
         assert page.get_attribute("#my-tournaments-section", "data-total") == "1"
@@ -151,7 +152,7 @@ def test_the_page_fits_a_phone_without_horizontal_scroll(browser, many_games, co
         page.wait_for_selector(f"#all-my-games[data-total='{GAMES}'][aria-busy=false]", timeout=STEP_MS)
         page.wait_for_selector("#my-tournaments-section[aria-busy=false]", timeout=STEP_MS)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-        page.screenshot(path=str(artifacts / "phone-my-games.png"))
+        shoot(page, artifacts / "phone-my-games.png")
     finally:
         context.close()
     console_errors.assert_none()

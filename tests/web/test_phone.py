@@ -1,7 +1,8 @@
 """The pages on a phone (390×844, a touch screen, headless Chromium): nothing is wider than the screen, the
 Tower Up city's frame fills the width (the city starts zoomed in, readable) with every player's board below it
 and zooms, the tab title says when it is
-your turn, and a refused move's message is scrolled into view. Screenshots go to ``test-artifacts/``."""
+your turn, and a refused move's message is scrolled into view. Screenshots go to ``test-artifacts/`` (with
+``REFEREE_SCREENSHOTS=1``)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import json
 
 import pytest
 import requests
+from browser_keys import storage_state
+from screens import shoot
 from signed_requests import submit
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64
+from referee.signing import b64url_encode, generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -45,13 +48,10 @@ def towerup_game(web_server):
 
 
 def phone_page(browser, base_url: str, console_errors, key=None, name="Ann"):
-    context = browser.new_context(**PHONE)
+    # the key in the browser's storage from the start, as the keys page keeps it (no page loaded for it)
+    state = storage_state(base_url, [(name, key)]) if key is not None else None
+    context = browser.new_context(**PHONE, storage_state=state)
     page = console_errors.watch(context.new_page())
-    if key is not None:
-        page.goto(f"{base_url}/play/keys")
-        page.evaluate("k => localStorage.setItem('referee.keys.v1', JSON.stringify(k))", [{
-            "name": name, "public": public_key_b64(key), "private": private_key_b64(key),
-            "created": "2026-01-01T00:00:00Z"}])
     return context, page
 
 
@@ -78,7 +78,7 @@ def test_the_lobby_fits_a_phone(browser, web_server, towerup_game, console_error
     assert row.locator("td.game-name").inner_text() == "Tower Up"  # the game's name, not its ruleset id
     assert row.locator("td.players").inner_text() == "Ann vs Bea"
     assert box(row.locator("td").nth(3))["left"] < 60  # the cells stack, not side by side
-    page.screenshot(path=str(artifacts / "phone-lobby.png"), full_page=True)
+    shoot(page, artifacts / "phone-lobby.png", full_page=True)
     for path in ("/play/keys", "/play/new"):
         page.goto(f"{web_server}{path}")
         page.wait_for_load_state("networkidle")
@@ -108,7 +108,7 @@ def test_the_tower_up_board_on_a_phone(browser, web_server, towerup_game, consol
         seat_box = box(seats.nth(i))
         assert seat_box["top"] >= city_box["bottom"] and seat_box["right"] <= 390 and seat_box["width"] >= 350
         assert box(seats.nth(i).locator(".seat-name"))["height"] >= 10  # was about 3 px in one 336 px drawing
-    page.screenshot(path=str(artifacts / "phone-towerup-game.png"), full_page=True)
+    shoot(page, artifacts / "phone-towerup-game.png", full_page=True)
 
     # Zoom: the city grows inside its frame; the page does not get wider.
     page.get_by_role("button", name="Fit the city to the screen").click()
@@ -122,7 +122,7 @@ def test_the_tower_up_board_on_a_phone(browser, web_server, towerup_game, consol
     assert box(label)["height"] >= 2.5 * small and box(label)["height"] >= 8
     assert page_width(page) <= 390 and box(page.locator("#board .zoom-frame"))["right"] <= 390
     page.locator("#board .zoom-frame").evaluate("f => { f.scrollLeft = 300; }")
-    page.locator("#board .zoomable").screenshot(path=str(artifacts / "phone-towerup-city-zoomed.png"))
+    shoot(page.locator("#board .zoomable"), artifacts / "phone-towerup-city-zoomed.png")
     # A choice redraws the board: the zoom and the scroll position stay.
     page.locator("#move-controls button.choice").first.click()
     assert page.get_attribute("#board .zoom-frame", "data-zoom") == "3"
@@ -159,7 +159,7 @@ def test_a_refused_move_is_scrolled_into_view_on_a_phone(browser, web_server, to
                            timeout=STEP_MS)
     where = box(error)
     assert where["top"] >= 0 and where["bottom"] <= 844, where
-    page.screenshot(path=str(artifacts / "phone-refused-move.png"))
+    shoot(page, artifacts / "phone-refused-move.png")
     assert page.get_attribute("#game", "data-seq") == seq
     context.close()
     console_errors.assert_none()

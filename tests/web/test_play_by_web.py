@@ -9,7 +9,8 @@ game against the house bot of ``test_house_bot_game.py`` (Tower Up): this test's
 repeat them at a cost of about half a minute of CPU each.
 
 The server is real: the app of ``referee.create_app`` on a real Redis with a real RQ worker (see
-``conftest.py``). Screenshots of the board mid-game and of the final score go to ``test-artifacts/``.
+``conftest.py``). Screenshots of the board mid-game and of the final score go to ``test-artifacts/`` (with
+``REFEREE_SCREENSHOTS=1``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 
 import pytest
 import requests
+from screens import shoot
 from signed_requests import submit
 
 from referee.signing import load_private_key
@@ -138,8 +140,8 @@ def play_in_the_pages(pages, console_errors, rng: random.Random, case: dict, scr
             illegal_done = True
             page.wait_for_selector("#game[data-my-turn=true]", timeout=STEP_MS)
         if moves == case["screenshot_at"]:
-            page.screenshot(path=screenshot, full_page=True)
-            page.locator("#board svg > g").first.screenshot(path=screenshot.replace(".png", "-detail.png"))
+            shoot(page, screenshot, full_page=True)
+            shoot(page.locator("#board svg > g").first, screenshot.replace(".png", "-detail.png"))
         choose_and_submit(page, rng)
         page.wait_for_function("seq => Number(document.querySelector('#game').dataset.seq) > seq", arg=seq,
                                timeout=STEP_MS)
@@ -220,7 +222,7 @@ def test_two_players_play_a_full_game_and_a_spectator_replays_it(browser, web_se
     assert int(game_attr(bea, "seq")) > frozen_at
     rows = ann.locator("#result table.score tbody tr")
     assert rows.count() == 2
-    ann.locator("#result-section").screenshot(path=str(artifacts / f"{ruleset}-final-score-game-page.png"))
+    shoot(ann.locator("#result-section"), artifacts / f"{ruleset}-final-score-game-page.png")
 
     # The lobby lists the finished game.
     spectator.goto(f"{web_server}/play/")
@@ -251,7 +253,7 @@ def test_two_players_play_a_full_game_and_a_spectator_replays_it(browser, web_se
     spectator.wait_for_selector("#chart svg path.series", state="attached")  # a flat line has no height
     assert "revealed" in spectator.locator("#entry").inner_text()
     assert spectator.locator("#result .tiebreak").count() == 1
-    spectator.screenshot(path=str(artifacts / f"{ruleset}-final-score-replay.png"), full_page=True)
+    shoot(spectator, artifacts / f"{ruleset}-final-score-replay.png", full_page=True)
 
     console_errors.assert_none()
     for ctx in (ann_ctx, bea_ctx, spectator_ctx):

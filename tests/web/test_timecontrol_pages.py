@@ -23,6 +23,7 @@ import pytest
 import requests
 from browser_keys import keep_keys
 from live_server import serving
+from screens import SHOOT
 from test_keys_and_errors import accept_in_python, import_key
 
 from referee.signing import VACATION_CTX, generate_key, public_key_b64, sign
@@ -35,6 +36,9 @@ PHONE = {"width": 390, "height": 844}
 
 
 def shoot(page, artifacts, name: str) -> None:
+    """The page at both sizes, for people (``test-artifacts/``), with ``REFEREE_SCREENSHOTS=1`` (``screens.py``)."""
+    if not SHOOT:
+        return
     for label, size in (("desktop", DESKTOP), ("phone", PHONE)):
         page.set_viewport_size(size)
         page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")

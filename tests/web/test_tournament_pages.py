@@ -16,10 +16,10 @@ import requests
 from test_csp import WATCH_CSP, violations
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+from browser_keys import storage_state
+from screens import shoot
 from svc_helpers import Http, play_random, wait_until
 from tournament_helpers import Players, join_all, start_game, tournament_state
-
-from referee.signing import private_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -119,7 +119,7 @@ def test_a_tournament_is_created_and_joined_in_the_browser(browser, web_server, 
     assert "time per move 1 d" in summary
     assert "round robin, 3 rounds, tables of 2" in summary and "2 d" in summary and state["commitment"] in summary
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
-    page.screenshot(path=str(artifacts / "tournament-joined-desktop.png"), full_page=True)
+    shoot(page, artifacts / "tournament-joined-desktop.png", full_page=True)
 
     # the list shows it, newest first
     page.goto(f"{web_server}/play/tournaments")
@@ -127,7 +127,7 @@ def test_a_tournament_is_created_and_joined_in_the_browser(browser, web_server, 
     listed.wait_for(timeout=STEP_MS)
     assert listed.get_attribute("data-status") == "active"
     assert "round robin, 3 rounds" in listed.inner_text() and "1 of 3" in listed.inner_text()
-    page.screenshot(path=str(artifacts / "tournament-list-desktop.png"))
+    shoot(page, artifacts / "tournament-list-desktop.png")
     assert violations(page) == []
     context.close()
     console_errors.assert_none()
@@ -149,11 +149,8 @@ def test_standings_crosstable_and_path_on_a_phone(browser, web_server, console_e
     names = {p["key"]: p["name"] for p in state["players"]}
 
     me = players.keys[0]
-    context, page = watched(browser, console_errors, **PHONE)
-    page.goto(f"{web_server}/play/keys")
-    page.evaluate("k => localStorage.setItem('referee.keys.v1', JSON.stringify(k))", [{
-        "name": "player 0", "public": players.public[0], "private": private_key_b64(me),
-        "created": "2026-01-01T00:00:00Z"}])
+    context, page = watched(browser, console_errors, **PHONE,
+                            storage_state=storage_state(web_server, [("player 0", me)]))
     page.goto(f"{web_server}/play/tournaments/{tid}")
     page.wait_for_selector(".round[data-round='2']", timeout=STEP_MS)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
@@ -194,9 +191,9 @@ def test_standings_crosstable_and_path_on_a_phone(browser, web_server, console_e
     assert cells[4] == expected_points
     assert page.url.endswith(f"#player={winner}")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-    page.screenshot(path=str(artifacts / "tournament-phone.png"), full_page=True)
+    shoot(page, artifacts / "tournament-phone.png", full_page=True)
     for part in ("t-standings", "t-path", "t-rounds", "t-crosstable"):  # readable pieces of the long page
-        page.locator(f"#{part}").screenshot(path=str(artifacts / f"tournament-phone-{part[2:]}.png"))
+        shoot(page.locator(f"#{part}"), artifacts / f"tournament-phone-{part[2:]}.png")
 
     # withdraw from the page (player 0's key is in this browser)
     page.on("dialog", lambda dialog: dialog.accept())
@@ -207,7 +204,7 @@ def test_standings_crosstable_and_path_on_a_phone(browser, web_server, console_e
     page.goto(f"{web_server}/play/tournaments")
     page.locator(f"tr[data-tournament='{tid}']").wait_for(timeout=STEP_MS)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-    page.screenshot(path=str(artifacts / "tournament-list-phone.png"), full_page=True)
+    shoot(page, artifacts / "tournament-list-phone.png", full_page=True)
     assert violations(page) == []
     context.close()
     console_errors.assert_none()

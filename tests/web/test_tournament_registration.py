@@ -16,7 +16,10 @@ from test_csp import WATCH_CSP, violations
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 
-from referee.signing import generate_key, private_key_b64, public_key_b64
+from browser_keys import storage_state
+from screens import shoot
+
+from referee.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -45,11 +48,8 @@ def join_from_link(browser, console_errors, link: str, name: str):
 
 def test_a_fresh_browser_joins_a_tournament_from_its_invitation_link(browser, web_server, console_errors, artifacts):
     organiser = generate_key()
-    context, page = watched(browser, console_errors, viewport={"width": 1280, "height": 900})
-    page.goto(f"{web_server}/play/keys")
-    page.evaluate("k => localStorage.setItem('referee.keys.v1', JSON.stringify(k))", [{
-        "name": "Org", "public": public_key_b64(organiser), "private": private_key_b64(organiser),
-        "created": "2026-01-01T00:00:00Z"}])
+    context, page = watched(browser, console_errors, viewport={"width": 1280, "height": 900},
+                            storage_state=storage_state(web_server, [("Org", organiser)]))
     page.goto(f"{web_server}/play/tournaments")
     page.check("input[name=t-ruleset][value=fivetowers]")
     page.select_option("#t-format", "swiss")
@@ -65,7 +65,7 @@ def test_a_fresh_browser_joins_a_tournament_from_its_invitation_link(browser, we
     link = page.locator("#t-invite-link").input_value()
     assert re.fullmatch(rf"{re.escape(web_server)}/play/tournaments/{tid}/join#[A-Za-z0-9_-]{{43}}", link), link
     assert page.locator("#t-join button.copy-link").count() == 1 and page.locator("#t-start").is_visible()
-    page.screenshot(path=str(artifacts / "tournament-invitation-link.png"), full_page=True)
+    shoot(page, artifacts / "tournament-invitation-link.png", full_page=True)
     seed = link.split("#", 1)[1]
     state = requests.get(f"{web_server}/tournaments/{tid}", timeout=10).json()
     assert state["registration"]["invite"] and state["max_players"] == 2 and state["registration_open"]
@@ -79,7 +79,7 @@ def test_a_fresh_browser_joins_a_tournament_from_its_invitation_link(browser, we
     bare_ctx.close()
 
     bea_ctx, bea, bea_key = join_from_link(browser, console_errors, link, "Bea")
-    bea.screenshot(path=str(artifacts / "tournament-joined-by-link-phone.png"), full_page=True)
+    shoot(bea, artifacts / "tournament-joined-by-link-phone.png", full_page=True)
     state = requests.get(f"{web_server}/tournaments/{tid}", timeout=10).json()
     assert [(p["name"], p["key"]) for p in state["players"]] == [("Bea", bea_key)] and state["status"] == "waiting"
     cy_ctx, cy, cy_key = join_from_link(browser, console_errors, link, "Cy")
