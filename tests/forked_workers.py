@@ -1,8 +1,9 @@
-"""``referee worker`` processes for the tests' servers, forked from one process that has imported them already.
+"""``referee worker`` (and ``referee bot``) processes for the tests, forked from one process that has imported them.
 
 A ``referee worker`` started as ``python -m referee.cli worker …`` spends ~0.5 CPU-seconds before it serves (the
 interpreter, the imports of the CLI, RQ, redis-py and the workers, the rulesets), and the suite starts about fifty
-of them as part of its servers (each browser test module's, the service tests' ``spawn_worker``). Here one
+of them as part of its servers (each browser test module's, the service tests' ``spawn_worker``), and a dozen
+bots. Here one
 *zygote* per pytest process imports all that once; each worker is a fork of it that then runs the same command
 line through the same entry point (``referee.cli.main``) with its own environment, folder, session and output
 files. It is the real command, its real RQ worker and loops, in a process of its own that the test signals and
@@ -31,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 # when a child ends (reaped here: only the parent can).
 _ZYGOTE = r"""
 import json, os, signal, sys
-import referee.cli, referee.cli.operations, workers.runner
+import referee.cli, referee.cli.bots, referee.cli.operations, workers.runner
 from referee.runtime import settle_heap
 
 settle_heap()  # the rulesets loaded and the heap frozen once, for every child
@@ -56,6 +57,7 @@ def reap():
 def child(request):
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a fresh `python` (a bot stops on it)
     os.close(wake_r); os.close(wake_w)
     if request["session"]:
         os.setsid()
@@ -217,17 +219,22 @@ class Zygote:
 _ZYGOTE_OF_THIS_PROCESS = Zygote()
 
 
-def referee_worker(argv: list[str], *, env: dict[str, str], cwd: str | Path = REPO, stdout: str | Path | None = None,
-                   stderr: str | Path | None = None, new_session: bool = False) -> Any:
-    """``referee worker ARGV…``: a fork of this pytest process's zygote (``subprocess.Popen`` of ``python -m
-    referee.cli`` where ``REFEREE_TEST_FORK_WORKERS=0``). ``stdout``/``stderr``: files (``stderr="stdout"``)."""
+def referee_process(argv: list[str], *, env: dict[str, str], cwd: str | Path = REPO, stdout: str | Path | None = None,
+                    stderr: str | Path | None = None, new_session: bool = False) -> Any:
+    """``referee ARGV…`` (``worker …``, ``bot …``): a fork of this pytest process's zygote (a ``subprocess.Popen``
+    of ``python -m referee.cli`` where ``REFEREE_TEST_FORK_WORKERS=0``). ``stdout``/``stderr``: files appended to
+    (``stderr="stdout"``: with it), else nothing."""
     if os.environ.get("REFEREE_TEST_FORK_WORKERS", "1") == "0":
         out = open(stdout, "ab") if stdout else subprocess.DEVNULL
         err = subprocess.STDOUT if stderr == "stdout" else (open(stderr, "ab") if stderr else subprocess.DEVNULL)
-        return subprocess.Popen([sys.executable, "-m", "referee.cli", "worker", *argv], cwd=cwd, env=env,
+        return subprocess.Popen([sys.executable, "-m", "referee.cli", *argv], cwd=cwd, env=env,
                                 stdout=out, stderr=err, start_new_session=new_session)
-    return _ZYGOTE_OF_THIS_PROCESS.spawn(["worker", *argv], env=env, cwd=cwd, stdout=stdout, stderr=stderr,
-                                         new_session=new_session)
+    return _ZYGOTE_OF_THIS_PROCESS.spawn(argv, env=env, cwd=cwd, stdout=stdout, stderr=stderr, new_session=new_session)
+
+
+def referee_worker(argv: list[str], **options: Any) -> Any:
+    """``referee worker ARGV…`` (:func:`referee_process`)."""
+    return referee_process(["worker", *argv], **options)
 
 
 @atexit.register

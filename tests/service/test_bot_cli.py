@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import uuid
 
 import pytest
 import redis
 import requests
-from forked_workers import referee_worker
+from forked_workers import referee_process, referee_worker
 from live_server import serving
 from svc_helpers import REPO, stop_process, wait_until
 from svc_helpers import run_cli as run
@@ -61,13 +59,14 @@ def _keys(tmp_path):
 
 
 def _bot(tmp_path, server, name, strategy="greedy", tag=""):
-    log = open(tmp_path / f"bot-{name}{tag}.log", "wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "bot", "--key", str(tmp_path / f"{name}.key"), "--strategy", strategy,
-         "--think", "0.05", "--poll", "0.3", "--server", server],
-        cwd=REPO, env={**os.environ, "PYTHONPATH": REPO, "PYTHONUNBUFFERED": "1"}, stdout=log,
-        stderr=subprocess.STDOUT)
-    return process, log
+    """``referee bot …`` in a process of its own (a fork: tests/forked_workers.py); its log, open for reading."""
+    path = tmp_path / f"bot-{name}{tag}.log"
+    path.touch()
+    process = referee_process(
+        ["bot", "--key", str(tmp_path / f"{name}.key"), "--strategy", strategy, "--think", "0.05", "--poll", "0.3",
+         "--server", server], cwd=REPO, env={**os.environ, "PYTHONPATH": REPO, "PYTHONUNBUFFERED": "1"},
+        stdout=path, stderr="stdout")
+    return process, open(path, "rb")
 
 
 def _create(server, ruleset, keys):

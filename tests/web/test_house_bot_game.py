@@ -17,14 +17,13 @@ import os
 import random
 import re
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 import requests
-from forked_workers import referee_worker
+from forked_workers import referee_process, referee_worker
 from live_server import serving
 
 from referee.cli.operations import HOUSE_BOT_STRATEGY, HOUSE_BOT_THINK
@@ -67,16 +66,17 @@ def house_server(redis_server, tmp_path_factory):
     app = create_app({**settings, "REFEREE_HOUSE_BOT_KEY": bot_key, "WEB_POLL_MS": 250, "TESTING": True})
     env = {**os.environ, **settings, "PYTHONUNBUFFERED": "1"}
     worker_log, bot_log = var / "worker.log", var / "bot.log"
-    children: list = []  # a forked worker, then the bot's process
+    children: list = []  # the worker's and the bot's processes (forks: tests/forked_workers.py)
     try:
         with serving(app) as url:
             children.append(referee_worker(["--url", redis_server.url, "--queue", queue, "--name", f"{queue}-worker"],
                                            env=env, stderr=worker_log))  # (a fork: tests/forked_workers.py)
             _wait_for_worker(redis_server.url, children[0], f"{queue}-worker", worker_log)
-            children.append(subprocess.Popen(
-                [sys.executable, "-m", "referee.cli", "bot", "--key", str(var / "house-bot.key"), "--strategy",
-                 HOUSE_BOT_STRATEGY, "--think", str(HOUSE_BOT_THINK), "--poll", "0.3", "--server", url],
-                cwd=REPO, env=env, stdout=bot_log.open("wb"), stderr=subprocess.STDOUT))
+            bot_log.touch()
+            children.append(referee_process(
+                ["bot", "--key", str(var / "house-bot.key"), "--strategy", HOUSE_BOT_STRATEGY, "--think",
+                 str(HOUSE_BOT_THINK), "--poll", "0.3", "--server", url], cwd=REPO, env=env, stdout=bot_log,
+                stderr="stdout"))
             yield url, bot_key, bot_log
     finally:
         for child in reversed(children):
