@@ -164,4 +164,7 @@ def test_a_person_plays_a_whole_game_against_the_house_bot(browser, house_server
     assert report.first_failure is None and report.status == "verified", report.to_dict()
     log = bot_log.read_text()
     assert f"{game_id}: seat 1 accepts" in log and f"{game_id}: seat 1 plays" in log
-    assert "refused" not in log, log
+    # the bot and the person accepting at one log tip race: the later one meets 409 submission/stale and signs
+    # again at the new tip (the referee's precedence, as for two bots: test_bot_cli.py); any other refusal is a fault
+    refusals = [line for line in log.splitlines() if "refused" in line]
+    assert all(line.endswith("accepts — refused: submission/stale") for line in refusals), log
