@@ -3,14 +3,13 @@
 A ``referee worker`` started as ``python -m referee.cli worker …`` spends ~0.5 CPU-seconds before it serves (the
 interpreter, the imports of the CLI, RQ, redis-py and the workers, the rulesets), and the suite starts about fifty
 of them as part of its servers (each browser test module's, the service tests' ``spawn_worker``), and a dozen
-bots. Here one
-*zygote* per pytest process imports all that once; each worker is a fork of it that then runs the same command
+bots. Here one *zygote* per pytest process imports all that once; each is a fork of it that then runs the same command
 line through the same entry point (``referee.cli.main``) with its own environment, folder, session and output
 files. It is the real command, its real RQ worker and loops, in a process of its own that the test signals and
 waits for like a ``subprocess.Popen``: only the interpreter's start and the imports are shared.
 
 The tests *of* the worker's process (its start, its graceful stop, ``referee serve``'s supervision) start real
-``python -m referee.cli`` processes as before. ``REFEREE_TEST_FORK_WORKERS=0`` starts every worker that way.
+``python -m referee.cli`` processes as before. ``REFEREE_TEST_FORK_WORKERS=0`` starts every one that way.
 """
 
 from __future__ import annotations
@@ -29,7 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 # The zygote: imports what `referee worker` imports, then forks a child per request line on stdin
 # ({"argv", "env", "cwd", "out", "err", "session"}) and answers on stdout: {"pid"} at each fork, {"exit", "code"}
-# when a child ends (reaped here: only the parent can).
+# when a child ends (reaped here: only the parent can). The output files are made before the fork, so that they
+# are there when the test hears the pid.
 _ZYGOTE = r"""
 import json, os, signal, sys
 import referee.cli, referee.cli.bots, referee.cli.operations, workers.runner
@@ -54,7 +54,10 @@ def reap():
             return
         out.write(json.dumps({"exit": pid, "code": os.waitstatus_to_exitcode(status)}) + "\n")
 
-def child(request):
+def opened(path):
+    return os.open(path or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+
+def child(request, stdout, stderr):
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a fresh `python` (a bot stops on it)
@@ -62,12 +65,9 @@ def child(request):
     if request["session"]:
         os.setsid()
     os.chdir(request["cwd"])
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    stdout = os.open(request["out"], os.O_WRONLY | os.O_CREAT | os.O_APPEND) if request["out"] else null
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(stdout, 1)
-    os.dup2(stdout if request["err"] == "stdout" else
-            os.open(request["err"], os.O_WRONLY | os.O_CREAT | os.O_APPEND) if request["err"] else null, 2)
+    os.dup2(stderr, 2)
     os.close(out.fileno())  # the zygote's answers are its own
     sys.stdout.reconfigure(line_buffering=True)  # a log read while the worker runs (as with PYTHONUNBUFFERED)
     os.environ.clear()
@@ -102,9 +102,13 @@ while True:
         while b"\n" in pending:
             line, pending = pending.split(b"\n", 1)
             request = json.loads(line)
+            stdout = opened(request["out"])
+            stderr = stdout if request["err"] == "stdout" else opened(request["err"])
             pid = os.fork()
             if pid == 0:
-                child(request)
+                child(request, stdout, stderr)
+            for fd in {stdout, stderr}:
+                os.close(fd)
             out.write(json.dumps({"pid": pid}) + "\n")
     reap()
 """

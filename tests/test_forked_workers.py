@@ -38,5 +38,6 @@ def test_a_forked_worker_serves_with_its_own_environment_session_and_exit(redis_
 def test_a_forked_worker_that_fails_exits_with_its_code_and_says_why(tmp_path):
     worker = referee_worker(["--url", "redis://127.0.0.1:1/0", "--queue", "nowhere", "--burst"], env=dict(os.environ),
                             stderr=tmp_path / "worker.log")
+    assert (tmp_path / "worker.log").exists()  # made before the fork: there as soon as the pid is known
     assert worker.wait(60) == 1
     assert "Connection refused" in (tmp_path / "worker.log").read_text()

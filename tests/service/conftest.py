@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import uuid
 
 import pytest
@@ -73,19 +72,17 @@ def spawn_worker(app, redis_url, tmp_path):
     processes = []
 
     def spawn(args: list[str] | None = None, env: dict[str, str] | None = None) -> subprocess.Popen:
-        command = args or [sys.executable, "-m", "referee.cli", "worker", "--url", redis_url,
-                           "--queue", app.config["REFEREE_QUEUE"]]
         environment = {**os.environ, "PYTHONPATH": REPO, "REDIS_URL": redis_url, "REFEREE_RECONCILE_EVERY": "0.5",
                        "REFEREE_STALE_AFTER": "2", **(env or {})}
         log = tmp_path / f"worker-{len(processes)}.log"
         if args is None:  # the default worker, a fork (tests/forked_workers.py); the tests of a worker's own
             # process pass their command line and get a ``python -m referee.cli`` of their own
-            process = referee_worker(command[4:], env=environment, cwd=REPO, stdout=log, stderr="stdout",
-                                     new_session=True)
+            process = referee_worker(["--url", redis_url, "--queue", app.config["REFEREE_QUEUE"]], env=environment,
+                                     cwd=REPO, stdout=log, stderr="stdout", new_session=True)
             processes.append((process, None, True))
             return process
         out = open(log, "wb")
-        process = subprocess.Popen(command, env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(args, env=environment, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
         processes.append((process, out, False))
         return process
 

@@ -61,7 +61,6 @@ def _keys(tmp_path):
 def _bot(tmp_path, server, name, strategy="greedy", tag=""):
     """``referee bot …`` in a process of its own (a fork: tests/forked_workers.py); its log, open for reading."""
     path = tmp_path / f"bot-{name}{tag}.log"
-    path.touch()
     process = referee_process(
         ["bot", "--key", str(tmp_path / f"{name}.key"), "--strategy", strategy, "--think", "0.05", "--poll", "0.3",
          "--server", server], cwd=REPO, env={**os.environ, "PYTHONPATH": REPO, "PYTHONUNBUFFERED": "1"},

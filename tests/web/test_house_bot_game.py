@@ -72,7 +72,6 @@ def house_server(redis_server, tmp_path_factory):
             children.append(referee_worker(["--url", redis_server.url, "--queue", queue, "--name", f"{queue}-worker"],
                                            env=env, stderr=worker_log))  # (a fork: tests/forked_workers.py)
             _wait_for_worker(redis_server.url, children[0], f"{queue}-worker", worker_log)
-            bot_log.touch()
             children.append(referee_process(
                 ["bot", "--key", str(var / "house-bot.key"), "--strategy", HOUSE_BOT_STRATEGY, "--think",
                  str(HOUSE_BOT_THINK), "--poll", "0.3", "--server", url], cwd=REPO, env=env, stdout=bot_log,
