@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, settings
+from ports import free_port
 from warm_collection import warm
 
 from referee.embedded_redis import EmbeddedRedis
@@ -78,7 +79,7 @@ os.environ.setdefault("REFEREE_ACCEPT_WITHIN", "0")
 @pytest.fixture(scope="session")
 def redis_server():
     """A real redis-server for the whole session (AOF on, as in production)."""
-    server = EmbeddedRedis(durable=True).start()
+    server = EmbeddedRedis(port=free_port(), durable=True).start()
     yield server
     server.stop()
 

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiosmtpd.controller import Controller
-
-from referee.embedded_redis import free_port
+from ports import free_port
 
 
 @dataclass

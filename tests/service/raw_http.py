@@ -14,9 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ports import free_port
 from svc_helpers import stop_process
-
-from referee.embedded_redis import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 

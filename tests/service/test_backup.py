@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 import redis
 import requests
+from ports import free_port
 from svc_helpers import REPO, Http, accept_all, create_game, play_random, wait_until
 
 from referee.backup import ARCHIVE_PREFIX, RDB_MEMBER, BackupError, _write_tar, sync_snapshot, write_backup
-from referee.embedded_redis import EmbeddedRedis, free_port
+from referee.embedded_redis import EmbeddedRedis
 from referee.signing import public_key_b64, read_or_create_key_file
 from referee.store.archive import ARCHIVE_FORMAT, DirectoryArchive
 from referee.verify import verify_bundle
@@ -179,7 +180,7 @@ def test_sync_snapshot_equals_the_data_and_refusals(tmp_path):
     under writes, loads as the same keys; a wrong password and an unwritable target are refused."""
     key = tmp_path / "key"
     read_or_create_key_file(key)
-    with EmbeddedRedis(directory=tmp_path / "r", durable=True) as server:
+    with EmbeddedRedis(port=free_port(), directory=tmp_path / "r", durable=True) as server:
         client = redis.Redis.from_url(server.url)
         for i in range(200):
             client.xadd(f"game:{{g{i}}}:log", {"entry": "x" * 200})
@@ -200,7 +201,7 @@ def test_sync_snapshot_equals_the_data_and_refusals(tmp_path):
         loaded = tmp_path / f"loaded-{name}"
         loaded.mkdir()
         (tmp_path / name).rename(loaded / "dump.rdb")
-        with EmbeddedRedis(directory=loaded, durable=False) as copy:
+        with EmbeddedRedis(port=free_port(), directory=loaded, durable=False) as copy:
             restored = redis.Redis.from_url(copy.url)
             assert restored.dbsize() == 200 and restored.xlen("game:{g7}:log") == 1
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from ports import free_port
 from svc_helpers import REPO
 
 from referee.backup import KEY_MEMBER, MANIFEST, write_backup
@@ -42,7 +43,7 @@ def genuine(tmp_path_factory) -> tuple[Path, str]:
     archive = root / "archive"
     archive.mkdir()
     (archive / "g_kept.json").write_text(json.dumps({"game": "g_kept", "bundle": "the real one"}))
-    with EmbeddedRedis(directory=root / "redis", durable=True) as server:
+    with EmbeddedRedis(port=free_port(), directory=root / "redis", durable=True) as server:
         client = redis.Redis.from_url(server.url)
         for i in range(50):
             client.xadd(f"game:{{g{i}}}:log", {"entry": "x" * 100})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from ports import free_port
 from svc_helpers import Http, accept_all, create_game, move_envelope, random_entropy, signed
 
 from referee.signing import generate_key, public_key_b64, sign
@@ -309,8 +310,6 @@ def test_organiser_keys(make_app):
 
 
 def test_redis_down_is_503(make_app):
-    from referee.embedded_redis import free_port
-
     app = make_app(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
     http = Http(app.test_client())
     key = public_key_b64(generate_key())

@@ -14,10 +14,12 @@ import time
 
 import pytest
 import requests
+from click.testing import CliRunner
+from ports import free_port
 from svc_helpers import REPO, wait_until
 from svc_helpers import run_cli as run
 
-from referee.embedded_redis import free_port
+from referee.cli import main as cli
 
 
 def test_keygen_create_accept_move(server, tmp_path, store):
@@ -112,6 +114,22 @@ def assert_redis_locked(var, ports):
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     assert password not in subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=False).stdout
+
+
+@pytest.mark.parametrize("option", ["--port", "--mail-gateway"])
+def test_serve_refuses_a_port_another_server_listens_on(option, tmp_path, monkeypatch):
+    """Before anything starts: otherwise serve would wait for its web server and hear the other one."""
+    monkeypatch.setenv("REFEREE_VAR", str(tmp_path / "var"))
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", free_port()))
+        other.listen()
+        taken = other.getsockname()[1]
+        args = ["serve", "--port", str(taken)] if option == "--port" else \
+            ["serve", "--port", str(free_port()), "--mail-gateway", str(taken)]
+        done = CliRunner().invoke(cli, args)
+    assert done.exit_code == 2, done.output
+    assert f"{option} {taken}: 127.0.0.1:{taken} cannot be listened on (Address already in use)" in done.output
+    assert not (tmp_path / "var").exists()  # nothing started, nothing made
 
 
 def test_serve_starts_everything_and_stops_on_ctrl_c(tmp_path):

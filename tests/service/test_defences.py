@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import requests
+from ports import free_port
 from svc_helpers import stop_process
 
 from referee.config import ConfigError, load_config, with_password
@@ -151,16 +151,11 @@ def test_the_settings_are_checked():
     assert with_password("redis://[::1]:6379/0", "p w") == "redis://:p%20w@[::1]:6379/0"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
 
 @pytest.fixture
 def gunicorn_url(redis_url, tmp_path):
     """A real gunicorn with the deployment's config (``referee/gunicorn_conf.py``), on a free port."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PYTHONPATH": REPO, "REDIS_URL": redis_url, "REFEREE_VAR": str(tmp_path / "var"),
            "REFEREE_DISPATCH": "none"}
     env.pop("FORWARDED_ALLOW_IPS", None)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import requests
 from live_server import serving
+from ports import free_port
 from sse_helpers import SSEClient
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
@@ -140,11 +141,6 @@ def test_the_lobby_stream_notices_new_entries_of_the_games_it_follows(server):
 
 # -- the deployment's worker model ------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture
 def gunicorn_server(redis_url, tmp_path):
@@ -157,7 +153,7 @@ def gunicorn_server(redis_url, tmp_path):
 @contextlib.contextmanager
 def gunicorn(redis_url, tmp_path, **settings: str):
     """gunicorn as ``referee serve`` and the Procfile start it, two workers, with these settings: its URL."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "REFEREE_VAR": str(tmp_path / "var"),
            "REFEREE_QUEUE": f"test-{uuid.uuid4().hex[:8]}", "REFEREE_SSE_HEARTBEAT": "2", **settings}
     log = (tmp_path / "gunicorn.log").open("wb")

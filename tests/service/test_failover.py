@@ -22,6 +22,7 @@ import time
 import pytest
 import redis as redis_lib
 from failover_load import AppPlayer, Writers, game_ids, log_key
+from ports import free_port
 from svc_helpers import Http, accept_all, create_game
 
 from referee.app import create_app
@@ -136,8 +137,8 @@ def test_a_cluster_master_killed_under_load_loses_no_acknowledged_entry(tmp_path
 
 @pytest.fixture
 def master_and_replica(tmp_path):
-    master = EmbeddedRedis(directory=tmp_path / "master", durable=True).start()
-    replica = EmbeddedRedis(directory=tmp_path / "replica", durable=True, replica_of=master).start()
+    master = EmbeddedRedis(port=free_port(), directory=tmp_path / "master", durable=True).start()
+    replica = EmbeddedRedis(port=free_port(), directory=tmp_path / "replica", durable=True, replica_of=master).start()
     client = redis_lib.Redis.from_url(replica.url)
     deadline = time.monotonic() + 20
     while client.info("replication").get("master_link_status") != "up":

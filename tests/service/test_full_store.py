@@ -5,6 +5,7 @@ was; once there is room again the same submission is accepted."""
 from __future__ import annotations
 
 import redis as redis_lib
+from ports import free_port
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
 from referee.app import create_app
@@ -12,7 +13,7 @@ from referee.embedded_redis import EmbeddedRedis
 
 
 def test_a_full_log_redis_answers_503_and_loses_nothing(tmp_path):
-    server = EmbeddedRedis(durable=True, maxmemory="4mb").start()
+    server = EmbeddedRedis(port=free_port(), durable=True, maxmemory="4mb").start()
     try:
         app = create_app({"REDIS_URL": server.url, "REFEREE_VAR": str(tmp_path / "var"), "TESTING": True,
                           "REFEREE_DISPATCH": "none"})

@@ -13,9 +13,9 @@ from email.message import EmailMessage
 import pytest
 import redis as redis_lib
 from notify_servers import smtp_sink, text_of
+from ports import free_port
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
-from referee.embedded_redis import free_port
 from referee.notify.armor import armor
 from workers import deliveries, jobs, mailjobs
 

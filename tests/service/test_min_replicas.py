@@ -9,6 +9,7 @@ import time
 import pytest
 import redis as redis_lib
 from failover_load import first_entry, game_ids, next_entry
+from ports import free_port
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
 from referee.config import ConfigError, load_config
@@ -49,8 +50,8 @@ def test_waitaof_where_redis_has_it(version, aof, expected):
 
 
 def test_a_real_wait_on_a_master_with_its_replica(tmp_path):
-    master = EmbeddedRedis(directory=tmp_path / "m", durable=True).start()
-    replica = EmbeddedRedis(directory=tmp_path / "r", durable=True, replica_of=master).start()
+    master = EmbeddedRedis(port=free_port(), directory=tmp_path / "m", durable=True).start()
+    replica = EmbeddedRedis(port=free_port(), directory=tmp_path / "r", durable=True, replica_of=master).start()
     try:
         store = RedisStore.from_url(master.url).require_replicas(1, 5000)
         game = game_ids(1)[0]
@@ -142,8 +143,8 @@ def test_the_workers_own_appends_wait_for_a_replica_and_a_shortfall_leaves_the_e
     from referee.app import create_app
     from workers.runner import run_worker
 
-    master = EmbeddedRedis(directory=tmp_path / "m", durable=True).start()
-    replica = EmbeddedRedis(directory=tmp_path / "r", durable=True, replica_of=master).start()
+    master = EmbeddedRedis(port=free_port(), directory=tmp_path / "m", durable=True).start()
+    replica = EmbeddedRedis(port=free_port(), directory=tmp_path / "r", durable=True, replica_of=master).start()
     try:
         watcher = redis_lib.Redis.from_url(master.url)
         deadline = time.monotonic() + 20

@@ -12,12 +12,12 @@ import ssl
 import pytest
 import redis as redis_lib
 from notify_servers import http_endpoint
+from ports import free_port
 from rq.serializers import JSONSerializer
 from rq.worker import SimpleWorker
 from standardwebhooks import Webhook
 from test_notify_contacts import notify_env, signed_contact, signed_query  # noqa: F401 - notify_env: a fixture
 
-from referee.embedded_redis import free_port
 from referee.notify import targets
 from referee.signing import generate_key, public_key_b64
 from workers import deliveries

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 import requests
 from freezegun import freeze_time
+from ports import free_port
 from prometheus_client.parser import text_string_to_metric_families
 from svc_helpers import REPO, Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 
-from referee.embedded_redis import free_port
 from referee.timecontrol import parse_ms
 from workers import deliveries
 from workers.deadlines import DeadlineScheduler

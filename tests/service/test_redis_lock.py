@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import redis as redis_lib
+from ports import free_port
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 from rq import Callback, Queue
@@ -95,7 +96,7 @@ def test_embedded_redis_files_are_private(tmp_path):
     stray.write_text("x")
     stray.chmod(0o644)
     password_file = tmp_path / "redis-password"
-    with EmbeddedRedis(directory=directory, durable=True, password_file=password_file) as server:
+    with EmbeddedRedis(port=free_port(), directory=directory, durable=True, password_file=password_file) as server:
         connection = no_retry(server.url)
         connection.set("k", "v")
         connection.config_set("appendfsync", "always")
@@ -111,7 +112,7 @@ def test_embedded_redis_files_are_private(tmp_path):
         assert (directory / "redis.conf").read_text().count(server.password) == 1  # in the 0600 file only,
         assert server.password not in subprocess.run(["ps", "-eo", "args"], capture_output=True,  # never in argv
                                                      text=True, check=False).stdout
-    with EmbeddedRedis(directory=directory, durable=True, password_file=password_file) as again:
+    with EmbeddedRedis(port=free_port(), directory=directory, durable=True, password_file=password_file) as again:
         assert again.password == server.password  # kept between runs
         assert no_retry(again.url).get("k") == b"v"
 

@@ -12,13 +12,13 @@ import zlib
 import pytest
 import redis as redis_lib
 from notify_servers import smtp_sink, text_of
+from ports import free_port
 from rq.registry import FailedJobRegistry
 from svc_helpers import Http, accept_all, create_game, signed
 from test_notify_contacts import deliver_all, signed_contact
 
 from referee import logs
 from referee.clock import now
-from referee.embedded_redis import free_port
 from referee.notify.mail import SmtpMailer
 from referee.signing import MESSAGE_CTX, generate_key
 from workers import deliveries

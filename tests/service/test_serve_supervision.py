@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import redis
 import requests
+from ports import free_port
 from svc_helpers import wait_until
 
 from referee.config import with_password
-from referee.embedded_redis import free_port
 from referee.supervise import Backoff, Supervisor
 
 REPO = str(Path(__file__).resolve().parents[2])

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import redis as redis_lib
 from click.testing import CliRunner
+from ports import free_port
 from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 
 from referee.cli import main as cli
@@ -271,7 +272,7 @@ def test_logs_and_derived_data_on_two_redis_servers(tmp_path, redis_url, spawn_w
     from referee.app import create_app
     from referee.embedded_redis import EmbeddedRedis
 
-    with EmbeddedRedis(durable=False) as work:
+    with EmbeddedRedis(port=free_port(), durable=False) as work:
         app = create_app({"REDIS_URL": redis_url, "REFEREE_WORK_REDIS_URL": work.url, "REFEREE_QUEUE": "two",
                           "REFEREE_VAR": str(tmp_path / "var")})
         http, store = Http(app.test_client()), app.extensions["referee.store"]

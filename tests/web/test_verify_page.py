@@ -19,7 +19,6 @@ import html
 import json
 import random
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ from urllib.parse import unquote
 import pytest
 import requests
 from click.testing import CliRunner
+from ports import free_port
 from screens import shoot
 from signed_requests import start, submit
 from test_csp import WATCH_CSP, violations
@@ -379,18 +379,13 @@ def test_no_other_page_gets_the_wasm_exception(web_server):
     assert requests.get(f"{web_server}/play/verify/vendor/pyodide/../pins.json", timeout=10).status_code == 404
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def test_the_static_export_verifies_without_the_referee(browser, games, tmp_path, web_server):
     out = tmp_path / "site"
     # ``referee verify-page --out``: the referee group's main, by CliRunner in this process (as ``cli``)
     done = CliRunner().invoke(main, ["verify-page", "--out", str(out)], catch_exceptions=False)
     assert done.exit_code == 0, done.output
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"], cwd=out,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
