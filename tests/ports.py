@@ -5,7 +5,8 @@ ephemeral range and below the cluster nodes' ports (``referee.embedded_cluster``
 later (a ``referee serve``, a redis-server) may find it taken by a neighbour who was handed the same port in
 between, or, worse, a neighbour's server may answer in its place (a CI run met a ``referee serve`` whose
 ``/house-bot`` was another test's). Ephemeral ports (every ``bind(0)`` and outgoing connection) never fall in
-these blocks, and no two pytest processes of one run share a block; each port is checked bindable first.
+these blocks, and no two pytest processes of one run share a block; each port is checked bindable first. (Two
+runs at once on one machine share the blocks: then that check is what keeps them apart.)
 """
 
 from __future__ import annotations
