@@ -29,20 +29,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from .embedded_redis import EmbeddedRedis
+from .embedded_redis import EmbeddedRedis, bindable
 
 SLOTS = 16384
 #: a node's cluster bus listens on its port + 10000 (Redis 6.2 has no ``cluster-port``)
 BUS_OFFSET = 10000
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def free_cluster_port(taken: set[int]) -> int:
@@ -50,7 +41,7 @@ def free_cluster_port(taken: set[int]) -> int:
     bus port exists (an ephemeral port + 10000 may pass 65535)."""
     for _ in range(1000):
         port = random.randint(20000, 30000)  # a port, not a secret
-        if port not in taken and port + BUS_OFFSET not in taken and _bindable(port) and _bindable(port + BUS_OFFSET):
+        if port not in taken and port + BUS_OFFSET not in taken and bindable(port) and bindable(port + BUS_OFFSET):
             return port
     raise RuntimeError("no free port pair (port, port + 10000) for a cluster node")
 

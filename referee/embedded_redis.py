@@ -81,6 +81,16 @@ def tighten(directory: Path) -> None:
             os.chmod(os.path.join(root, name), 0o600)
 
 
+def bindable(port: int) -> bool:
+    """Whether a server could listen on ``port`` of 127.0.0.1 now."""
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

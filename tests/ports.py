@@ -14,7 +14,8 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import socket
+
+from referee.embedded_redis import bindable
 
 BLOCK = 1000
 FIRST = 10000  # blocks from 10000 to 19999: ten workers; an eleventh shares the first block's ports
@@ -26,15 +27,6 @@ def _worker_index() -> int:
     return int(found.group(1)) % BLOCKS if found else 0
 
 
-def _bindable(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 _start = FIRST + _worker_index() * BLOCK
 _next = itertools.cycle(range(_start, _start + BLOCK))
 
@@ -43,6 +35,6 @@ def free_port() -> int:
     """A free loopback port from this process's block (the next one round the block that binds)."""
     for _ in range(BLOCK):
         port = next(_next)
-        if _bindable(port):
+        if bindable(port):
             return port
     raise RuntimeError(f"no free port in {_start}–{_start + BLOCK - 1}")
