@@ -168,12 +168,16 @@ class EmbeddedRedis:
                 answer += chunk
         return answer.startswith(b"+OK\r\n+PONG")
 
-    def start(self, timeout: float = 10.0) -> EmbeddedRedis:
+    def prepare(self) -> list[str]:
+        """Its folder (0700) and ``redis.conf`` (0600) written; the command line that runs the server (run it with
+        ``umask`` 0o077: the files Redis writes are private too). :meth:`start` runs it itself; ``referee serve``
+        runs it as a supervised child of its own."""
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         tighten(self.directory)
-        config = self._write_config()
-        self.process = subprocess.Popen([find_redis_server(), str(config)], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, umask=0o077)
+        return [find_redis_server(), str(self._write_config())]
+
+    def start(self, timeout: float = 10.0) -> EmbeddedRedis:
+        self.process = subprocess.Popen(self.prepare(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, umask=0o077)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

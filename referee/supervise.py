@@ -51,6 +51,7 @@ class Child:
     failures: int = 0  # consecutive quick deaths
     restart_at: float | None = None
     history: list[int] = field(default_factory=list)  # every pid it ran as
+    spawn: Spawn | None = None  # how it is started, if not as the supervisor starts its children
 
     @property
     def pid(self) -> int | None:
@@ -86,15 +87,16 @@ class Supervisor:
         self.clock = clock
         self.children: list[Child] = []
 
-    def start(self, name: str, make_args: Callable[[int], list[str]], *, restart: bool = True) -> Child:
-        child = Child(name, make_args, restart)
+    def start(self, name: str, make_args: Callable[[int], list[str]], *, restart: bool = True,
+              spawn: Spawn | None = None) -> Child:
+        child = Child(name, make_args, restart, spawn=spawn)
         self._launch(child)
         self.children.append(child)
         self.log(f"{name} started (pid {child.pid})")
         return child
 
     def _launch(self, child: Child) -> None:
-        child.process = self.spawn(child.make_args(child.restarts))
+        child.process = (child.spawn or self.spawn)(child.make_args(child.restarts))
         child.started_at = self.clock()
         child.restart_at = None
         child.history.append(child.process.pid)

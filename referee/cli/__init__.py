@@ -40,7 +40,7 @@ from typing import Any
 import click
 
 #: every command, by name: the module of this package that defines it and its name there. A command's module is
-#: imported when the command runs (or when ``--help`` lists it), not at every start: ``referee _redis``, ``worker``
+#: imported when the command runs (or when ``--help`` lists it), not at every start: ``referee worker``, ``bot``
 #: or ``verify`` no longer import the bots, the backup and the tournaments' CLI (each of ``serve``'s children is a
 #: ``referee`` process).
 COMMANDS = {
@@ -50,7 +50,6 @@ COMMANDS = {
     "reconcile": ".operations:reconcile",
     "rebuild": ".operations:rebuild",
     "archive": ".operations:archive",
-    "_redis": ".operations:embedded_redis",  # hidden: serve's children
     "_werkzeug": ".operations:werkzeug_server",  # hidden: serve's web server without gunicorn
     "backup": ".backup:backup",
     "restore": ".backup:restore",

@@ -1,6 +1,6 @@
-"""Running the service: ``referee serve`` (everything, supervised), ``referee worker``, ``referee
-reconcile``, ``referee rebuild``, and the hidden ``_redis`` and ``_werkzeug`` that ``serve`` starts as
-children (``python -m referee.cli _redis …``)."""
+"""Running the service: ``referee serve`` (everything, supervised: its embedded Redis servers are redis-server
+processes of its own), ``referee worker``, ``referee reconcile``, ``referee rebuild``, and the hidden
+``_werkzeug``, ``serve``'s web server without gunicorn (``python -m referee.cli _werkzeug …``)."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
 
     Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
     Ctrl-C or SIGTERM, or an embedded Redis that is gone, stops everything."""
-    from ..embedded_redis import free_port, read_or_create_password  # noqa: PLC0415
+    from ..embedded_redis import EmbeddedRedis, free_port, read_or_create_password  # noqa: PLC0415
     from ..store.cluster import is_cluster_url  # noqa: PLC0415
 
     for option, wanted in (("--port", port), ("--mail-gateway", mail_port)):
@@ -138,21 +138,28 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
         env[MULTIPROC_ENV] = str(prepare_directory(os.environ.get(MULTIPROC_ENV) or var / "metrics"))
 
     def embedded(name: str, durable: bool) -> str:
-        directory = var / name
-        port = free_port()
-        args = [sys.executable, "-m", "referee.cli", "_redis", "--dir", str(directory), "--port", str(port),
-                "--password-file", str(password_file), "--durable" if durable else "--no-durable",
-                "--maxmemory", config["REFEREE_REDIS_MAXMEMORY"]]
-        child = supervisor.start(f"embedded Redis ({name})", lambda _restarts: args, restart=False)
+        server = EmbeddedRedis(directory=var / name, durable=durable, port=free_port(), password_file=password_file,
+                               maxmemory=config["REFEREE_REDIS_MAXMEMORY"])
+        args = server.prepare()  # redis-server itself is the child: no Python process beside it
+        log = server.directory / "redis.log"  # what Redis says (its warnings; why it did not start), 0600
+
+        def spawn(command: list[str]) -> subprocess.Popen[bytes]:
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                return subprocess.Popen(command, env=env, start_new_session=True, stdout=fd, stderr=subprocess.STDOUT,
+                                        umask=0o077)
+            finally:
+                os.close(fd)
+
+        child = supervisor.start(f"embedded Redis ({name})", lambda _restarts: args, restart=False, spawn=spawn)
         redis_children.append(child)
-        public = f"redis://127.0.0.1:{port}/0"
-        url = with_password(public, read_or_create_password(password_file))
+        url = with_password(server.public_url, server.password)
         assert child.process is not None
         if not _wait_redis(url, child.process):
             supervisor.stop(redis_children)
-            raise click.ClickException(f"the embedded Redis in {directory} did not start")
+            raise click.ClickException(f"the embedded Redis in {server.directory} did not start (its log: {log})")
         kind = "logs; AOF, appendfsync always" if durable else "queue and projections; not persisted"
-        announce(f"embedded Redis on {public} ({kind}) in {directory}; password in {password_file}")
+        announce(f"embedded Redis on {server.public_url} ({kind}) in {server.directory}; password in {password_file}")
         return url
 
     redis_url = os.environ.get("REDIS_URL") or embedded("redis", durable=True)
@@ -230,33 +237,6 @@ def _without_password(url: str) -> str:
     if not parts.password:
         return url
     return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
-
-
-@click.command("_redis", hidden=True)
-@click.option("--dir", "directory", required=True)
-@click.option("--port", required=True, type=int)
-@click.option("--password-file", required=True, help="the password (created 0600 if missing)")
-@click.option("--durable/--no-durable", default=True)
-@click.option("--maxmemory", help="redis.conf maxmemory (noeviction: a full Redis refuses writes)")
-def embedded_redis(directory: str, port: int, password_file: str, durable: bool, maxmemory: str | None) -> None:
-    """Run an embedded Redis until SIGTERM/SIGINT (``serve`` runs it in a session of its own)."""
-    from ..embedded_redis import EmbeddedRedis  # noqa: PLC0415
-
-    stopping = False
-
-    def stop(signum: int, _frame: Any) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    server = EmbeddedRedis(directory=directory, durable=durable, port=port, password_file=password_file,
-                           maxmemory=maxmemory).start()
-    try:
-        while not stopping and server.process is not None and server.process.poll() is None:
-            time.sleep(0.2)
-    finally:
-        server.stop()
 
 
 @click.command("_werkzeug", hidden=True)

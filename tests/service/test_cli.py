@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import stat
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import requests
@@ -150,6 +152,12 @@ def test_serve_starts_everything_and_stops_on_ctrl_c(tmp_path):
         assert "webhooks may reach loopback and private addresses (local use" in log  # issue 26: said at start
         assert (tmp_path / "var" / "redis").is_dir() and (tmp_path / "var" / "referee-key").exists()
         assert_redis_locked(tmp_path / "var", redis_ports)
+        for name in ("redis", "redis-work"):  # each Redis is a redis-server child of serve, no Python beside it
+            pid = int(re.search(rf"embedded Redis \({name}\) started \(pid (\d+)\)", log).group(1))
+            assert Path(f"/proc/{pid}/exe").resolve().name == "redis-server"
+            assert os.getpgid(pid) == pid  # a session of its own: Ctrl-C reaches serve, which stops it last
+            redis_log = tmp_path / "var" / name / "redis.log"  # what it says goes there, not into serve's output
+            assert redis_log.exists() and stat.S_IMODE(redis_log.stat().st_mode) == 0o600
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole process group
         process.wait(30)
     finally:
