@@ -81,14 +81,23 @@ def tighten(directory: Path) -> None:
             os.chmod(os.path.join(root, name), 0o600)
 
 
+def bind_problem(port: int, host: str = "127.0.0.1", *, reuse_address: bool = False) -> str | None:
+    """Why a server could not listen on ``host:port`` now (another server has it), or None. ``reuse_address``:
+    bound as gunicorn and Redis bind (``SO_REUSEADDR``: a port whose old connections linger is free)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as sock:
+            if reuse_address:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(address)
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
 def bindable(port: int) -> bool:
-    """Whether a server could listen on ``port`` of 127.0.0.1 now."""
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+    """Whether a server could listen on ``port`` of 127.0.0.1 now (no lingering connection on it either)."""
+    return bind_problem(port) is None
 
 
 def free_port() -> int:

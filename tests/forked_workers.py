@@ -15,6 +15,7 @@ The tests *of* the worker's process (its start, its graceful stop, ``referee ser
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import signal
@@ -229,10 +230,12 @@ def referee_process(argv: list[str], *, env: dict[str, str], cwd: str | Path = R
     of ``python -m referee.cli`` where ``REFEREE_TEST_FORK_WORKERS=0``). ``stdout``/``stderr``: files appended to
     (``stderr="stdout"``: with it), else nothing."""
     if os.environ.get("REFEREE_TEST_FORK_WORKERS", "1") == "0":
-        out = open(stdout, "ab") if stdout else subprocess.DEVNULL
-        err = subprocess.STDOUT if stderr == "stdout" else (open(stderr, "ab") if stderr else subprocess.DEVNULL)
-        return subprocess.Popen([sys.executable, "-m", "referee.cli", *argv], cwd=cwd, env=env,
-                                stdout=out, stderr=err, start_new_session=new_session)
+        with contextlib.ExitStack() as files:  # the child has its own copies of them
+            out = files.enter_context(open(stdout, "ab")) if stdout else subprocess.DEVNULL
+            err = subprocess.STDOUT if stderr == "stdout" else (
+                files.enter_context(open(stderr, "ab")) if stderr else subprocess.DEVNULL)
+            return subprocess.Popen([sys.executable, "-m", "referee.cli", *argv], cwd=cwd, env=env,
+                                    stdout=out, stderr=err, start_new_session=new_session)
     return _ZYGOTE_OF_THIS_PROCESS.spawn(argv, env=env, cwd=cwd, stdout=stdout, stderr=stderr, new_session=new_session)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -80,20 +79,6 @@ def _wait_http(url: str, timeout: float = 20.0) -> bool:
     return False
 
 
-def _port_taken(host: str, port: int) -> str | None:
-    """Why ``host:port`` cannot be listened on now (another server has it), or None. Bound the way gunicorn
-    binds (``SO_REUSEADDR``: a port whose old connections linger is free). Otherwise serve's wait for its web
-    server would be answered by whatever already listens there."""
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-        with socket.socket(family, kind, proto) as sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind(address)
-    except OSError as error:
-        return error.strerror or str(error)
-    return None
-
-
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
@@ -109,11 +94,12 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
 
     Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
     Ctrl-C or SIGTERM, or an embedded Redis that is gone, stops everything."""
-    from ..embedded_redis import EmbeddedRedis, free_port, read_or_create_password  # noqa: PLC0415
+    from ..embedded_redis import EmbeddedRedis, bind_problem, free_port, read_or_create_password  # noqa: PLC0415
     from ..store.cluster import is_cluster_url  # noqa: PLC0415
 
-    for option, wanted in (("--port", port), ("--mail-gateway", mail_port)):
-        why = _port_taken(host, wanted) if wanted is not None else None
+    for option, wanted in (("--port", port), ("--mail-gateway", mail_port)):  # else serve's wait for its web
+        # server would be answered by whatever already listens there
+        why = bind_problem(wanted, host, reuse_address=True) if wanted is not None else None
         if why:
             raise click.UsageError(f"{option} {wanted}: {host}:{wanted} cannot be listened on ({why}); "
                                    f"another server has it? choose another {option}")

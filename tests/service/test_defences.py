@@ -151,7 +151,6 @@ def test_the_settings_are_checked():
     assert with_password("redis://[::1]:6379/0", "p w") == "redis://:p%20w@[::1]:6379/0"
 
 
-
 @pytest.fixture
 def gunicorn_url(redis_url, tmp_path):
     """A real gunicorn with the deployment's config (``referee/gunicorn_conf.py``), on a free port."""

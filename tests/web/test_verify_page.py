@@ -379,7 +379,6 @@ def test_no_other_page_gets_the_wasm_exception(web_server):
     assert requests.get(f"{web_server}/play/verify/vendor/pyodide/../pins.json", timeout=10).status_code == 404
 
 
-
 def test_the_static_export_verifies_without_the_referee(browser, games, tmp_path, web_server):
     out = tmp_path / "site"
     # ``referee verify-page --out``: the referee group's main, by CliRunner in this process (as ``cli``)
