@@ -63,4 +63,11 @@ def messages(game_id: str, key_file: str | None, since: int, server: str) -> Non
     status, body = http("GET", f"{server}/games/{game_id}/messages?{urllib.parse.urlencode(query)}")
     if status != 200:
         fail(status, body)
+    while body.get("next") is not None:  # every page (the referee gives 100 positions a page): one list
+        query.pop("since", None)
+        status, page = http("GET", f"{server}/games/{game_id}/messages?"
+                                   f"{urllib.parse.urlencode({**query, 'from': body['next']})}")
+        if status != 200:
+            fail(status, page)
+        body = {**page, "messages": body["messages"] + page["messages"], "from": body["from"]}
     echo_json(body)

@@ -284,3 +284,27 @@ def test_a_game_with_an_open_seat_has_messages_and_its_joiner_sends_them(http):
     assert http.post(f"/games/{opened.game_id}/messages", say(game, 1, "hi Ann", to=[0]))[0] == 201
     assert [m["text"] for m in read_as(http, game, 0)] == ["hi Ann"]
     assert read_as(http, game, None) == []
+
+
+def test_referee_messages_prints_every_page_as_one_list(make_app):
+    """The referee answers 100 positions a page (``next``); ``referee messages`` follows ``next`` to the end."""
+    from live_server import serving
+    from svc_helpers import Http
+    from svc_helpers import run_cli as run
+
+    app = make_app(REFEREE_RATE_MESSAGES_PER_ADDRESS="1000 per minute")  # 105 messages from one address
+    http = Http(app.test_client())
+    game = create_game(http, "fivetowers", 2)
+    accept_all(http, game)
+    texts = [f"message {i}" for i in range(105)]
+    for i, text in enumerate(texts):
+        assert http.post(f"/games/{game.game_id}/messages", say(game, i % 2, text))[0] == 201
+    status, first = http.get(f"/games/{game.game_id}/messages")
+    assert status == 200 and len(first["messages"]) == 100 and first["next"] == 100  # the API pages
+    with serving(app) as server:
+        code, out = run("messages", game.game_id, "--server", server)
+    assert code == 0, out
+    body = json.loads(out)
+    assert [m["text"] for m in body["messages"]] == texts
+    assert [m["position"] for m in body["messages"]] == list(range(105))
+    assert body["from"] == 0 and body.get("next") is None and body["length"] == body["total"] == 105
