@@ -105,6 +105,22 @@ TEMPLATES = (
     N_("the game is finished but its seed is not revealed yet; ask again in a moment"),
     N_("this key has %(count)s open games waiting for players already (at most %(limit)s): cancel one, or wait "
        "until its seats are taken"),
+    # -- tournaments: what a player meets joining or withdrawing (referee/tournaments; the organisers' stay English)
+    N_("no tournament %(tournament)s"),
+    N_("the envelope is bound to tournament %(tournament)s, not %(other)s"),
+    N_("this key is no player of the tournament"),
+    N_("this player has joined already"),
+    N_("this player has withdrawn already"),
+    N_("the registration has closed (the tournament is %(status)s)"),
+    N_("the registration has closed"),
+    N_("the registration closed at %(time)s"),
+    N_("the tournament is not waiting for players"),
+    N_("the tournament is %(status)s"),
+    N_("the tournament is %(status)s; its certificate comes once it is finished and its seed revealed"),
+    N_("max_players (%(count)s) have joined"),
+    N_("a join to an open registration carries the player's name (1-64 characters)"),
+    N_("another player is called %(name)s; names must differ"),
+    N_("the invitation's signature (invite_sig) is missing or not over this envelope by the invitation key"),
     # -- messages
     N_("this signed message is in the game's messages already at position %(position)s; sign a new one (a new "
        "at)"),

@@ -81,7 +81,7 @@ def join(link: str, key_file: str, name: str | None) -> None:
     if game["status"] != "waiting":
         refused(409, {"error": {"code": f"game/{game['status']}" if game["status"] in ("cancelled", "expired")
                                 else "game/not_waiting",
-                                "message": _("the game is %(status)s", status=game["status"])}})
+                                "message": _("the game is %(status)s", status=_(game["status"]))}})
     seat = chosen_seat(game, created, seed)
     declared = (created.get("seats") or [{}] * (seat + 1))[seat]
     name = unicodedata.normalize("NFC", name or declared.get("name") or "")

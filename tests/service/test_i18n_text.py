@@ -5,6 +5,7 @@ sink, an HTTP server for the CLI. Codes, rule ids, details and field paths never
 from __future__ import annotations
 
 import random
+import re
 import smtplib
 import uuid
 from email.message import EmailMessage
@@ -15,6 +16,7 @@ from live_server import serving
 from notify_servers import text_of
 from svc_helpers import Http, accept_all, create_game, move_envelope, run_cli, signed
 from test_mail_gateway import gateway  # noqa: F401 - the fixture: app, gateway SMTP server, sink, workers
+from tournament_helpers import Players, join_envelope
 
 from referee.clock import now
 from referee.i18n import SUPPORTED, TRANSLATIONS, env_language, extract, negotiate
@@ -27,8 +29,6 @@ from workers import deliveries
 def catalog_problems(extracted: dict[str, list[str]], catalog) -> list[str]:
     """What a catalog lacks for the msgids of the sources: missing, empty or fuzzy entries, and translations whose
     ``%(name)s`` placeholders differ from their msgid's."""
-    import re
-
     placeholders = re.compile(r"%\((\w+)\)s")
     problems = []
     for msgid, where in extracted.items():
@@ -44,6 +44,14 @@ def catalog_problems(extracted: dict[str, list[str]], catalog) -> list[str]:
     return problems
 
 
+def duplicate_msgids(po_text: str) -> list[str]:
+    """The msgids (with their msgctxt) a ``.po`` text holds more than once: Babel's reader keeps one of them
+    without a word, so the other translation is never shown."""
+    entries = re.findall(r'^(?:msgctxt ((?:"(?:[^"\\]|\\.)*"\n?)+))?msgid ((?:"(?:[^"\\]|\\.)*"\n?)+)', po_text, re.M)
+    keys = [(context.strip(), "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', msgid))) for context, msgid in entries]
+    return sorted({msgid for key in keys if keys.count(key) > 1 for _context, msgid in [key]} - {""})
+
+
 def test_every_string_of_mails_errors_and_the_cli_is_translated_into_german_and_french():
     extracted = extract()  # Babel's Python extractor over referee/{notify,api,cli}, error_texts, i18n
     assert len(extracted) > 250 and "Your turn in %(name)s %(game)s" in extracted
@@ -52,6 +60,11 @@ def test_every_string_of_mails_errors_and_the_cli_is_translated_into_german_and_
         with (TRANSLATIONS / language / "LC_MESSAGES" / "referee.po").open("rb") as handle:
             catalog = read_po(handle, locale=language, domain="referee")
         assert catalog_problems(extracted, catalog) == [], language
+        for domain in ("referee", "web"):  # each msgid once (one was twice, with two translations)
+            po_text = (TRANSLATIONS / language / "LC_MESSAGES" / f"{domain}.po").read_text(encoding="utf-8")
+            assert duplicate_msgids(po_text) == [], (language, domain)
+            first = re.search(r'^msgid "(.+)"$', po_text, re.M).group(1)  # the check finds one added
+            assert duplicate_msgids(f'{po_text}\nmsgid "{first}"\nmsgstr "x"\n') == [first], (language, domain)
         # the check fails when the catalog misses a msgid, or leaves it empty
         catalog.delete("Your turn in %(name)s %(game)s")
         catalog["say --accept or --decline"].string = ""
@@ -84,6 +97,12 @@ def test_api_errors_speak_the_requests_language_and_keep_code_rule_and_details(a
         envelope = move_envelope(game.game_id, envelope_seat, state["seq"], state["head"], move)
         return signed(key or game.keys[key_seat], envelope)
 
+    players = Players(2)
+    status, created = http.post("/tournaments", players.body(format={"kind": "round_robin", "table_sizes": [2]}))
+    assert status == 201, created
+    tournament, outsider = created["tournament"], generate_key()
+    outsider_join = signed(outsider, join_envelope(http, tournament, outsider))
+
     requests = {  # what a player meets: a refused move (rule id), not your turn, a bad signature, bad JSON
         "illegal": lambda h: client.post(f"/games/{game.game_id}/moves", json=move(seat, seat, {"type": "bid",
                                                                                                 "amount": 99}),
@@ -95,19 +114,24 @@ def test_api_errors_speak_the_requests_language_and_keep_code_rule_and_details(a
         "floats": lambda h: client.post(f"/games/{game.game_id}/moves", data=b'{"envelope": 1.5, "sig": "x"}',
                                         headers={**h, "Content-Type": "application/json"}),
         "no_game": lambda h: client.get("/games/g_nosuchgame", headers=h),
+        # a tournament's: one that is not there, and a join by a key that is no player of it
+        "no_tournament": lambda h: client.get("/tournaments/t_nosuch", headers=h),
+        "not_player": lambda h: client.post(f"/tournaments/{tournament}/join", json=outsider_join, headers=h),
     }
     expected = {
         "de": {"illegal": "ein Gebot ist eine Zahl von 0 bis 5, der Anzahl der Karten in der Auslage",
                "not_your_turn": f"Platz {seat} ist am Zug, nicht Platz {other}",
                "bad_signature": f"die Signatur über diesen Umschlag stammt nicht vom Schlüssel von Platz {seat}",
                "floats": "die Anfrage ist fehlerhaft: $.envelope: Gleitkommazahlen sind nicht erlaubt",
-               "no_game": "keine Partie 'g_nosuchgame'"},
+               "no_game": "keine Partie 'g_nosuchgame'", "no_tournament": "kein Turnier 't_nosuch'",
+               "not_player": "dieser Schlüssel gehört zu keiner Person des Turniers"},
         "fr": {"illegal": "une enchère est un nombre de 0 à 5, le nombre de cartes de l'étalage",
                "not_your_turn": f"c'est à la place {seat} de jouer, pas à la place {other}",
                "bad_signature": f"la signature de cette enveloppe n'est pas celle de la clé de la place {seat}",
                "floats": "la requête est mal formée : $.envelope: les nombres à virgule flottante ne sont pas "
                          "permis",
-               "no_game": "aucune partie 'g_nosuchgame'"},
+               "no_game": "aucune partie 'g_nosuchgame'", "no_tournament": "aucun tournoi 't_nosuch'",
+               "not_player": "cette clé n'est celle d'aucun joueur du tournoi"},
     }
     log_before = app.extensions["referee.store"].read_log(game.game_id)
     for name, request in requests.items():
@@ -121,7 +145,7 @@ def test_api_errors_speak_the_requests_language_and_keep_code_rule_and_details(a
                 k: v for k, v in original.items() if k != "message"}, name  # code, rule, details unchanged
             assert answer.headers["Content-Language"] == language and "Accept-Language" in answer.headers["Vary"]
             assert error["message"] == expected[language][name], (name, language, error)
-    assert english.json["error"]["code"] == "game/not_found"
+    assert english.json["error"]["code"] == "join/not_player"
     assert app.extensions["referee.store"].read_log(game.game_id) == log_before
     # no Accept-Language, or one we do not speak: English
     assert requests["illegal"]({}).json["error"]["message"].startswith("a bid is a number from 0 to 5")
