@@ -6,7 +6,9 @@ page follows it live to the final score and Bea's, frozen meanwhile as a backgro
 when it is active again, neither reloading; a spectator steps through the replay, and no page logs a console
 error. A whole game played in the pages alone is the keyboard game of ``test_a11y.py`` (5 Towers) and the
 game against the house bot of ``test_house_bot_game.py`` (Tower Up): this test's moves past ``ui_moves`` would
-repeat them at a cost of about half a minute of CPU each.
+repeat them at a cost of about half a minute of CPU each. ``ui_moves`` is about where every kind of move has
+been made in the pages (5 Towers: bid, pass, build; Tower Up: its start floors, take, build; the moves are
+random); with screenshots asked for, the pages play on to the mid-game screenshot.
 
 The server is real: the app of ``referee.create_app`` on a real Redis with a real RQ worker (see
 ``conftest.py``). Screenshots of the board mid-game and of the final score go to ``test-artifacts/`` (with
@@ -21,7 +23,7 @@ import re
 
 import pytest
 import requests
-from screens import shoot
+from screens import SHOOT, shoot
 from signed_requests import submit
 
 from referee.signing import load_private_key
@@ -102,12 +104,13 @@ def play_in_the_pages(pages, console_errors, rng: random.Random, case: dict, scr
     are made, or the game is over. Returns the number of moves made."""
     moves = 0
     illegal_done = False
+    ui_moves = max(case["ui_moves"], case["screenshot_at"] + 1) if SHOOT else case["ui_moves"]
     first = pages[0]
     first.wait_for_function("() => document.querySelector('#game').dataset.status === 'active'", timeout=STEP_MS)
     while True:
         seq = max(int(game_attr(p, "seq") or 0) for p in pages)
         status = [game_attr(p, "status") for p in pages]
-        if "finished" in status or (illegal_done and moves >= case["ui_moves"]):
+        if "finished" in status or (illegal_done and moves >= ui_moves):
             break
         to_move = game_attr(first, "to-move")
         # Both pages follow the game; the one whose seat is to move shows the move panel.
@@ -174,10 +177,10 @@ def finish_over_http(base: str, game_id: str, keys: dict, rng: random.Random) ->
 CASES = {
     # A bid above the display size, typed while bidding (FT-R1).
     "fivetowers": {"illegal_move": {"type": "bid", "amount": 9}, "illegal_rule": "FT-R1",
-                   "illegal_when": "#move-controls button[data-move=bid]", "screenshot_at": 12, "ui_moves": 14},
+                   "illegal_when": "#move-controls button[data-move=bid]", "screenshot_at": 12, "ui_moves": 8},
     # A pass while a card can be taken (TU-G8), typed once the start floors are placed.
     "towerup": {"illegal_move": {"type": "pass"}, "illegal_rule": "TU-G8",
-                "illegal_when": "#board [data-slot]", "screenshot_at": 20, "ui_moves": 22},
+                "illegal_when": "#board [data-slot]", "screenshot_at": 20, "ui_moves": 10},
 }
 
 
