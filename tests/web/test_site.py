@@ -126,6 +126,7 @@ def test_a_game_page_on_a_phone(browser, web_server, games, console_errors, rule
     assert details.get_attribute("open") is None and not page.locator("#detail-id").is_visible()
     assert page.locator("#detail-id").text_content() == game
     check_page(page, f"the {ruleset} game page")
+    check_menu(page, f"/play/games/{game}")
     shoot(page, f"phone-{ruleset}-game")
     smallest = page.evaluate(SMALLEST_TEXT)
     assert smallest[0][0] >= 12, f"the {game_name} board's smallest texts at 360 px: {smallest}"
@@ -134,6 +135,7 @@ def test_a_game_page_on_a_phone(browser, web_server, games, console_errors, rule
     page.goto(f"{web_server}/play/games/{game}/replay")
     page.wait_for_selector("#replay[data-ready=true]", timeout=STEP_MS)
     check_page(page, f"the {ruleset} replay")
+    check_menu(page, f"/play/games/{game}/replay")
     assert game_name in page.locator("#ruleset-name").inner_text()
     if ruleset == "fivetowers" and SHOOT:
         page.locator("#last").click()
@@ -159,20 +161,22 @@ def test_every_other_page_on_a_phone(browser, web_server, games, console_errors)
     assert status == 201, created
     join_all(http, created["tournament"], players)
     context, page = open_as(browser, web_server, console_errors, PHONE, key=keys[0])
-    for path, ready, name in (("/play/", f"tr[data-game='{game}']", "lobby"), ("/play/new", "#seats li", "new"),
-                              ("/play/keys", "#keys-body tr[data-public]", "keys"),
+    for path, ready, name in (("/play/new", "#seats li", "new"), ("/play/keys", "#keys-body tr[data-public]", "keys"),
                               ("/play/me", "#all-my-games[aria-busy=false]", "my-games"),
                               ("/play/tournaments", "#t-ruleset-choices input", "tournaments"),
-                              (f"/play/tournaments/{created['tournament']}", ".round[data-round='1']", "tournament")):
+                              (f"/play/tournaments/{created['tournament']}", ".round[data-round='1']", "tournament"),
+                              ("/play/", f"tr[data-game='{game}']", "lobby")):  # last: the keyboard starts there
         page.goto(f"{web_server}{path}")
         page.wait_for_selector(ready, timeout=STEP_MS)
         page.wait_for_timeout(300)  # (not "networkidle": the pages hold an event stream open)
         check_page(page, path)
+        check_menu(page, path)
         shoot(page, f"phone-{name}")
         if name == "lobby":  # the lobby names the games, not their ruleset ids
             assert page.locator(f"tr[data-game='{game}'] td.game-name").inner_text() == "5 Towers"
             assert page.locator(f"tr[data-game='{games['towerup'][0]}'] td.game-name").inner_text() == "Tower Up"
             assert "fivetowers" not in page.locator("#games-body").inner_text()
+    check_menu_by_keyboard(page, web_server, "My games")
     context.close()
     console_errors.assert_none()
 
@@ -182,26 +186,21 @@ MENU_ITEM = """() => [...document.querySelectorAll('header.top nav a')].map(a =>
   height: a.getBoundingClientRect().height, right: a.getBoundingClientRect().right}))"""
 
 
-@pytest.mark.parametrize("lang,label", [("en", "My games"), ("de", "Meine Partien"), ("fr", "Mes parties")])
-def test_my_games_is_in_the_menu_of_every_page(browser, web_server, games, console_errors, *, lang, label):
-    """A player's home (/play/me) is one tap away from every page, in the page's language, at 360 px (a 44 px
-    target within the screen), marked as the current page on itself, and reached by keyboard from the top."""
-    game = games["fivetowers"][0]
-    context = browser.new_context(**PHONE, locale=lang)
-    page = console_errors.watch(context.new_page())
-    for path in ("/play/new", "/play/keys", "/play/me", "/play/tournaments", f"/play/games/{game}",
-                 f"/play/games/{game}/replay", "/play/"):  # the lobby last: the keyboard starts from its top
-        page.goto(f"{web_server}{path}")
-        assert page.get_attribute("html", "lang") == lang
-        links = page.evaluate(MENU_ITEM)
-        mine = [a for a in links if a["href"] == "/play/me"]
-        assert [a["text"] for a in mine] == [label], (path, links)
-        assert mine[0]["height"] >= 44 and mine[0]["right"] <= 360, (path, mine)
-        current = [a["href"] for a in links if a["current"] == "page"]
-        assert ("/play/me" in current) == (path == "/play/me") and len(current) <= 1, (path, current)
-        assert page.evaluate(OVERFLOW) <= 0, f"{path} scrolls sideways"
-    # by keyboard: Tab from the top of the lobby (just loaded, nothing focused yet) reaches it (after the skip
-    # link, the brand and the lobby), Enter
+def check_menu(page, path: str, lang: str = "en", label: str = "My games") -> None:
+    """A player's home (/play/me) is one tap away: in the menu, in the page's language, a 44 px target within
+    the 360 px screen, marked as the current page on itself only."""
+    assert page.get_attribute("html", "lang") == lang, path
+    links = page.evaluate(MENU_ITEM)
+    mine = [a for a in links if a["href"] == "/play/me"]
+    assert [a["text"] for a in mine] == [label], (path, links)
+    assert mine[0]["height"] >= 44 and mine[0]["right"] <= 360, (path, mine)
+    current = [a["href"] for a in links if a["current"] == "page"]
+    assert ("/play/me" in current) == (path == "/play/me") and len(current) <= 1, (path, current)
+
+
+def check_menu_by_keyboard(page, web_server: str, label: str) -> None:
+    """From the top of the lobby (just loaded, nothing focused yet) Tab reaches "My games" (after the skip link, the
+    brand and the lobby), and Enter opens it."""
     assert page.evaluate("() => document.activeElement === document.body"), "the lobby starts with no focus"
     for _ in range(6):
         page.keyboard.press("Tab")
@@ -211,6 +210,19 @@ def test_my_games_is_in_the_menu_of_every_page(browser, web_server, games, conso
     page.keyboard.press("Enter")
     page.wait_for_url(f"{web_server}/play/me", timeout=STEP_MS)
     assert page.get_attribute("header.top nav a[href='/play/me']", "aria-current") == "page"
+
+
+@pytest.mark.parametrize("lang,label", [("de", "Meine Partien"), ("fr", "Mes parties")])
+def test_my_games_is_in_the_menu_in_german_and_french(browser, web_server, console_errors, *, lang, label):
+    """The menu's "My games" in the page's language still fits the phone (every page's menu is the same template:
+    the English walk of ``test_every_other_page_on_a_phone`` and the game pages check it on every page)."""
+    context = browser.new_context(**PHONE, locale=lang)
+    page = console_errors.watch(context.new_page())
+    for path in ("/play/me", "/play/"):  # the lobby last: the keyboard starts from its top
+        page.goto(f"{web_server}{path}")
+        check_menu(page, path, lang, label)
+        assert page.evaluate(OVERFLOW) <= 0, f"{path} scrolls sideways"
+    check_menu_by_keyboard(page, web_server, label)
     context.close()
     console_errors.assert_none()
 
