@@ -57,6 +57,8 @@ def forbidden_address(address: str) -> bool:
     carried = carried_ipv4(ip)
     if carried is not None and forbidden_address(str(carried)):
         return True
+    if isinstance(ip, ipaddress.IPv6Address) and ip.sixtofour is not None:
+        return False  # 6to4: judged by the IPv4 it carries (Pythons before 3.11.4 call all of 2002::/16 private)
     if isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local:
         return True
     return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast
