@@ -244,6 +244,27 @@ def referee_worker(argv: list[str], **options: Any) -> Any:
     return referee_process(["worker", *argv], **options)
 
 
+def wait_for_worker(redis_url: str, worker: Any, name: str, log: Path, timeout: float = 30) -> None:
+    """Until the RQ worker ``name`` (a process of :func:`referee_worker`) has registered with Redis; raises, with the
+    end of its ``log``, when it exits first or does not register within ``timeout`` seconds."""
+    import time
+
+    import redis
+    from rq import Worker
+
+    conn = redis.Redis.from_url(redis_url)
+    try:
+        deadline = time.monotonic() + timeout
+        while not any(w.name == name for w in Worker.all(connection=conn)):
+            if worker.poll() is not None:
+                raise RuntimeError(f"the RQ worker exited with {worker.returncode}: {log.read_text()[-2000:]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the RQ worker did not start within {timeout:g} s")
+            time.sleep(0.1)
+    finally:
+        conn.close()
+
+
 @atexit.register
 def close() -> None:
     """Stop this process's zygote (its children are the tests' to stop)."""

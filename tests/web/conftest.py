@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from forked_workers import referee_worker
+from forked_workers import referee_worker, wait_for_worker
 from live_server import serving
 
 FULL_CHROMIUM = "/usr/bin/chromium"
@@ -171,7 +169,7 @@ def _serve(redis_url: str, var: Path, config: dict | None = None):
         worker = referee_worker(["--url", redis_url, "--queue", queue, "--name", f"{queue}-worker"], env=env,
                                 stderr=worker_log, new_session=True)  # (a fork: tests/forked_workers.py)
         try:
-            _wait_for_worker(redis_url, worker, f"{queue}-worker", worker_log)
+            wait_for_worker(redis_url, worker, f"{queue}-worker", worker_log)
             yield url
         finally:
             # killed with its job processes, not stopped: a graceful stop waits ~1.8 s for RQ and the blocking
@@ -180,25 +178,6 @@ def _serve(redis_url: str, var: Path, config: dict | None = None):
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait()
     app.extensions["referee.store"].close()
-
-
-def _wait_for_worker(redis_url: str, worker: subprocess.Popen, name: str, log: Path) -> None:
-    """Until the RQ worker has registered with Redis (or it died)."""
-    import redis
-    from rq import Worker
-
-    conn = redis.Redis.from_url(redis_url)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if worker.poll() is not None:
-                raise RuntimeError(f"the RQ worker exited with {worker.returncode}: {log.read_text()[-2000:]}")
-            if any(w.name == name for w in Worker.all(connection=conn)):
-                return
-            time.sleep(0.1)
-        raise RuntimeError("the RQ worker did not start within 30 s")
-    finally:
-        conn.close()
 
 
 @pytest.fixture(scope="module")

@@ -17,13 +17,12 @@ import os
 import random
 import re
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 import requests
-from forked_workers import referee_process, referee_worker
+from forked_workers import referee_process, referee_worker, wait_for_worker
 from live_server import serving
 
 from referee.cli.operations import HOUSE_BOT_STRATEGY, HOUSE_BOT_THINK
@@ -34,24 +33,6 @@ pytestmark = pytest.mark.web
 
 STEP_MS = 30_000  # an upper bound for one UI step (a hung page fails instead of hanging), not a timing check
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _wait_for_worker(redis_url: str, worker: subprocess.Popen, name: str, log: Path) -> None:
-    """Until the RQ worker has registered with Redis (or it died)."""
-    import redis
-    from rq import Worker
-
-    conn = redis.Redis.from_url(redis_url)
-    try:
-        deadline = time.monotonic() + 30
-        while not any(w.name == name for w in Worker.all(connection=conn)):
-            if worker.poll() is not None:
-                raise RuntimeError(f"the RQ worker exited with {worker.returncode}: {log.read_text()[-2000:]}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("the RQ worker did not start within 30 s")
-            time.sleep(0.1)
-    finally:
-        conn.close()
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +52,7 @@ def house_server(redis_server, tmp_path_factory):
         with serving(app) as url:
             children.append(referee_worker(["--url", redis_server.url, "--queue", queue, "--name", f"{queue}-worker"],
                                            env=env, stderr=worker_log))  # (a fork: tests/forked_workers.py)
-            _wait_for_worker(redis_server.url, children[0], f"{queue}-worker", worker_log)
+            wait_for_worker(redis_server.url, children[0], f"{queue}-worker", worker_log)
             children.append(referee_process(
                 ["bot", "--key", str(var / "house-bot.key"), "--strategy", HOUSE_BOT_STRATEGY, "--think",
                  str(HOUSE_BOT_THINK), "--poll", "0.3", "--server", url], cwd=REPO, env=env, stdout=bot_log,
