@@ -59,13 +59,13 @@ def _keys(tmp_path):
 
 
 def _bot(tmp_path, server, name, strategy="greedy", tag=""):
-    """``referee bot …`` in a process of its own (a fork: tests/forked_workers.py); its log, open for reading."""
+    """``referee bot …`` in a process of its own (a fork: tests/forked_workers.py), and the path of its log."""
     path = tmp_path / f"bot-{name}{tag}.log"
     process = referee_process(
         ["bot", "--key", str(tmp_path / f"{name}.key"), "--strategy", strategy, "--think", "0.05", "--poll", "0.3",
          "--server", server], cwd=REPO, env={**os.environ, "PYTHONPATH": REPO, "PYTHONUNBUFFERED": "1"},
         stdout=path, stderr="stdout")
-    return process, open(path, "rb")
+    return process, path
 
 
 def _create(server, ruleset, keys):
@@ -113,11 +113,10 @@ def _two_bots_play(server, tmp_path, ruleset, strategy):
     finally:
         for process, _log in bots:
             process.send_signal(signal.SIGINT)
-        for process, log in bots:
+        for process, _log in bots:
             assert process.wait(15) == 0
-            log.close()
-    for name in keys:
-        out = (tmp_path / f"bot-{name}.log").read_text()
+    for _process, log in bots:
+        out = log.read_text()
         # two bots accepting at one log tip race: the later one meets 409 submission/stale and signs again at the
         # new tip (the referee's precedence, not a bot's fault); any other refusal would be one
         refusals = [line for line in out.splitlines() if "refused" in line]
@@ -135,9 +134,8 @@ def _two_bots_play(server, tmp_path, ruleset, strategy):
 def test_a_bot_killed_mid_game_picks_its_game_up_again(server, tmp_path):
     keys = _keys(tmp_path)
     game_id = _create(server, "fivetowers", keys)
-    ada, ada_log = _bot(tmp_path, server, "ada", "random")
-    bob, bob_log = _bot(tmp_path, server, "bob", "random")
-    logs = [ada_log, bob_log]
+    ada, _ada_log = _bot(tmp_path, server, "ada", "random")
+    bob, _bob_log = _bot(tmp_path, server, "bob", "random")
     try:
         wait_until(lambda: _state(server, game_id)["seq"] >= 12, timeout=60, every=0.2)
         bob.kill()  # no goodbye
@@ -145,29 +143,25 @@ def test_a_bot_killed_mid_game_picks_its_game_up_again(server, tmp_path):
         stalled = _state(server, game_id)
         assert stalled["status"] == "active"
         bob, again_log = _bot(tmp_path, server, "bob", "random", tag="-again")
-        logs.append(again_log)
         wait_until(lambda: _state(server, game_id)["status"] == "finished", timeout=120, every=0.5)
-        again = (tmp_path / "bot-bob-again.log").read_text()
+        again = again_log.read_text()
         assert " plays " in again, again
     finally:
         for process in (ada, bob):
             stop_process(process)
-        for log in logs:
-            log.close()
 
 
 def test_a_bot_waits_for_an_unreachable_referee(tmp_path):
     _keys(tmp_path)
     process, log = _bot(tmp_path, "http://127.0.0.1:9", "ada")
     try:
-        wait_until(lambda: "unreachable" in (tmp_path / "bot-ada.log").read_text(), timeout=20, every=0.2)
+        wait_until(lambda: "unreachable" in log.read_text(), timeout=20, every=0.2)
         assert process.poll() is None  # still running, backing off
         process.send_signal(signal.SIGINT)
         assert process.wait(10) == 0
     finally:
         stop_process(process)
-        log.close()
-    assert (tmp_path / "bot-ada.log").read_text().rstrip().endswith("bot stopped")
+    assert log.read_text().rstrip().endswith("bot stopped")
 
 
 def test_bot_answers_offers_by_its_policy(server, tmp_path):
@@ -194,5 +188,4 @@ def test_bot_answers_offers_by_its_policy(server, tmp_path):
     finally:
         bob.send_signal(signal.SIGINT)
         assert bob.wait(10) == 0
-        log.close()
-    assert "declines seat 0's draw offer" in (tmp_path / "bot-bob.log").read_text()
+    assert "declines seat 0's draw offer" in log.read_text()
