@@ -2,7 +2,8 @@
 of this browser) creates a tournament "by invitation link" in the new-tournament form; the tournament's page shows
 the link (the invitation's seed only in its #fragment, never on the server) with a copy button; a fresh browser with
 no key opens the link, types a name and joins with one click (a key made in that browser); the same link without its
-fragment says an invitation is needed; a second fresh browser fills the tournament and round 1 is paired."""
+fragment says an invitation is needed; a second browser, which holds a key, joins with that key (offered with its
+name) and fills the tournament, and round 1 is paired."""
 
 from __future__ import annotations
 
@@ -33,16 +34,24 @@ def watched(browser, console_errors, **context_args):
     return context, console_errors.watch(context.new_page())
 
 
-def join_from_link(browser, console_errors, link: str, name: str):
-    context, page = watched(browser, console_errors, **PHONE)
+def join_from_link(browser, console_errors, link: str, name: str, key=None):
+    """Join from the invitation link in a browser with no key (the page makes one), or holding ``key`` under ``name``
+    (the page offers it, with its name, and joins with it: one key keeps a player's games and rating together)."""
+    state = storage_state(link.split("/play/", 1)[0], [(name, key)]) if key is not None else None
+    context, page = watched(browser, console_errors, **PHONE, storage_state=state)
     page.goto(link)
     page.wait_for_selector("#tjoin[data-state=open] #tjoin-form:not([hidden])", timeout=STEP_MS)
-    page.fill("#tjoin-name", name)
+    if key is None:
+        assert page.locator("#tjoin-key-row").is_hidden()  # nothing to choose: a new key
+        page.fill("#tjoin-name", name)
+    else:
+        assert page.locator("#tjoin-key").input_value() == public_key_b64(key)  # this browser's key, chosen
+        assert page.locator("#tjoin-name").input_value() == name and page.locator("#tjoin-new-hint").is_hidden()
     page.click("#tjoin-take")
     page.wait_for_url(re.compile(r".*/play/tournaments/t_[a-z2-7]+$"), timeout=STEP_MS)
     page.wait_for_selector("#tournament[aria-busy=false]", timeout=STEP_MS)
     keys = page.evaluate("() => JSON.parse(localStorage.getItem('referee.keys.v1') || '[]')")
-    assert [k["name"] for k in keys] == [name]
+    assert [k["name"] for k in keys] == [name]  # with a key: that key, no second one
     return context, page, keys[0]["public"]
 
 
@@ -82,7 +91,7 @@ def test_a_fresh_browser_joins_a_tournament_from_its_invitation_link(browser, we
     shoot(bea, artifacts / "tournament-joined-by-link-phone.png", full_page=True)
     state = requests.get(f"{web_server}/tournaments/{tid}", timeout=10).json()
     assert [(p["name"], p["key"]) for p in state["players"]] == [("Bea", bea_key)] and state["status"] == "waiting"
-    cy_ctx, cy, cy_key = join_from_link(browser, console_errors, link, "Cy")
+    cy_ctx, cy, cy_key = join_from_link(browser, console_errors, link, "Cy", key=generate_key())  # a key of its own
     cy.wait_for_selector("#tournament[data-status=active]", timeout=STEP_MS)
     state = requests.get(f"{web_server}/tournaments/{tid}", timeout=10).json()
     assert state["status"] == "active" and [p["key"] for p in state["players"]] == [bea_key, cy_key]

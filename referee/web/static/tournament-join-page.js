@@ -1,16 +1,17 @@
 // The tournament join page (/play/tournaments/<id>/join[#<seed>]): join a tournament's open registration (CONTRACT
 // section 14) in one click, from a browser that may have no key yet — as the game join page (join-page.js) does for a
-// seat. It shows the tournament, asks for a name, makes a key in this browser, signs the join envelope (with the name)
+// seat. It shows the tournament, asks for a name, joins with a key this browser has (its newest by default: one key
+// keeps a player's games and rating together) or makes one, signs the join envelope (with the name)
 // and, for a registration by invitation, signs the same envelope with the invitation key whose 32-byte seed is the
 // link's fragment (read here only: a browser never sends a fragment), then goes to the tournament's page. A closed or
 // full registration, or a link that does not fit, is said in words.
 
 import { api } from "./api.js";
 import { localTime } from "./clock.js";
-import { entropy, findKey, makeKeyPair, publicOfSeed, rememberKey, signEnvelope } from "./keys.js";
+import { entropy, findKey, listKeys, makeKeyPair, publicOfSeed, rememberKey, signEnvelope } from "./keys.js";
 import { gameName } from "./game-names.js";
 import { formatText } from "./tournament-model.js";
-import { clearErrors, nowIso, showError } from "./ui.js";
+import { clearErrors, el, nowIso, shortKey, showError } from "./ui.js";
 import { _ } from "./i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
@@ -20,6 +21,29 @@ const seed = decodeURIComponent(window.location.hash.slice(1));
 const form = document.getElementById("tjoin-form");
 const stateLine = document.getElementById("tjoin-state");
 const pageUrl = `${WEB}tournaments/${encodeURIComponent(tournamentId)}`;
+const keyChoice = document.getElementById("tjoin-key");
+const nameInput = document.getElementById("tjoin-name");
+let nameTyped = false; // a name typed by hand is kept whatever key is chosen
+
+/** The keys of this browser to join with, the newest first, and a new one; the name follows the key chosen. */
+function offerKeys() {
+  const keys = listKeys().reverse();
+  document.getElementById("tjoin-key-row").hidden = !keys.length;
+  keyChoice.replaceChildren(...keys.map((k) => el("option", { value: k.public }, `${k.name || "—"} (${shortKey(k.public)})`)),
+    el("option", { value: "" }, _("a new key made in this browser")));
+  keyChoice.value = keys.length ? keys[0].public : "";
+  onKeyChosen();
+}
+
+function onKeyChosen() {
+  const chosen = keyChoice.value ? findKey(keyChoice.value) : null;
+  document.getElementById("tjoin-new-hint").hidden = Boolean(chosen);
+  document.getElementById("tjoin-key-hint").hidden = !chosen;
+  if (!nameTyped) nameInput.value = chosen && chosen.name ? chosen.name : "";
+}
+
+keyChoice.addEventListener("change", onKeyChosen);
+nameInput.addEventListener("input", () => { nameTyped = true; });
 
 /** The words for a refusal of the referee's (its code never changes; its message may be English). */
 function refusal(code) {
@@ -70,8 +94,8 @@ async function show() {
     return;
   }
   say(_("A place in this tournament of {game} is free for you.", { game: gameName(ruleset) }), "open");
-  const name = document.getElementById("tjoin-name");
-  if (!name.value) name.focus();
+  if (!keyChoice.options.length) offerKeys();
+  if (!nameInput.value) nameInput.focus();
 }
 
 /** Sign the join for the log's position now; a stale position (someone joined first) is signed again once. */
@@ -93,18 +117,19 @@ async function join(key, name) {
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   clearErrors();
-  const name = document.getElementById("tjoin-name").value.trim().normalize("NFC");
+  const name = nameInput.value.trim().normalize("NFC");
   if (!name) {
     showError({ code: "form/incomplete", message: _("Your name, please: the other players see it.") }, _("You have not joined yet"));
     return;
   }
   const button = document.getElementById("tjoin-take");
   button.disabled = true;
-  say(_("Making your key and joining…"), "joining");
+  const chosen = keyChoice.value ? findKey(keyChoice.value) : null;
+  say(chosen ? _("Joining…") : _("Making your key and joining…"), "joining");
   try {
-    const key = await makeKeyPair(name); // kept in this browser only once the join is taken
+    const key = chosen || await makeKeyPair(name); // a new one kept in this browser only once the join is taken
     await join(key, name);
-    rememberKey(key);
+    if (!chosen) rememberKey(key);
     window.location.assign(pageUrl);
   } catch (err) {
     button.disabled = false;
