@@ -192,7 +192,7 @@ def test_a_finished_game_verifies_in_the_page_as_by_the_cli(verify_page, games, 
 
 def check_board_replay(page, bundle: dict, ruleset: str) -> None:
     """The board of the verified game, drawn by the game's own module from the views the worker's fold made: at
-    the end first, then stepped (slider, previous, next) through the positions."""
+    the end first, then stepped (slider, previous, next, the arrow keys, Home and End) through the positions."""
     last = len(bundle["log"]) - 1
     replay = page.locator("#verify-replay")
     assert replay.is_visible() and replay.get_attribute("data-total") == str(last + 1)
@@ -215,6 +215,16 @@ def check_board_replay(page, bundle: dict, ruleset: str) -> None:
     page.click("#verify-next")
     assert at() == (first, after)
     page.fill("#verify-step", str(last))
+    assert at() == (last, end)
+    # the keys, as on the replay page: Home and End go to the ends, the arrows step
+    page.locator("#verify-heading").click()  # the focus out of the slider, which steps by itself
+    page.keyboard.press("Home")
+    assert at()[0] == 0
+    page.keyboard.press("ArrowRight")
+    assert at()[0] == 1
+    page.keyboard.press("ArrowLeft")
+    assert at()[0] == 0
+    page.keyboard.press("End")
     assert at() == (last, end)
 
 

@@ -222,6 +222,18 @@ function showReplay(data) {
 stepInput.addEventListener("input", () => showPosition(Number(stepInput.value)));
 document.getElementById("verify-prev").addEventListener("click", () => showPosition(shown - 1));
 document.getElementById("verify-next").addEventListener("click", () => showPosition(shown + 1));
+// the arrow keys step through the replay, Home and End go to its ends, as on the replay page (the slider, a field or a
+// list steps by itself)
+document.addEventListener("keydown", (event) => {
+  const target = event.target;
+  if (!replay || replayBox.hidden || event.altKey || event.ctrlKey || event.metaKey
+    || (target && (["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.isContentEditable))) return;
+  const keys = { ArrowLeft: shown - 1, ArrowRight: shown + 1, Home: 0, End: replay.steps.length - 1 };
+  if (event.key in keys) {
+    event.preventDefault();
+    showPosition(keys[event.key]);
+  }
+});
 
 function show(answer, source, bytes) {
   const report = answer.report;
