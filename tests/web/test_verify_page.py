@@ -226,6 +226,10 @@ def check_board_replay(page, bundle: dict, ruleset: str) -> None:
     assert at()[0] == 0
     page.keyboard.press("End")
     assert at() == (last, end)
+    # the score over the verified game, drawn as on the replay page: a line a seat (every game here has two or more)
+    assert page.locator("#verify-chart svg path.series").count() >= 2
+    assert page.inner_text("#verify-chart-h") == {"fivetowers": "Tower points over the game",
+                                                  "towerup": "Locomotive tracks over the game"}[ruleset]
 
 
 @pytest.mark.parametrize("tamper", ["move changed", "entry removed", "signature of another seat", "seed changed",

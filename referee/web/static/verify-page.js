@@ -217,6 +217,12 @@ function showReplay(data) {
   replayBox.dataset.total = String(replay.steps.length);
   stepInput.max = String(replay.steps.length - 1);
   showPosition(replay.steps.length - 1); // the verified game as it ended
+  // the score over the verified game, as the replay page draws it (from the same views: no server asked)
+  const mod = rulesetModule(replay.ruleset);
+  const chart = mod && mod.chart ? mod.chart(replay.steps.map((s) => ({ seq: s.position, state: s.view })), replay.seats) : null;
+  text(document.getElementById("verify-chart-h"), chart ? (replay.ruleset === "towerup" ? _("Locomotive tracks over the game")
+    : _("Tower points over the game")) : "");
+  document.getElementById("verify-chart").replaceChildren(...(chart ? [chart] : []));
 }
 
 stepInput.addEventListener("input", () => showPosition(Number(stepInput.value)));
