@@ -4,8 +4,6 @@ the index from the logs exactly; a bad key or bad paging is a 400."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from click.testing import CliRunner
 from svc_helpers import create_game
@@ -48,7 +46,6 @@ def many(app, run_worker):
     service = app.extensions["referee.service"]
     alice, bob = public_key_b64(generate_key()), public_key_b64(generate_key())
     deck, made = _deck(), []
-    started = time.monotonic()
     for i in range(GAMES):
         seats = [{"name": "Alice", "key": alice}, {"name": "Bob", "key": bob}]
         if i % 3:
@@ -57,7 +54,6 @@ def many(app, run_worker):
         made.append(service.create_game({"ruleset": "fivetowers", "seats": seats, "deck": deck,
                                          "options": {"time_control": {"kind": "per_move", "per_move": per_move}}})
                     ["game"])
-    assert time.monotonic() - started < 30
     run_worker()
     return alice, bob, made
 

@@ -5,7 +5,6 @@ lobby's section links to the page."""
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import pytest
@@ -36,7 +35,7 @@ def many_games(redis_server, tmp_path_factory):
     service = app.extensions["referee.service"]
     me, them = generate_key(), generate_key()
     deck = [c["id"] for c in ruleset("fivetowers").components()["cards"] if c["min_players"] <= 2]
-    started, made = time.monotonic(), []
+    made = []
     for i in range(GAMES):
         seats = [{"name": "Me", "key": public_key_b64(me)}, {"name": "Them", "key": public_key_b64(them)}]
         if i % 3:
@@ -44,7 +43,6 @@ def many_games(redis_server, tmp_path_factory):
         tc = {"kind": "per_move", "per_move": 3600 * (1 + (i * 7) % 11)}
         made.append(service.create_game({"ruleset": "fivetowers", "seats": seats, "deck": deck,
                                          "options": {"time_control": tc}})["game"])
-    assert time.monotonic() - started < 60
     players = [{"name": f"P{i}", "key": public_key_b64(k)} for i, k in enumerate([me, them, generate_key()])]
     tournament = app.extensions["referee.tournaments"].create(
         {"ruleset": "towerup", "players": players, "format": {"kind": "round_robin"}})["tournament"]
