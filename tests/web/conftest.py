@@ -162,7 +162,11 @@ def _serve(redis_url: str, var: Path, config: dict | None = None):
 
     queue = f"web-{uuid.uuid4().hex[:8]}"  # its own queue: this worker serves only this server's games
     settings = {"REDIS_URL": redis_url, "REFEREE_VAR": str(var), "REFEREE_QUEUE": queue}
-    app = create_app({**settings, "WEB_POLL_MS": 250, "TESTING": True, **(config or {})})
+    # Every browser of the tests comes from 127.0.0.1, and a closed context's event stream keeps its slot until the
+    # next heartbeat finds it gone (up to 15 s): a module that opens a page a second, serially, held more than the
+    # cap of 8 a client (a 429 on the stream, a console error; the cap's own tests: tests/service/test_stream_cap.py)
+    streams = {"REFEREE_MAX_STREAMS_PER_CLIENT": 64}
+    app = create_app({**settings, "WEB_POLL_MS": 250, "TESTING": True, **streams, **(config or {})})
     env = {**os.environ, **settings}
     worker_log = var / "worker.log"  # a file, not a pipe: a chatty worker must never block on a full pipe
     with serving(app) as url:
