@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -247,8 +248,6 @@ def referee_worker(argv: list[str], **options: Any) -> Any:
 def wait_for_worker(redis_url: str, worker: Any, name: str, log: Path, timeout: float = 30) -> None:
     """Until the RQ worker ``name`` (a process of :func:`referee_worker`) has registered with Redis; raises, with the
     end of its ``log``, when it exits first or does not register within ``timeout`` seconds."""
-    import time
-
     import redis
     from rq import Worker
 

@@ -8,6 +8,7 @@ import random
 import re
 import smtplib
 import uuid
+from collections import Counter
 from email.message import EmailMessage
 
 import pytest
@@ -48,8 +49,9 @@ def duplicate_msgids(po_text: str) -> list[str]:
     """The msgids (with their msgctxt) a ``.po`` text holds more than once: Babel's reader keeps one of them
     without a word, so the other translation is never shown."""
     entries = re.findall(r'^(?:msgctxt ((?:"(?:[^"\\]|\\.)*"\n?)+))?msgid ((?:"(?:[^"\\]|\\.)*"\n?)+)', po_text, re.M)
-    keys = [(context.strip(), "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', msgid))) for context, msgid in entries]
-    return sorted({msgid for key in keys if keys.count(key) > 1 for _context, msgid in [key]} - {""})
+    counts = Counter((context.strip(), "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', msgid)))
+                     for context, msgid in entries)
+    return sorted({msgid for (_context, msgid), count in counts.items() if count > 1 and msgid})
 
 
 def test_every_string_of_mails_errors_and_the_cli_is_translated_into_german_and_french():

@@ -52,6 +52,7 @@ def join_from_link(browser, console_errors, link: str, name: str, key=None):
     page.wait_for_selector("#tournament[aria-busy=false]", timeout=STEP_MS)
     keys = page.evaluate("() => JSON.parse(localStorage.getItem('referee.keys.v1') || '[]')")
     assert [k["name"] for k in keys] == [name]  # with a key: that key, no second one
+    assert key is None or keys[0]["public"] == public_key_b64(key)
     return context, page, keys[0]["public"]
 
 

@@ -11,6 +11,11 @@ export function rulesetModule(name) {
   return RULESETS[name] || null;
 }
 
+/** The heading of a ruleset's chart of the score over a game (the replay page's and the verify page's). */
+export function chartHeading(name) {
+  return name === "towerup" ? _("Locomotive tracks over the game") : _("Tower points over the game");
+}
+
 export function normGame(g) {
   const ruleset = g.ruleset && typeof g.ruleset === "object" ? g.ruleset.name : g.ruleset;
   return {

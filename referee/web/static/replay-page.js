@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { allLogEntries, describeClockEntry, markForfeits, renderClockEntries } from "./clock.js";
-import { describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
+import { chartHeading, describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
 import { el, showError, statusWord } from "./ui.js";
 import { _ } from "./i18n.js";
 import { gameName, playersLine } from "./game-names.js";
@@ -125,7 +125,7 @@ async function showResult() {
     markForfeits(document.getElementById("result"), result.result || result, seats);
     markDecisions(document.getElementById("result"), result.result || result, seats);
     const steps = normSteps(replay);
-    document.getElementById("chart-h").textContent = game.ruleset === "towerup" ? _("Locomotive tracks over the game") : _("Tower points over the game");
+    document.getElementById("chart-h").textContent = chartHeading(game.ruleset);
     document.getElementById("chart").replaceChildren(mod.chart(steps, seats));
     root.dataset.resultLoaded = "true";
   } catch (err) {

@@ -3,7 +3,7 @@
 // (`at log position N: …`). The bundle is read here and sent nowhere: a URL given is only fetched (GET).
 
 import { _ } from "./i18n.js";
-import { rulesetModule, seatName } from "./model.js";
+import { chartHeading, rulesetModule, seatName } from "./model.js";
 
 const root = document.getElementById("verify");
 const form = document.getElementById("verify-form");
@@ -220,8 +220,7 @@ function showReplay(data) {
   // the score over the verified game, as the replay page draws it (from the same views: no server asked)
   const mod = rulesetModule(replay.ruleset);
   const chart = mod && mod.chart ? mod.chart(replay.steps.map((s) => ({ seq: s.position, state: s.view })), replay.seats) : null;
-  text(document.getElementById("verify-chart-h"), chart ? (replay.ruleset === "towerup" ? _("Locomotive tracks over the game")
-    : _("Tower points over the game")) : "");
+  text(document.getElementById("verify-chart-h"), chart ? chartHeading(replay.ruleset) : "");
   document.getElementById("verify-chart").replaceChildren(...(chart ? [chart] : []));
 }
 
