@@ -16,6 +16,8 @@ Running the service (``operations.py``)::
 Playing from a terminal (``games.py``; any server, default ``$REFEREE_SERVER`` or http://127.0.0.1:8000)::
 
     referee keygen --out alice.key
+    referee key link --key alice.key       (``keys.py``) a one-time link (and QR) that moves the key to a browser;
+    referee key fetch LINK --out bob.key   ``fetch`` takes one made by a browser's My keys page (section 15)
     referee create fivetowers --seat alice=<pubkey> --seat bob=<pubkey>
     referee accept GAME --key alice.key
     referee move GAME '{"type": "bid", "amount": 2}' --key alice.key --wait 5
@@ -55,6 +57,7 @@ COMMANDS = {
     "restore": ".backup:restore",
     # playing from a terminal
     "keygen": ".games:keygen",
+    "key": ".keys:key",
     "create": ".games:create",
     "accept": ".games:accept",
     "legal-moves": ".games:legal_moves",

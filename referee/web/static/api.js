@@ -79,5 +79,8 @@ export const api = {
   messages: (id, query = {}) => request("GET", `/games/${encodeURIComponent(id)}/messages?${new URLSearchParams(query)}`),
   say: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/messages`, submission),
   mute: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/messages/mute`, submission),
+  makeDeviceLink: (box) => request("POST", "/keys/links", { box }),
+  takeDeviceLink: (link) => request("GET", `/keys/links/${encodeURIComponent(link)}`),
+  deviceLinkStatus: (link) => request("GET", `/keys/links/${encodeURIComponent(link)}/status`),
   move: (id, submission, wait = 5) => request("POST", `/games/${encodeURIComponent(id)}/moves?wait=${wait}`, submission),
 };
