@@ -190,7 +190,27 @@ def my_games() -> str:
 
 @bp.get("/new")
 def new_game() -> str:
-    return render_template("web/new.html", page="new")
+    """The form renders its rulesets and its first two seats at once, so it keeps its size from the first paint (the
+    script adopts them; ``GET /rulesets`` still gives the details)."""
+    return render_template("web/new.html", page="new", rulesets=_ruleset_choices())
+
+
+#: the games' names as the pages show them (static/game-names.js; the same msgids)
+GAME_TITLES = {"towerup": "Tower Up", "fivetowers": "5 Towers"}
+
+
+def _ruleset_choices() -> list[dict[str, Any]]:
+    from ..games import names, ruleset  # noqa: PLC0415 - the registry, as GET /rulesets reads it
+
+    choices = []
+    for name in names():
+        try:
+            rules = ruleset(name)
+        except ImportError:  # as GET /rulesets: a ruleset whose engine is not installed is not offered
+            continue
+        choices.append({"name": name, "title": GAME_TITLES.get(name, name), "min_players": rules.min_players,
+                        "max_players": rules.max_players})
+    return choices
 
 
 @bp.get("/keys")

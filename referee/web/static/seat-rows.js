@@ -32,17 +32,29 @@ export function labelRows(list, field) {
 /** A new row from `template` (a <template> holding one <li>), appended to `list`. */
 export function addRow(template, list) {
   const li = template.content.firstElementChild.cloneNode(true);
+  wire(li, list, list.children.length);
+  list.append(li);
+  return li;
+}
+
+/** Wire the rows the server rendered into `list` (the new-game form's first two: it keeps its size from the first
+ * paint) as addRow wires a new one. */
+export function adoptRows(list) {
+  [...list.children].forEach((li, i) => wire(li, list, i));
+}
+
+function wire(li, list, index) {
   const name = li.querySelector(".seat-name");
   const key = li.querySelector(".seat-key");
   const mine = li.querySelector(".seat-mine");
   fillMine(mine);
   const kind = li.querySelector(".seat-kind"); // the new-game form's: a key, a pasted key, an invitation, open
   if (kind) {
-    if (list.children.length === 0) kind.value = "mine"; // the first seat: most often the creator's own
+    if (index === 0) kind.value = "mine"; // the first seat: most often the creator's own
     li.dataset.kind = kind.value;
     kind.addEventListener("change", () => { li.dataset.kind = kind.value; });
   }
-  name.value = _("Player {n}", { n: list.children.length + 1 });
+  if (!name.value) name.value = _("Player {n}", { n: index + 1 });
   li.querySelector(".seat-generate").addEventListener("click", async () => {
     clearErrors();
     try {
@@ -74,6 +86,4 @@ export function addRow(template, list) {
     const entry = listKeys().find((k) => k.public === mine.value);
     if (entry && name.value === _("Player {n}", { n: [...list.children].indexOf(li) + 1 })) name.value = entry.name;
   });
-  list.append(li);
-  return li;
 }
