@@ -13,6 +13,7 @@ import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.
 import { messagesPanel } from "./messages.js";
 import { seatOffersPanel } from "./seat-offers.js";
 import { bringKeyHere } from "./key-travel.js";
+import { lostKeyButton, seatKeysPanel } from "./seat-keys.js";
 import { actionWords, gameName, playersLine } from "./game-names.js";
 import { _, listAnd, pgettext } from "./i18n.js";
 
@@ -311,12 +312,22 @@ function renderBringKey() {
       return;
     }
     safeLoad(true);
-  } }));
+  } }), lostKeyButton({ gameId, onAsked: () => safeLoad(true),
+    seatsOf: () => game.seats.map((s, seat) => ({ seat, name: (s && s.name) || _("Seat {n}", { n: seat + 1 }), key: s && s.key }))
+      .filter((s) => s.key) }));
+}
+
+const seatKeys = seatKeysPanel({ box: document.getElementById("seat-keys"), gameId, reload: () => safeLoad(true) });
+
+function renderSeatKeys() {
+  seatKeys.render(game.raw, mySeats());
+  document.getElementById("seat-keys-panel").hidden = document.getElementById("seat-keys").hidden;
 }
 
 function renderAll() {
   document.getElementById("status-line").textContent = statusText();
   renderBringKey();
+  renderSeatKeys();
   renderTitle();
   renderDetails();
   renderSeats();
