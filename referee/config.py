@@ -116,6 +116,8 @@ name                        default                     meaning
                                                         out of Redis
 ``REFEREE_ARCHIVE_EVERY``   ``3600``                    seconds between the replay workers' archiving
                                                         passes (one worker at a time; 0: never)
+``REFEREE_RECOVERY_WAIT``   ``259200`` (72 hours)       seconds a recovery of a lost key waits at least
+                                                        before it may complete (CONTRACT section 15)
 =========================== =========================== ==========================================
 """
 
@@ -193,6 +195,11 @@ DEFAULTS.update({
     "REFEREE_RATE_OFFERS": "30 per minute;300 per hour",
     "REFEREE_MAX_MESSAGE_BYTES": 512 * 1024,
     "REFEREE_MAX_STREAMS_PER_CLIENT": 8,
+})
+
+# -- a seat's new key (issue 48, CONTRACT section 15) ----------------------------------------------------------
+DEFAULTS.update({
+    "REFEREE_RECOVERY_WAIT": 72 * 3600,  # seconds a recovery of a lost key waits at least (int)
 })
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",

@@ -174,7 +174,9 @@ class PlayerGames(ServiceCore):
                 except ServiceError:
                     continue
             described = created
-            if any(seat_kind(seat) != "key" for seat in created.get("seats") or []):
+            seats = created.get("seats") or []
+            if any(seat_kind(seat) != "key" for seat in seats) or not any(
+                    seat.get("key") == public_key for seat in seats):  # a seat's new key (CONTRACT section 15)
                 held = self._held_now(game_id, created)
                 if held is None or not any(seat["key"] == public_key for seat in held[0]["seats"]):
                     # the key left the seat it took: its row is taken off when it leaves, but that write is on

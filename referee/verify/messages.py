@@ -85,8 +85,8 @@ def _public_problem(item: dict[str, Any], keys: list[str], game: str, log_length
 
 def _holders_by_log_length(ctx: Context) -> Callable[[int], list[str]]:
     """The keys that held the seats when the log was ``n`` entries long (``""`` for a seat nobody held), as the
-    replay judged the ``seated`` and ``left`` entries (CONTRACT section 14): a message is signed by its seat's
-    holder at its ``log_seq``."""
+    replay judged the ``seated``, ``left`` (CONTRACT section 14) and ``rekeyed`` entries (section 15): a message is
+    signed by its seat's holder at its ``log_seq``."""
     keys = [seat.get("key") or "" if isinstance(seat, dict) else "" for seat in ctx.created.get("seats") or []]
     verdicts = ctx.replayer.verdicts if ctx.replayer is not None else []
     after = [list(keys)]  # after[n]: the holders once the first n entries are folded
@@ -95,6 +95,8 @@ def _holders_by_log_length(ctx: Context) -> Callable[[int], list[str]]:
         seat = entry.get("seat") if isinstance(entry, dict) else None
         if ok and isinstance(seat, int) and 0 <= seat < len(keys) and entry.get("type") in ("seated", "left"):
             keys[seat] = entry["submission"]["envelope"]["key"] if entry["type"] == "seated" else ""
+        elif ok and isinstance(seat, int) and 0 <= seat < len(keys) and entry.get("type") == "rekeyed":
+            keys[seat] = entry["key"]  # a seat's new key (CONTRACT section 15)
         after.append(list(keys))
     return lambda length: after[min(max(length, 1), len(after)) - 1]
 

@@ -17,6 +17,7 @@ from ..replay import (
     DECISION_ENTRIES,
     EXPIRED,
     FINISHED,
+    KEY_ENTRIES,
     REFEREE_ENTRIES,
     SEAT_ENTRIES,
     LogError,
@@ -108,10 +109,11 @@ def _check_replay(ctx: Context) -> Check:
     # seats' decisions it took (resignations, offers, answers), the seats it gave to open-seat takers, their leaving
     # and the creator's cancel (CONTRACT section 14), and the moves it logged must all hold by the
     # fold: the service checks each one before it appends it, so a rejected one means the log is not what the
-    # referee's rules would have written (CONTRACT sections 8 and 12).
+    # referee's rules would have written (CONTRACT sections 8 and 12); so must a seat's new key, by its holder or
+    # recovered, and the recoveries asked and declined (CONTRACT section 15).
     wrong = next((v for v in verdicts if v.status == "rejected" and (
         v.type in REFEREE_ENTRIES or v.type == "vacation" or v.type in DECISION_ENTRIES or v.type in SEAT_ENTRIES
-        or (v.error or {}).get("code") == "time/expired")), None)
+        or v.type in KEY_ENTRIES or (v.error or {}).get("code") == "time/expired")), None)
     if wrong is not None:
         error = wrong.error or {}
         rule = f" ({error['rule']})" if error.get("rule") else ""

@@ -1,0 +1,244 @@
+"""A seat's new key through the HTTP API on real Redis (CONTRACT section 15, ``referee.replay.keys``): a holder's
+rekey mid-game (RK-H1), a recovery of a lost key answered by the other seat and completed by the real deadline
+scheduler only after its wait (RK-R1, RK-R2, RK-R4; freezegun sets the time), a recovery ended by the old key's
+signed act (RK-R3), a second recovery refused while one is pending, and the bundles that verify afterwards."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from freezegun import freeze_time
+from svc_helpers import accept_all, create_game, move_envelope, signed
+
+from referee.bundle import build_bundle
+from referee.logchain import GENESIS, seal
+from referee.replay import RECOVER_CTX, REKEY_CTX
+from referee.signing import ANSWER_CTX, generate_key, public_key_b64, sign, verify
+from referee.verify import verify_bundle
+from workers.deadlines import DeadlineScheduler
+
+
+def _tip(http, game_id: str) -> dict[str, Any]:
+    status, state = http.get(f"/games/{game_id}")
+    assert status == 200, state
+    return state
+
+
+def _started(http, **extra: Any):
+    game = create_game(http, "fivetowers", 2, **extra)
+    accept_all(http, game, random.Random(3))
+    return game
+
+
+def rekey(http, game, seat: int, old, new, *, new_signer=None):
+    state = _tip(http, game.game_id)
+    envelope = {"v": 1, "ctx": REKEY_CTX, "game": game.game_id, "seat": seat, "key": public_key_b64(new),
+                "seq": state["seq"], "prev": state["head"]}
+    return http.post(f"/games/{game.game_id}/rekey", {"envelope": envelope, "sig": sign(old, envelope),
+                                                      "new_sig": sign(new_signer or new, envelope)})
+
+
+def recover(http, game, seat: int, new):
+    state = _tip(http, game.game_id)
+    envelope = {"v": 1, "ctx": RECOVER_CTX, "game": game.game_id, "seat": seat, "key": public_key_b64(new),
+                "seq": state["seq"], "prev": state["head"]}
+    return http.post(f"/games/{game.game_id}/recover", signed(new, envelope))
+
+
+def answer(http, game, seat: int, key, position: int, *, accept: bool):
+    state = _tip(http, game.game_id)
+    envelope = {"v": 1, "ctx": ANSWER_CTX, "game": game.game_id, "seat": seat, "seq": state["seq"],
+                "prev": state["head"], "offer": position, "accept": accept}
+    return http.post(f"/games/{game.game_id}/offers/{position}/answer", signed(key, envelope))
+
+
+def play(http, game, key, seat: int | None = None):
+    """The seat to move (or ``seat``) plays its first legal move signed by ``key``: (status, body)."""
+    status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+    assert status == 200, legal
+    envelope = move_envelope(game.game_id, seat if seat is not None else legal["to_move"], legal["seq"],
+                             legal["head"], legal["moves"][0])
+    return http.post(f"/games/{game.game_id}/moves", signed(key, envelope))
+
+
+def bundle(http, game_id: str) -> dict[str, Any]:
+    status, body = http.get(f"/games/{game_id}/export")
+    assert status == 200, body
+    return body
+
+
+def resealed(bundle_: dict[str, Any], referee_key, edit, signers: list[Any], swap: dict[str, Any] | None = None):
+    """What a dishonest referee holding every key in ``signers`` could make of ``bundle_``: its log edited by
+    ``edit(entries)``, every signed envelope bound again to the new chain and signed again by the key that signed
+    it (or by ``swap[that key's public key]``), the chain recomputed, the bundle signed again."""
+    entries = [dict(entry, submission=dict(entry["submission"], envelope=dict(entry["submission"]["envelope"])))
+               if isinstance(entry.get("submission"), dict) else dict(entry) for entry in bundle_["log"]]
+    entries = edit(entries)
+    out, prev = [], GENESIS
+    for seq, given in enumerate(entries):
+        entry = {k: v for k, v in given.items() if k != "hash"}
+        submission = entry.get("submission")
+        if isinstance(submission, dict) and "prev" in submission["envelope"]:
+            envelope = submission["envelope"]
+            signer = next((k for k in signers if verify(public_key_b64(k), envelope, submission["sig"])), None)
+            if signer is not None:
+                signer = (swap or {}).get(public_key_b64(signer), signer)
+                submission["envelope"] = envelope = {**envelope, "prev": prev}
+                submission["sig"] = sign(signer, envelope)
+        sealed = seal({**entry, "seq": seq}, prev)
+        out.append(sealed)
+        prev = sealed["hash"]
+    return build_bundle(out, referee_key, result=bundle_.get("result"))
+
+
+def sound(report) -> bool:
+    """Whether every check of a (running game's, interim) bundle passed or was skipped as interim."""
+    return report.status in ("verified", "incomplete") and not any(c.status == "failed" for c in report.checks)
+
+
+def kinds(store, game_id: str) -> list[str]:
+    return [entry["type"] for entry in store.read_log(game_id)]
+
+
+def test_rk_h1_a_holders_rekey_mid_game_moves_the_seat_and_the_bundle_verifies(app, http, store):
+    game = _started(http)
+    assert play(http, game, game.keys[_tip(http, game.game_id)["to_move"]])[0] == 202
+    seat = _tip(http, game.game_id)["to_move"]
+    old, new = game.keys[seat], generate_key()
+    # a new_sig that is not the new key's, and a key that holds the other seat, are refused; nothing is written
+    length = len(kinds(store, game.game_id))
+    status, error = rekey(http, game, seat, old, new, new_signer=generate_key())
+    assert status == 401 and error["error"]["code"] == "submission/bad_signature", error
+    status, error = rekey(http, game, seat, old, game.keys[1 - seat])
+    assert status == 409 and error["error"]["code"] == "seat/same_key", error
+    assert len(kinds(store, game.game_id)) == length
+    status, receipt = rekey(http, game, seat, old, new)
+    assert status == 202, receipt
+    entry = store.read_log(game.game_id)[receipt["position"]]
+    assert (entry["type"], entry["seat"], entry["key"], entry["reason"]) == ("rekeyed", seat, public_key_b64(new),
+                                                                            "holder")
+    # the old key's next move is refused; the new key's is taken
+    status, error = play(http, game, old)
+    assert status == 401 and error["error"]["code"] == "submission/bad_signature", error
+    status, receipt = play(http, game, new)
+    assert status == 202, receipt
+    # the new key lists the game, the old one no longer does
+    status, listed = http.get(f"/players/{public_key_b64(new)}/games")
+    assert status == 200 and [row["game"] for row in listed["games"]] == [game.game_id], listed
+    assert listed["games"][0]["my_seats"] == [seat]
+    status, listed = http.get(f"/players/{public_key_b64(old)}/games")
+    assert status == 200 and listed["games"] == [], listed
+    good = bundle(http, game.game_id)
+    referee = app.extensions["referee.key"]
+    report = verify_bundle(good, referee_key=public_key_b64(referee))
+    assert sound(report), report.to_dict()
+    check = next(c for c in report.checks if c.name == "seat_signatures")
+    assert check.details["checked"] >= 5
+
+    # a forger's rekeyed: the forger's key in place of the new one (its new_sig by the forger), the chain and the
+    # referee's signature redone, the seat's later moves signed by the forger: it fails at the rekeyed entry
+    forger = generate_key()
+    position = next(i for i, e in enumerate(good["log"]) if e["type"] == "rekeyed")
+
+    def forge(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        entry = entries[position]
+        envelope = {**entry["submission"]["envelope"], "key": public_key_b64(forger)}
+        entry["key"] = envelope["key"]
+        entry["submission"] = {**entry["submission"], "envelope": envelope, "new_sig": sign(forger, envelope)}
+        return entries
+
+    forged = resealed(good, referee, forge, [*game.keys, new], swap={public_key_b64(new): forger})
+    report = verify_bundle(forged, referee_key=public_key_b64(referee))
+    by_name = {c.name: c for c in report.checks}
+    assert not report.ok and by_name["hash_chain"].ok and by_name["referee_signature"].ok, report.to_dict()
+    assert by_name["seat_signatures"].position == position, report.to_dict()
+    assert by_name["replay"].position == position, report.to_dict()
+
+
+def _recovery_game(http, at: str):
+    with freeze_time(at):
+        game = _started(http)
+        assert play(http, game, game.keys[_tip(http, game.game_id)["to_move"]])[0] == 202
+    return game
+
+
+def test_rk_r4_an_accepted_recovery_completes_only_after_the_wait_by_the_scheduler(make_app):
+    app = make_app(REFEREE_RECOVERY_WAIT=3600)
+    from svc_helpers import Http
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = _recovery_game(http, "2026-11-21T10:00:00Z")
+    lost, new = 0, generate_key()
+    with freeze_time("2026-11-21T10:05:00Z"):
+        status, receipt = recover(http, game, lost, new)
+        assert status == 202, receipt
+        position = receipt["position"]
+        assert receipt["recovery"]["not_before"] == "2026-11-21T11:05:00.000Z", receipt
+        # a second recovery of the seat while one is pending is refused
+        status, error = recover(http, game, lost, generate_key())
+        assert status == 409 and error["error"]["code"] == "recovery/pending", error
+        # the new key is no seat's key yet
+        assert play(http, game, new, seat=lost)[0] == 401
+        status, receipt = answer(http, game, 1, game.keys[1], position, accept=True)
+        assert status == 202, receipt
+    with freeze_time("2026-11-21T11:04:59Z"):
+        done = DeadlineScheduler(store).run_once()
+    assert "rekeyed" not in kinds(store, game.game_id), done
+    with freeze_time("2026-11-21T11:05:00.500Z"):
+        done = DeadlineScheduler(store).run_once()
+    assert done and done[0]["appended"] == ["rekeyed"], done
+    entry = store.read_log(game.game_id)[-1]
+    assert (entry["reason"], entry["recovery"], entry["key"]) == ("recovered", position, public_key_b64(new))
+    with freeze_time("2026-11-21T11:06:00Z"):
+        # the old key is refused now; the new one moves (whichever seat is to move, the old key cannot sign)
+        state = _tip(http, game.game_id)
+        signer = new if state["to_move"] == lost else game.keys[1]
+        assert play(http, game, game.keys[lost], seat=lost)[0] == 401
+        assert play(http, game, signer)[0] == 202
+    status, listed = http.get(f"/players/{public_key_b64(new)}/games")
+    assert [row["game"] for row in listed["games"]] == [game.game_id], listed
+    good = bundle(http, game.game_id)
+    referee_key = public_key_b64(app.extensions["referee.key"])
+    assert sound(verify_bundle(good, referee_key=referee_key))
+
+    # a forged early rekeyed (the completion dated before not_before), and an unaccepted one (the other seat's
+    # acceptance taken out), fail at their position; the chain and the referee's signature are redone
+    signers = [*game.keys, new]
+    early = resealed(good, app.extensions["referee.key"],
+                     lambda log: _move_time(log, "rekeyed", "2026-11-21T10:30:00.000Z"), signers)
+    unaccepted = resealed(good, app.extensions["referee.key"],
+                          lambda log: [e for e in log if e["type"] != "answered"], signers)
+    for forged, code in ((early, "recovery/early"), (unaccepted, "recovery/not_accepted")):
+        report = verify_bundle(forged, referee_key=referee_key)
+        replay = next(c for c in report.checks if c.name == "replay")
+        at = next(i for i, e in enumerate(forged["log"]) if e["type"] == "rekeyed")
+        assert not report.ok and replay.position == at and code in replay.reason, report.to_dict()
+
+
+def _move_time(log: list[dict[str, Any]], kind: str, at: str) -> list[dict[str, Any]]:
+    return [{**entry, "at": at} if entry["type"] == kind else entry for entry in log]
+
+
+def test_rk_r3_a_recovery_answered_by_the_old_keys_move_is_declined_and_never_completes(make_app):
+    app = make_app(REFEREE_RECOVERY_WAIT=60)
+    from svc_helpers import Http
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    game = _recovery_game(http, "2026-11-21T10:00:00Z")
+    with freeze_time("2026-11-21T10:01:00Z"):
+        lost = _tip(http, game.game_id)["to_move"]
+        status, receipt = recover(http, game, lost, generate_key())
+        assert status == 202, receipt
+        position = receipt["position"]
+        assert answer(http, game, 1 - lost, game.keys[1 - lost], position, accept=True)[0] == 202
+        # whoever still holds the key keeps the seat: its move ends the recovery in the same step
+        status, receipt = play(http, game, game.keys[lost])
+        assert status == 202, receipt
+    log = store.read_log(game.game_id)
+    assert [e["type"] for e in log[-2:]] == ["move", "recovery_declined"]
+    assert (log[-1]["recovery"], log[-1]["by"]) == (position, log[-2]["seq"])
+    with freeze_time("2026-11-21T12:00:00Z"):
+        DeadlineScheduler(store).run_once()
+        status, error = answer(http, game, 1 - lost, game.keys[1 - lost], position, accept=True)
+    assert status == 409 and error["error"]["code"] == "offer/none_pending", error
+    assert "rekeyed" not in kinds(store, game.game_id)
+    assert sound(verify_bundle(bundle(http, game.game_id)))
