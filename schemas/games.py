@@ -174,6 +174,13 @@ class DecisionsSchema(Schema):
         "description": "the last offer settled: {offer, kind, outcome: agreed|declined|withdrawn|lapsed, position}"})
     resigned = fields.List(fields.Integer(), metadata={"description": "seats that resigned"})
     voided = fields.List(fields.Integer(), metadata={"description": "log positions of moves voided by take-backs"})
+    seat_keys = fields.List(fields.String(), metadata={
+        "description": "once a seat's key changed or a recovery was asked (CONTRACT section 15): each seat's key now"})
+    rekeys = fields.List(fields.Dict(), metadata={
+        "description": "each change of a seat's key, in log order: {position, seat, old, new, reason}"})
+    recoveries = fields.List(fields.Dict(), metadata={
+        "description": "the pending recoveries of lost keys: {recovery (its position, answered at POST "
+                       "/games/{id}/offers/{recovery}/answer), seat, key, not_before, accepted, needed, ended_by?}"})
 
 
 class GameSchema(GameSummarySchema):

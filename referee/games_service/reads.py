@@ -90,7 +90,11 @@ class GameReads(ServiceCore):
             projection = projection_of(self.fold(game_id))
             source = "web"
         rematch = self._rematch_of(game_id) if projection["status"] == FINISHED else None
-        return {**self._describe(game_id, created, projection, holders), "state": projection["view"],
+        described = self._describe(game_id, created, projection, holders)
+        keys = (projection.get("decisions") or {}).get("seat_keys")
+        if keys:  # a seat's new key (CONTRACT section 15): the key that holds each seat now
+            described["seats"] = [{**row, "key": keys[row["seat"]] or row["key"]} for row in described["seats"]]
+        return {**described, "state": projection["view"],
                 "rematch": rematch, **({"rematch_of": created["rematch_of"]} if "rematch_of" in created else {}),
                 "last_verdict": projection["last_verdict"], "version_mismatch": projection["version_mismatch"],
                 "blocked": projection["blocked"], "decisions": projection.get("decisions"), "projection": source}

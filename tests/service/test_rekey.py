@@ -242,3 +242,39 @@ def test_rk_r3_a_recovery_answered_by_the_old_keys_move_is_declined_and_never_co
     assert status == 409 and error["error"]["code"] == "offer/none_pending", error
     assert "rekeyed" not in kinds(store, game.game_id)
     assert sound(verify_bundle(bundle(http, game.game_id)))
+
+
+def test_the_cli_moves_every_seat_of_a_key_and_recovers_and_answers(server, tmp_path, store):
+    """``referee rekey --all`` moves a key's seats in its two unfinished games (one line per seat, then the summary);
+    ``referee recover`` asks for a seat, ``referee answer`` (no position: the one pending recovery) declines it."""
+    from svc_helpers import Http, run_cli
+
+    from referee.keyfile import read_key_text
+
+    http = Http(__import__("requests").Session(), server)
+    paths = {name: tmp_path / f"{name}.key" for name in ("alice", "bob", "alice2", "carol")}
+    for path in paths.values():
+        assert run_cli("keygen", "--out", str(path))[0] == 0
+    keys = {name: read_key_text(path.read_text()) for name, path in paths.items()}
+    games = [create_game(http, "fivetowers", 2, keys=[keys["alice"], keys["bob"]]) for _ in range(2)]
+    accept_all(http, games[0])  # one running, one still waiting for its acceptances
+    code, out = run_cli("rekey", "--all", "--key", str(paths["alice"]), "--new-key", str(paths["alice2"]),
+                        "--server", server)
+    assert code == 0, out
+    lines = out.strip().splitlines()
+    assert len(lines) == 3 and sorted(line.split(" ")[0] for line in lines[:-1]) == ["[1/2]", "[2/2]"], out
+    assert {line.split(" ")[1] for line in lines[:-1]} == {game.game_id for game in games}, out
+    assert all(": moved (log position" in line for line in lines[:-1]) and lines[-1].startswith("2 seat(s) moved")
+    for game in games:
+        assert _tip(http, game.game_id)["seats"][0]["key"] == public_key_b64(keys["alice2"])
+        assert store.read_log(game.game_id)[-1]["type"] == "rekeyed"
+    code, out = run_cli("rekey", games[0].game_id, "--key", str(paths["alice"]), "--new-key", str(paths["carol"]),
+                        "--server", server)
+    assert code == 1 and "this key holds no seat there" in out, out
+    # carol asks for bob's seat; bob's key answers (the one pending recovery) with a decline and keeps it
+    code, out = run_cli("recover", games[0].game_id, "--seat", "1", "--key", str(paths["carol"]), "--server", server)
+    assert code == 0, out
+    assert '"recovery"' in out and '"not_before"' in out
+    code, out = run_cli("answer", games[0].game_id, "--decline", "--key", str(paths["bob"]), "--server", server)
+    assert code == 0, out
+    assert [e["type"] for e in store.read_log(games[0].game_id)][-3:] == ["recovery", "answered", "recovery_declined"]
