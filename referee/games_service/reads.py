@@ -11,7 +11,7 @@ from typing import Any
 
 from ..clock import now_ms
 from ..errors import ServiceError
-from ..replay import ACTIVE, CANCELLED, EXPIRED, FINISHED, LogError, seat_kind
+from ..replay import ACTIVE, CANCELLED, EXPIRED, FINISHED, LogError, keys_in_turn, seat_kind
 from ..store import GameNotFound
 from ..timecontrol.spec import time_control_of
 from .core import ServiceCore, not_found
@@ -210,5 +210,8 @@ class GameReads(ServiceCore):
             result = projection["result"]
         else:
             result = self.fold(game_id).result()
-        return {"game": game_id, "ruleset": state["ruleset"], "status": state["status"], "seq": state["seq"],
-                "head": state["head"], "version_mismatch": state["version_mismatch"], "result": result}
+        out = {"game": game_id, "ruleset": state["ruleset"], "status": state["status"], "seq": state["seq"],
+               "head": state["head"], "version_mismatch": state["version_mismatch"], "result": result}
+        if (state.get("decisions") or {}).get("rekeys"):  # a seat's new key (CONTRACT section 15)
+            out["keys"] = keys_in_turn(self.fold(game_id))
+        return out

@@ -325,6 +325,18 @@ def recovery_alarm(fold: FoldState) -> int | None:
     return min(times) if times else None
 
 
+def keys_in_turn(fold: FoldState) -> list[list[dict[str, Any]]]:
+    """Per seat, the keys that held it in turn: ``{key, from, reason}``, ``from`` the log position of the
+    ``rekeyed`` entry (None for the key it had first), ``reason`` ``holder`` or ``recovered`` (None for the first)."""
+    first = list(fold.keys)
+    for _position, seat, old, _new, _reason in reversed(fold.key_history):
+        first[seat] = old
+    out: list[list[dict[str, Any]]] = [[{"key": key, "from": None, "reason": None}] for key in first]
+    for position, seat, _old, new, reason in fold.key_history:
+        out[seat].append({"key": new, "from": position, "reason": reason})
+    return out
+
+
 HANDLERS: dict[str, Handler] = {
     "rekeyed": on_rekeyed, "recovery": on_recovery, "recovery_declined": on_recovery_declined,
 }

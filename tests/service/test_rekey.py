@@ -129,10 +129,20 @@ def test_rk_h1_a_holders_rekey_mid_game_moves_the_seat_and_the_bundle_verifies(a
     assert listed["games"][0]["my_seats"] == [seat]
     status, listed = http.get(f"/players/{public_key_b64(old)}/games")
     assert status == 200 and listed["games"] == [], listed
+    # the game names the seat's key now, and the replay the step from which it holds
+    state = _tip(http, game.game_id)
+    assert state["seats"][seat]["key"] == public_key_b64(new), state
+    assert state["decisions"]["rekeys"] == [{"position": entry["seq"], "seat": seat, "old": public_key_b64(old),
+                                             "new": public_key_b64(new), "reason": "holder"}]
+    status, step = http.get(f"/games/{game.game_id}/replay?at={entry['seq']}")
+    assert status == 200 and step["steps"][0]["seat_keys"][seat] == public_key_b64(new), step
     good = bundle(http, game.game_id)
     referee = app.extensions["referee.key"]
     report = verify_bundle(good, referee_key=public_key_b64(referee))
     assert sound(report), report.to_dict()
+    replay = next(c for c in report.checks if c.name == "replay")
+    assert replay.details["keys"][seat] == [{"key": public_key_b64(old), "from": None, "reason": None},
+                                            {"key": public_key_b64(new), "from": entry["seq"], "reason": "holder"}]
     check = next(c for c in report.checks if c.name == "seat_signatures")
     assert check.details["checked"] >= 5
 
