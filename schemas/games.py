@@ -283,7 +283,7 @@ class ResultSchema(Schema):
     version_mismatch = fields.Dict(allow_none=True)
     result = fields.Dict(required=True, metadata={"description": "per seat: score breakdown, total, rank; "
                                                                  "the tie-break chain"})
-    keys = fields.List(fields.List(fields.Dict()), metadata={
+    seat_keys = fields.List(fields.List(fields.Dict()), metadata={
         "description": "a game where a seat's key changed (CONTRACT section 15): per seat, the keys that held it in "
                        "turn, {key, from (the rekeyed entry's position; null: the first), reason (holder, recovered)}"})
 

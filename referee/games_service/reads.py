@@ -213,5 +213,5 @@ class GameReads(ServiceCore):
         out = {"game": game_id, "ruleset": state["ruleset"], "status": state["status"], "seq": state["seq"],
                "head": state["head"], "version_mismatch": state["version_mismatch"], "result": result}
         if (state.get("decisions") or {}).get("rekeys"):  # a seat's new key (CONTRACT section 15)
-            out["keys"] = keys_in_turn(self.fold(game_id))
+            out["seat_keys"] = keys_in_turn(self.fold(game_id))
         return out

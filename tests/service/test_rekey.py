@@ -14,7 +14,7 @@ from svc_helpers import accept_all, create_game, move_envelope, signed
 from referee.bundle import build_bundle
 from referee.logchain import GENESIS, seal
 from referee.replay import RECOVER_CTX, REKEY_CTX
-from referee.signing import ANSWER_CTX, generate_key, public_key_b64, sign, verify
+from referee.signing import ANSWER_CTX, RESIGN_CTX, generate_key, public_key_b64, sign, verify
 from referee.verify import verify_bundle
 from workers.deadlines import DeadlineScheduler
 
@@ -145,6 +145,18 @@ def test_rk_h1_a_holders_rekey_mid_game_moves_the_seat_and_the_bundle_verifies(a
                                             {"key": public_key_b64(new), "from": entry["seq"], "reason": "holder"}]
     check = next(c for c in report.checks if c.name == "seat_signatures")
     assert check.details["checked"] >= 5
+
+    # the seat resigns with its new key (a decision, signed by the new key): the result names its keys in turn
+    state = _tip(http, game.game_id)
+    resign = {"v": 1, "ctx": RESIGN_CTX, "game": game.game_id, "seat": seat, "seq": state["seq"],
+              "prev": state["head"]}
+    assert http.post(f"/games/{game.game_id}/resign", signed(old, resign))[0] == 401
+    status, receipt = http.post(f"/games/{game.game_id}/resign", signed(new, resign))
+    assert status == 202 and receipt["status"] == "finished", receipt
+    status, result = http.get(f"/games/{game.game_id}/result")
+    assert status == 200 and [row["key"] for row in result["seat_keys"][seat]] == [public_key_b64(old),
+                                                                                  public_key_b64(new)], result
+    assert verify_bundle(bundle(http, game.game_id), referee_key=public_key_b64(referee)).ok
 
     # a forger's rekeyed: the forger's key in place of the new one (its new_sig by the forger), the chain and the
     # referee's signature redone, the seat's later moves signed by the forger: it fails at the rekeyed entry
