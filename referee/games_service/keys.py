@@ -15,7 +15,10 @@ from typing import Any
 from ..errors import ServiceError
 from ..replay import ACTIVE, WAITING, LogReplayer, pending_recovery, recovery_not_before
 from ..signing import verify
+from ..store import StaleAppend
 from ..timecontrol import format_ms, parse_ms
+from .entries import make_entry
+from .folds import clone_replayer
 from .submissions import Submissions, authenticated_seat
 
 log = logging.getLogger(__name__)
@@ -144,6 +147,37 @@ class SeatKeys(Submissions):
         """Whether a recovery at ``position`` is pending (an answer to it goes to :meth:`answer_recovery`)."""
         replayer = self.fold(game_id)
         return pending_recovery(replayer, position=position) is not None
+
+    def message_posted(self, game_id: str, seat: int, posted: dict[str, Any]) -> None:
+        """RK-R3: a message of ``seat``'s current key (``posted``: the message's receipt, ``position``, ``hash``,
+        ``log_seq``) ends the seat's pending recovery asked before it: the referee appends ``recovery_declined``
+        naming the message. Best effort: the message is stored whatever happens here (logged on failure)."""
+        try:
+            for _attempt in range(5):
+                replayer = self.fold(game_id)
+                recovery = pending_recovery(replayer, seat=seat)
+                if recovery is None or recovery.ended_by is not None or posted["log_seq"] <= recovery.position:
+                    return
+                entry = make_entry("recovery_declined", replayer.seq, replayer.head, seat=seat,
+                                   recovery=recovery.position, message={key: posted[key] for key in
+                                                                        ("position", "hash", "log_seq")})
+                trial = clone_replayer(replayer)
+                verdict = trial.feed(entry)
+                if verdict.status == "rejected":
+                    log.warning("%s: a message did not end the recovery at %s: %s", game_id, recovery.position,
+                                verdict.error)
+                    return
+                try:
+                    appended = self.store.append(game_id, entry, replayer.head)
+                except StaleAppend:
+                    self.cache.forget(game_id)
+                    continue
+                trial = self._settle(game_id, trial)
+                self._set_timer(game_id, trial)
+                self._notify(game_id, [appended])
+                return
+        except Exception:
+            log.exception("%s: could not end seat %s's recovery after its message", game_id, seat)
 
     def _reindex(self, game_id: str, old: str | None, new: str) -> None:
         """List the game under the seat's new key and take it off the old one's list; best effort (a key's list is

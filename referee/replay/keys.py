@@ -15,7 +15,9 @@ Rules (their ids are named in verdicts; ``docs/keys.md`` "A seat's new key"):
   ``accept: false``.
 * RK-R3 — the recovery ends (the referee owes ``recovery_declined``, naming the entry ``by`` which it ended) at
   any entry signed by the seat's current key that the fold takes (a move, an acceptance, a vacation, any
-  decision, a holder's rekey, its own answer) and at any other seat's decline.
+  decision, a holder's rekey, its own answer) and at any other seat's decline; and at a message of the seat's
+  current key in the game's message stream (``recovery_declined`` with ``message``: its ``{position, hash,
+  log_seq}``, taken after the recovery).
 * RK-R4 — the referee's ``rekeyed`` with reason ``recovered`` names the pending recovery (``recovery``) and
   its ``key``; it holds only once every other seat still in the game accepted, nothing ended it (RK-R3),
   and its ``at`` is not before ``not_before``.
@@ -278,11 +280,26 @@ def on_recovery_declined(fold: FoldState, entry: dict[str, Any]) -> Verdict:
     if recovery is None:
         return reject(entry, "recovery/none_pending", f"no recovery at position {entry.get('recovery')!r} is "
                       "pending", "RK-R3")
+    message = entry.get("message")
+    if message is not None and recovery.ended_by is None:
+        # a message of the seat's current key (the game's message stream, which the log does not hold): it must
+        # have come after the recovery; the verifier's messages check holds it to the stream
+        if not (isinstance(message, dict) and _count(message.get("position")) and _count(message.get("log_seq"))
+                and isinstance(message.get("hash"), str) and message["log_seq"] > recovery.position
+                and entry.get("seat") == recovery.seat):
+            return reject(entry, "recovery/bad_message", "a recovery ended by a message names the message "
+                          "{position, hash, log_seq} of the recovered seat, taken after the recovery", "RK-R3")
+        _replace_recovery(fold, recovery, None)
+        return Verdict(entry["seq"], "recovery_declined", "ok", recovery.seat)
     if recovery.ended_by is None or entry.get("by") != recovery.ended_by:
         return reject(entry, "recovery/not_declined", f"nothing ended the recovery at position {recovery.position}"
                       + (f" (it ended at {recovery.ended_by})" if recovery.ended_by is not None else ""), "RK-R3")
     _replace_recovery(fold, recovery, None)
     return Verdict(entry["seq"], "recovery_declined", "ok", recovery.seat)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def key_used(fold: FoldState, entry: dict[str, Any], verdict: Verdict) -> None:

@@ -101,9 +101,33 @@ def _holders_by_log_length(ctx: Context) -> Callable[[int], list[str]]:
     return lambda length: after[min(max(length, 1), len(after)) - 1]
 
 
+def _declines_problems(declines: list[tuple[int, dict[str, Any]]], carried: list[Any]) -> list[tuple[int, str]]:
+    """A recovery ended by a message (CONTRACT section 15, ``recovery_declined`` with ``message``): the message is
+    the stream's at that position, with that hash and ``log_seq``, and a public one was sent by the recovered seat
+    (a private one is pinned by its hash only)."""
+    out: list[tuple[int, str]] = []
+    for at, entry in declines:
+        named = entry["message"]
+        position = named.get("position")
+        item = carried[position] if isinstance(position, int) and 0 <= position < len(carried) else None
+        if not isinstance(item, dict) or item.get("hash") != named.get("hash"):
+            out.append((position if isinstance(position, int) else 0,
+                        f"the recovery_declined entry at log position {at} names a message that is not this one"))
+        elif item.get("private") is not True and (item.get("log_seq") != named.get("log_seq") or (
+                (item.get("submission") or {}).get("envelope") or {}).get("seat") != entry.get("seat")):
+            out.append((position, f"the recovery_declined entry at log position {at} names a message not of seat "
+                                  f"{entry.get('seat')} at that log length"))
+    return out
+
+
 def _check_messages(ctx: Context) -> Check:
     bundle = ctx.bundle
     carried = bundle.get("messages") if isinstance(bundle, dict) else None
+    declines = [(i, e) for i, e in enumerate(ctx.log)
+                if isinstance(e, dict) and e.get("type") == "recovery_declined" and isinstance(e.get("message"), dict)]
+    if (carried is None or carried == []) and declines:
+        return Check("messages", FAILED, f"the recovery_declined entry at log position {declines[0][0]} names a "
+                     "message the bundle does not carry", details={"stream": "messages"})
     if carried is None or carried == []:
         return Check("messages", PASSED, "no messages")
     if not isinstance(carried, list):
@@ -143,6 +167,7 @@ def _check_messages(ctx: Context) -> Check:
             failures.append((position, problem))
         prev = item.get("hash") if isinstance(item, dict) else None
         ctx.tick("messages", position + 1, len(carried))
+    failures += _declines_problems(declines, carried)
     if failures:
         first, reason = failures[0]
         return Check("messages", FAILED, f"message {first}: {reason}", first,

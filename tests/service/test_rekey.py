@@ -300,3 +300,30 @@ def test_the_cli_moves_every_seat_of_a_key_and_recovers_and_answers(server, tmp_
     code, out = run_cli("answer", games[0].game_id, "--decline", "--key", str(paths["bob"]), "--server", server)
     assert code == 0, out
     assert [e["type"] for e in store.read_log(games[0].game_id)][-3:] == ["recovery", "answered", "recovery_declined"]
+
+
+def test_rk_r3_a_message_of_the_old_key_ends_the_recovery_and_the_bundle_holds_it_to_the_message(app, http, store):
+    from referee.clock import now
+    from referee.signing import MESSAGE_CTX
+
+    game = _started(http)
+    status, receipt = recover(http, game, 0, generate_key())
+    assert status == 202, receipt
+    message = {"v": 1, "ctx": MESSAGE_CTX, "game": game.game_id, "seat": 0, "text": "still here", "to": None,
+               "at": now()}
+    status, posted = http.post(f"/games/{game.game_id}/messages", signed(game.keys[0], message))
+    assert status == 201, posted
+    entry = store.read_log(game.game_id)[-1]
+    assert entry["type"] == "recovery_declined" and entry["recovery"] == receipt["position"], entry
+    assert entry["message"] == {"position": posted["position"], "hash": posted["hash"], "log_seq": posted["log_seq"]}
+    assert _tip(http, game.game_id)["decisions"].get("recoveries", []) == []
+    good = bundle(http, game.game_id)
+    assert sound(verify_bundle(good))
+    # a decline naming another message than the stream holds fails the messages check (the log resealed; the
+    # messages carried as they were)
+    forged = resealed(good, app.extensions["referee.key"],
+                      lambda log: [{**e, "message": {**e["message"], "hash": "0" * 64}}
+                                   if e["type"] == "recovery_declined" else e for e in log], game.keys)
+    report = verify_bundle({**forged, "messages": good["messages"]})
+    check = next(c for c in report.checks if c.name == "messages")
+    assert check.status == "failed" and "names a message that is not this one" in check.reason, report.to_dict()
