@@ -67,6 +67,7 @@ STATUS_BY_CODE = {
     "recovery/early": 409,
     "recovery/bad_not_before": 400,
     "answer/own_recovery": 409,
+    "answer/not_organiser": 403,
 }
 
 

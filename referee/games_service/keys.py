@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 from ..errors import ServiceError
-from ..replay import ACTIVE, WAITING, LogReplayer, pending_recovery, recovery_not_before
+from ..replay import ACTIVE, WAITING, LogReplayer, organiser_of, pending_recovery, recovery_not_before
 from ..signing import verify
 from ..store import StaleAppend
 from ..timecontrol import format_ms, parse_ms
@@ -132,11 +132,26 @@ class SeatKeys(Submissions):
 
     def answer_recovery(self, game_id: str, position: int, submission: dict[str, Any]) -> dict[str, Any]:
         """A seat's signed answer (``ctx`` ``referee/answer``) to the pending recovery at ``position``: the other
-        seats accept or decline; the recovered seat's own key declines (and keeps the seat)."""
+        seats accept or decline; the recovered seat's own key declines (and keeps the seat); a tournament game's
+        organiser answers for every other seat (its envelope names the recovered seat; entry ``by: "organiser"``)."""
         envelope = submission["envelope"]
+        by: dict[str, Any] = {}
+
+        def authenticate(game: str, replayer: LogReplayer, sub: dict[str, Any]) -> int:
+            try:
+                return authenticated_seat(game, replayer.keys, sub)
+            except ServiceError as error:  # a tournament game's organiser answers for the seats (RK-R2)
+                organiser = organiser_of(replayer)
+                if error.status not in (401, 403) or organiser is None or envelope["game"] != game \
+                        or not verify(organiser, envelope, sub["sig"]):
+                    raise
+                by["by"] = "organiser"
+                return int(envelope["seat"])
+
         receipt, advanced, _appended = self._submit(
             game_id, submission, "answered", _recovery_answer_state(position), clocked=False,
-            payload={"offer": position, "accept": envelope["accept"]})
+            payload=lambda _fold, _at: {"offer": position, "accept": envelope["accept"], **by},
+            authenticate=authenticate)
         recovery = pending_recovery(advanced, position=position)
         receipt["recovery"] = recovery.to_dict() if recovery is not None else None
         if recovery is not None:

@@ -12,7 +12,8 @@ Rules (their ids are named in verdicts; ``docs/keys.md`` "A seat's new key"):
   seat on vacation then, the vacation's end) + ``wait`` seconds. At most one recovery per seat is pending.
 * RK-R2 — the other seats still in the game answer it with an ``answered`` entry whose ``offer`` is the
   recovery's position, signed by their keys as they stand; the recovered seat's own key answers only
-  ``accept: false``.
+  ``accept: false``. A tournament game's organiser (``created.adjudicator``) may answer for all of them: an
+  ``answered`` entry with ``by: "organiser"`` naming the recovered seat, signed by the organiser's key.
 * RK-R3 — the recovery ends (the referee owes ``recovery_declined``, naming the entry ``by`` which it ended) at
   any entry signed by the seat's current key that the fold takes (a move, an acceptance, a vacation, any
   decision, a holder's rekey, its own answer) and at any other seat's decline; and at a message of the seat's
@@ -52,6 +53,8 @@ class Recovery:
     not_before: int
     accepted: frozenset[int] = frozenset()
     ended_by: int | None = None
+    #: a tournament game's organiser accepted it for every other seat (RK-R2)
+    organiser: bool = False
 
     def to_dict(self, needed: list[int] | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"recovery": self.position, "seat": self.seat, "key": self.key,
@@ -60,6 +63,8 @@ class Recovery:
             out["needed"] = needed
         if self.ended_by is not None:
             out["ended_by"] = self.ended_by
+        if self.organiser:
+            out["organiser"] = True
         return out
 
 
@@ -149,6 +154,19 @@ def _replace_recovery(fold: FoldState, old: Recovery, new: Recovery | None) -> N
     fold.recoveries = tuple(r for r in (new if r is old else r for r in fold.recoveries) if r is not None)
 
 
+def fully_accepted(fold: FoldState, recovery: Recovery) -> bool:
+    """Whether every seat a recovery needs accepted it, or a tournament game's organiser for them (RK-R2)."""
+    return recovery.organiser or set(needed_answers(fold, recovery)) <= recovery.accepted
+
+
+def organiser_of(fold: FoldState) -> str | None:
+    """Who may answer a recovery for the other seats: a tournament game's organiser (``created.adjudicator``, written
+    by the referee when the tournament made the game); None for any other game."""
+    created = fold.created or {}
+    adjudicator = created.get("adjudicator")
+    return adjudicator if created.get("tournament") and isinstance(adjudicator, str) else None
+
+
 def needed_answers(fold: FoldState, recovery: Recovery) -> list[int]:
     """The seats whose acceptance a recovery needs (RK-R2): every other seat still in the game."""
     standing = fold.clocks.standing() if fold.clocks is not None and fold.status == ACTIVE else \
@@ -194,7 +212,7 @@ def on_rekeyed(fold: FoldState, entry: dict[str, Any]) -> Verdict:
                           "seat's key was used, or a seat declined", "RK-R3")
         if entry.get("key") != recovery.key:
             return reject(entry, "rekey/mismatch", "the entry's key is not the recovery's", "RK-R4")
-        missing = sorted(set(needed_answers(fold, recovery)) - recovery.accepted)
+        missing = [] if recovery.organiser else sorted(set(needed_answers(fold, recovery)) - recovery.accepted)
         if missing:
             return reject(entry, "recovery/not_accepted", f"seats {missing} have not accepted the recovery at "
                           f"position {recovery.position}", "RK-R4")
@@ -246,10 +264,17 @@ def on_recovery_answer(fold: FoldState, entry: dict[str, Any], recovery: Recover
     seat = entry.get("seat")
     if fold.status not in (WAITING, ACTIVE) or fold.created is None:
         return reject(entry, "game/not_active", f"the game is {fold.status}")
-    if not isinstance(seat, int) or isinstance(seat, bool):
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(fold.keys):
         return reject(entry, "submission/wrong_seat", "an answered entry names its seat")
+    by_organiser = entry.get("by") == "organiser"
+    organiser = organiser_of(fold)
+    if by_organiser and (organiser is None or seat != recovery.seat):
+        return reject(entry, "answer/not_organiser", "only a tournament game's organiser answers for the seats, "
+                      "naming the recovered seat", "RK-R2")
+    keys = [organiser if by_organiser and i == seat else key for i, key in enumerate(fold.keys)]
     problem = check_submission(entry.get("submission"), ctx=ANSWER_CTX, game_id=fold.created["game"],
-                               seat=seat, seq=entry["seq"], prev=fold.head, keys=fold.keys, verifier=fold.verifier)
+                               seat=seat, seq=entry["seq"], prev=fold.head, keys=keys,  # type: ignore[arg-type]
+                               verifier=fold.verifier)
     if problem:
         return reject(entry, *problem, "RK-R2")
     envelope = entry["submission"]["envelope"]
@@ -259,6 +284,12 @@ def on_recovery_answer(fold: FoldState, entry: dict[str, Any], recovery: Recover
         return reject(entry, "answer/mismatch", "the entry's offer and accept are not the signed envelope's", "RK-R2")
     if recovery.ended_by is not None:
         return reject(entry, "recovery/declined", f"the recovery ended at position {recovery.ended_by}", "RK-R3")
+    if by_organiser:
+        if accept:
+            _replace_recovery(fold, recovery, replace(recovery, organiser=True))
+        else:
+            _replace_recovery(fold, recovery, replace(recovery, ended_by=entry["seq"]))
+        return Verdict(entry["seq"], "answered", "ok", seat)
     if seat == recovery.seat:
         if accept:
             return reject(entry, "answer/own_recovery", "the seat's own key keeps the seat by declining (accept: "
@@ -310,7 +341,7 @@ def key_used(fold: FoldState, entry: dict[str, Any], verdict: Verdict) -> None:
     recovery = pending_recovery(fold, seat=seat) if isinstance(seat, int) else None
     if recovery is None or recovery.ended_by is not None or recovery.position == entry.get("offer"):
         return
-    if entry.get("type") == "rekeyed" and entry.get("reason") != "holder":
+    if (entry.get("type") == "rekeyed" and entry.get("reason") != "holder") or entry.get("by") == "organiser":
         return
     _replace_recovery(fold, recovery, replace(recovery, ended_by=entry["seq"]))
 
@@ -325,8 +356,7 @@ def recovery_due(fold: FoldState, now: int | None) -> dict[str, Any] | None:
     if fold.status not in (WAITING, ACTIVE):
         return None
     for recovery in fold.recoveries:
-        if (now is not None and now >= recovery.not_before
-                and set(needed_answers(fold, recovery)) <= recovery.accepted):
+        if now is not None and now >= recovery.not_before and fully_accepted(fold, recovery):
             return {"type": "rekeyed", "seat": recovery.seat, "key": recovery.key, "reason": "recovered",
                     "recovery": recovery.position}
     return None
@@ -337,8 +367,7 @@ def recovery_alarm(fold: FoldState) -> int | None:
     recovery every seat needed has accepted; None when none is."""
     if fold.status not in (WAITING, ACTIVE):
         return None
-    times = [r.not_before for r in fold.recoveries
-             if r.ended_by is None and set(needed_answers(fold, r)) <= r.accepted]
+    times = [r.not_before for r in fold.recoveries if r.ended_by is None and fully_accepted(fold, r)]
     return min(times) if times else None
 
 

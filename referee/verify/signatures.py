@@ -252,8 +252,12 @@ def _check_seat_signatures(ctx: Context) -> Check:
             if not isinstance(seat, int) or isinstance(seat, bool):
                 problem: tuple[str, str] | None = ("submission/wrong_seat", f"the {kind} entry names no seat")
             else:
+                signers = keys
+                if kind == "answered" and entry.get("by") == "organiser" and 0 <= seat < len(keys):
+                    # a tournament game's organiser answers a recovery for the seats (CONTRACT section 15)
+                    signers = [created.get("adjudicator") if i == seat else key for i, key in enumerate(keys)]
                 problem = check_submission(entry.get("submission"), ctx=SIGNED_CTX[kind],
-                                           game_id=created["game"], seat=seat, seq=position, prev=prev, keys=keys,
+                                           game_id=created["game"], seat=seat, seq=position, prev=prev, keys=signers,
                                            verifier=ctx.verifier)
             if problem:
                 failures.append({"position": position, "seat": seat, "code": problem[0], "message": problem[1]})

@@ -327,3 +327,35 @@ def test_rk_r3_a_message_of_the_old_key_ends_the_recovery_and_the_bundle_holds_i
     report = verify_bundle({**forged, "messages": good["messages"]})
     check = next(c for c in report.checks if c.name == "messages")
     assert check.status == "failed" and "names a message that is not this one" in check.reason, report.to_dict()
+
+
+def test_rk_r2_a_tournament_games_organiser_accepts_a_recovery_for_the_other_seats(make_app):
+    from svc_helpers import Http
+    from tournament_helpers import Players, join_all, start_game, tournament_state
+
+    organiser = generate_key()
+    app = make_app(REFEREE_ORGANISER_KEYS=public_key_b64(organiser), REFEREE_RECOVERY_WAIT=60)
+    http, store = Http(app.test_client()), app.extensions["referee.store"]
+    players = Players(2)
+    body = players.body(format={"kind": "series", "rounds": 1})
+    status, created = http.post("/tournaments", {**body, "organiser": {
+        "key": public_key_b64(organiser), "sig": sign(organiser, {"v": 1, "ctx": "referee/tournament", **body})}})
+    assert status == 201, created
+    join_all(http, created["tournament"], players)
+    table = tournament_state(http, created["tournament"])["rounds"][0]["tables"][0]
+    with freeze_time("2026-11-21T10:00:00Z"):
+        game = start_game(http, table, players, random.Random(5))
+        new = generate_key()
+        status, receipt = recover(http, game, 0, new)
+        assert status == 202, receipt
+        position = receipt["position"]
+        # a stranger cannot answer for the seats; the organiser can (its envelope names the recovered seat)
+        assert answer(http, game, 0, generate_key(), position, accept=True)[0] == 401
+        status, receipt = answer(http, game, 0, organiser, position, accept=True)
+        assert status == 202, receipt
+    assert store.read_log(game.game_id)[-1]["by"] == "organiser"
+    with freeze_time("2026-11-21T10:01:00.500Z"):
+        done = DeadlineScheduler(store).run_once()
+    assert done and done[0]["appended"] == ["rekeyed"], done
+    assert _tip(http, game.game_id)["seats"][0]["key"] == public_key_b64(new)
+    assert sound(verify_bundle(bundle(http, game.game_id)))
