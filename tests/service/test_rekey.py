@@ -129,6 +129,12 @@ def test_rk_h1_a_holders_rekey_mid_game_moves_the_seat_and_the_bundle_verifies(a
     assert listed["games"][0]["my_seats"] == [seat]
     status, listed = http.get(f"/players/{public_key_b64(old)}/games")
     assert status == 200 and listed["games"] == [], listed
+    # rebuilt from the logs, the index lists the key that holds the seat now (and the read follows the fold anyway)
+    from referee.games_service.players import rebuild_player_index
+
+    rebuild_player_index(store, [game.game_id])
+    assert http.get(f"/players/{public_key_b64(old)}/games")[1]["games"] == []
+    assert [row["game"] for row in http.get(f"/players/{public_key_b64(new)}/games")[1]["games"]] == [game.game_id]
     # the game names the seat's key now, and the replay the step from which it holds
     state = _tip(http, game.game_id)
     assert state["seats"][seat]["key"] == public_key_b64(new), state
