@@ -365,3 +365,23 @@ def test_rk_r2_a_tournament_games_organiser_accepts_a_recovery_for_the_other_sea
     assert done and done[0]["appended"] == ["rekeyed"], done
     assert _tip(http, game.game_id)["seats"][0]["key"] == public_key_b64(new)
     assert sound(verify_bundle(bundle(http, game.game_id)))
+
+
+def test_rk_r1_a_seat_on_vacation_is_asked_no_earlier_than_its_vacations_end_plus_the_wait(make_app):
+    from svc_helpers import Http
+
+    from referee.signing import VACATION_CTX
+
+    app = make_app(REFEREE_RECOVERY_WAIT=3600)
+    http = Http(app.test_client())
+    with freeze_time("2026-11-21T10:00:00Z"):
+        game = _started(http, options={"time_control": {"kind": "per_move", "per_move": 86400}})
+        state = _tip(http, game.game_id)
+        envelope = {"v": 1, "ctx": VACATION_CTX, "game": game.game_id, "seat": 1, "seq": state["seq"],
+                    "prev": state["head"], "seconds": 2 * 86400}
+        status, receipt = http.post(f"/games/{game.game_id}/vacation", signed(game.keys[1], envelope))
+        assert status == 202, receipt
+    with freeze_time("2026-11-22T10:00:00Z"):
+        status, receipt = recover(http, game, 1, generate_key())
+    assert status == 202, receipt
+    assert receipt["recovery"]["not_before"] == "2026-11-23T11:00:00.000Z", receipt  # the vacation's end + 1 h
