@@ -112,6 +112,13 @@ def test_rk_h1_a_holders_rekey_mid_game_moves_the_seat_and_the_bundle_verifies(a
     assert status == 401 and error["error"]["code"] == "submission/bad_signature", error
     status, error = rekey(http, game, seat, old, game.keys[1 - seat])
     assert status == 409 and error["error"]["code"] == "seat/same_key", error
+    status, german = http.post(f"/games/{game.game_id}/rekey", {  # the message in the request's language
+        "envelope": {**(envelope := {"v": 1, "ctx": REKEY_CTX, "game": game.game_id, "seat": seat,
+                                     "key": public_key_b64(game.keys[1 - seat]), "seq": _tip(http, game.game_id)["seq"],
+                                     "prev": _tip(http, game.game_id)["head"]})},
+        "sig": sign(old, envelope), "new_sig": sign(game.keys[1 - seat], envelope)},
+        headers={"Accept-Language": "de"})
+    assert status == 409 and german["error"]["message"] == f"dieser Schlüssel hat schon Platz {1 - seat} dieser Partie"
     assert len(kinds(store, game.game_id)) == length
     status, receipt = rekey(http, game, seat, old, new)
     assert status == 202, receipt
