@@ -127,7 +127,11 @@ class MessageService:
     def _seat_keys(self, game_id: str) -> list[str]:
         seats = self.created_entry(game_id)["seats"]
         if self.holders is not None:  # an open seat's holder, a seat's new key (CONTRACT sections 14, 15): the fold's
-            return self.holders(game_id)
+            try:
+                return self.holders(game_id)
+            except ServiceError:
+                if any("key" not in seat for seat in seats):
+                    raise
         return [seat.get("key") or "" for seat in seats]
 
     @staticmethod
