@@ -120,6 +120,8 @@ name                        default                     meaning
                                                         out of Redis
 ``REFEREE_ARCHIVE_EVERY``   ``3600``                    seconds between the replay workers' archiving
                                                         passes (one worker at a time; 0: never)
+``REFEREE_RECOVERY_WAIT``   ``259200`` (72 hours)       seconds a recovery of a lost key waits at least
+                                                        before it may complete (CONTRACT section 15)
 =========================== =========================== ==========================================
 """
 
@@ -203,6 +205,11 @@ DEFAULTS.update({
 DEFAULTS.update({
     "REFEREE_DEVICE_LINK_SECONDS": 600,
     "REFEREE_RATE_DEVICE_LINKS": "20 per minute;100 per hour",
+})
+
+# -- a seat's new key (issue 48, CONTRACT section 15) ----------------------------------------------------------
+DEFAULTS.update({
+    "REFEREE_RECOVERY_WAIT": 72 * 3600,  # seconds a recovery of a lost key waits at least (int)
 })
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",

@@ -25,7 +25,8 @@ Playing from a terminal (``games.py``; any server, default ``$REFEREE_SERVER`` o
 Open seats (``seats.py``: ``create … --invite NAME --open NAME --key FILE`` prints the join links; ``join LINK
 --key FILE``, ``leave``, ``cancel``, ``rematch GAME --key FILE``). The players' own decisions (``decisions.py``:
 ``resign``, ``offer GAME draw|end|abort|takeback``, ``answer
-GAME [OFFER] --accept|--decline``), a computer player (``bots.py``: ``bot --key FILE``), messages
+GAME [OFFER] --accept|--decline``), a seat's new key (``rekeys.py``: ``rekey GAME|--all --key OLD --new-key NEW``,
+``recover GAME --seat N --key NEW``), a computer player (``bots.py``: ``bot --key FILE``), messages
 (``messages.py``: ``say``, ``messages``), the clock (``clocks.py``:
 ``vacation``, ``verify-receipt``), notifications (``notifications.py``: ``contact …``, ``mail-gateway``),
 tournaments (``tournaments.py``: ``tournament …``) and the offline verifiers (``verification.py``: ``verify``,
@@ -70,6 +71,8 @@ COMMANDS = {
     "resign": ".decisions:resign",
     "offer": ".decisions:offer",
     "answer": ".decisions:answer",
+    "rekey": ".rekeys:rekey",
+    "recover": ".rekeys:recover",
     "verify-receipt": ".clocks:verify_receipt",
     "bot": ".bots:bot",
     # talking
