@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mimetypes
 import re
 from pathlib import Path
 from typing import Any
@@ -43,16 +44,25 @@ from flask import (
     jsonify,
     render_template,
     request,
-    send_from_directory,
     url_for,
 )
 from flask.blueprints import BlueprintSetupState
 from flask_babel import get_locale
+from werkzeug.security import safe_join
 
 from ..keyfile import FORMAT_CONSTANTS
-from . import i18n
+from . import compression, i18n
 
-bp = Blueprint(
+
+class WebBlueprint(Blueprint):
+    """The pages' blueprint; its static files (``/play/static/<file>``, unversioned) are answered compressed from
+    their copies made once (``compression.send_static``), revalidated by their ETag."""
+
+    def send_static_file(self, filename: str) -> Response:
+        return send_static(filename, max_age=None)
+
+
+bp = WebBlueprint(
     "web",
     __name__,
     url_prefix="/play",
@@ -79,6 +89,18 @@ def _languages() -> dict[str, Any]:
         lang = "en"
     return {"lang": lang, "languages": i18n.LANGUAGE_NAMES,
             "i18n_url": url_for("web.i18n_json", lang=lang, v=i18n.js_version(lang))}
+
+
+@bp.after_request
+def _fresh_pages(response: Response) -> Response:
+    """A page is asked again at every visit (``no-cache``), and answered 304 when it is unchanged (its ETag: the
+    page names its modules by their version, so a new release's page is a new page)."""
+    if (response.status_code == 200 and response.mimetype == "text/html" and not response.is_streamed
+            and "Cache-Control" not in response.headers):
+        response.cache_control.no_cache = True
+        response.add_etag()
+        response.make_conditional(request)
+    return response
 
 
 @bp.get("/i18n/<lang>.json")
@@ -160,11 +182,23 @@ def static_url(filename: str) -> str:
     return url_for("web.versioned_static", version=static_version(), filename=filename)
 
 
+def send_static(filename: str, max_age: int | None) -> Response:
+    """``static/<filename>`` from its compressed copy the request accepts (``compression``); 404 for a name outside
+    the folder or a missing file."""
+    path = safe_join(str(STATIC), filename)
+    if path is None or not Path(path).is_file():
+        abort(404)
+    mimetype = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    if mimetype == "application/javascript":
+        mimetype = "text/javascript"
+    return compression.send_static(Path(path), mimetype, max_age=max_age)
+
+
 @bp.get("/static/v/<version>/<path:filename>")
 def versioned_static(version: str, filename: str) -> Response:
     """A static file under a version: cached for a year, immutable, when the version is the files' own; a page of
     an older release (open across an upgrade) gets today's file, never cached under the old version."""
-    response = keyfile_format() if filename == "keyfile-format.js" else send_from_directory(STATIC, filename)
+    response = keyfile_format() if filename == "keyfile-format.js" else send_static(filename, max_age=None)
     if version == static_version():
         response.cache_control.no_cache = None  # (send_file's default: revalidated by its ETag)
         response.cache_control.public = True
