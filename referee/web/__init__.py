@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import mimetypes
+import posixpath
 import re
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ from flask import (
 )
 from flask.blueprints import BlueprintSetupState
 from flask_babel import get_locale
+from jinja2 import pass_context
+from markupsafe import Markup, escape
 from werkzeug.security import safe_join
 
 from ..keyfile import FORMAT_CONSTANTS
@@ -192,6 +195,86 @@ def send_static(filename: str, max_age: int | None) -> Response:
     if mimetype == "application/javascript":
         mimetype = "text/javascript"
     return compression.send_static(Path(path), mimetype, max_age=max_age)
+
+
+# -- the module graph: every module a page loads, preloaded from its <head> ------------------------------------
+#: a static import or re-export of a module beside it: ``import … from "./x.js"``, ``import "./x.js"``,
+#: ``export … from "./x.js"`` (over several lines too); dynamic ``import()`` is not followed (loaded on demand)
+_IMPORT = re.compile(r"""^\s*(?:import|export)\b[^;"'`]*?["'](\.{1,2}/[\w./-]+\.js)["']""", re.MULTILINE)
+#: a page's module script: ``<script type="module" src="{{ static_url('x.js') }}">``
+_MODULE_SCRIPT = re.compile(r"""<script\s+type="module"\s+src="\{\{\s*static_url\(\s*['"]([^'"]+\.js)['"]\s*\)""")
+#: a template's parent or included template
+_TEMPLATE_USE = re.compile(r"""\{%-?\s*(?:extends|include)\s+["']([^"']+)["']""")
+#: the modules the app makes rather than reads from ``static/`` (and what they import: nothing)
+GENERATED_MODULES = ("keyfile-format.js",)
+_graphs: dict[str, Any] = {}  # static_version() -> {module: its imports}; (version, template) -> its modules
+
+
+def module_imports(source: str, name: str) -> list[str]:
+    r"""The modules ``source`` (the module ``name`` of ``static/``) imports statically, as names in ``static/``.
+
+    >>> module_imports('import { a } from "./a.js";\nimport {\n  b,\n} from "../y/b.js";\nimport "./c.js";', "x/m.js")
+    ['x/a.js', 'y/b.js', 'x/c.js']
+    """
+    folder = posixpath.dirname(name)
+    return [posixpath.normpath(posixpath.join(folder, spec)) for spec in _IMPORT.findall(source)]
+
+
+def module_graph() -> dict[str, list[str]]:
+    """``{module: the modules it imports}`` of every ``.js`` of ``static/`` (and the generated ones), read once per
+    version of the files."""
+    version = static_version()
+    graph = _graphs.get(version)
+    if graph is None:
+        graph = {name: [] for name in GENERATED_MODULES}
+        for path in sorted(STATIC.rglob("*.js")):
+            name = path.relative_to(STATIC).as_posix()
+            graph[name] = module_imports(path.read_text(encoding="utf-8"), name)
+        _graphs[version] = graph
+    return dict(graph)
+
+
+def module_closure(entries: list[str]) -> list[str]:
+    """``entries`` and every module they import, directly or not (each once, in the order first met)."""
+    graph = module_graph()
+    seen: dict[str, None] = {}
+    todo = list(entries)
+    while todo:
+        name = todo.pop(0)
+        if name in seen or name not in graph:
+            continue
+        seen[name] = None
+        todo.extend(graph[name])
+    return list(seen)
+
+
+def template_modules(environment: Any, template: str) -> list[str]:
+    """The module scripts of ``template`` and of the templates it extends or includes (``static/`` names)."""
+    found: list[str] = []
+    todo, done = [template], set()
+    while todo:
+        name = todo.pop(0)
+        if name in done:
+            continue
+        done.add(name)
+        source = environment.loader.get_source(environment, name)[0]
+        found += [entry for entry in _MODULE_SCRIPT.findall(source) if entry not in found]
+        todo += _TEMPLATE_USE.findall(source)
+    return found
+
+
+@bp.app_template_global()
+@pass_context
+def modulepreload(context: Any) -> Markup:
+    """``<link rel="modulepreload">`` of every module the page being rendered loads: its module scripts (and those
+    of the templates it extends or includes) and all they import, found once per template and version by reading
+    the templates and the modules' ``import … from "./x.js"`` lines. In the ``<head>``: the browser asks for the
+    whole graph at once instead of one level of imports per round trip."""
+    key = (static_version(), context.name)
+    modules = _graphs.get(key)
+    if modules is None:
+        modules = _graphs[key] = module_closure(template_modules(context.environment, context.name))
+    return Markup("\n  ".join(f'<link rel="modulepreload" href="{escape(static_url(name))}">' for name in modules))
 
 
 @bp.get("/static/v/<version>/<path:filename>")
