@@ -207,7 +207,7 @@ _MODULE_SCRIPT = re.compile(r"""<script\s+type="module"\s+src="\{\{\s*static_url
 _TEMPLATE_USE = re.compile(r"""\{%-?\s*(?:extends|include)\s+["']([^"']+)["']""")
 #: the modules the app makes rather than reads from ``static/`` (and what they import: nothing)
 GENERATED_MODULES = ("keyfile-format.js",)
-_graphs: dict[str, Any] = {}  # static_version() -> {module: its imports}; (version, template) -> its modules
+_graphs: dict[Any, Any] = {}  # static_version() -> {module: its imports}; (version, template) -> its modules
 
 
 def module_imports(source: str, name: str) -> list[str]:
