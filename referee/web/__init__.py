@@ -157,32 +157,45 @@ def _keyfile_format_body() -> str:
 
 STATIC = Path(bp.static_folder or "")  # the blueprint's static folder, referee/web/static
 YEAR = 365 * 24 * 3600  # how long a browser keeps a versioned static file
-_static_version: dict[str, Any] = {"stamp": (), "version": ""}  # the files' (name, time, size), and their version
+_static_version: dict[str, Any] = {"stamp": (), "version": "", "files": {}}  # the files' (name, time, size), the
+# modules' version and each other file's own
 
 
-def static_version() -> str:
-    """The version of the pages' static files: 12 hex digits of the SHA-256 of their names and contents (and of
-    the generated ``keyfile-format.js``). Computed once per process; in debug mode (files edited while it runs)
-    again whenever a file's size or time changed."""
+def static_version(filename: str | None = None) -> str:
+    """The version of a static file: 12 hex digits of a SHA-256 of contents. For a module (``.js``; and for no
+    ``filename``) the version of **all** the modules (their names and contents, and the generated
+    ``keyfile-format.js``): a module's relative imports (``from "./keys.js"``) resolve under its own URL's version,
+    so every module of a page is of one release, and a change of any module changes all their URLs (an import map
+    would give each its own: ``docs/performance.md``, "The pages on a phone"). For any other file (the style
+    sheet, the icon) the version of its own contents: a new style sheet leaves the modules' URLs as they were, and
+    the other way round. Computed once per process; in debug mode (files edited while it runs) again whenever a
+    file's size or time changed."""
     known = _static_version
-    if known["version"] and not (has_app_context() and current_app.debug):
+    if not known["version"] or (has_app_context() and current_app.debug):
+        files = sorted(path for path in STATIC.rglob("*") if path.is_file())
+        stamp = tuple((path.relative_to(STATIC).as_posix(), path.stat().st_mtime_ns, path.stat().st_size)
+                      for path in files)
+        if stamp != known["stamp"]:
+            modules = hashlib.sha256(_keyfile_format_body().encode())
+            own: dict[str, str] = {}
+            for path in files:
+                name, body = path.relative_to(STATIC).as_posix(), path.read_bytes()
+                if name.endswith(".js"):
+                    modules.update(b"\0" + name.encode() + b"\0" + body)
+                else:
+                    own[name] = hashlib.sha256(body).hexdigest()[:12]
+            known.update(stamp=stamp, version=modules.hexdigest()[:12], files=own)
+    if filename is None or filename.endswith(".js"):
         return str(known["version"])
-    files = sorted(path for path in STATIC.rglob("*") if path.is_file())
-    stamp = tuple((path.relative_to(STATIC).as_posix(), path.stat().st_mtime_ns, path.stat().st_size) for path in files)
-    if stamp != known["stamp"]:
-        digest = hashlib.sha256(_keyfile_format_body().encode())
-        for path in files:
-            digest.update(b"\0" + path.relative_to(STATIC).as_posix().encode() + b"\0" + path.read_bytes())
-        known.update(stamp=stamp, version=digest.hexdigest()[:12])
-    return str(known["version"])
+    return str(known["files"].get(filename, known["version"]))
 
 
 @bp.app_template_global()
 def static_url(filename: str) -> str:
-    """The URL of a static file under the version of the files' contents (``/play/static/v/<version>/…``). The
-    modules' relative imports resolve under the same version, so a page loads every module of one release; a
-    browser keeps them a year and asks again only when the version changes (a page of a new release)."""
-    return url_for("web.versioned_static", version=static_version(), filename=filename)
+    """The URL of a static file under the version of its contents (``/play/static/v/<version>/…``,
+    :func:`static_version`): a browser keeps it a year and asks again only when the version changes (a page of a
+    new release names the new URL)."""
+    return url_for("web.versioned_static", version=static_version(filename), filename=filename)
 
 
 def send_static(filename: str, max_age: int | None) -> Response:
@@ -282,7 +295,7 @@ def versioned_static(version: str, filename: str) -> Response:
     """A static file under a version: cached for a year, immutable, when the version is the files' own; a page of
     an older release (open across an upgrade) gets today's file, never cached under the old version."""
     response = keyfile_format() if filename == "keyfile-format.js" else send_static(filename, max_age=None)
-    if version == static_version():
+    if version == static_version(filename):
         response.cache_control.no_cache = None  # (send_file's default: revalidated by its ETag)
         response.cache_control.public = True
         response.cache_control.max_age = YEAR
