@@ -33,6 +33,7 @@ import json
 import mimetypes
 import posixpath
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -108,14 +109,27 @@ def _fresh_pages(response: Response) -> Response:
 
 @bp.get("/i18n/<lang>.json")
 def i18n_json(lang: str) -> Response:
-    """The translations of the JavaScript's msgids in ``lang`` (``static/i18n.js``), from its ``web.po``."""
+    """The translations of the JavaScript's msgids in ``lang`` (``static/i18n.js``), from its ``web.po``: the
+    largest answer of a first visit (~50 KB), so compressed once per language and catalog version at the best
+    level, like the static files (not per request)."""
     if lang not in i18n.LANGUAGES:
         abort(404)
-    response = jsonify(i18n.js_messages(lang))
-    if request.args.get("v") == i18n.js_version(lang):
+    version = i18n.js_version(lang)
+    encoding = compression.chosen_encoding()
+    response = Response(_i18n_body(lang, version, encoding), mimetype="application/json")
+    response.vary.add("Accept-Encoding")
+    if encoding is not None:
+        response.headers["Content-Encoding"] = encoding
+    if request.args.get("v") == version:
         response.cache_control.max_age = 86400
         response.cache_control.public = True
     return response
+
+
+@lru_cache(maxsize=16)
+def _i18n_body(lang: str, version: str, encoding: str | None) -> bytes:
+    body = jsonify(i18n.js_messages(lang)).get_data()
+    return body if encoding is None else compression.compress(body, encoding)
 
 
 # Game ids are short opaque tokens; anything else is not a page we serve (and never reaches a template).
