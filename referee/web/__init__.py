@@ -102,6 +102,7 @@ def _fresh_pages(response: Response) -> Response:
     if (response.status_code == 200 and response.mimetype == "text/html" and not response.is_streamed
             and "Cache-Control" not in response.headers):
         response.cache_control.no_cache = True
+        response.vary.add("Accept-Encoding")  # (on its 304 too: compress_answer sees only the 200s)
         response.add_etag()
         response.make_conditional(request)
     return response
@@ -115,7 +116,7 @@ def i18n_json(lang: str) -> Response:
     if lang not in i18n.LANGUAGES:
         abort(404)
     version = i18n.js_version(lang)
-    encoding = compression.chosen_encoding()
+    encoding = compression.chosen_encoding() if len(_i18n_body(lang, version, None)) >= compression.MIN_SIZE else None
     response = Response(_i18n_body(lang, version, encoding), mimetype="application/json")
     response.vary.add("Accept-Encoding")
     if encoding is not None:
