@@ -47,6 +47,7 @@ COMPRESSED_KINDS = frozenset({"text/html", "text/css", "text/plain", "text/csv",
 BROTLI_LEVEL, GZIP_LEVEL = 5, 6
 
 _digests: dict[str, tuple[int, int, str]] = {}  # path -> (size, mtime_ns, sha256 of the contents)
+_compressed: dict[tuple[str, str], bytes] = {}  # (sha256 of a file, encoding) -> its compressed bytes
 _lock = threading.Lock()
 
 
@@ -79,17 +80,27 @@ def _digest(path: Path, size: int, mtime_ns: int) -> str:
 
 def cached_copy(path: Path, encoding: str, folder: Path) -> Path | None:
     """The compressed copy of ``path`` in ``folder`` (made now if it is not there yet), or None when it cannot be
-    written (a read-only folder: the file goes uncompressed)."""
+    written (a read-only folder) or the file changed meanwhile: the file goes uncompressed this time. The bytes
+    compressed in this process are kept (a few hundred KB: the files of ``static/`` and the engine's), so that
+    another app of the process (the tests make many, each with its own ``REFEREE_VAR``) writes its copy without
+    compressing again."""
     stat = path.stat()
-    copy = folder / (_digest(path, stat.st_size, stat.st_mtime_ns) + ENCODINGS[encoding])
+    digest = _digest(path, stat.st_size, stat.st_mtime_ns)
+    copy = folder / (digest + ENCODINGS[encoding])
     if copy.is_file():
         return copy
     with _lock:  # one thread compresses a file at a time (gevent: a greenlet; the next one finds the copy)
         if copy.is_file():
             return copy
+        body = _compressed.get((digest, encoding))
+        if body is None:
+            data = path.read_bytes()
+            if hashlib.sha256(data).hexdigest() != digest:
+                return None
+            body = _compressed[(digest, encoding)] = compress(data, encoding)
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            write_atomically(copy, compress(path.read_bytes(), encoding))
+            write_atomically(copy, body)
         except OSError:
             return None
     return copy
