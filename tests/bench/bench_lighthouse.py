@@ -69,6 +69,9 @@ def main() -> None:
                 print(f"{label:16} (no report)")
                 continue
             report = json.loads(out.read_text())
+            if report.get("runtimeError") or "numericValue" not in report["audits"]["largest-contentful-paint"]:
+                print(f"{label:16} (Lighthouse failed: {report.get('runtimeError', {}).get('code', '?')}; run again)")
+                continue
             score = {name: round(100 * (category["score"] or 0)) for name, category in report["categories"].items()}
             audits = report["audits"]
             chances = sorted((audit for audit in audits.values()
