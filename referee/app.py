@@ -62,6 +62,7 @@ def init_store(app: Flask) -> None:
             log.warning("the log's Redis runs with %s: a 2xx would not mean 'on disk'; "
                         "use appendonly yes, appendfsync always", durability)
     app.extensions["referee.store"] = store
+    app.extensions["referee.device_links"] = device_links(config, store)
     dispatch = config["REFEREE_DISPATCH"]
     if dispatch == "rq":
         from workers.queue import ReplayDispatch, replay_queue  # noqa: PLC0415 - RQ only when used
@@ -98,6 +99,16 @@ def init_store(app: Flask) -> None:
     app.extensions["referee.tournaments"] = tournaments
     if dispatch == "inline":
         projector.on_finished = tournaments.game_over  # a tournament game's end advances its tournament
+
+
+def device_links(config: Mapping[str, Any], store: Any) -> Any:
+    """Where device links wait (section 15): the work Redis, or this process's memory with the memory store."""
+    from .store.device_links import MemoryDeviceLinks, RedisDeviceLinks  # noqa: PLC0415
+
+    seconds = config["REFEREE_DEVICE_LINK_SECONDS"]
+    if config["REFEREE_STORE"] == "memory":
+        return MemoryDeviceLinks(seconds)
+    return RedisDeviceLinks(store.work, seconds)
 
 
 def init_key(app: Flask) -> None:

@@ -14,6 +14,8 @@ Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
     /play/games/<id>            game page (board, moves, live updates)
     /play/games/<id>/replay     replay viewer
     /play/join/<id>             take an open seat: by an invitation link (its key in the #fragment) or open to anyone
+    /play/link/<link>           a device link's page: keeps the key sealed in the link's box (its secret in the
+                                #fragment) in this browser (section 15; ``/keys/links``)
     /play/confirm/<contact>     confirm an e-mail address with its code (a button: never the GET alone)
     /play/tournaments           the tournaments (newest first) and the new-tournament form
     /play/tournaments/<id>      a tournament: rounds and tables, standings, crosstable, a player's path, join
@@ -333,7 +335,27 @@ def my_games() -> str:
 
 @bp.get("/new")
 def new_game() -> str:
-    return render_template("web/new.html", page="new")
+    """The form renders its rulesets and its first two seats at once, so it keeps its size from the first paint (the
+    script adopts them; ``GET /rulesets`` still gives the details)."""
+    return render_template("web/new.html", page="new", rulesets=_ruleset_choices())
+
+
+#: the games' names as the pages show them (static/game-names.js; the same msgids)
+GAME_TITLES = {"towerup": "Tower Up", "fivetowers": "5 Towers"}
+
+
+def _ruleset_choices() -> list[dict[str, Any]]:
+    from ..games import names, ruleset  # noqa: PLC0415 - the registry, as GET /rulesets reads it
+
+    choices = []
+    for name in names():
+        try:
+            rules = ruleset(name)
+        except ImportError:  # as GET /rulesets: a ruleset whose engine is not installed is not offered
+            continue
+        choices.append({"name": name, "title": GAME_TITLES.get(name, name), "min_players": rules.min_players,
+                        "max_players": rules.max_players})
+    return choices
 
 
 @bp.get("/keys")
@@ -387,6 +409,14 @@ def confirm(contact_id: str) -> str:
     if not _CONTACT_ID.match(contact_id):
         abort(404)
     return render_template("web/confirm.html", page="confirm", contact_id=contact_id)
+
+
+@bp.get("/link/<link>")
+def device_link(link: str) -> str:
+    """A device link's page (section 15): its script takes the box once and opens it with the fragment's secret."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", link):
+        abort(404)
+    return render_template("web/link.html", page="link", link=link)
 
 
 from . import verify_page  # noqa: E402, F401 - its routes are this blueprint's (it imports bp from here)
