@@ -7,7 +7,7 @@ import re
 
 PAGES = ["/play/", "/play/new", "/play/keys", "/play/me", "/play/tournaments", "/play/tournaments/t1",
          "/play/tournaments/t1/join", "/play/games/abc", "/play/games/abc/replay", "/play/join/abc", "/play/verify",
-         "/play/confirm/c_abcdefghijklmnop"]
+         "/play/confirm/c_abcdefghijklmnop", "/play/link/abc"]
 DESCRIPTION = re.compile(r'<meta name="description" content="([^"]+)">')
 GAME = {"en": "A game on the referee: the board, the moves, the clocks and the messages, as they happen.",
         "de": "Eine Partie beim Schiedsrichter: das Brett, die Züge, die Uhren und die Nachrichten, "

@@ -10,7 +10,7 @@ import pytest
 
 PAGES = ["/play/", "/play/new", "/play/keys", "/play/me", "/play/tournaments", "/play/tournaments/t1",
          "/play/tournaments/t1/join", "/play/games/abc", "/play/games/abc/replay", "/play/join/abc", "/play/verify",
-         "/play/confirm/c_abcdefghijklmnop"]
+         "/play/confirm/c_abcdefghijklmnop", "/play/link/abc"]
 PRELOAD = re.compile(r'<link rel="modulepreload" href="([^"]+)">')
 SCRIPT = re.compile(r'<script type="module" src="([^"]+)">')
 FROM = re.compile(r'(?:from|import)\s*"(\./[^"]+)"')
