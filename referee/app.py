@@ -18,6 +18,8 @@
 * ``app.extensions["referee.limiter"]`` — the rate limits (``referee.api.limits``, Flask-Limiter on the
   work Redis), each named by a ``REFEREE_RATE_*`` setting.
 * the browser defences and forwarded-header policy (``referee.defences``: headers on every answer).
+* the compression of every answer made per request (:func:`init_compression`: brotli or gzip); the static files
+  are compressed once, ahead (``referee.web.compression``), and event streams never;
 * the logs (``referee.logs.configure_logging``: JSON lines with ``REFEREE_LOG_FORMAT=json``) and the metrics
   (``referee.observability``: request ids, counts of every answer, ``GET /metrics``).
 
@@ -131,6 +133,16 @@ def init_body_limit(app: Flask) -> None:
                              {"/verify": config["REFEREE_MAX_BUNDLE"]}, timeout=config["REFEREE_BODY_TIMEOUT"] or None)
 
 
+def init_compression(app: Flask) -> None:
+    """Every answer made per request compressed, brotli or gzip, as ``Accept-Encoding`` prefers
+    (``referee.web.compression.compress_answer``: pages, JSON; never a streamed answer, so never an event stream);
+    the static files are compressed once, ahead, by the pages' blueprint. Its CPU per answer:
+    ``tests/bench/bench_compression.py``."""
+    from .web.compression import compress_answer  # noqa: PLC0415
+
+    app.after_request(compress_answer)
+
+
 class LazyBuildRule(Rule):
     """werkzeug's ``Rule``, its URL builders compiled at the first ``url_for`` of the rule instead of when the
     rule is added. werkzeug compiles two builders a rule (Python source, parsed and compiled): with ~70 rules,
@@ -164,6 +176,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     cast(DefaultJSONProvider, app.json).sort_keys = False  # Flask's own provider (no json_provider_class here)
     init_key(app)
     init_store(app)
+    init_compression(app)  # first: Flask runs after_request hooks last-registered first, so it compresses last
     api.init_app(app)
     defences.init_app(app)  # security headers on every answer, forwarded headers (issue 17)
     observability.init_app(app)  # request ids, metrics, GET /metrics (issue 23); before the limits' hooks
