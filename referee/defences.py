@@ -24,6 +24,7 @@ route cannot miss a header.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -61,14 +62,27 @@ SECURITY_HEADERS = {
 }
 
 
+#: the other exception (issue 49): a page's import map is an inline script, allowed by the SHA-256 of its text and by
+#: nothing else (:func:`with_script_hash`): no other inline script runs, and the page's own map cannot be changed
+_SCRIPT_SOURCES = r"script-src 'self'(?: 'sha256-[A-Za-z0-9+/]{43}=')?(?: 'wasm-unsafe-eval')?"
+_KEPT_POLICY = re.compile(
+    "^" + re.escape(CONTENT_SECURITY_POLICY).replace(re.escape("script-src 'self'"), _SCRIPT_SOURCES) + "$")
+
+
+def with_script_hash(policy: str, sha256_b64: str) -> str:
+    """``policy`` (:data:`CONTENT_SECURITY_POLICY` or the verifier's) allowing the one inline script whose SHA-256 is
+    ``sha256_b64`` (base64): a page's import map."""
+    return policy.replace("script-src 'self'", f"script-src 'self' 'sha256-{sha256_b64}'", 1)
+
+
 def security_headers(response: Response) -> Response:
     """The ``after_request`` hook: the headers of section 11 on every answer (the verifier's page keeps its
-    :data:`WASM_CONTENT_SECURITY_POLICY`)."""
-    wasm = response.headers.get("Content-Security-Policy") == WASM_CONTENT_SECURITY_POLICY
+    :data:`WASM_CONTENT_SECURITY_POLICY`, a page its import map's hash: :func:`with_script_hash`)."""
+    set_by_view = response.headers.get("Content-Security-Policy")
     for name, value in SECURITY_HEADERS.items():
         response.headers[name] = value
-    if wasm:
-        response.headers["Content-Security-Policy"] = WASM_CONTENT_SECURITY_POLICY
+    if set_by_view and _KEPT_POLICY.fullmatch(set_by_view):
+        response.headers["Content-Security-Policy"] = set_by_view
     return response
 
 

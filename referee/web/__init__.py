@@ -30,6 +30,7 @@ Every page is in English, German or French (``i18n.py``, ``docs/languages.md``).
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import mimetypes
@@ -44,6 +45,7 @@ from flask import (
     Response,
     abort,
     current_app,
+    g,
     has_app_context,
     jsonify,
     render_template,
@@ -56,6 +58,7 @@ from jinja2 import pass_context
 from markupsafe import Markup, escape
 from werkzeug.security import safe_join
 
+from ..defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
 from ..keyfile import FORMAT_CONSTANTS
 from . import compression, i18n
 
@@ -65,7 +68,12 @@ class WebBlueprint(Blueprint):
     their copies made once (``compression.send_static``), revalidated by their ETag."""
 
     def send_static_file(self, filename: str) -> Response:
-        return send_static(filename, max_age=None)
+        hashed = HASHED_MODULE.match(filename)
+        if hashed is None or file_version(f"{hashed['stem']}.js") is None:
+            return send_static(filename, max_age=None)
+        name = f"{hashed['stem']}.js"  # a module under its own version (static_url): a year, when it is today's
+        response = keyfile_format() if name in GENERATED_MODULES else send_static(name, max_age=None)
+        return cached_for_a_year(response) if hashed["version"] == file_version(name) else response
 
 
 bp = WebBlueprint(
@@ -193,25 +201,42 @@ def static_version(filename: str | None = None) -> str:
         stamp = tuple((path.relative_to(STATIC).as_posix(), path.stat().st_mtime_ns, path.stat().st_size)
                       for path in files)
         if stamp != known["stamp"]:
-            modules = hashlib.sha256(_keyfile_format_body().encode())
-            own: dict[str, str] = {}
+            generated = _keyfile_format_body().encode()
+            modules = hashlib.sha256(generated)
+            own: dict[str, str] = {name: hashlib.sha256(generated).hexdigest()[:12] for name in GENERATED_MODULES}
             for path in files:
                 name, body = path.relative_to(STATIC).as_posix(), path.read_bytes()
                 if name.endswith(".js"):
                     modules.update(b"\0" + name.encode() + b"\0" + body)
-                else:
-                    own[name] = hashlib.sha256(body).hexdigest()[:12]
+                own[name] = hashlib.sha256(body).hexdigest()[:12]
             known.update(stamp=stamp, version=modules.hexdigest()[:12], files=own)
     if filename is None or filename.endswith(".js"):
         return str(known["version"])
     return str(known["files"].get(filename, known["version"]))
 
 
+def file_version(filename: str) -> str | None:
+    """12 hex digits of the SHA-256 of ``static/<filename>``'s own contents (a module's too), or None for no such
+    file: a module's URL under the import map (:func:`importmap`)."""
+    static_version()
+    found = _static_version["files"].get(filename)
+    return None if found is None else str(found)
+
+
+#: a module's name with its own version in it: ``game-page.<12 hex>.js`` (``static_url``, the import map)
+HASHED_MODULE = re.compile(r"^(?P<stem>.+)\.(?P<version>[0-9a-f]{12})\.js$")
+
+
 @bp.app_template_global()
 def static_url(filename: str) -> str:
-    """The URL of a static file under the version of its contents (``/play/static/v/<version>/…``,
-    :func:`static_version`): a browser keeps it a year and asks again only when the version changes (a page of a
-    new release names the new URL)."""
+    """The URL of a static file under the version of its contents: a browser keeps it a year and asks again only
+    when the version changes (a page of a new release names the new URL). A module is ``/play/static/<name>.<its own
+    version>.js``, beside the unversioned name its neighbours import it by (``./keys.js``), which the page's import
+    map points at the versioned one (:func:`importmap`); the style sheet and the icon are
+    ``/play/static/v/<version>/…``."""
+    version = file_version(filename) if filename.endswith(".js") else None
+    if version is not None:
+        return url_for("web.static", filename=f"{filename[:-3]}.{version}.js")
     return url_for("web.versioned_static", version=static_version(filename), filename=filename)
 
 
@@ -313,12 +338,52 @@ def versioned_static(version: str, filename: str) -> Response:
     an older release (open across an upgrade) gets today's file, never cached under the old version."""
     response = keyfile_format() if filename == "keyfile-format.js" else send_static(filename, max_age=None)
     if version == static_version(filename):
-        response.cache_control.no_cache = None  # (send_file's default: revalidated by its ETag)
-        response.cache_control.public = True
-        response.cache_control.max_age = YEAR
-        response.cache_control.immutable = True
-    else:
-        response.cache_control.no_cache = True
+        return cached_for_a_year(response)
+    response.cache_control.no_cache = True
+    return response
+
+
+def cached_for_a_year(response: Response) -> Response:
+    """A static file under the version of its contents: public, a year, immutable."""
+    response.cache_control.no_cache = None  # (send_file's default: revalidated by its ETag)
+    response.cache_control.public = True
+    response.cache_control.max_age = YEAR
+    response.cache_control.immutable = True
+    return response
+
+
+# -- the import map: every module under its own version, its imports left as they are -------------------------
+_importmaps: dict[Any, tuple[str, str]] = {}  # (static version, static URL) -> (the map's text, its SHA-256)
+
+
+@bp.app_template_global()
+def importmap() -> Markup:
+    """``<script type="importmap">`` mapping every module's unversioned URL (``/play/static/keys.js``: what
+    ``import … from "./keys.js"`` resolves to, and dynamic ``import()`` too) to its URL under its own version
+    (:func:`static_url`). So a module's import lines stay plain, each module is cached a year under its own contents,
+    and a release changes the URLs of just the modules it changed. The page allows this one inline script by its
+    hash (:func:`_allow_importmap`, ``referee.defences.with_script_hash``)."""
+    key = (static_version(), url_for("web.static", filename="x.js"))  # the release, and where this app's files are
+    found = _importmaps.get(key)
+    if found is None:
+        names = sorted(module_graph())
+        text = json.dumps({"imports": {url_for("web.static", filename=name): static_url(name) for name in names}},
+                          separators=(",", ":"), sort_keys=True)
+        found = _importmaps[key] = (text, base64.b64encode(hashlib.sha256(text.encode()).digest()).decode())
+    g.importmap_sha256 = found[1]
+    return Markup(f'<script type="importmap">{found[0]}</script>')
+
+
+@bp.after_request
+def _allow_importmap(response: Response) -> Response:
+    """A page that holds the import map allows it, and only it, by its hash (the verifier's page keeps its
+    ``'wasm-unsafe-eval'``)."""
+    sha = g.pop("importmap_sha256", None)
+    if sha is not None:
+        policy = response.headers.get("Content-Security-Policy") or CONTENT_SECURITY_POLICY
+        if policy not in (CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY):
+            policy = CONTENT_SECURITY_POLICY
+        response.headers["Content-Security-Policy"] = with_script_hash(policy, sha)
     return response
 
 

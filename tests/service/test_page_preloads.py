@@ -1,9 +1,11 @@
 """Every page preloads the modules it loads (issue 49, ``referee.web.modulepreload``): its module scripts and every
-module they import, directly or not, each once, under the page's static version; and only those. The imports are
-read here from the served modules' text (the browser's view of the same is ``tests/web/test_modulepreload.py``)."""
+module they import, directly or not, each once, under its own version (an import resolves through the page's import
+map, as the browser resolves it); and only those. The imports are read here from the served modules' text (the
+browser's view of the same is ``tests/web/test_modulepreload.py``)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -14,6 +16,7 @@ PAGES = ["/play/", "/play/new", "/play/keys", "/play/me", "/play/tournaments", "
 PRELOAD = re.compile(r'<link rel="modulepreload" href="([^"]+)">')
 SCRIPT = re.compile(r'<script type="module" src="([^"]+)">')
 FROM = re.compile(r'(?:from|import)\s*"(\./[^"]+)"')
+IMPORTMAP = re.compile(r'<script type="importmap">(.*?)</script>')
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -22,6 +25,7 @@ def test_a_page_preloads_exactly_its_module_graph(app, path):
     html = client.get(path).get_data(as_text=True)
     head = html.split("</head>")[0]
     preloaded = PRELOAD.findall(head)
+    imports = json.loads(IMPORTMAP.search(head).group(1))["imports"]
     assert len(preloaded) == len(set(preloaded))
     graph: set[str] = set()
     todo = SCRIPT.findall(html)
@@ -33,5 +37,6 @@ def test_a_page_preloads_exactly_its_module_graph(app, path):
         graph.add(url)
         answer = client.get(url)
         assert answer.status_code == 200, url
-        todo += [url.rsplit("/", 1)[0] + "/" + spec[2:] for spec in FROM.findall(answer.get_data(as_text=True))]
+        resolved = [url.rsplit("/", 1)[0] + "/" + spec[2:] for spec in FROM.findall(answer.get_data(as_text=True))]
+        todo += [imports.get(plain, plain) for plain in resolved]
     assert set(preloaded) == graph

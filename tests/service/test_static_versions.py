@@ -1,22 +1,35 @@
-"""The pages' static files under the version of their contents (``referee/web/__init__.py``, ``static_url``): a
-page names every module under one ``/play/static/v/<version>/`` (the modules' version), the style sheet and the icon
-each under its own, its modules' relative imports resolve under the same version, a browser keeps them a year
-without asking again, a page of an older release gets today's files uncached, and each version follows the contents
-of its files."""
+"""The pages' static files under the version of their contents (``referee/web/__init__.py``, ``static_url``,
+``importmap``): a page names every module as ``/play/static/<name>.<its own version>.js`` and maps, in its import
+map, every module's unversioned URL (what a relative import resolves to) to that one; the style sheet and the icon
+are under ``/play/static/v/<own version>/``; a browser keeps them a year without asking again, a page of an older
+release gets today's files uncached, each version follows the contents of its own file, and the page's
+Content-Security-Policy allows its import map by its hash and no other inline script."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import re
 import shutil
 
 import pytest
 
 from referee import web
+from referee.defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
 
 PAGES = ["/play/", "/play/new", "/play/keys", "/play/me", "/play/tournaments", "/play/games/abc",
          "/play/games/abc/replay", "/play/verify"]
 ASSET = re.compile(r'(?:src|href)="(/play/static/[^"]+)"')
+IMPORTMAP = re.compile(r'<script type="importmap">(.*?)</script>')
+PAGE_TEMPLATES = {"/play/": "web/lobby.html", "/play/games/abc": "web/game.html", "/play/new": "web/new.html",
+                  "/play/verify": "web/verify.html"}
+
+
+def own_version(name: str) -> str:
+    if name in web.GENERATED_MODULES:
+        return hashlib.sha256(web._keyfile_format_body().encode()).hexdigest()[:12]
+    return hashlib.sha256((web.STATIC / name).read_bytes()).hexdigest()[:12]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -29,12 +42,13 @@ def test_every_page_names_its_static_files_under_their_versions(app, path):
     version = web.static_version()
     assert re.fullmatch(r"[0-9a-f]{12}", version)
     for url in assets:
-        name = url.removeprefix("/play/static/v/").split("/", 1)[1]  # (vendor/qr.js: a subfolder)
-        if name.endswith(".js"):
-            assert url == f"/play/static/v/{version}/{name}", url
+        hashed = web.HASHED_MODULE.match(url.removeprefix("/play/static/"))
+        if hashed:  # a module: its own version in its name
+            name = f"{hashed['stem']}.js"
+            assert hashed["version"] == own_version(name), url
         else:
-            own = hashlib.sha256((web.STATIC / name).read_bytes()).hexdigest()[:12]
-            assert url == f"/play/static/v/{own}/{name}" and own != version, url
+            name = url.removeprefix("/play/static/v/").split("/", 1)[1]
+            assert url == f"/play/static/v/{own_version(name)}/{name}" and not name.endswith(".js"), url
         answer = client.get(url)
         assert answer.status_code == 200, url
         assert answer.cache_control.max_age == 365 * 24 * 3600 and answer.cache_control.immutable, url
@@ -75,9 +89,11 @@ def test_the_version_follows_the_files_contents(app, tmp_path, monkeypatch):
     app.debug = True
     with app.test_request_context():
         before = web.static_version(), web.static_version("style.css")
+        urls_before = web.static_url("ui.js"), web.static_url("keys.js")
         text = (static / "ui.js").read_text()
         (static / "ui.js").write_text(text + "\n// edited\n")
         edited = web.static_version(), web.static_version("style.css")
+        urls_edited = web.static_url("ui.js"), web.static_url("keys.js")
         (static / "ui.js").write_text(text)
         again = web.static_version(), web.static_version("style.css")
         (static / "style.css").write_text((static / "style.css").read_text() + "\n/* edited */\n")
@@ -86,6 +102,46 @@ def test_the_version_follows_the_files_contents(app, tmp_path, monkeypatch):
         module, style = client.get(web.static_url("keys.js")), client.get(web.static_url("style.css"))
     assert edited[0] != before[0] and edited[1] == before[1]  # a module changed: the modules' URLs, not the style's
     assert again == before
+    # under the import map each module has its own URL: the edited one's changed, the others' did not
+    assert urls_edited[0] != urls_before[0] and urls_edited[1] == urls_before[1]
     assert styled[0] == before[0] and styled[1] != before[1]  # the style changed: its URL only
     assert module.cache_control.immutable and style.cache_control.immutable
     assert style.get_data() == (static / "style.css").read_bytes()
+
+@pytest.mark.parametrize("path", ["/play/", "/play/games/abc", "/play/new", "/play/verify"])
+def test_the_import_map_names_every_module_and_the_policy_allows_it_alone(app, path):
+    client = app.test_client()
+    page = client.get(path)
+    text = page.get_data(as_text=True)
+    found = IMPORTMAP.findall(text)
+    assert len(found) == 1, "one import map, in the head"
+    assert text.index('type="importmap"') < text.index('rel="modulepreload"') < text.index('type="module"')
+    imports = json.loads(found[0])["imports"]
+    every = {path.relative_to(web.STATIC).as_posix() for path in web.STATIC.rglob("*.js")} | set(web.GENERATED_MODULES)
+    assert set(imports) == {f"/play/static/{name}" for name in every}
+    for plain, versioned in imports.items():
+        name = plain.removeprefix("/play/static/")
+        assert versioned == f"/play/static/{name[:-3]}.{own_version(name)}.js"
+    # every module the page loads (its scripts and all they import) is in the map, under its own version
+    with app.test_request_context(path):
+        entries = web.template_modules(app.jinja_env, PAGE_TEMPLATES[path])
+        for name in web.module_closure(entries):
+            answer = client.get(imports[f"/play/static/{name}"])
+            assert answer.status_code == 200 and answer.cache_control.immutable, name
+    sha = base64.b64encode(hashlib.sha256(found[0].encode()).digest()).decode()
+    base = WASM_CONTENT_SECURITY_POLICY if path == "/play/verify" else CONTENT_SECURITY_POLICY
+    assert page.headers["Content-Security-Policy"] == with_script_hash(base, sha)
+    # an API answer, a module, an error: the plain policy
+    assert client.get("/rulesets").headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert client.get(imports["/play/static/ui.js"]).headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+
+
+def test_a_module_under_a_version_not_its_own_is_todays_file_uncached(app):
+    client = app.test_client()
+    old = client.get("/play/static/game-page.000000000000.js")
+    assert old.status_code == 200 and old.cache_control.no_cache and not old.cache_control.immutable
+    assert old.get_data() == (web.STATIC / "game-page.js").read_bytes()
+    assert client.get("/play/static/no-such-module.000000000000.js").status_code == 404
+    generated = client.get(f"/play/static/keyfile-format.{own_version('keyfile-format.js')}.js")
+    assert generated.status_code == 200 and generated.mimetype == "text/javascript"
+    assert generated.cache_control.immutable

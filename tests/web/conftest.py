@@ -156,6 +156,15 @@ def lapsing_server(request, tmp_path_factory):
     yield from _serve(redis_server.url, tmp_path_factory.mktemp("web-lapsing"), {"REFEREE_ACCEPT_WITHIN": 4})
 
 
+@pytest.fixture(scope="module")
+def recovering_server(request, tmp_path_factory):
+    """Like ``web_server``, at ``localhost`` (WebAuthn refuses an IP address: a recovery's new key may be a passkey's),
+    with recoveries of lost keys that wait 3 s (``REFEREE_RECOVERY_WAIT``; the default is 72 hours)."""
+    redis_server = request.getfixturevalue("redis_server")
+    for url in _serve(redis_server.url, tmp_path_factory.mktemp("web-recovering"), {"REFEREE_RECOVERY_WAIT": 3}):
+        yield url.replace("127.0.0.1", "localhost")
+
+
 def _serve(redis_url: str, var: Path, config: dict | None = None):
     """A referee app served in a thread and its RQ worker; ``config``: more of the app's settings."""
     from referee.app import create_app

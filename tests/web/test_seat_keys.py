@@ -18,17 +18,7 @@ from referee.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 STEP_MS = 20_000  # upper bound for one UI step (not a timing assertion)
-WAIT = 3  # the recovery's wait, seconds
-
-
-@pytest.fixture(scope="module")
-def recovering_server(request, tmp_path_factory):
-    """A server whose recoveries wait ``WAIT`` seconds, at ``localhost`` (the new key is a passkey's)."""
-    from conftest import _serve
-
-    redis_server = request.getfixturevalue("redis_server")
-    for url in _serve(redis_server.url, tmp_path_factory.mktemp("web-recovering"), {"REFEREE_RECOVERY_WAIT": WAIT}):
-        yield url.replace("127.0.0.1", "localhost")
+WAIT = 3  # the recovery's wait of recovering_server (tests/web/conftest.py), seconds
 
 
 def test_a_lost_key_is_recovered_with_the_other_seats_answer_and_the_new_browser_moves(browser, recovering_server,
