@@ -68,7 +68,7 @@ class TournamentReads(RatedTournaments):
         replayer = self.fold(tournament_id)
         created = replayer.created or {}
         out = replayer.to_dict()
-        joined = {k for k, _ in replayer.joins}
+        joined = {replayer.current_key(k) for k, _ in replayer.joins}  # a player moved to a new key has joined
         deadline = created.get("round_deadline")
         for rnd, row in zip(replayer.rounds, out["rounds"], strict=True):
             row["paired_at"] = rnd.paired_at
