@@ -36,6 +36,11 @@ the service (to check an entry before appending it), the workers (projections) a
 * ``withdrawn`` — ``key``, ``submission`` {envelope {v 1, ctx "referee/withdraw", tournament, key, seq,
   prev}, sig} signed by that player or by the organiser, once the tournament is active. A withdrawn
   player is paired no more.
+* ``rekeyed`` — ``player`` (its key until now), ``key`` (its new key), ``by`` ("organiser"), ``submission``
+  {envelope {v 1, ctx "referee/rekey", tournament, player, key, seq, prev, at?}, sig, new_sig}: ``sig`` by the
+  organiser, ``new_sig`` by the new key, while the tournament is active; the new key is not and never was a
+  player's here. From then on the player is the new key (standings, pairings, results of games still running);
+  the tables already paired keep the keys they were paired with (:meth:`TournamentState.current_key`).
 * ``bye`` — ``round``, ``key``, ``reason``: the bye points for a player of the open round who sits at
   none of its tables (the byes of ``paired`` need no ``bye`` entry).
 * ``round_closed`` — ``round``, ``reason`` ("complete" | "deadline"): every game of the round has a
@@ -386,7 +391,7 @@ class TournamentReplayer(TournamentState):
             return _reject(entry, "rekey/not_player", "this key is no player of the tournament (now)")
         if player in self.withdrawn:
             return _reject(entry, "rekey/withdrawn", "this player has withdrawn: no rounds to come")
-        if not public_key_ok(key):
+        if not isinstance(key, str) or not public_key_ok(key):
             return _reject(entry, "rekey/bad_key", "the new key is an Ed25519 public key (base64url, 32 bytes)")
         if key in self._keys or key in self._moved:
             return _reject(entry, "rekey/key_taken", "the new key is, or was, a player's key in this tournament")

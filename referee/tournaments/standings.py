@@ -132,8 +132,9 @@ class Tally:
         self.results = [replace(r, players=tuple(new if k == old else k for k in r.players)) if old in r.players
                         else r for r in self.results]
         s = self.sums
-        for sums in (s.total, s.game_score, s.opponents, s.wins, s.rank_sum, s.played, s.games_of):
-            sums[new] = sums.pop(old)  # type: ignore[attr-defined]
+        for sums in (s.total, s.game_score, s.opponents, s.wins, s.rank_sum, s.played):
+            sums[new] = sums.pop(old)
+        s.games_of[new] = s.games_of.pop(old)
         self._lot = None
 
     def _add_points(self, key: str, delta: int) -> None:

@@ -21,12 +21,13 @@ def _decide_round(http, tid, organiser) -> None:
         assert status == 202, answer
 
 
-def _rekey(http, tid, player: str, new, *, signer, new_signer=None, **override):
+def _rekey(http, tid, player: str, new, *, signer, new_signer=None, headers=None, **override):
     state = tournament_state(http, tid)
     envelope = {"v": 1, "ctx": "referee/rekey", "tournament": tid, "player": player, "key": public_key_b64(new),
                 "seq": state["seq"], "prev": state["head"], **override}
     return http.post(f"/tournaments/{tid}/rekey", {"envelope": envelope, "sig": sign(signer, envelope),
-                                                    "new_sig": sign(new_signer or new, envelope)})
+                                                    "new_sig": sign(new_signer or new, envelope)},
+                     headers=headers or {})
 
 
 def test_the_organiser_moves_a_player_to_a_new_key_for_the_rounds_to_come(http):
@@ -54,6 +55,9 @@ def test_the_organiser_moves_a_player_to_a_new_key_for_the_rounds_to_come(http):
     ]
     for (status, error), want, code in refused:
         assert (status, error["error"]["code"]) == (want, code), error
+    for language, words in (("de", "gehört oder gehörte"), ("fr", "est, ou a été")):  # an organiser's error, in words
+        status, error = _rekey(http, tid, old, players.keys[2], signer=organiser, headers={"Accept-Language": language})
+        assert status == 409 and words in error["error"]["message"], error
     assert tournament_state(http, tid)["seq"] == seq  # nothing stored
     status, receipt = _rekey(http, tid, old, new, signer=organiser)
     assert status == 202, receipt
