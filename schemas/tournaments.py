@@ -137,14 +137,14 @@ class DecisionEnvelopeSchema(_TournamentEnvelope):
     reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
 
 
-class RekeyEnvelopeSchema(_TournamentEnvelope):
+class TournamentRekeyEnvelopeSchema(_TournamentEnvelope):
     ctx = fields.String(required=True, validate=validate.Equal("referee/rekey", error="must be 'referee/rekey'"))
     player = key_field(required=True, metadata={"description": "the player's key now"})
     key = key_field(required=True, metadata={"description": "the player's new key (it signs new_sig)"})
 
 
-class RekeySchema(Schema):
-    envelope = fields.Nested(RekeyEnvelopeSchema, required=True)
+class TournamentRekeySchema(Schema):
+    envelope = fields.Nested(TournamentRekeyEnvelopeSchema, required=True)
     sig = sig_field(required=True, metadata={"description": "by the tournament's organiser"})
     new_sig = sig_field(required=True, metadata={"description": "by the new key, over the same RFC 8785 bytes"})
 

@@ -19,13 +19,13 @@ from schemas.tournaments import (
     JoinSchema,
     RatingsQuerySchema,
     RatingsSchema,
-    RekeySchema,
     StartSchema,
     TournamentCreatedSchema,
     TournamentListQuerySchema,
     TournamentListSchema,
     TournamentLogPageSchema,
     TournamentReceiptSchema,
+    TournamentRekeySchema,
     TournamentSchema,
     WithdrawSchema,
 )
@@ -122,7 +122,7 @@ class Withdraw(MethodView):
 
 @blp.route("/<tournament_id>/rekey")
 class Rekey(MethodView):
-    @blp.arguments(RekeySchema())
+    @blp.arguments(TournamentRekeySchema())
     @blp.response(202, TournamentReceiptSchema)
     @_document_errors
     def post(self, submission: dict[str, Any], tournament_id: str) -> dict[str, Any]:
