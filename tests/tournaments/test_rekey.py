@@ -11,6 +11,7 @@ import pytest
 from referee.logchain import seal
 from referee.signing import REKEY_CTX, generate_key, public_key_b64, sign
 from referee.tournaments.certificate import build_certificate, verify_certificate
+from referee.tournaments.ratings import rated_results
 from referee.verify import unsigned_part
 
 from .helpers import ORGANISER, Builder, by_key_order
@@ -61,11 +62,26 @@ def test_the_new_key_plays_on_as_the_player_and_the_certificate_verifies():
     for table in paired.tables:
         assert b.finish_game(table["game"], *by_key_order(table["players"])).status == "ok"
     assert b.append("round_closed", round=paired.number, reason="complete").status == "ok"
+    third = generate_key()  # and once more: the player's first two rounds count under the third key
+    assert b.add(rekey_entry(b, new, third)).status == "ok"
+    assert b.replayer.moved == {old: public_key_b64(third), new: public_key_b64(third)}
+    again, _ = b.attempt(rekey_entry(b, public_key_b64(third), NEW))  # a key that was a player's is taken
+    assert again.error["code"] == "rekey/key_taken"
     b.play_out(by_key_order)
     cert = build_certificate(b.log, REFEREE)
     report = verify_certificate(cert)
     assert report.ok, report.to_dict()
-    assert new in {r["key"] for r in cert["standings"]} and old not in {r["key"] for r in cert["standings"]}
+    keys = [r["key"] for r in cert["standings"]]
+    assert public_key_b64(third) in keys and old not in keys and new not in keys
+    assert b.replayer.recomputed_standings() == cert["standings"]
+    # ratings: each game under the keys it was paired with (docs/tournaments.md section 7)
+    rated = rated_results("t_rekey", b.replayer, b.log)
+    assert [sorted({old, new, public_key_b64(third)} & set(g["players"])) for g in rated
+            if {old, new, public_key_b64(third)} & set(g["players"])] == [[old], [new], [public_key_b64(third)]]
+    as_bot = copy.deepcopy(b.replayer)  # had P0 been declared a bot, its games stay in the bot pool under every key
+    as_bot.created["players"][0]["bot"] = True
+    assert [g.get("bots") for g in rated_results("t_rekey", as_bot, b.log) if "bots" in g] == \
+        [[old], [new], [public_key_b64(third)]]
 
 
 @pytest.mark.parametrize("forgery", ["sig", "new_sig"])
