@@ -230,6 +230,8 @@ class TournamentPlayerSchema(Schema):
     bot = fields.Boolean(metadata={"description": "true when the player was declared a bot (absent otherwise)"})
     joined = fields.Boolean(required=True)
     withdrawn = fields.Boolean(required=True)
+    former_keys = fields.List(fields.String(), metadata={
+        "description": "the keys the organiser moved this player away from (rekeyed), oldest first; absent when none"})
 
 
 class TournamentSchema(Schema):

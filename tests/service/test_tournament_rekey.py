@@ -66,7 +66,9 @@ def test_the_organiser_moves_a_player_to_a_new_key_for_the_rounds_to_come(http):
                                                                             "organiser")
     state = tournament_state(http, tid)
     assert state["rounds"][0] == {**round_one, "paired_at": state["rounds"][0]["paired_at"]}  # running games kept
-    assert state["players"][0] == {"name": "player 0", "key": public_key_b64(new), "joined": True, "withdrawn": False}
+    assert state["players"][0] == {"name": "player 0", "key": public_key_b64(new), "joined": True, "withdrawn": False,
+                                   "former_keys": [old]}
+    assert all("former_keys" not in p for p in state["players"][1:])
     status, error = withdraw(http, tid, players.keys[0])  # the old key is no player any more
     assert status == 403 and error["error"]["code"] == "withdraw/not_player"
     status, listed = http.get(f"/players/{public_key_b64(new)}/tournaments")
