@@ -87,3 +87,28 @@ def test_the_organiser_moves_a_player_to_a_new_key_for_the_rounds_to_come(http):
     status, certificate = http.get(f"/tournaments/{tid}/export")
     assert status == 200 and verify_certificate(certificate).ok
     assert [e["type"] for e in certificate["log"]].count("rekeyed") == 1
+
+
+def test_a_moved_player_withdraws_with_the_new_key_and_forfeits_the_seat_its_old_key_holds(http, store):
+    import random
+
+    from tournament_helpers import start_game
+
+    organiser, new = generate_key(), generate_key()
+    players = Players(3)
+    body = players.body(format={"kind": "series", "rounds": 1, "table_sizes": [3]})
+    body["organiser"] = {"key": public_key_b64(organiser),
+                         "sig": sign(organiser, {"v": 1, "ctx": "referee/tournament", **body})}
+    status, created = http.post("/tournaments", body)
+    assert status == 201, created
+    tid = created["tournament"]
+    join_all(http, tid, players)
+    table = tournament_state(http, tid)["rounds"][0]["tables"][0]
+    game = start_game(http, table, players, random.Random(5))  # running, its seat still the old key's
+    quitter = table["players"][1]
+    status, receipt = _rekey(http, tid, quitter, new, signer=organiser)
+    assert status == 202, receipt
+    status, receipt = withdraw(http, tid, new)
+    assert status == 202, receipt
+    forfeits = [e for e in store.read_log(game.game_id) if e["type"] == "forfeited"]
+    assert [(e["seat"], e["reason"]) for e in forfeits] == [(1, "withdrawn")]
