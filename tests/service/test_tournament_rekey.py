@@ -7,6 +7,7 @@ from __future__ import annotations
 from svc_helpers import signed
 from tournament_helpers import Players, join_all, tournament_state, withdraw
 
+from referee.games_service.players import tournament_rows
 from referee.signing import generate_key, public_key_b64, sign
 from referee.tournaments.certificate import verify_certificate
 
@@ -30,7 +31,7 @@ def _rekey(http, tid, player: str, new, *, signer, new_signer=None, headers=None
                      headers=headers or {})
 
 
-def test_the_organiser_moves_a_player_to_a_new_key_for_the_rounds_to_come(http):
+def test_the_organiser_moves_a_player_to_a_new_key_for_the_rounds_to_come(http, store):
     organiser, new = generate_key(), generate_key()
     players = Players(4)
     body = players.body(format={"kind": "swiss", "rounds": 2, "table_sizes": [2]}, adjudication="organiser")
@@ -73,6 +74,8 @@ def test_the_organiser_moves_a_player_to_a_new_key_for_the_rounds_to_come(http):
     assert status == 403 and error["error"]["code"] == "withdraw/not_player"
     status, listed = http.get(f"/players/{public_key_b64(new)}/tournaments")
     assert status == 200 and [t["tournament"] for t in listed["tournaments"]] == [tid]
+    rows = tournament_rows(tid, store.read_tournament(tid)[0])  # what `referee rebuild` lists it under
+    assert {public_key_b64(new), old} <= {key for key, _tid, _at in rows}
     _decide_round(http, tid, organiser)
     state = tournament_state(http, tid)
     won = {k for t in state["rounds"][0]["tables"] for k in t["players"][:1]}
