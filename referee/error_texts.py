@@ -207,6 +207,12 @@ TEMPLATES = (
     N_("the game is %(status)s: its seats' keys stay as they are"),
     N_("no offer or recovery at position %(position)s is pending"),
     N_("the seat's own key keeps the seat by declining (accept: false); it does not accept"),
+    # -- a tournament player's new key, by the organiser (referee/tournaments/service/submissions.py)
+    N_("no player of the tournament has this key now"),
+    N_("this tournament has no organiser to move a player's key"),
+    N_("the signature is not the organiser's over this envelope"),
+    N_("the new key is, or was, a player's key in this tournament"),
+    N_("this player has withdrawn: there are no rounds to come"),
     # -- the HTTP layer (werkzeug's own descriptions, the rate limits)
     N_("The requested URL was not found on the server. If you entered the URL manually please check your "
        "spelling and try again."),

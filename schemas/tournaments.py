@@ -137,6 +137,18 @@ class DecisionEnvelopeSchema(_TournamentEnvelope):
     reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
 
 
+class TournamentRekeyEnvelopeSchema(_TournamentEnvelope):
+    ctx = fields.String(required=True, validate=validate.Equal("referee/rekey", error="must be 'referee/rekey'"))
+    player = key_field(required=True, metadata={"description": "the player's key now"})
+    key = key_field(required=True, metadata={"description": "the player's new key (it signs new_sig)"})
+
+
+class TournamentRekeySchema(Schema):
+    envelope = fields.Nested(TournamentRekeyEnvelopeSchema, required=True)
+    sig = sig_field(required=True, metadata={"description": "by the tournament's organiser"})
+    new_sig = sig_field(required=True, metadata={"description": "by the new key, over the same RFC 8785 bytes"})
+
+
 class JoinSchema(Schema):
     envelope = fields.Nested(JoinEnvelopeSchema, required=True)
     sig = sig_field(required=True, metadata={"description": "by the envelope's key"})
@@ -218,6 +230,8 @@ class TournamentPlayerSchema(Schema):
     bot = fields.Boolean(metadata={"description": "true when the player was declared a bot (absent otherwise)"})
     joined = fields.Boolean(required=True)
     withdrawn = fields.Boolean(required=True)
+    former_keys = fields.List(fields.String(), metadata={
+        "description": "the keys the organiser moved this player away from (rekeyed), oldest first; absent when none"})
 
 
 class TournamentSchema(Schema):

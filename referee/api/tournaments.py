@@ -25,6 +25,7 @@ from schemas.tournaments import (
     TournamentListSchema,
     TournamentLogPageSchema,
     TournamentReceiptSchema,
+    TournamentRekeySchema,
     TournamentSchema,
     WithdrawSchema,
 )
@@ -117,6 +118,17 @@ class Withdraw(MethodView):
     def post(self, submission: dict[str, Any], tournament_id: str) -> dict[str, Any]:
         """A player's withdrawal, signed by the player or the organiser: the player is paired no more."""
         return service().withdraw(tournament_id, submission)
+
+
+@blp.route("/<tournament_id>/rekey")
+class Rekey(MethodView):
+    @blp.arguments(TournamentRekeySchema())
+    @blp.response(202, TournamentReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], tournament_id: str) -> dict[str, Any]:
+        """The organiser moves a player to a new key for the rounds to come (``ctx`` ``referee/rekey``): ``sig`` by
+        the organiser, ``new_sig`` by the new key. Entry ``rekeyed``; games already paired keep their seats' keys."""
+        return service().rekey(tournament_id, submission)
 
 
 @blp.route("/<tournament_id>/adjudicate")

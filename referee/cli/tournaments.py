@@ -1,4 +1,4 @@
-"""``referee tournament create|join|start|withdraw|adjudicate|show|export``: the tournament client commands
+"""``referee tournament create|join|start|withdraw|rekey|adjudicate|show|export``: the tournament client commands
 (CONTRACT sections 10 and 14), talking to a server like ``referee create``/``accept``. ``create --open`` or
 ``--invite`` opens the registration (``--invite`` prints the invitation link, its seed only in the fragment);
 ``join`` takes a tournament id or such a link; ``start`` is the organiser's. The offline check of a
@@ -25,7 +25,8 @@ JOIN_LINK = "/play/tournaments/{tournament}/join"
 
 @click.group()
 def tournament() -> None:
-    """Tournaments: create one, join it, start it, withdraw, decide a game as organiser, show the standings."""
+    """Tournaments: create one, join it, start it, withdraw, decide a game or move a player to a new key as organiser,
+    show the standings."""
 
 
 def _state(server: str, tournament_id: str) -> dict[str, Any]:
@@ -214,6 +215,33 @@ def withdraw(tournament_id: str, key_file: str, player: str | None, server: str)
     _signed_post(server, tournament_id, "withdraw", key, lambda state: {
         "v": 1, "ctx": "referee/withdraw", "tournament": tournament_id, "key": who, "seq": state["seq"],
         "prev": state["head"]})
+
+
+@tournament.command("rekey")
+@click.argument("tournament_id", metavar="TOURNAMENT")
+@click.option("--player", required=True, help="the player's public key now")
+@click.option("--new-key", "new_key_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="the key the player moves to (it signs too: the player's new key file)")
+@click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="the organiser's key")
+@server_option
+def rekey(*, tournament_id: str, player: str, new_key_file: str, key_file: str, server: str) -> None:
+    """The organiser moves a player of TOURNAMENT to a new key for the rounds to come, signed by the organiser and
+    by the new key. Games already paired keep their seats' keys (move those with `referee rekey` or a recovery)."""
+    organiser, new = load_key(key_file), load_key(new_key_file)
+    for _attempt in range(10):
+        state = _state(server, tournament_id)
+        envelope = {"v": 1, "ctx": "referee/rekey", "tournament": tournament_id, "player": player,
+                    "key": public_key_b64(new), "seq": state["seq"], "prev": state["head"]}
+        status, body = http("POST", f"{server}/tournaments/{tournament_id}/rekey",
+                            {"envelope": envelope, "sig": sign(organiser, envelope), "new_sig": sign(new, envelope)})
+        if status == 409 and body.get("error", {}).get("code") == "submission/stale":
+            continue
+        if status >= 300:
+            fail(status, body)
+        echo_json(body)
+        return
+    raise click.ClickException(_("the log kept moving; try again"))
 
 
 @tournament.command("adjudicate")

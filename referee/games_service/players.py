@@ -76,13 +76,14 @@ def index_tournament_players(store: LogStore, tournament_id: str, created: dict[
 
 
 def tournament_rows(tournament_id: str, entries: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
-    """The index rows of a tournament: its listed players (``created``) and the keys that joined an open
-    registration (``joined`` entries of keys not listed), each at the tournament's created time, as a join
-    lists them (``tournaments/service/submissions.py``)."""
+    """The index rows of a tournament: its listed players (``created``), the keys that joined an open
+    registration (``joined`` entries of keys not listed) and the new keys the organiser moved players to
+    (``rekeyed``), each at the tournament's created time, as a join lists them
+    (``tournaments/service/submissions.py``)."""
     created = entries[0]
     rows = player_rows(tournament_id, created, "players")
     listed = {key for key, _item, _at in rows}
-    joined = {entry.get("key") for entry in entries[1:] if entry.get("type") == "joined"}
+    joined = {entry.get("key") for entry in entries[1:] if entry.get("type") in ("joined", "rekeyed")}
     at = parse_ms(created["at"])
     return rows + [(key, tournament_id, at) for key in sorted(k for k in joined if isinstance(k, str))
                    if key not in listed and PLAYER_KEY_RE.match(key)]

@@ -32,7 +32,8 @@ log position of the first failure when there is one):
    commitment.
 5. ``replay`` — :class:`referee.tournaments.log.TournamentReplayer` folds the log with the revealed
    seed: every entry valid (joins signed and bound, every pairing equal to the recomputed one, every
-   result on a table of an open round, organiser decisions signed, rounds closed in turn) and the
+   result on a table of an open round, organiser decisions signed, a player's new key (``rekeyed``) signed by
+   the organiser and by the new key, rounds closed in turn) and the
    tournament finished.
 6. ``games`` — ``games`` equals the list the log gives.
 7. ``merkle_root`` — equals the root recomputed from ``games``.

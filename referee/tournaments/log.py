@@ -36,6 +36,11 @@ the service (to check an entry before appending it), the workers (projections) a
 * ``withdrawn`` — ``key``, ``submission`` {envelope {v 1, ctx "referee/withdraw", tournament, key, seq,
   prev}, sig} signed by that player or by the organiser, once the tournament is active. A withdrawn
   player is paired no more.
+* ``rekeyed`` — ``player`` (its key until now), ``key`` (its new key), ``by`` ("organiser"), ``submission``
+  {envelope {v 1, ctx "referee/rekey", tournament, player, key, seq, prev, at?}, sig, new_sig}: ``sig`` by the
+  organiser, ``new_sig`` by the new key, while the tournament is active; the new key is not and never was a
+  player's here. From then on the player is the new key (standings, pairings, results of games still running);
+  the tables already paired keep the keys they were paired with (:meth:`TournamentState.current_key`).
 * ``bye`` — ``round``, ``key``, ``reason``: the bye points for a player of the open round who sits at
   none of its tables (the byes of ``paired`` need no ``bye`` entry).
 * ``round_closed`` — ``round``, ``reason`` ("complete" | "deadline"): every game of the round has a
@@ -59,8 +64,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..replay import LogError, Verdict, envelope_problem, revealed_seed
-from ..signing import submitted_entropy, verify
+from ..replay import LogError, Verdict, envelope_problem, public_key_ok, revealed_seed
+from ..signing import REKEY_CTX, submitted_entropy, verify
 from . import pairing as pr
 from .points import ranks_problem
 from .spec import created_problem
@@ -315,7 +320,8 @@ class TournamentReplayer(TournamentState):
     def _record(self, rnd: Round, entry: dict[str, Any], method: str) -> None:
         rnd.results[entry["game"]] = {"ranks": list(entry["ranks"]), "scores": entry.get("scores"),
                                       "head": entry["head"], "method": method, "seq": entry["seq"]}
-        players = rnd.tables[self._games[entry["game"]][1]]["players"]
+        # a player who moved to a new key since the round was paired (``rekeyed``) scores under that key
+        players = [self.current_key(k) for k in rnd.tables[self._games[entry["game"]][1]]["players"]]
         scores = entry.get("scores")
         assert self._tally is not None
         self._tally.add_result(GameResult(entry["game"], rnd.number, tuple(players), tuple(entry["ranks"]),
@@ -370,13 +376,53 @@ class TournamentReplayer(TournamentState):
         self.withdrawn.append(key)
         return self._ok(entry)
 
+    def _on_rekeyed(self, entry: dict[str, Any]) -> Verdict:
+        """The organiser moves a player to a new key for the rounds to come: the submission is signed by the
+        organiser (``sig``) and by the new key (``new_sig``) over the same envelope. From here on the player is
+        the new key — in the standings (its points, tie-break values and games carried over), the pairings and
+        the games of later rounds; the tables already paired keep the key they were paired with."""
+        assert self.created is not None
+        player, key, organiser = entry.get("player"), entry.get("key"), self.created.get("organiser")
+        if self.status != ACTIVE:
+            return _reject(entry, "tournament/not_active", f"the tournament is {self.status}")
+        if not organiser:
+            return _reject(entry, "rekey/no_organiser", "this tournament has no organiser to move a player's key")
+        if not isinstance(player, str) or player not in self._keys:
+            return _reject(entry, "rekey/not_player", "this key is no player of the tournament (now)")
+        if player in self.withdrawn:
+            return _reject(entry, "rekey/withdrawn", "this player has withdrawn: no rounds to come")
+        if not isinstance(key, str) or not public_key_ok(key):
+            return _reject(entry, "rekey/bad_key", "the new key is an Ed25519 public key (base64url, 32 bytes)")
+        if key in self._keys or key in self._moved:
+            return _reject(entry, "rekey/key_taken", "the new key is, or was, a player's key in this tournament")
+        if entry.get("by") != "organiser":
+            return _reject(entry, "rekey/malformed", "a tournament's rekeyed is by the organiser")
+        problem = self._signed(entry, REKEY_CTX, [organiser], player=player, key=key)
+        if problem:
+            return _reject(entry, *problem)
+        submission = entry["submission"]
+        new_sig = submission.get("new_sig")
+        if not isinstance(new_sig, str) or not verify(key, submission["envelope"], new_sig):
+            return _reject(entry, "submission/bad_signature", "new_sig is not the new key's signature over it")
+        index = self._keys.index(player)
+        self._keys[index] = key
+        self._roster = [{**p, "key": key} if p["key"] == player else p for p in self._roster]
+        for old, now in self._moved.items():
+            if now == player:
+                self._moved[old] = key
+        self._moved[player] = key
+        assert self._tally is not None
+        self._tally.rename(player, key)
+        return self._ok(entry)
+
     def _on_bye(self, entry: dict[str, Any]) -> Verdict:
         rnd = self.open_round()
         key = entry.get("key")
         if rnd is None or entry.get("round") != rnd.number:
             return _reject(entry, "round/not_open", f"round {entry.get('round')!r} is not the open round")
-        if key not in self.keys or key in (*rnd.byes, *rnd.extra_byes) or any(
-                key in t["players"] for t in rnd.tables):
+        now = self.current_key
+        if key not in self.keys or key in {now(k) for k in (*rnd.byes, *rnd.extra_byes)} or any(
+                key in {now(k) for k in t["players"]} for t in rnd.tables):
             return _reject(entry, "bye/not_allowed", "a bye goes to a player without a table or bye this round")
         rnd.extra_byes.append(key)
         assert self._tally is not None

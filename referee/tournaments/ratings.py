@@ -80,6 +80,8 @@ def rated_results(tournament_id: str, state: TournamentState, entries: Iterable[
     """
     at = {entry.get("seq"): entry for entry in entries}
     bots = {p["key"] for p in (state.created or {}).get("players", ()) if p.get("bot")}
+    now = {state.current_key(key) for key in bots}  # a bot the organiser moved to new keys stays a bot under each
+    bots |= now | {key for key, current in state.moved.items() if current in now}
     out = []
     for rnd in state.rounds:
         for table in rnd.tables:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import tiebreaks as tb
@@ -124,6 +124,18 @@ class Tally:
         twin.sums = _Aggregates(s.scale, dict(s.total), dict(s.game_score), dict(s.opponents), dict(s.wins),
                                 dict(s.rank_sum), dict(s.played), {k: list(v) for k, v in s.games_of.items()})
         return twin
+
+    def rename(self, old: str, new: str) -> None:
+        """A player goes on under a new key (``rekeyed``): its row, its games and every sum move to ``new``, in
+        the same place (the lot is drawn over the players' places, so it stays the player's)."""
+        self.players = [{**p, "key": new} if p["key"] == old else p for p in self.players]
+        self.results = [replace(r, players=tuple(new if k == old else k for k in r.players)) if old in r.players
+                        else r for r in self.results]
+        s = self.sums
+        for sums in (s.total, s.game_score, s.opponents, s.wins, s.rank_sum, s.played):
+            sums[new] = sums.pop(old)
+        s.games_of[new] = s.games_of.pop(old)
+        self._lot = None
 
     def _add_points(self, key: str, delta: int) -> None:
         """``key``'s points change by ``delta`` (in 1/scale): so does every opponent's Buchholz, once per

@@ -74,6 +74,8 @@ class TournamentState:
     _roster: list[dict[str, Any]] = field(default_factory=list)
     #: the standings' sums, kept up to date by the fold result by result (:class:`~.standings.Tally`)
     _tally: Tally | None = None
+    #: a player's new key (``rekeyed``): every key a player had before, to the key it has now
+    _moved: dict[str, str] = field(default_factory=dict)
 
     def fork(self) -> TournamentState:
         """A copy that the fold can go on with while this one stays as it is — what ``copy.deepcopy`` gives,
@@ -90,6 +92,7 @@ class TournamentState:
         twin._joined = set(self._joined)
         twin._roster = list(self._roster)
         twin._tally = self._tally.fork() if self._tally is not None else None
+        twin._moved = dict(self._moved)
         return twin
 
     # -- reads --------------------------------------------------------------------------------------
@@ -130,17 +133,29 @@ class TournamentState:
             return None
         return tournament_seed(self.server_seed, [entropy for _, entropy in self.joins])
 
+    def current_key(self, key: str) -> str:
+        """The key a player plays under now: ``key``, or the key a ``rekeyed`` entry moved it to (the tables of
+        rounds paired before keep the key they were paired with)."""
+        return self._moved.get(key, key)
+
+    @property
+    def moved(self) -> dict[str, str]:
+        """Every key a player had before a ``rekeyed`` entry, to the key it has now."""
+        return dict(self._moved)
+
     def active_players(self) -> list[str]:
         return [k for k in self._keys if k not in self.withdrawn]
 
     def results(self) -> list[GameResult]:
-        """Every game with a result, in the order of its round and table."""
+        """Every game with a result, in the order of its round and table; its players by the keys they play
+        under now (a player's new key, ``rekeyed``, in place of the one the table was paired with)."""
         out = []
         for rnd in self.rounds:
             for table in rnd.tables:
                 res = rnd.results.get(table["game"])
                 if res is not None:
-                    out.append(GameResult(table["game"], rnd.number, tuple(table["players"]), tuple(res["ranks"]),
+                    players = tuple(self.current_key(k) for k in table["players"])
+                    out.append(GameResult(table["game"], rnd.number, players, tuple(res["ranks"]),
                                           tuple(res["scores"]) if res.get("scores") is not None else None))
         return out
 
@@ -164,7 +179,7 @@ class TournamentState:
         what the verifier checks a certificate's standings against; equal to :meth:`standings`."""
         assert self.created is not None
         seed = self.seed if (self.revealed or not public) else None
-        byes = [k for rnd in self.rounds for k in (*rnd.byes, *rnd.extra_byes)]
+        byes = [self.current_key(k) for rnd in self.rounds for k in (*rnd.byes, *rnd.extra_byes)]
         return compute_standings(self._roster, self.results(), byes=byes, points=self.created["points"],
                                  bye_points=self.created["bye_points"], chain=self.created["tie_breaks"], seed=seed)
 
@@ -174,7 +189,9 @@ class TournamentState:
         if seed is None or self.created is None:
             return None
         fmt = self.created["format"]
-        history = [pr.Pairing([t["players"] for t in r.tables], [*r.byes, *r.extra_byes]) for r in self.rounds]
+        now = self.current_key  # a player's earlier rounds count under the key it has now (``rekeyed``)
+        history = [pr.Pairing([[now(k) for k in t["players"]] for t in r.tables],
+                              [now(k) for k in (*r.byes, *r.extra_byes)]) for r in self.rounds]
         assert self._tally is not None
         ranking = self._tally.rows(self.created["tie_breaks"], seed, keys_only=True)  # standings(public=False)'s
         return pr.pair_round(fmt["kind"], round_no=len(self.rounds) + 1, players=self.keys,

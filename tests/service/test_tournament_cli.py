@@ -1,4 +1,4 @@
-"""``referee tournament create|join|withdraw|show|export`` against a live server."""
+"""``referee tournament create|join|withdraw|rekey|show|export`` against a live server."""
 
 from __future__ import annotations
 
@@ -58,6 +58,12 @@ def test_an_organisers_tournament_decided_and_verified_from_a_terminal(server, t
     code, out = run("tournament", "adjudicate", tid, game, "--ranks", "2,1", "--reason", "bo was ahead",
                     "--key", str(tmp_path / "ada.key"), "--server", server)
     assert code != 0 and "adjudication/bad_signature" in out
+    assert run("keygen", "--out", str(tmp_path / "ada2.key"))[0] == 0  # ada moves to a new key for the rounds to come
+    rekey = ("tournament", "rekey", tid, "--player", public["ada"], "--new-key", str(tmp_path / "ada2.key"))
+    code, out = run(*rekey, "--key", str(tmp_path / "bo.key"), "--server", server)
+    assert code != 0 and "submission/bad_signature" in out
+    code, out = run(*rekey, "--key", str(tmp_path / "org.key"), "--server", server)
+    assert code == 0 and json.loads(out)["position"] > 0, out
     code, out = run("tournament", "adjudicate", tid, game, "--ranks", "2,1", "--reason", "bo was ahead",
                     "--key", str(tmp_path / "org.key"), "--server", server)
     assert code == 0, out

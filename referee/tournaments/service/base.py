@@ -44,6 +44,10 @@ STATUS_BY_CODE = {
     "registration/name_taken": 409,
     "registration/not_open": 409,
     "registration/no_organiser": 403,
+    "rekey/no_organiser": 403,
+    "rekey/not_player": 404,
+    "rekey/withdrawn": 409,
+    "rekey/key_taken": 409,
 }
 
 

@@ -68,7 +68,10 @@ class TournamentReads(RatedTournaments):
         replayer = self.fold(tournament_id)
         created = replayer.created or {}
         out = replayer.to_dict()
-        joined = {k for k, _ in replayer.joins}
+        joined = {replayer.current_key(k) for k, _ in replayer.joins}  # a player moved to a new key has joined
+        former: dict[str, list[str]] = {}  # the keys a player was moved away from (rekeyed), oldest first
+        for key, now in replayer.moved.items():
+            former.setdefault(now, []).append(key)
         deadline = created.get("round_deadline")
         for rnd, row in zip(replayer.rounds, out["rounds"], strict=True):
             row["paired_at"] = rnd.paired_at
@@ -79,7 +82,8 @@ class TournamentReads(RatedTournaments):
                    adjudication=created.get("adjudication"), round_deadline=deadline,
                    created_at=created.get("at"), revealed=replayer.revealed,
                    players=[{"name": p["name"], "key": p["key"], "joined": p["key"] in joined,
-                             "withdrawn": p["key"] in replayer.withdrawn, **({"bot": True} if p.get("bot") else {})}
+                             "withdrawn": p["key"] in replayer.withdrawn, **({"bot": True} if p.get("bot") else {}),
+                             **({"former_keys": former[p["key"]]} if p["key"] in former else {})}
                             for p in self._player_rows(replayer)],
                    registration_open=replayer.registration_open)
         return out

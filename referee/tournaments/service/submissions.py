@@ -230,6 +230,41 @@ class Submissions(RefereeEntries):
         self.advance(tournament_id)
         return self._receipt(tournament_id, entry)
 
+    def rekey(self, tournament_id: str, submission: dict[str, Any]) -> dict[str, Any]:
+        """The organiser moves a player to a new key for the rounds to come (``ctx`` ``referee/rekey``, CONTRACT
+        section 15): ``sig`` by the organiser, ``new_sig`` by the new key over the same envelope, so nobody is
+        moved to a key they do not hold. Entry ``rekeyed``; the games already paired keep their seats' keys (a
+        seat moves there by the game's own rekey or recovery).
+
+        :raises ServiceError: 404 ``tournament/not_found`` or ``rekey/not_player`` (no player has this key now);
+            403 ``submission/wrong_tournament`` or ``rekey/no_organiser``; 401 ``submission/bad_signature`` (``sig``
+            not the organiser's, or ``new_sig`` not the new key's); 409 ``rekey/key_taken`` (the new key is or was
+            a player's here), ``rekey/withdrawn``, ``tournament/not_active`` (not started, or over),
+            ``submission/stale`` or ``submission/duplicate``; 503 ``log/unavailable``.
+        """
+        replayer = self.fold(tournament_id)
+        envelope = submission["envelope"]
+        player, key = envelope["player"], envelope["key"]
+        organiser = (replayer.created or {}).get("organiser")
+        if player not in replayer.keys:  # 404 before 401 (CONTRACT section 6)
+            raise ServiceError(404, "rekey/not_player", "no player of the tournament has this key now")
+        if not organiser:
+            raise ServiceError(403, "rekey/no_organiser", "this tournament has no organiser to move a player's key")
+        self._check_binding(tournament_id, replayer, submission, [organiser], "the organiser")
+        if not verify(key, envelope, submission["new_sig"]):
+            raise ServiceError(401, "submission/bad_signature", "new_sig is not the new key's signature over this "
+                               "envelope")
+        if key in replayer.keys or key in replayer.moved:
+            raise ServiceError(409, "rekey/key_taken", "the new key is, or was, a player's key in this tournament")
+        if player in replayer.withdrawn:
+            raise ServiceError(409, "rekey/withdrawn", "this player has withdrawn: there are no rounds to come")
+        if replayer.status != ACTIVE:
+            raise ServiceError(409, "tournament/not_active", f"the tournament is {replayer.status}",
+                               details={"status": replayer.status})
+        entry = self._submit(tournament_id, replayer, "rekeyed", submission, player=player, key=key, by="organiser")
+        self._index_joiner(tournament_id, key, replayer.created or {})
+        return self._receipt(tournament_id, entry)
+
     def _withdraw_from_games(self, tournament_id: str, key: str) -> list[str]:
         """The withdrawn player's running games of the open round, as ``created.withdrawal`` declares: the
         seat is forfeited there (default moves), and with ``adjudicate`` the game is adjudicated at once."""
@@ -240,13 +275,14 @@ class Submissions(RefereeEntries):
         if rnd is None:
             return done
         for table in rnd.tables:
-            if key not in table["players"] or table["game"] in rnd.results:
+            seated = [replayer.current_key(k) for k in table["players"]]  # the table's keys, a rekeyed one's now
+            if key not in seated or table["game"] in rnd.results:
                 continue
             game_id = table["game"]
             try:
                 game = self.games.fold(game_id)
                 if game.status == "active":
-                    self.games.withdraw_seat(game_id, table["players"].index(key), tournament_id)
+                    self.games.withdraw_seat(game_id, seated.index(key), tournament_id)
                     done.append(game_id)
                 if mode == "adjudicate" and self.games.fold(game_id).status in ("active", "waiting"):
                     self.games.adjudicate(game_id, "provisional", "a player withdrew from the tournament")
