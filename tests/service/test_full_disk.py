@@ -1,0 +1,134 @@
+"""A full disk (issue 50; CONTRACT section 13, "A full disk"): ``referee serve`` with its data on a small disk of
+its own — a tmpfs the test mounts (root needed: where it cannot mount, the test is skipped and says why) — two
+players under way, then the disk fills. Writes answer 503 ``log/disk_full`` (``Retry-After``, the reader's
+language), reads and pages answer 200, ``/health`` says the disk is full, serve and its Redis keep running;
+once space is back the next move is taken, with no restart. Then the log Redis is killed: serve starts it
+again on its files and the game goes on. Every acknowledged move is in the log at its position and the
+bundle verifies. One serve for all of it (a few seconds of CPU)."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import subprocess
+
+import pytest
+import requests
+from svc_helpers import Http, accept_all, create_game, move_envelope, signed, wait_until
+from test_serve_supervision import Serve, alive
+
+from referee.diskspace import free_bytes
+from referee.error_texts import DISK_FULL
+from referee.i18n import gettext
+from referee.verify import verify_bundle
+
+SIZE = 48 << 20  # the disk: room for the two Redis servers' files, the key, the logs
+FLOOR = 8 << 20  # REFEREE_MIN_FREE_DISK of this serve
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={SIZE},mode=0700", "tmpfs", str(mount)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs for the full-disk test (it needs root: {done.stderr.strip()})")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(mount, leave: int):
+    """Take the disk's free space down to ``leave`` bytes with one file (allocated, not sparse)."""
+    filler = mount / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        os.posix_fallocate(fd, 0, free_bytes(mount) - leave)
+    finally:
+        os.close(fd)
+    return filler
+
+
+def next_move(http: Http, game, rng) -> tuple[int, dict]:
+    status, legal = http.get(f"/games/{game.game_id}/legal-moves")
+    assert status == 200 and legal["to_move"] is not None, legal
+    seat, move = legal["to_move"], rng.choice(legal["moves"])
+    return seat, signed(game.keys[seat], move_envelope(game.game_id, seat, legal["seq"], legal["head"], move))
+
+
+def play(http: Http, game, rng, acknowledged: list) -> None:
+    _seat, body = next_move(http, game, rng)
+    status, receipt = http.post(f"/games/{game.game_id}/moves", body)
+    assert status in (200, 202), receipt
+    acknowledged.append((receipt["position"], body["envelope"]))
+
+
+def test_a_full_disk_refuses_writes_keeps_reads_and_writes_resume_and_a_killed_log_redis_comes_back(
+        tmp_path, small_disk):
+    server = Serve(tmp_path, env={"REFEREE_VAR": str(small_disk / "var"), "REFEREE_MIN_FREE_DISK": str(FLOOR)})
+    try:
+        wait_until(lambda: "referee serving on" in server.log or server.process.poll() is not None, timeout=60)
+        assert server.process.poll() is None, server.log
+        base = f"http://127.0.0.1:{server.port}"
+        http, rng, acknowledged = Http(requests, base), random.Random(50), []
+        game = create_game(http, "fivetowers", 2)
+        accept_all(http, game)
+        for _ in range(2):
+            play(http, game, rng, acknowledged)
+        redis_pid = server.pid_of("embedded Redis (redis)")
+        assert requests.get(f"{base}/health", timeout=5).json()["disk"] == "ok"
+
+        filler = fill(small_disk, FLOOR // 2)  # below the floor; Redis itself still has room
+        _seat, body = next_move(http, game, rng)  # (a read: answered)
+        refused = requests.post(f"{base}/games/{game.game_id}/moves", json=body, timeout=5,
+                                headers={"Accept-Language": "de"})
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["error"]["code"] == "log/disk_full"
+        assert refused.json()["error"]["message"] == gettext("de", DISK_FULL) != DISK_FULL
+        assert int(refused.headers["Retry-After"]) > 0
+        created = requests.post(f"{base}/games", json={"ruleset": "towerup", "seats": []}, timeout=5)
+        assert (created.status_code, created.json()["error"]["code"]) == (503, "log/disk_full")
+        health = requests.get(f"{base}/health", timeout=5)
+        assert health.status_code == 200 and health.json()["disk"] == "full" and health.json()["writes"] is False
+        for path in (f"/games/{game.game_id}", f"/games/{game.game_id}/log", f"/games/{game.game_id}/export",
+                     f"/play/games/{game.game_id}", f"/play/games/{game.game_id}/replay", "/play/"):
+            assert requests.get(base + path, timeout=5).status_code == 200, path
+        bundle = requests.get(f"{base}/games/{game.game_id}/export", timeout=5).json()
+        assert requests.post(f"{base}/verify", json=bundle, timeout=10).status_code == 200  # checking writes nothing
+        metrics = requests.get(f"{base}/metrics", timeout=5).text
+        free = float(re.search(r'^referee_disk_free_bytes\{disk="log"\} (\S+)$', metrics, re.M).group(1))
+        assert free < FLOOR
+
+        filler.unlink()  # space is back: the same move is taken now, with no restart
+        taken = requests.post(f"{base}/games/{game.game_id}/moves", json=body, timeout=5)
+        assert taken.status_code in (200, 202), taken.text
+        acknowledged.append((taken.json()["position"], body["envelope"]))
+        assert requests.get(f"{base}/health", timeout=5).json()["disk"] == "ok"
+        assert server.process.poll() is None and server.pid_of("embedded Redis (redis)") == redis_pid
+        assert "restarted" not in server.log and "stopping" not in server.log, server.log
+
+        os.kill(redis_pid, signal.SIGKILL)  # the log Redis dies all the same: serve starts it again, same files
+        wait_until(lambda: server.pid_of("embedded Redis (redis)", "restarted"), timeout=20)
+        assert not alive(redis_pid) and server.process.poll() is None
+        wait_until(lambda: requests.get(f"{base}/health", timeout=5).status_code == 200, timeout=20)
+        for _ in range(2):
+            wait_until(lambda: requests.get(f"{base}/games/{game.game_id}/legal-moves", timeout=5).ok, timeout=20)
+            play(http, game, rng, acknowledged)
+
+        status, log = http.get(f"/games/{game.game_id}/log")
+        assert status == 200, log
+        entries = log["entries"]  # from position 0
+        for position, envelope in acknowledged:
+            assert entries[position]["type"] == "move", entries[position]
+            assert entries[position]["submission"]["envelope"] == envelope, position
+        report = verify_bundle(requests.get(f"{base}/games/{game.game_id}/export", timeout=5).json())
+        # the game goes on: what only its end can show (the seed's reveal) is not checked yet, all else passes
+        assert report.status == "incomplete", [check for check in report.checks if check.status == "failed"]
+        assert not [check for check in report.checks if check.status == "failed"]
+        assert "stopping" not in server.log, server.log
+    finally:
+        server.stop()
