@@ -35,6 +35,8 @@ class Archiver(PassLoop):
         self.store, self.archive, self.key, self.after, self.every = store, archive, key, after, every
         #: the log Redis's disk: below its floor no pass runs (its lock and deletions are writes there)
         self.disk = disk
+        #: the last pass met a file it could not write (said once, until a game is archived again)
+        self.failing = False
         self.messages = messages_of(store)
         self.token = f"{os.getpid()}-{id(self)}"
 
@@ -56,6 +58,13 @@ class Archiver(PassLoop):
                                            older_than=self.after)
                 except GameNotFound:
                     continue
+                except OSError as exc:  # its file could not be written whole: nothing deleted, no file left
+                    if not self.failing:
+                        log.warning("archiving stopped for this pass: %s could not be written (%s); its keys stay "
+                                    "in Redis and the next pass tries again", game_id, exc)
+                    self.failing = True
+                    break
+                self.failing = False
                 if outcome.action == "archived":
                     moved += 1
                 if outcome.action in ("archived", "cleaned"):

@@ -8,21 +8,25 @@ bundle verifies. One serve for all of it (a few seconds of CPU)."""
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
 import random
 import re
 import signal
-import subprocess
 
 import pytest
 import requests
-from svc_helpers import Http, accept_all, create_game, move_envelope, signed, wait_until
+from small_disk import fill, mounted
+from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 from test_serve_supervision import Serve, alive
 
-from referee.diskspace import free_bytes
 from referee.error_texts import DISK_FULL
+from referee.games_service.archiving import archive_game
 from referee.i18n import gettext
+from referee.store.messages import messages_of
 from referee.verify import verify_bundle
+from workers.archiver import Archiver
 
 SIZE = 48 << 20  # the disk: room for the two Redis servers' files, the key, the logs
 FLOOR = 8 << 20  # REFEREE_MIN_FREE_DISK of this serve
@@ -30,27 +34,8 @@ FLOOR = 8 << 20  # REFEREE_MIN_FREE_DISK of this serve
 
 @pytest.fixture
 def small_disk(tmp_path):
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={SIZE},mode=0700", "tmpfs", str(mount)],
-                          capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs for the full-disk test (it needs root: {done.stderr.strip()})")
-    try:
+    with mounted(tmp_path / "disk", SIZE) as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(mount, leave: int):
-    """Take the disk's free space down to ``leave`` bytes with one file (allocated, not sparse)."""
-    filler = mount / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        os.posix_fallocate(fd, 0, free_bytes(mount) - leave)
-    finally:
-        os.close(fd)
-    return filler
 
 
 def next_move(http: Http, game, rng) -> tuple[int, dict]:
@@ -132,3 +117,39 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_writes_resume_and_a_killed_l
         assert "stopping" not in server.log, server.log
     finally:
         server.stop()
+
+
+def test_the_archive_deletes_no_key_and_leaves_no_file_when_its_disk_is_full_and_tries_again(
+        make_app, tmp_path, run_worker, caplog):
+    with mounted(tmp_path / "archive-disk", 1 << 20) as mount:
+        app = make_app(REFEREE_ARCHIVE_DIR=str(mount / "archive"))
+        http = Http(app.test_client())
+        game = create_game(http, "towerup", 2)
+        accept_all(http, game)
+        play_random(http, game, random.Random(3))
+        run_worker(app.extensions["referee.queue"])  # (this app's queue, not the app fixture's)
+        store, key = app.extensions["referee.store"], app.extensions["referee.key"]
+        archive = store.archive
+        keys_before = sorted(store.redis.scan_iter(match=f"game:{{{game.game_id}}}:*"))
+        assert keys_before
+        filler = fill(mount)
+
+        with pytest.raises(OSError) as failed:
+            archive_game(store, messages_of(store), archive, game.game_id, key, older_than=0)
+        assert failed.value.errno == errno.ENOSPC
+        assert sorted(store.redis.scan_iter(match=f"game:{{{game.game_id}}}:*")) == keys_before
+        assert not archive.has(game.game_id)
+        assert [p for p in (mount / "archive").rglob("*") if p.is_file()] == []  # no partial file, no torn index
+
+        archiver = Archiver(store, archive, key, after=0, every=3600)
+        with caplog.at_level(logging.WARNING, logger="workers.archiver"):
+            assert archiver.run_once() == 0 and archiver.run_once() == 0
+        said = [r for r in caplog.records if r.name == "workers.archiver" and "could not be written" in r.message]
+        assert len(said) == 1, caplog.text  # once, not at every pass
+        assert sorted(store.redis.scan_iter(match=f"game:{{{game.game_id}}}:*")) == keys_before
+
+        filler.unlink()  # space is back: the next pass moves it
+        assert archiver.run_once() == 1 and not archiver.failing
+        assert list(store.redis.scan_iter(match=f"game:{{{game.game_id}}}:*")) == []
+        assert verify_bundle(archive.get(game.game_id)["bundle"]).ok
+        assert http.get(f"/games/{game.game_id}/export")[0] == 200
