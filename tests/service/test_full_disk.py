@@ -16,14 +16,22 @@ import re
 import signal
 
 import pytest
+import redis as redis_lib
 import requests
+from click.testing import CliRunner
+from ports import free_port
 from small_disk import fill, mounted
 from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 from test_serve_supervision import Serve, alive
 
+from referee import backup as backup_module
+from referee.backup import BackupError, restore_backup, write_backup
+from referee.cli.backup import backup
+from referee.embedded_redis import EmbeddedRedis
 from referee.error_texts import DISK_FULL
 from referee.games_service.archiving import archive_game
 from referee.i18n import gettext
+from referee.signing import public_key_b64, read_or_create_key_file
 from referee.store.messages import messages_of
 from referee.verify import verify_bundle
 from workers.archiver import Archiver
@@ -153,3 +161,44 @@ def test_the_archive_deletes_no_key_and_leaves_no_file_when_its_disk_is_full_and
         assert list(store.redis.scan_iter(match=f"game:{{{game.game_id}}}:*")) == []
         assert verify_bundle(archive.get(game.game_id)["bundle"]).ok
         assert http.get(f"/games/{game.game_id}/export")[0] == 200
+
+
+def test_a_backup_onto_a_full_disk_or_of_a_redis_that_cannot_save_fails_at_once_and_a_restore_changes_nothing(
+        tmp_path, monkeypatch):
+    key = tmp_path / "key"
+    public = public_key_b64(read_or_create_key_file(key))
+    with mounted(tmp_path / "small", 4 << 20) as mount, \
+            EmbeddedRedis(port=free_port(), directory=tmp_path / "r", durable=True) as server, \
+            EmbeddedRedis(port=free_port(), directory=mount / "r", durable=False) as on_small:
+        for client in (redis_lib.Redis.from_url(server.url), redis_lib.Redis.from_url(on_small.url)):
+            for i in range(100):
+                client.xadd(f"game:{{g{i}}}:log", {"entry": "x" * 200})
+        good = write_backup(tmp_path / "good.backup", server.url, key, None).path
+        filler = fill(mount)
+        on_disk = sorted(mount.rglob("*"))
+
+        # onto a full disk: "no space", a non-zero exit, nothing left behind
+        monkeypatch.setenv("REFEREE_KEY_FILE", str(key))
+        monkeypatch.setenv("REFEREE_VAR", str(tmp_path / "var"))
+        result = CliRunner().invoke(backup, ["--out", str(mount / "b.backup"), "--url", server.url])
+        assert result.exit_code != 0 and "no space" in result.output, result.output
+        assert sorted(mount.rglob("*")) == on_disk
+
+        # of a log Redis whose own disk is full: it cannot save its snapshot; said at once, not after an hour
+        with pytest.raises(BackupError, match=r"could not save its snapshot .*no space"):
+            write_backup(tmp_path / "c.backup", on_small.url, key, None, method="bgsave")
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith((".c.backup", "c.backup"))] == []
+        assert redis_lib.Redis.from_url(on_small.url).set("still", "writable")  # a failed save stops no write
+
+        # a restore into a full disk changes nothing: refused before it starts, or undone when the disk fills
+        target = mount / "var"
+        with pytest.raises(BackupError, match="no space"):
+            restore_backup(good, target, target / "referee-key", target / "archive", referee_key=public)
+        assert not target.exists()
+        monkeypatch.setattr(backup_module, "RESTORE_ROOM_FACTOR", 0)  # (past the check: the disk fills midway)
+        with pytest.raises(BackupError, match="no space"):
+            restore_backup(good, target, target / "referee-key", target / "archive", referee_key=public)
+        assert not target.exists() and sorted(mount.rglob("*")) == on_disk
+        filler.unlink()
+        restored = restore_backup(good, target, target / "referee-key", target / "archive", referee_key=public)
+        assert restored.keys == 100
