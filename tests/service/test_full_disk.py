@@ -14,6 +14,7 @@ import os
 import random
 import re
 import signal
+import time
 
 import pytest
 import redis as redis_lib
@@ -27,14 +28,18 @@ from test_serve_supervision import Serve, alive
 from referee import backup as backup_module
 from referee.backup import BackupError, restore_backup, write_backup
 from referee.cli.backup import backup
+from referee.config import with_password
+from referee.diskspace import LogDisk
 from referee.embedded_redis import EmbeddedRedis
 from referee.error_texts import DISK_FULL
 from referee.games_service.archiving import archive_game
 from referee.i18n import gettext
 from referee.signing import public_key_b64, read_or_create_key_file
+from referee.store import keys
 from referee.store.messages import messages_of
 from referee.verify import verify_bundle
 from workers.archiver import Archiver
+from workers.deadlines import DeadlineScheduler
 
 SIZE = 48 << 20  # the disk: room for the two Redis servers' files, the key, the logs
 FLOOR = 8 << 20  # REFEREE_MIN_FREE_DISK of this serve
@@ -75,7 +80,16 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_writes_resume_and_a_killed_l
         redis_pid = server.pid_of("embedded Redis (redis)")
         assert requests.get(f"{base}/health", timeout=5).json()["disk"] == "ok"
 
+        log_url = re.findall(r"embedded Redis on (redis://\S+) \(logs", server.log)[0]
+        log_redis = redis_lib.Redis.from_url(with_password(log_url, (small_disk / "var" / "redis-password")
+                                                           .read_text().strip()))
+
+        def aof_size() -> int:
+            return int(log_redis.info("persistence")["aof_current_size"])
+
         filler = fill(small_disk, FLOOR // 2)  # below the floor; Redis itself still has room
+        wait_until(lambda: requests.get(f"{base}/health", timeout=5).json()["disk"] == "full", timeout=10)
+        aof_when_full = aof_size()
         _seat, body = next_move(http, game, rng)  # (a read: answered)
         refused = requests.post(f"{base}/games/{game.game_id}/moves", json=body, timeout=5,
                                 headers={"Accept-Language": "de"})
@@ -95,6 +109,16 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_writes_resume_and_a_killed_l
         metrics = requests.get(f"{base}/metrics", timeout=5).text
         free = float(re.search(r'^referee_disk_free_bytes\{disk="log"\} (\S+)$', metrics, re.M).group(1))
         assert free < FLOOR
+
+        # nothing reached the log Redis's disk meanwhile: no refused write, no timer's claim, and no heartbeat of
+        # the replay loop (it beats once a second, on the work Redis: wait for one made while the disk is full)
+        work_url = re.findall(r"embedded Redis on (redis://\S+) \(queue", server.log)[0]
+        work_redis = redis_lib.Redis.from_url(with_password(work_url, log_redis.connection_pool.connection_kwargs[
+            "password"]))
+        since = int(time.time() * 1000)
+        wait_until(lambda: any(score > since for _name, score in work_redis.zrange(
+            "referee:replayers:referee", 0, -1, withscores=True)), timeout=10)
+        assert aof_size() == aof_when_full
 
         filler.unlink()  # space is back: the same move is taken now, with no restart
         taken = requests.post(f"{base}/games/{game.game_id}/moves", json=body, timeout=5)
@@ -202,3 +226,15 @@ def test_a_backup_onto_a_full_disk_or_of_a_redis_that_cannot_save_fails_at_once_
         filler.unlink()
         restored = restore_backup(good, target, target / "referee-key", target / "archive", referee_key=public)
         assert restored.keys == 100
+
+
+def test_below_the_floor_the_deadline_scheduler_claims_no_timer_and_goes_on_once_there_is_room(store, tmp_path):
+    """The scheduler's claims and timeouts are writes on the log Redis: below the floor a pass does none."""
+    disk = LogDisk(floor=1 << 62, directory=str(tmp_path))  # more than any disk has: below the floor
+    store.redis.zadd(keys.TIMERS, {"g_nosuchgame0000": 0})
+    scheduler = DeadlineScheduler(store, disk=disk)
+    assert disk.state() == "full" and scheduler.run_once() == []
+    assert store.redis.zscore(keys.TIMERS, "g_nosuchgame0000") == 0  # not claimed
+    disk.floor = 0  # room again
+    scheduler.run_once()
+    assert store.redis.zscore(keys.TIMERS, "g_nosuchgame0000") != 0  # claimed (and dropped: no such game)
