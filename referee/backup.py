@@ -721,7 +721,7 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 path.unlink(missing_ok=True)
-        if no_space(error):
+        if isinstance(error, OSError) and no_space(error):
             raise BackupError(f"no space left on the disk of {var} ({error.strerror}): nothing was restored, and "
                               "nothing was changed; free space there and try again") from error
         raise

@@ -82,8 +82,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 def _floor() -> None:
     """A write while the log's disk is below ``REFEREE_MIN_FREE_DISK`` (``referee/diskspace.py``): 503
     ``log/disk_full`` with ``Retry-After``, before anything is written. Reads go on."""
-    if request.method in SAFE_METHODS or request.endpoint in READ_ONLY_POSTS:
-        return
+    if request.method in SAFE_METHODS or request.endpoint is None or request.endpoint in READ_ONLY_POSTS:
+        return  # (no route: its 404 or 405 as ever)
     disk: LogDisk | None = current_app.extensions.get("referee.log_disk")
     if disk is not None and disk.full():
         g.referee_disk_full = True
