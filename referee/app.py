@@ -18,6 +18,8 @@
 * ``app.extensions["referee.limiter"]`` — the rate limits (``referee.api.limits``, Flask-Limiter on the
   work Redis), each named by a ``REFEREE_RATE_*`` setting.
 * the browser defences and forwarded-header policy (``referee.defences``: headers on every answer).
+* the compression of every answer made per request (:func:`init_compression`: brotli or gzip); the static files
+  are compressed once, ahead (``referee.web.compression``), and event streams never;
 * the logs (``referee.logs.configure_logging``: JSON lines with ``REFEREE_LOG_FORMAT=json``) and the metrics
   (``referee.observability``: request ids, counts of every answer, ``GET /metrics``).
 
@@ -60,6 +62,7 @@ def init_store(app: Flask) -> None:
             log.warning("the log's Redis runs with %s: a 2xx would not mean 'on disk'; "
                         "use appendonly yes, appendfsync always", durability)
     app.extensions["referee.store"] = store
+    app.extensions["referee.device_links"] = device_links(config, store)
     dispatch = config["REFEREE_DISPATCH"]
     if dispatch == "rq":
         from workers.queue import ReplayDispatch, replay_queue  # noqa: PLC0415 - RQ only when used
@@ -98,6 +101,16 @@ def init_store(app: Flask) -> None:
         projector.on_finished = tournaments.game_over  # a tournament game's end advances its tournament
 
 
+def device_links(config: Mapping[str, Any], store: Any) -> Any:
+    """Where device links wait (section 15): the work Redis, or this process's memory with the memory store."""
+    from .store.device_links import MemoryDeviceLinks, RedisDeviceLinks  # noqa: PLC0415
+
+    seconds = config["REFEREE_DEVICE_LINK_SECONDS"]
+    if config["REFEREE_STORE"] == "memory":
+        return MemoryDeviceLinks(seconds)
+    return RedisDeviceLinks(store.work, seconds)
+
+
 def init_key(app: Flask) -> None:
     app.extensions["referee.key"] = read_or_create_key_file(app.config["REFEREE_KEY_FILE"])
 
@@ -118,6 +131,16 @@ def init_body_limit(app: Flask) -> None:
     config = app.config
     app.wsgi_app = BodyLimit(app.wsgi_app, config["REFEREE_MAX_BODY"],  # type: ignore[method-assign]
                              {"/verify": config["REFEREE_MAX_BUNDLE"]}, timeout=config["REFEREE_BODY_TIMEOUT"] or None)
+
+
+def init_compression(app: Flask) -> None:
+    """Every answer made per request compressed, brotli or gzip, as ``Accept-Encoding`` prefers
+    (``referee.web.compression.compress_answer``: pages, JSON; never a streamed answer, so never an event stream);
+    the static files are compressed once, ahead, by the pages' blueprint. Its CPU per answer:
+    ``tests/bench/bench_compression.py``."""
+    from .web.compression import compress_answer  # noqa: PLC0415
+
+    app.after_request(compress_answer)
 
 
 class LazyBuildRule(Rule):
@@ -153,6 +176,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     cast(DefaultJSONProvider, app.json).sort_keys = False  # Flask's own provider (no json_provider_class here)
     init_key(app)
     init_store(app)
+    init_compression(app)  # first: Flask runs after_request hooks last-registered first, so it compresses last
     api.init_app(app)
     defences.init_app(app)  # security headers on every answer, forwarded headers (issue 17)
     observability.init_app(app)  # request ids, metrics, GET /metrics (issue 23); before the limits' hooks

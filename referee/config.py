@@ -108,6 +108,10 @@ name                        default                     meaning
 ``REFEREE_MAX_STREAMS_PER_CLIENT`` ``8``                event streams one client address holds open at
                                                         once, over every web process; one more is 429
                                                         (0: no cap)
+``REFEREE_DEVICE_LINK_SECONDS`` ``600``                 how long a device link's sealed box waits to be taken
+                                                        (section 15; ``/keys/links``)
+``REFEREE_RATE_DEVICE_LINKS`` ``20 per minute;``        device links made per client address
+                            ``100 per hour``
 ``REFEREE_ARCHIVE_DIR``     ``<REFEREE_VAR>/archive``   where finished games go when they leave Redis
                                                         (one fsync'd file per game; back it up)
 ``REFEREE_ARCHIVE_AFTER``   ``604800`` (7 days)         seconds after a game's ``revealed`` entry (a
@@ -121,6 +125,8 @@ name                        default                     meaning
                                                         on (``referee/diskspace.py``; 0: no floor)
 ``REFEREE_LOG_DISK``        the log Redis's ``dir``     the folder whose disk the floor watches (unset:
                                                         asked of the log Redis when it runs here)
+``REFEREE_RECOVERY_WAIT``   ``259200`` (72 hours)       seconds a recovery of a lost key waits at least
+                                                        before it may complete (CONTRACT section 15)
 =========================== =========================== ==========================================
 """
 
@@ -206,13 +212,24 @@ DEFAULTS.update({
     "REFEREE_LOG_DISK": None,  # None: the log Redis's own `dir`, when it runs on this machine
 })
 
+# -- one player, every device (section 15): device links ----------------------------------------------------
+DEFAULTS.update({
+    "REFEREE_DEVICE_LINK_SECONDS": 600,
+    "REFEREE_RATE_DEVICE_LINKS": "20 per minute;100 per hour",
+})
+
+# -- a seat's new key (issue 48, CONTRACT section 15) ----------------------------------------------------------
+DEFAULTS.update({
+    "REFEREE_RECOVERY_WAIT": 72 * 3600,  # seconds a recovery of a lost key waits at least (int)
+})
+
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",
          "REFEREE_REPLICA_TIMEOUT_MS", "REFEREE_MAX_OPEN_GAMES", "REFEREE_MAX_MESSAGE_BYTES",
          "REFEREE_MAX_STREAMS_PER_CLIENT", "REFEREE_MIN_FREE_DISK"}
 _FLOATS = {"REFEREE_ACCEPT_WITHIN", "REFEREE_ARCHIVE_AFTER", "REFEREE_ARCHIVE_EVERY",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
            "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",
-           "REFEREE_BODY_TIMEOUT"}
+           "REFEREE_BODY_TIMEOUT", "REFEREE_DEVICE_LINK_SECONDS"}
 _BOOLS = {"REFEREE_BENCH_NOOP", "REFEREE_WEBHOOK_PRIVATE", "REFEREE_METRICS"}
 
 
@@ -278,7 +295,7 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
             retries, str) else [int(x) for x in retries]
     except ValueError as exc:
         raise ConfigError(f"REFEREE_WEBHOOK_RETRIES must be seconds separated by commas: {exc}") from exc
-    for name in ("REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_REPLICA_TIMEOUT_MS"):
+    for name in ("REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_REPLICA_TIMEOUT_MS", "REFEREE_DEVICE_LINK_SECONDS"):
         if config[name] <= 0:
             raise ConfigError(f"{name} must be positive")
     if config["REFEREE_MIN_FREE_DISK"] is None:

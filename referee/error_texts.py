@@ -203,6 +203,13 @@ TEMPLATES = (
     N_("this contact belongs to another key"),
     N_("that is not this contact's confirmation code"),
     N_("the signed time is %(skew)s s away from the server's time; sign a fresh request (at most %(fresh)s s off)"),
+    # -- a seat's new key (CONTRACT section 15; referee/games_service/keys.py, referee/replay/keys.py)
+    N_("new_sig is not the new key's signature over this envelope"),
+    N_("the signature is not the new key's over this envelope"),
+    N_("a recovery of seat %(seat)s is pending (log position %(position)s)"),
+    N_("the game is %(status)s: its seats' keys stay as they are"),
+    N_("no offer or recovery at position %(position)s is pending"),
+    N_("the seat's own key keeps the seat by declining (accept: false); it does not accept"),
     # -- the HTTP layer (werkzeug's own descriptions, the rate limits)
     N_("The requested URL was not found on the server. If you entered the URL manually please check your "
        "spelling and try again."),

@@ -28,8 +28,10 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
 
+from .canonical import canonical_bytes
 from .signing import b64url_decode, b64url_encode, load_private_key, private_key_b64, public_key_b64
 
 FORMAT = "referee-key"
@@ -154,3 +156,58 @@ def read_key_text(text: str, passphrase: str | None = None) -> Ed25519PrivateKey
     if passphrase is None:
         raise PassphraseNeeded("the key file is encrypted: a passphrase is needed")
     return decrypt_key(text, passphrase)
+
+
+# -- one player, every device (CONTRACT section 15) -------------------------------------------------------------------
+#: HKDF's info for the AES key of a device link's box
+DEVICE_LINK_INFO = b"referee device link v1"
+#: the PRF input of a passkey's key (``eval.first``: SHA-256 of these bytes) and HKDF's info for the seed
+PASSKEY_PRF_LABEL = b"referee/key/v1"
+PASSKEY_SEED_INFO = b"referee ed25519 seed v1"
+DEVICE_LINK_NONCE_BYTES = 12
+
+
+def _hkdf32(secret: bytes, info: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(secret)
+
+
+def passkey_prf_input() -> bytes:
+    """``eval.first`` of the passkey's PRF extension: SHA-256 of ``referee/key/v1``."""
+    digest = hashes.Hash(hashes.SHA256())
+    digest.update(PASSKEY_PRF_LABEL)
+    return digest.finalize()
+
+
+def passkey_key(prf_output: bytes) -> Ed25519PrivateKey:
+    """The key a passkey makes: its 32-byte seed is HKDF-SHA256 of the PRF output (empty salt, info ``referee
+    ed25519 seed v1``). Any client that gets the same PRF output makes the same key."""
+    return Ed25519PrivateKey.from_private_bytes(_hkdf32(prf_output, PASSKEY_SEED_INFO))
+
+
+def seal_device_box(key: Ed25519PrivateKey, name: str, secret: bytes) -> bytes:
+    """A device link's box: a random 12-byte nonce, then AES-256-GCM (key HKDF-SHA256 of ``secret``, empty salt,
+    info ``referee device link v1``; no additional data) of the RFC 8785 bytes of ``{"v": 1, "name", "private"}``."""
+    if len(secret) != 32:
+        raise KeyFileError("a device link's secret is 32 bytes")
+    plain = canonical_bytes({"v": 1, "name": name, "private": private_key_b64(key)})
+    nonce = os.urandom(DEVICE_LINK_NONCE_BYTES)
+    return nonce + AESGCM(_hkdf32(secret, DEVICE_LINK_INFO)).encrypt(nonce, plain, None)
+
+
+def open_device_box(box: bytes, secret: bytes) -> tuple[Ed25519PrivateKey, str]:
+    """The key and its name in a device link's box (:func:`seal_device_box`); ``KeyFileError`` when the secret is
+    not the box's or the box is damaged."""
+    if len(secret) != 32:
+        raise KeyFileError("a device link's secret is 32 bytes: was the link copied whole, with its #…?")
+    nonce, sealed = box[:DEVICE_LINK_NONCE_BYTES], box[DEVICE_LINK_NONCE_BYTES:]
+    try:
+        plain = AESGCM(_hkdf32(secret, DEVICE_LINK_INFO)).decrypt(nonce, sealed, None)
+    except InvalidTag as exc:
+        raise KeyFileError("the box does not open with this link's secret: was the link copied whole?") from exc
+    try:
+        document = json.loads(plain)
+        if document.get("v") != 1:
+            raise KeyFileError(f"a device link box of version {document.get('v')!r}: this referee reads version 1")
+        return load_private_key(document["private"]), str(document.get("name") or "")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise KeyFileError(f"the box holds no key: {exc}") from exc

@@ -41,6 +41,8 @@ ANSWER_CTX = "referee/answer"
 SEAT_CTX = "referee/seat"
 LEAVE_CTX = "referee/leave"
 CANCEL_CTX = "referee/cancel"
+REKEY_CTX = "referee/rekey"  # a seat's new key, by its holder (CONTRACT section 15)
+RECOVER_CTX = "referee/recover"  # a lost key's seat asked for by a new key (CONTRACT section 15)
 CREATE_CTX = "referee/create"
 
 

@@ -8,7 +8,8 @@ from .common import key_field, sig_field, strict_int
 
 LANGUAGES = ("en", "de", "fr")  # referee.i18n.SUPPORTED (schemas import no service)
 EVENT_NAMES = ("turn", "reminder", "timeout", "started", "finished", "tournament_round", "offer", "offer_answered",
-               "resigned", "message", "seated", "left", "cancelled", "rematch")  # referee.notify.contacts.EVENTS
+               "resigned", "message", "seated", "left", "cancelled", "rematch",
+               "recovery")  # referee.notify.contacts.EVENTS
 CONTACT_ID = validate.Regexp(r"^c_[a-z2-7]{16}$", error="not a contact id")
 
 

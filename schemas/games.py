@@ -174,6 +174,13 @@ class DecisionsSchema(Schema):
         "description": "the last offer settled: {offer, kind, outcome: agreed|declined|withdrawn|lapsed, position}"})
     resigned = fields.List(fields.Integer(), metadata={"description": "seats that resigned"})
     voided = fields.List(fields.Integer(), metadata={"description": "log positions of moves voided by take-backs"})
+    seat_keys = fields.List(fields.String(), metadata={
+        "description": "once a seat's key changed or a recovery was asked (CONTRACT section 15): each seat's key now"})
+    rekeys = fields.List(fields.Dict(), metadata={
+        "description": "each change of a seat's key, in log order: {position, seat, old, new, reason}"})
+    recoveries = fields.List(fields.Dict(), metadata={
+        "description": "the pending recoveries of lost keys: {recovery (its position, answered at POST "
+                       "/games/{id}/offers/{recovery}/answer), seat, key, not_before, accepted, needed, ended_by?}"})
 
 
 class GameSchema(GameSummarySchema):
@@ -255,6 +262,8 @@ class ReplayStepSchema(Schema):
     status = fields.String(required=True)
     to_move = fields.Integer(allow_none=True)
     state = fields.Dict(allow_none=True, metadata={"description": "public state after this entry"})
+    seat_keys = fields.List(fields.String(), metadata={
+        "description": "a rekeyed entry (CONTRACT section 15): each seat's key from this step on"})
 
 
 class ReplayPageSchema(Schema):
@@ -274,4 +283,7 @@ class ResultSchema(Schema):
     version_mismatch = fields.Dict(allow_none=True)
     result = fields.Dict(required=True, metadata={"description": "per seat: score breakdown, total, rank; "
                                                                  "the tie-break chain"})
+    seat_keys = fields.List(fields.List(fields.Dict()), metadata={
+        "description": "a game where a seat's key changed (CONTRACT section 15): per seat, the keys that held it in "
+                       "turn, {key, from (the rekeyed entry's position; null: the first), reason (holder, recovered)}"})
 

@@ -5,17 +5,27 @@ from __future__ import annotations
 import pytest
 
 from referee.games import ruleset
-from referee.replay import DECISION_ENTRIES, REFEREE_ENTRIES, LogReplayer, adjudication, decisions, lifecycle, moves
+from referee.replay import (
+    DECISION_ENTRIES,
+    KEY_ENTRIES,
+    REFEREE_ENTRIES,
+    LogReplayer,
+    adjudication,
+    decisions,
+    keys,
+    lifecycle,
+    moves,
+)
 from referee.replay.replayer import HANDLERS, _handlers
 
 CONCERNS = {"lifecycle": lifecycle.HANDLERS, "moves": moves.HANDLERS, "decisions": decisions.HANDLERS,
-            "adjudication": adjudication.HANDLERS}
+            "adjudication": adjudication.HANDLERS, "keys": keys.HANDLERS}
 
 
 def test_each_entry_type_is_handled_by_one_concern():
     claimed = [kind for table in CONCERNS.values() for kind in table]
     assert len(claimed) == len(set(claimed)) and set(claimed) == set(HANDLERS)
-    assert REFEREE_ENTRIES | DECISION_ENTRIES <= set(HANDLERS)
+    assert REFEREE_ENTRIES | DECISION_ENTRIES | KEY_ENTRIES <= set(HANDLERS)
     assert {"created", "accepted", "started", "expired", "forfeited"} <= set(lifecycle.HANDLERS)
 
 

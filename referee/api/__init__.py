@@ -157,7 +157,18 @@ class RefereeApi(Api):
 
 def init_app(app: Flask) -> Api:
     """Register the API's blueprints, docs and error handlers on ``app``."""
-    from . import contacts, docs, events, games, health, messages, rulesets, submissions, tournaments  # noqa: PLC0415
+    from . import (  # noqa: PLC0415
+        contacts,
+        device_links,
+        docs,
+        events,
+        games,
+        health,
+        messages,
+        rulesets,
+        submissions,
+        tournaments,
+    )
     from .players import blp as players_blp  # noqa: PLC0415
 
     app.config.setdefault("API_TITLE", "referee")
@@ -171,6 +182,7 @@ def init_app(app: Flask) -> Api:
     api.register_blueprint(players_blp)
     api.register_blueprint(tournaments.blp)
     api.register_blueprint(tournaments.ratings_blp)
+    api.register_blueprint(device_links.blp)
     verification = _optional_blueprint("referee.api.verification", "blp")
     if verification is not None:
         if hasattr(verification, "ARGUMENTS_PARSER"):

@@ -20,6 +20,7 @@ from schemas.messages import (
     MuteSubmissionSchema,
 )
 
+from .games import service
 from .limits import rate_limited, seat_key
 from .parsing import ApiBlueprint
 
@@ -60,7 +61,10 @@ class Messages(MethodView):
         """A seat's signed message (ctx ``referee/message``; ``to``: seats, or null for everyone), bound to the
         game and seat but to no log position: it never makes a move stale. 201 with the referee's signed
         receipt of its position in the game's message stream."""
-        return messages().post(game_id, submission)
+        posted = messages().post(game_id, submission)
+        # a seat's new key (CONTRACT section 15): a message of the seat's key ends its pending recovery
+        service().message_posted(game_id, submission["envelope"]["seat"], posted)
+        return posted
 
 
 @blp.route("/<game_id>/messages/mute")

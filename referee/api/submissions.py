@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import current_app
 from flask.views import MethodView
 
 from schemas.common import ErrorSchema
 from schemas.games import RematchSchema
+from schemas.keys import RecoverSubmissionSchema, RecoveryReceiptSchema, RekeySubmissionSchema
 from schemas.submissions import (
     AbortSubmissionSchema,
     AcceptSubmissionSchema,
@@ -192,3 +194,35 @@ class Rematch(MethodView):
         created it; asked again, by any seat, 200 with the same game. 409 ``game/not_finished`` before the end."""
         status, answer = service().rematch(game_id, submission)
         return answer, status
+
+
+# -- a seat's new key (CONTRACT section 15) ---------------------------------------------------------
+@blp.route("/<game_id>/rekey")
+class Rekey(MethodView):
+    @blp.arguments(RekeySubmissionSchema())
+    @blp.response(202, ReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """A holder moves a seat to a new key, while the game waits or runs: ``sig`` by the seat's key, ``new_sig``
+        by the envelope's ``key`` → entry ``rekeyed`` (reason ``holder``). From then on the seat's submissions are
+        signed by the new key (the old one gets 401 ``submission/bad_signature``); 409 ``seat/same_key`` for a key
+        that holds a seat of the game."""
+        return service().rekey(game_id, submission)
+
+
+@blp.route("/<game_id>/recover")
+class Recover(MethodView):
+    @rate_limited("REFEREE_RATE_OFFERS", shared=True)
+    @blp.alt_response(429, schema=ErrorSchema, description="over REFEREE_RATE_OFFERS (per client address); see "
+                                                           "Retry-After")
+    @blp.arguments(RecoverSubmissionSchema())
+    @blp.response(202, RecoveryReceiptSchema)
+    @_document_errors
+    def post(self, submission: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Ask to take over a seat whose key is lost, signed by the new ``key`` → entry ``recovery`` with
+        ``not_before`` (now, or the end of the seat's vacation, + ``REFEREE_RECOVERY_WAIT``). The other seats answer
+        it at ``/offers/{position}/answer``; once all accepted and ``not_before`` passed the referee writes
+        ``rekeyed`` (reason ``recovered``); any submission of the seat's key meanwhile, or a decline, ends it
+        (``recovery_declined``). 409 ``recovery/pending`` while one is pending for the seat."""
+        wait = int(current_app.config.get("REFEREE_RECOVERY_WAIT", 72 * 3600))
+        return service().recover(game_id, submission, wait)

@@ -16,6 +16,8 @@ Running the service (``operations.py``)::
 Playing from a terminal (``games.py``; any server, default ``$REFEREE_SERVER`` or http://127.0.0.1:8000)::
 
     referee keygen --out alice.key
+    referee key link --key alice.key       (``keys.py``) a one-time link (and QR) that moves the key to a browser;
+    referee key fetch LINK --out bob.key   ``fetch`` takes one made by a browser's My keys page (section 15)
     referee create fivetowers --seat alice=<pubkey> --seat bob=<pubkey>
     referee accept GAME --key alice.key
     referee move GAME '{"type": "bid", "amount": 2}' --key alice.key --wait 5
@@ -23,7 +25,8 @@ Playing from a terminal (``games.py``; any server, default ``$REFEREE_SERVER`` o
 Open seats (``seats.py``: ``create … --invite NAME --open NAME --key FILE`` prints the join links; ``join LINK
 --key FILE``, ``leave``, ``cancel``, ``rematch GAME --key FILE``). The players' own decisions (``decisions.py``:
 ``resign``, ``offer GAME draw|end|abort|takeback``, ``answer
-GAME [OFFER] --accept|--decline``), a computer player (``bots.py``: ``bot --key FILE``), messages
+GAME [OFFER] --accept|--decline``), a seat's new key (``rekeys.py``: ``rekey GAME|--all --key OLD --new-key NEW``,
+``recover GAME --seat N --key NEW``), a computer player (``bots.py``: ``bot --key FILE``), messages
 (``messages.py``: ``say``, ``messages``), the clock (``clocks.py``:
 ``vacation``, ``verify-receipt``), notifications (``notifications.py``: ``contact …``, ``mail-gateway``),
 tournaments (``tournaments.py``: ``tournament …``) and the offline verifiers (``verification.py``: ``verify``,
@@ -55,6 +58,7 @@ COMMANDS = {
     "restore": ".backup:restore",
     # playing from a terminal
     "keygen": ".games:keygen",
+    "key": ".keys:key",
     "create": ".games:create",
     "accept": ".games:accept",
     "legal-moves": ".games:legal_moves",
@@ -67,6 +71,8 @@ COMMANDS = {
     "resign": ".decisions:resign",
     "offer": ".decisions:offer",
     "answer": ".decisions:answer",
+    "rekey": ".rekeys:rekey",
+    "recover": ".rekeys:recover",
     "verify-receipt": ".clocks:verify_receipt",
     "bot": ".bots:bot",
     # talking

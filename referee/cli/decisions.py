@@ -73,9 +73,10 @@ def offer(game_id: str, kind: str, *, key_file: str, seat: int | None, armor: bo
 @server_option
 def answer(game_id: str, position: int | None, *, accept: bool | None, key_file: str, seat: int | None,
            armor: bool, server: str) -> None:
-    """Answer the offer at log position OFFER of GAME (default: the pending offer). When yours is the last
-    acceptance needed, the referee records the agreement at once (with --armor: prints the block to mail to
-    the referee instead)."""
+    """Answer the offer at log position OFFER of GAME (default: the pending offer, else the one pending recovery of a
+    seat's key). When yours is the last acceptance an offer needs, the referee records the agreement at once; a
+    recovery completes after its wait, and the seat's own key declining it keeps the seat (with --armor: prints
+    the block to mail to the referee instead)."""
     if accept is None:
         raise click.UsageError(_("say --accept or --decline"))
     key = load_key(key_file)
@@ -83,10 +84,15 @@ def answer(game_id: str, position: int | None, *, accept: bool | None, key_file:
         status, game = http("GET", f"{server}/games/{game_id}")
         if status != 200:
             fail(status, game)
-        pending = (game.get("decisions") or {}).get("pending")
-        if pending is None:
+        decisions = game.get("decisions") or {}
+        pending = decisions.get("pending")
+        recoveries = decisions.get("recoveries") or []
+        if pending is not None:
+            position = int(pending["offer"])
+        elif len(recoveries) == 1:  # a recovery of a seat's key (CONTRACT section 15) is answered the same way
+            position = int(recoveries[0]["recovery"])
+        else:
             raise click.ClickException(_("no offer is pending in game %(game)s", game=game_id))
-        position = int(pending["offer"])
 
     def envelope_of(game: dict[str, Any]) -> dict[str, Any]:
         return {"v": 1, "ctx": ANSWER_CTX, "game": game_id, "seat": seat_of(game, public_key_b64(key), seat),

@@ -15,7 +15,8 @@ from typing import Any
 from ..decisions import lapsed_offer, not_pending, offer_problem
 from ..errors import ServiceError, invalid
 from ..replay import ACTIVE, LogReplayer
-from .submissions import StateCheck, Submissions
+from .keys import SeatKeys
+from .submissions import StateCheck
 
 
 def _running(replayer: LogReplayer, what: str) -> ServiceError | None:
@@ -66,8 +67,9 @@ def _answer_state(offer: int) -> StateCheck:
     return check
 
 
-class PlayerDecisions(Submissions):
-    """Takes the seats' signed resignations, offers and answers."""
+class PlayerDecisions(SeatKeys):
+    """Takes the seats' signed resignations, offers and answers (an answer to a recovery of a seat's key goes to
+    :meth:`SeatKeys.answer_recovery`)."""
 
     def resign(self, game_id: str, submission: dict[str, Any]) -> dict[str, Any]:
         """A seat's signed resignation (``ctx`` ``referee/resign``), whoever is to move (DC-R1).
@@ -108,6 +110,8 @@ class PlayerDecisions(Submissions):
         if envelope["offer"] != position:
             raise invalid([{"path": "$.envelope.offer",
                             "problem": f"the envelope answers offer {envelope['offer']}, the URL offer {position}"}])
+        if self.is_recovery(game_id, position):  # a recovery of a seat's key (CONTRACT section 15)
+            return self.answer_recovery(game_id, position, submission)
         receipt, _advanced, _appended = self._submit(
             game_id, submission, "answered", _answer_state(position),
             payload={"offer": position, "accept": envelope["accept"]})

@@ -3,7 +3,9 @@
 Besides the submissions of the seats, the referee appends entries on its own: ``started`` once every seat has
 accepted (or right after ``created`` in recorded mode), ``revealed`` with the server seed once the game is
 over (or aborted by agreement, or cancelled by its creator), ``agreed`` once every seat needed has accepted
-the pending offer (CONTRACT section 12), and with a clock (CONTRACT section 8) ``timeout`` when the seat to
+the pending offer (CONTRACT section 12), ``recovery_declined`` once a pending recovery of a seat's key ended and
+(deadline scheduler only) the ``rekeyed`` that completes an accepted recovery after its wait (CONTRACT section 15),
+and with a clock (CONTRACT section 8) ``timeout`` when the seat to
 move is past its deadline, ``forfeited`` right after a timeout that forfeits, and ``auto_move`` for a
 forfeited seat on each of its turns. The web process (right after the append that calls for them), the replay
 worker (in case the web process died in between) and the deadline scheduler append them through
@@ -12,15 +14,18 @@ worker (in case the web process died in between) and the deadline scheduler appe
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from ..clock import now
 from ..logchain import ENTRY_VERSION, seal
-from ..replay import ABORTED, ACTIVE, CANCELLED, EXPIRED, FINISHED, WAITING, LogReplayer, Verdict
+from ..replay import ABORTED, ACTIVE, CANCELLED, EXPIRED, FINISHED, WAITING, LogReplayer, Verdict, recovery_due
 from ..store.base import Appended, LogStore
 from ..store.errors import StaleAppend
-from ..timecontrol import format_ms
+from ..timecontrol import format_ms, parse_ms
+
+log = logging.getLogger(__name__)
 
 
 def make_entry(kind: str, seq: int, prev: str, at: str | None = None, **payload: Any) -> dict[str, Any]:
@@ -43,6 +48,9 @@ def due_system_entry(replayer: LogReplayer, secret: bytes | None, now: int | Non
     agreement = replayer.agreement_due()
     if agreement is not None:  # every seat needed accepted the pending offer (DC-O2)
         return {"type": "agreed", "offer": agreement}
+    recovery = recovery_due(replayer, now)  # a seat's new key (CONTRACT section 15, RK-R3, RK-R4)
+    if recovery is not None:
+        return recovery
     if replayer.status == ACTIVE and clocks is not None and replayer.game is not None:
         mover = replayer.to_move()
         if mover is not None and clocks.forfeited(mover):
@@ -69,6 +77,19 @@ def due_system_entry(replayer: LogReplayer, secret: bytes | None, now: int | Non
         if not replayer.revealed:
             return {"type": "revealed", "server_seed": secret.hex(), "reason": "finished"}
     return None
+
+
+def reindex_key(store: LogStore, game_id: str, replayer: LogReplayer) -> None:
+    """After a ``rekeyed`` entry (CONTRACT section 15): list the game under the seat's new key and take it off the old
+    one's list. Best effort: a key's list is read through the fold's holders (``PlayerGames.player_games``)."""
+    if not replayer.key_history or replayer.created is None:
+        return
+    _position, _seat, old, new, _reason = replayer.key_history[-1]
+    try:
+        store.index_player_games([(new, game_id, parse_ms(replayer.created["at"]))])
+        store.unindex_player_games([(old, game_id)])
+    except Exception:
+        log.exception("could not move game %s to the seat's new key's list", game_id)
 
 
 #: ``observe(entry, verdict, status_before)``: told of every entry :func:`append_system_entries` folds
@@ -98,6 +119,8 @@ def append_system_entries(store: LogStore, game_id: str, replayer: LogReplayer,
             break
         was = replayer.status
         verdict = replayer.feed(entry)
+        if kind == "rekeyed" and verdict.status == "ok":
+            reindex_key(store, game_id, replayer)
         if observe is not None:
             observe(entry, verdict, was)
     return appended

@@ -57,6 +57,17 @@ STATUS_BY_CODE = {
     "seat/open": 409,
     "game/cancelled": 409,
     "cancel/no_creator": 403,
+    # a seat's new key (CONTRACT section 15)
+    "rekey/mismatch": 400,
+    "rekey/bad_reason": 400,
+    "recovery/pending": 409,
+    "recovery/none_pending": 409,
+    "recovery/declined": 409,
+    "recovery/not_accepted": 409,
+    "recovery/early": 409,
+    "recovery/bad_not_before": 400,
+    "answer/own_recovery": 409,
+    "answer/not_organiser": 403,
 }
 
 

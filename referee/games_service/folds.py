@@ -71,6 +71,8 @@ def fold_with_states(store: LogStore, game_id: str, stop: int | None = None) -> 
             "status": replayer.status,
             "to_move": replayer.to_move(),
             "state": replayer.game.view() if replayer.game is not None else None,
+            # a seat's new key (CONTRACT section 15): each seat's key from this step on
+            **({"seat_keys": replayer.keys} if entry.get("type") == "rekeyed" and verdict.status == "ok" else {}),
         })
     return steps
 

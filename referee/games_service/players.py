@@ -112,17 +112,20 @@ def rebuild_player_index(store: LogStore, game_ids: list[str]) -> int:
     written."""
     written = 0
     for chunk in _chunks(game_ids):
-        rows = [row for game_id, created in zip(chunk, store.read_created(chunk), strict=True) if created is not None
-                for row in player_rows(game_id, _as_held(store, game_id, created))]
+        # a seat's new key (CONTRACT section 15): a game whose projection names a rekey is folded for its holders
+        rekeyed = [bool(((projection or {}).get("decisions") or {}).get("rekeys"))
+                   for projection in store.read_projections(chunk, ("decisions",))]
+        rows = [row for game_id, created, moved in zip(chunk, store.read_created(chunk), rekeyed, strict=True)
+                if created is not None for row in player_rows(game_id, _as_held(store, game_id, created, moved))]
         store.index_player_games(rows)
         written += len(rows)
     return written
 
 
-def _as_held(store: LogStore, game_id: str, created: dict[str, Any]) -> dict[str, Any]:
-    """``created`` with the keys that hold its open seats now (from the log's ``seated`` and ``left``, as the fold
-    judges them); ``created`` itself for a game whose seats all had keys at creation."""
-    if all(seat_kind(seat) == "key" for seat in created.get("seats") or []):
+def _as_held(store: LogStore, game_id: str, created: dict[str, Any], rekeyed: bool = False) -> dict[str, Any]:
+    """``created`` with the keys that hold its seats now (from the log's ``seated``, ``left`` and ``rekeyed``, as the
+    fold judges them); ``created`` itself for a game whose seats all had keys at creation and never changed them."""
+    if not rekeyed and all(seat_kind(seat) == "key" for seat in created.get("seats") or []):
         return created
     replayer = LogReplayer(server_seed=store.read_secret(game_id))
     try:
@@ -174,7 +177,10 @@ class PlayerGames(ServiceCore):
                 except ServiceError:
                     continue
             described = created
-            if any(seat_kind(seat) != "key" for seat in created.get("seats") or []):
+            seats = created.get("seats") or []
+            moved = bool((projection.get("decisions") or {}).get("rekeys"))  # a seat's new key (CONTRACT section 15)
+            if moved or any(seat_kind(seat) != "key" for seat in seats) or not any(
+                    seat.get("key") == public_key for seat in seats):
                 held = self._held_now(game_id, created)
                 if held is None or not any(seat["key"] == public_key for seat in held[0]["seats"]):
                     # the key left the seat it took: its row is taken off when it leaves, but that write is on

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..clock import now
-from ..replay import WAITING, LogReplayer, seat_kind
+from ..replay import WAITING, LogReplayer, needed_answers, seat_kind
 from ..store.base import OPEN_LISTING
 from ..timecontrol import Clocks, parse_ms
 
@@ -57,6 +57,23 @@ def projection_of(replayer: LogReplayer) -> dict[str, Any]:
     return {**projection_fields(replayer), **({OPEN_LISTING: listing} if listing is not None else {})}
 
 
+def decisions_view(replayer: LogReplayer) -> dict[str, Any] | None:
+    """The projection's ``decisions``: the offers and resignations (CONTRACT section 12) and, once a seat's key
+    changed or a recovery was asked (section 15), ``seat_keys`` (each seat's key now), ``rekeys`` (``{position, seat,
+    old, new, reason}`` in log order) and ``recoveries`` (the pending ones, with the seats whose acceptance each
+    needs)."""
+    if replayer.decisions is None:
+        return None
+    view = replayer.decisions.view()
+    if replayer.key_history or replayer.recoveries:
+        view["seat_keys"] = replayer.keys
+        view["rekeys"] = [{"position": position, "seat": seat, "old": old, "new": new, "reason": reason}
+                          for position, seat, old, new, reason in replayer.key_history]
+        view["recoveries"] = [recovery.to_dict(needed_answers(replayer, recovery))
+                              for recovery in replayer.recoveries]
+    return view
+
+
 def projection_fields(replayer: LogReplayer) -> dict[str, Any]:
     game = replayer.game
     return {
@@ -70,7 +87,7 @@ def projection_fields(replayer: LogReplayer) -> dict[str, Any]:
         "blocked": replayer.blocked,
         "accepted": sorted(replayer.entropies),
         "clocks": clocks_of(replayer),
-        "decisions": replayer.decisions.view() if replayer.decisions is not None else None,
+        "decisions": decisions_view(replayer),
         "last_verdict": replayer.verdicts[-1].to_dict() if replayer.verdicts else None,
         "updated_at": now(),
     }

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..clock import now_ms
 from ..errors import ServiceError
-from ..replay import ACTIVE, CANCELLED, EXPIRED, FINISHED, LogError, seat_kind
+from ..replay import ACTIVE, CANCELLED, EXPIRED, FINISHED, LogError, keys_in_turn, seat_kind
 from ..store import GameNotFound
 from ..timecontrol.spec import time_control_of
 from .core import ServiceCore, not_found
@@ -90,7 +90,11 @@ class GameReads(ServiceCore):
             projection = projection_of(self.fold(game_id))
             source = "web"
         rematch = self._rematch_of(game_id) if projection["status"] == FINISHED else None
-        return {**self._describe(game_id, created, projection, holders), "state": projection["view"],
+        described = self._describe(game_id, created, projection, holders)
+        keys = (projection.get("decisions") or {}).get("seat_keys")
+        if keys:  # a seat's new key (CONTRACT section 15): the key that holds each seat now
+            described["seats"] = [{**row, "key": keys[row["seat"]] or row["key"]} for row in described["seats"]]
+        return {**described, "state": projection["view"],
                 "rematch": rematch, **({"rematch_of": created["rematch_of"]} if "rematch_of" in created else {}),
                 "last_verdict": projection["last_verdict"], "version_mismatch": projection["version_mismatch"],
                 "blocked": projection["blocked"], "decisions": projection.get("decisions"), "projection": source}
@@ -206,5 +210,8 @@ class GameReads(ServiceCore):
             result = projection["result"]
         else:
             result = self.fold(game_id).result()
-        return {"game": game_id, "ruleset": state["ruleset"], "status": state["status"], "seq": state["seq"],
-                "head": state["head"], "version_mismatch": state["version_mismatch"], "result": result}
+        out = {"game": game_id, "ruleset": state["ruleset"], "status": state["status"], "seq": state["seq"],
+               "head": state["head"], "version_mismatch": state["version_mismatch"], "result": result}
+        if (state.get("decisions") or {}).get("rekeys"):  # a seat's new key (CONTRACT section 15)
+            out["seat_keys"] = keys_in_turn(self.fold(game_id))
+        return out

@@ -13,6 +13,8 @@ Inputs arrive already validated by the marshmallow schemas of ``schemas/``; outp
 * ``submissions`` — the one path of a seat's signed submission (moves, vacations, acceptances);
 * ``lifecycle`` — creation, acceptance, abort, adjudication, a withdrawn seat's forfeit;
 * ``decisions`` — the seats' own decisions: resignations, offers and answers (CONTRACT section 12);
+* ``keys`` — a seat's new key: a holder's rekey, a recovery of a lost key and its answers (CONTRACT section 15;
+  ``decisions`` builds on it, since an answer may be to a recovery);
 * ``seats`` — open seats: taking one, leaving it, the creator's cancel (CONTRACT section 14);
 * ``rematch`` — a finished game's rematch, created once whichever seat asks (CONTRACT section 14);
 * ``reads`` — state, listings, legal moves, the log, the replay, the result;

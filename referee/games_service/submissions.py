@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ..clock import now_ms
+from ..clock import now, now_ms
 from ..errors import ServiceError
 from ..notify.events import next_alarm
 from ..replay import ACTIVE, LogReplayer
@@ -42,6 +42,10 @@ TurnCheck = Callable[[LogReplayer, int], None]
 #: A kind's check of who signed, ``(game id, fold, submission) -> seat`` (raises the refusal); by default the seat
 #: whose current key signed it (:func:`authenticated_seat`); taking an open seat checks the joining key instead.
 Authenticate = Callable[[str, LogReplayer, dict[str, Any]], int]
+
+#: The fields of a kind's entry beside ``seat`` and ``submission``: a dict, or ``(fold, at) -> dict`` for fields that
+#: depend on the entry's server time
+Payload = dict[str, Any] | Callable[[LogReplayer, str], dict[str, Any]]
 
 
 def _move_state(replayer: LogReplayer, seat: int) -> ServiceError | None:
@@ -147,7 +151,7 @@ class Submissions(ServiceCore):
 
     # -- the path -------------------------------------------------------------------------------------
     def _submit(self, game_id: str, submission: dict[str, Any], kind: str, state: StateCheck, *,
-                clocked: bool = True, turn: TurnCheck | None = None, payload: dict[str, Any] | None = None,
+                clocked: bool = True, turn: TurnCheck | None = None, payload: Payload | None = None,
                 authenticate: Authenticate | None = None) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
         """Take a seat's signed ``submission`` into the log as an entry of type ``kind`` (with the fields of
         ``payload`` beside ``seat`` and ``submission``); returns the receipt (:meth:`_receipt`), the fold
@@ -184,7 +188,7 @@ class Submissions(ServiceCore):
 
     def _submit_at(self, game_id: str, submission: dict[str, Any], kind: str, state: StateCheck,
                    replayer: LogReplayer, *, clocked: bool, turn: TurnCheck | None,
-                   payload: dict[str, Any] | None = None, authenticate: Authenticate | None = None
+                   payload: Payload | None = None, authenticate: Authenticate | None = None
                    ) -> tuple[dict[str, Any], LogReplayer, list[Appended]]:
         envelope, sig = submission["envelope"], submission["sig"]
         seat = (authenticate or self._authenticate)(game_id, replayer, submission)
@@ -197,6 +201,9 @@ class Submissions(ServiceCore):
         at = self._enforce_deadline(game_id, replayer, seat, envelope, sig) if clocked else None
         if turn is not None:
             turn(replayer, seat)
+        if callable(payload):  # a payload that depends on the entry's time (a recovery's not_before)
+            at = at or now()
+            payload = payload(replayer, at)
         entry = make_entry(kind, tip.seq, tip.head, at=at, seat=seat, **(payload or {}), submission=submission)
         advanced, appended = self._append_submission(game_id, replayer, entry, submission)
         return self._receipt(game_id, appended[0], advanced, entry), advanced, appended
@@ -274,7 +281,8 @@ class Submissions(ServiceCore):
             raise from_verdict_error(verdict.error or {})
         # the game's next timer goes with the append (one write, one fsync); set again below only if the
         # referee's own entries follow
-        timer = next_alarm(trial, now_ms()) if trial.clocks is not None and trial.clocks.running else KEEP_TIMER
+        timer = next_alarm(trial, now_ms()) if (trial.clocks is not None and trial.clocks.running) \
+            or trial.recoveries or replayer.recoveries else KEEP_TIMER
         try:
             first = self.store.append(game_id, entry, replayer.head, signature=submission["sig"], timer=timer)
         except StaleAppend as exc:

@@ -109,7 +109,7 @@ class MessageService:
         self.max_bytes = max_bytes
         self.created_entry = created_entry
         #: the keys that hold a game's seats now (CONTRACT section 14: an open seat's is the key that took it, ``""``
-        #: while nobody holds it); asked only for a game created with an open seat
+        #: while nobody holds it; section 15: a seat's new key)
         self.holders = holders
         self.referee_key = referee_key
         self.emit = emit
@@ -126,9 +126,13 @@ class MessageService:
     # -- the checks a seat's signed request goes through --------------------------------------------
     def _seat_keys(self, game_id: str) -> list[str]:
         seats = self.created_entry(game_id)["seats"]
-        if any("key" not in seat for seat in seats):
-            return self.holders(game_id) if self.holders is not None else [seat.get("key") or "" for seat in seats]
-        return [seat["key"] for seat in seats]
+        if self.holders is not None:  # an open seat's holder, a seat's new key (CONTRACT sections 14, 15): the fold's
+            try:
+                return self.holders(game_id)
+            except ServiceError:
+                if any("key" not in seat for seat in seats):
+                    raise
+        return [seat.get("key") or "" for seat in seats]
 
     @staticmethod
     def _seats_exist(seats: list[int] | None, count: int, path: str) -> None:

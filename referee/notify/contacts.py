@@ -39,7 +39,7 @@ from ..timecontrol import parse_ms
 from .targets import url_problem
 
 EVENTS = ("turn", "reminder", "timeout", "started", "finished", "tournament_round", "offer", "offer_answered",
-          "resigned", "message", "seated", "left", "cancelled", "rematch")
+          "resigned", "message", "seated", "left", "cancelled", "rematch", "recovery")
 FRESH = 600  # seconds an envelope's `at` may be off the server's clock
 CONFIRMATIONS_PER_DAY = 3
 CODE_RE = re.compile(r"Confirmation code:\s*([A-Za-z0-9_-]{8,64})")

@@ -42,6 +42,10 @@ rematch    ``<game>:0:rematch``               the ``created`` entry of a rematch
                                               head}, ``seat`` (who asked, in the finished game's seats),
                                               ``recipients`` (the other seats); ``game``/``link`` are the
                                               new game's
+recovery   ``<game>:<position>:recovery``     a recovery of a seat's key asked (CONTRACT section 15): ``seat``,
+                                              ``new_key``, ``position`` (the recovery's id, answered like
+                                              an offer), ``not_before``, ``recipients`` (every seat, the
+                                              recovered one's key included)
 message    ``<game>:m<position>:message``     from the message stream, not the log
                                               (:func:`message_event`; ``<position>`` is the message's):
                                               ``seat`` (sender), ``to`` (seats, null: everyone),
@@ -58,7 +62,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..replay import FINISHED, LogReplayer, Verdict, entry_time
+from ..replay import FINISHED, LogReplayer, Verdict, entry_time, pending_recovery, recovery_alarm
 from ..signing import verify
 
 
@@ -245,9 +249,27 @@ def entry_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict,
         ranks = [{"seat": s["seat"], "key": keys[s["seat"]], "rank": s.get("rank"),
                   "forfeited": s.get("forfeited", False)} for s in result.get("seats", [])]
         out.append({**_base(replayer, position, "finished"), "ranks": ranks})
+    if verdict.type == "answered" and pending_recovery(replayer, position=entry.get("offer")) is not None:
+        return out  # an answer to a recovery of a seat's key (CONTRACT section 15), not to an offer
     out += decision_events(replayer, entry, verdict)
     out += seat_events(replayer, entry, verdict)
+    out += key_events(replayer, entry, verdict)
     return out
+
+
+def key_events(replayer: LogReplayer, entry: dict[str, Any], verdict: Verdict) -> list[dict[str, Any]]:
+    """The ``recovery`` event of a recovery asked for a seat's key (CONTRACT section 15): to every seat, the
+    recovered one first of all (whoever still holds its key keeps the seat by declining)."""
+    if verdict.type != "recovery" or verdict.status == "rejected":
+        return []
+    position = entry.get("seq", replayer.seq - 1)
+    recovery = pending_recovery(replayer, position=position)
+    if recovery is None:
+        return []
+    keys = replayer.keys
+    return [{**_base(replayer, position, "recovery"), "seat": recovery.seat, "new_key": recovery.key,
+             "position": position, "not_before": entry_time(recovery.not_before),
+             "recipients": _recipients(keys, range(len(keys)), None)}]
 
 
 def due_reminders(replayer: LogReplayer, now: int) -> list[dict[str, Any]]:
@@ -266,6 +288,16 @@ def due_reminders(replayer: LogReplayer, now: int) -> list[dict[str, Any]]:
 def next_alarm(replayer: LogReplayer, now: int) -> int | None:
     """When the deadline scheduler must next look at this game (ms): a waiting game's acceptance deadline,
     else its next reminder after ``now``, or its deadline; None when nothing is due."""
+    recovery = recovery_alarm(replayer)  # an accepted recovery of a seat's key completes then (CONTRACT section 15)
+    return _earliest(_clock_alarm(replayer, now), recovery)
+
+
+def _earliest(*times: int | None) -> int | None:
+    known = [when for when in times if when is not None]
+    return min(known) if known else None
+
+
+def _clock_alarm(replayer: LogReplayer, now: int) -> int | None:
     accept_by = replayer.accept_by_ms()
     if accept_by is not None:
         return accept_by  # a waiting game: it expires then unless every seat has accepted

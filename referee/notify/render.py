@@ -113,6 +113,8 @@ def render_event(event: dict[str, Any], *, base_url: str, game: dict[str, Any] |
         subject, lines = _seat_mail(_, event, where, open_game)
     elif kind in ("offer", "offer_answered", "resigned", "message"):
         subject, lines = _decision_mail(_, language, event, game, name, link)
+    elif kind == "recovery":
+        subject, lines = _recovery_mail(_, event, game, where, link)
     else:
         subject = f"{name} {game_id}: {kind}"
         lines = [_("Event %(kind)s in %(name)s game %(game)s.", **where, kind=kind), "", open_game]
@@ -166,6 +168,23 @@ def ready_block(event: dict[str, Any], game: dict[str, Any] | None, language: st
 
 def _offer(_: Any, kind: str) -> str:
     return _(OFFER_NAMES[kind]) if kind in OFFER_NAMES else kind
+
+
+def _recovery_mail(_: Any, event: dict[str, Any], game: dict[str, Any] | None, where: dict[str, Any],
+                   link: str) -> tuple[str, list[str]]:
+    """Subject and lines of the mail of a ``recovery`` event (CONTRACT section 15): to every seat; the holder of the
+    seat's key keeps it by declining."""
+    who = _seat_name(_, game, event.get("seat"))
+    subject = _("Someone asks to take over %(who)s's seat in %(name)s %(game)s", **where, who=who)
+    lines = [_("Someone asks to take over your seat in this game — if it is not you, press Decline."),
+             _("The request (log position %(position)s) asks to move %(who)s's seat in %(name)s game %(game)s to the "
+               "key %(key)s. It completes no earlier than %(when)s, and only if every other seat accepts it; any "
+               "move or answer signed by the seat's present key ends it.", **where, who=who,
+               position=event.get("position"), key=event.get("new_key"),
+               when=str(event.get("not_before", "")).replace("T", " ").replace("Z", " UTC")),
+             "", _("Decline or accept on the game's page: %(link)s", link=link), "",
+             f"    referee answer {where['game']} {event.get('position')} --decline --key " + _("<your key file>")]
+    return subject, lines
 
 
 def _decision_mail(_: Any, language: str, event: dict[str, Any], game: dict[str, Any] | None, name: str,

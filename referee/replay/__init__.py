@@ -34,6 +34,7 @@ entry types                                                   module            
 ``move``, ``timeout``, ``auto_move``, ``vacation``            ``moves.py``        moves and clocks (section 8)
 ``resigned``, ``offer``, ``answered``, ``agreed``             ``decisions.py``    the players' decisions (section 12)
 ``adjudicated``, ``revealed``                                 ``adjudication.py`` adjudication (section 10), reveal
+``rekeyed``, ``recovery``, ``recovery_declined``              ``keys.py``         a seat's new key (section 15)
 ============================================================  ==================  =================================
 
 ``verdicts.py`` holds what they all share (statuses, :class:`Verdict`, :class:`LogError`, the check of a
@@ -41,10 +42,26 @@ signed submission), ``results.py`` the results an adjudication shapes; neither i
 type goes into its concern's ``HANDLERS``.
 
 A seat's key is the key that holds it now (``FoldState.holders``): given at creation, or taken by a ``seated``
-entry; every later submission of the seat is checked against it.
+entry, or changed by ``rekeyed`` (section 15: by its holder, or recovered); every later submission of the seat is
+checked against it.
 """
 
 from .adjudication import ABORT_CTX, ABORT_STARTED, ADJUDICATE_CTX, abort_problem, revealed_seed
+from .keys import (
+    RECOVER_CTX,
+    REKEY_CTX,
+    Recovery,
+    keys_in_turn,
+    needed_answers,
+    organiser_of,
+    pending_recovery,
+    public_key_ok,
+    recover_problem,
+    recovery_alarm,
+    recovery_due,
+    recovery_not_before,
+    rekey_problem,
+)
 from .lifecycle import cancel_problem
 from .replayer import LogReplayer, replay_log
 from .results import adjudicated_result, unplayed_result
@@ -55,6 +72,7 @@ from .verdicts import (
     DECISION_ENTRIES,
     EXPIRED,
     FINISHED,
+    KEY_ENTRIES,
     REFEREE_ENTRIES,
     SEAT_ENTRIES,
     WAITING,
@@ -68,8 +86,44 @@ from .verdicts import (
 )
 
 __all__ = [
-    "ABORTED", "ABORT_CTX", "ABORT_STARTED", "ACTIVE", "ADJUDICATE_CTX", "CANCELLED", "DECISION_ENTRIES", "EXPIRED",
-    "FINISHED", "REFEREE_ENTRIES", "SEAT_ENTRIES", "WAITING", "LogError", "LogReplayer", "Verdict", "abort_problem",
-    "adjudicated_result", "cancel_problem", "check_submission", "entry_time", "envelope_problem", "replay_log",
-    "revealed_seed", "seat_kind", "seated_problem", "unplayed_result",
+    "ABORTED",
+    "ABORT_CTX",
+    "ABORT_STARTED",
+    "ACTIVE",
+    "ADJUDICATE_CTX",
+    "CANCELLED",
+    "DECISION_ENTRIES",
+    "EXPIRED",
+    "FINISHED",
+    "KEY_ENTRIES",
+    "RECOVER_CTX",
+    "REFEREE_ENTRIES",
+    "REKEY_CTX",
+    "SEAT_ENTRIES",
+    "WAITING",
+    "LogError",
+    "LogReplayer",
+    "Recovery",
+    "Verdict",
+    "abort_problem",
+    "adjudicated_result",
+    "cancel_problem",
+    "check_submission",
+    "entry_time",
+    "envelope_problem",
+    "keys_in_turn",
+    "needed_answers",
+    "organiser_of",
+    "pending_recovery",
+    "public_key_ok",
+    "recover_problem",
+    "recovery_alarm",
+    "recovery_due",
+    "recovery_not_before",
+    "rekey_problem",
+    "replay_log",
+    "revealed_seed",
+    "seat_kind",
+    "seated_problem",
+    "unplayed_result",
 ]

@@ -10,6 +10,7 @@ from ..decisions import Offer, agreed, answer_problem, offer_problem, revealing
 from ..games.base import Game
 from ..signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX
 from ..timecontrol import parse_ms
+from .keys import on_recovery_answer, pending_recovery
 from .moves import late, moved_seats
 from .state import FoldState, Handler, seat_submission
 from .verdicts import ABORTED, ACTIVE, FINISHED, Verdict, reject
@@ -77,7 +78,11 @@ def on_offer(fold: FoldState, entry: dict[str, Any]) -> Verdict:
 
 
 def on_answered(fold: FoldState, entry: dict[str, Any]) -> Verdict:
-    """A seat's answer to the pending offer (DC-O2): an acceptance, a decline, or the offerer's withdrawal."""
+    """A seat's answer to the pending offer (DC-O2): an acceptance, a decline, or the offerer's withdrawal; or
+    to a pending recovery of a seat's key (RK-R2, :mod:`referee.replay.keys`)."""
+    recovery = pending_recovery(fold, position=entry.get("offer")) if fold.recoveries else None
+    if recovery is not None:
+        return on_recovery_answer(fold, entry, recovery)
     seat = _decision_entry(fold, entry, ANSWER_CTX)
     if isinstance(seat, Verdict):
         return seat

@@ -9,6 +9,8 @@ from typing import Any
 from .adjudication import HANDLERS as ADJUDICATION
 from .adjudication import revealed_seed
 from .decisions import HANDLERS as DECISIONS
+from .keys import HANDLERS as KEYS
+from .keys import key_used
 from .lifecycle import HANDLERS as LIFECYCLE
 from .moves import HANDLERS as MOVES
 from .state import FoldState, Handler
@@ -27,7 +29,7 @@ def _handlers(*concerns: dict[str, Handler]) -> dict[str, Handler]:
 
 
 #: entry type → its handler, from the concern modules (the package docstring has the table)
-HANDLERS = _handlers(LIFECYCLE, MOVES, DECISIONS, ADJUDICATION)
+HANDLERS = _handlers(LIFECYCLE, MOVES, DECISIONS, ADJUDICATION, KEYS)
 
 
 class LogReplayer(FoldState):
@@ -46,6 +48,7 @@ class LogReplayer(FoldState):
             verdict = reject(entry, "log/unknown_entry", f"unknown entry type {kind!r}")
         else:
             verdict = handler(self, entry)
+            key_used(self, entry, verdict)  # RK-R3: the seat's current key at work ends its pending recovery
         self.verdicts.append(verdict)
         self.head = entry.get("hash", self.head)
         return verdict

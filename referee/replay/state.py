@@ -67,6 +67,11 @@ class FoldState:
     #: each seat's current holder, ``(key, name)``, or None for an open seat nobody holds (CONTRACT section 14):
     #: set by ``created`` (the seats given to a key), changed by ``seated`` and ``left``; immutable
     holders: tuple[tuple[str, str | None] | None, ...] = ()
+    #: the pending recoveries of lost keys (CONTRACT section 15, :mod:`referee.replay.keys`), at most one per
+    #: seat; immutable
+    recoveries: tuple[Any, ...] = ()
+    #: every change of a seat's key after creation, in log order: ``(position, seat, old key, new key, reason)``
+    key_history: tuple[tuple[int, int, str, str, str], ...] = ()
 
     @property
     def seq(self) -> int:

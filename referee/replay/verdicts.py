@@ -23,6 +23,9 @@ DECISION_ENTRIES = frozenset({"resigned", "offer", "answered"})
 #: The entries that fill a seat, give it up or cancel the game before it starts (CONTRACT section 14): the service
 #: checks each one before it appends it, so a verifier fails a log where one is rejected.
 SEAT_ENTRIES = frozenset({"seated", "left", "cancelled"})
+#: A seat's new key (CONTRACT section 15): a holder's rekey, a recovery asked, the referee's completion or end of
+#: it; the service checks each one before it appends it, so a verifier fails a log where one is rejected.
+KEY_ENTRIES = frozenset({"rekeyed", "recovery", "recovery_declined"})
 
 entry_time = format_ms  # a time (ms) in the log's ``at`` format
 

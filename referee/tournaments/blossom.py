@@ -1,7 +1,7 @@
 """networkx's maximum-weight matching, step for step, on the 2-seat Swiss window graph.
 
 The 2-seat Swiss pairing is what ``networkx.max_weight_matching(graph, maxcardinality=True)`` returns for
-the window graph of :func:`referee.tournaments.pairing._swiss_two` — and in late rounds that graph has
+the window graph of :func:`referee.tournaments.swiss.swiss_two` — and in late rounds that graph has
 several maximum-weight matchings (a pair of neighbours in the standings who met before can be mended
 upwards or downwards at the same cost), so *which* one networkx returns is part of the pairing rule: only
 a program taking networkx's very steps returns the same one. :func:`swiss_matching` is that program: the

@@ -1,7 +1,7 @@
 """The 2-seat Swiss pairing of rule 2: the least-cost perfect matching of the window graph, and of those
 the first in the standings' order — computed exactly, in about linear time.
 
-The graph (as rule 1's, :func:`referee.tournaments.pairing._swiss_two`): the players at places ``0 … n − 1``
+The graph (as rule 1's, :func:`referee.tournaments.swiss.swiss_two`): the players at places ``0 … n − 1``
 of the standings, a pair ``i < j`` at most ``window`` places apart costing ``(j − i)² + big × met(i, j)``
 (``big`` = n³ + 1: one repeat meeting costs more than any distances). Rule 2 takes, of the perfect matchings
 of least cost, **the one whose list of opponents (of the player at place 0, then 1, …) comes first**: the

@@ -85,8 +85,8 @@ def _public_problem(item: dict[str, Any], keys: list[str], game: str, log_length
 
 def _holders_by_log_length(ctx: Context) -> Callable[[int], list[str]]:
     """The keys that held the seats when the log was ``n`` entries long (``""`` for a seat nobody held), as the
-    replay judged the ``seated`` and ``left`` entries (CONTRACT section 14): a message is signed by its seat's
-    holder at its ``log_seq``."""
+    replay judged the ``seated``, ``left`` (CONTRACT section 14) and ``rekeyed`` entries (section 15): a message is
+    signed by its seat's holder at its ``log_seq``."""
     keys = [seat.get("key") or "" if isinstance(seat, dict) else "" for seat in ctx.created.get("seats") or []]
     verdicts = ctx.replayer.verdicts if ctx.replayer is not None else []
     after = [list(keys)]  # after[n]: the holders once the first n entries are folded
@@ -95,13 +95,39 @@ def _holders_by_log_length(ctx: Context) -> Callable[[int], list[str]]:
         seat = entry.get("seat") if isinstance(entry, dict) else None
         if ok and isinstance(seat, int) and 0 <= seat < len(keys) and entry.get("type") in ("seated", "left"):
             keys[seat] = entry["submission"]["envelope"]["key"] if entry["type"] == "seated" else ""
+        elif ok and isinstance(seat, int) and 0 <= seat < len(keys) and entry.get("type") == "rekeyed":
+            keys[seat] = entry["key"]  # a seat's new key (CONTRACT section 15)
         after.append(list(keys))
     return lambda length: after[min(max(length, 1), len(after)) - 1]
+
+
+def _declines_problems(declines: list[tuple[int, dict[str, Any]]], carried: list[Any]) -> list[tuple[int, str]]:
+    """A recovery ended by a message (CONTRACT section 15, ``recovery_declined`` with ``message``): the message is
+    the stream's at that position, with that hash and ``log_seq``, and a public one was sent by the recovered seat
+    (a private one is pinned by its hash only)."""
+    out: list[tuple[int, str]] = []
+    for at, entry in declines:
+        named = entry["message"]
+        position = named.get("position")
+        item = carried[position] if isinstance(position, int) and 0 <= position < len(carried) else None
+        if not isinstance(item, dict) or item.get("hash") != named.get("hash"):
+            out.append((position if isinstance(position, int) else 0,
+                        f"the recovery_declined entry at log position {at} names a message that is not this one"))
+        elif item.get("private") is not True and (item.get("log_seq") != named.get("log_seq") or (
+                (item.get("submission") or {}).get("envelope") or {}).get("seat") != entry.get("seat")):
+            out.append((position, f"the recovery_declined entry at log position {at} names a message not of seat "
+                                  f"{entry.get('seat')} at that log length"))
+    return out
 
 
 def _check_messages(ctx: Context) -> Check:
     bundle = ctx.bundle
     carried = bundle.get("messages") if isinstance(bundle, dict) else None
+    declines = [(i, e) for i, e in enumerate(ctx.log)
+                if isinstance(e, dict) and e.get("type") == "recovery_declined" and isinstance(e.get("message"), dict)]
+    if (carried is None or carried == []) and declines:
+        return Check("messages", FAILED, f"the recovery_declined entry at log position {declines[0][0]} names a "
+                     "message the bundle does not carry", details={"stream": "messages"})
     if carried is None or carried == []:
         return Check("messages", PASSED, "no messages")
     if not isinstance(carried, list):
@@ -141,6 +167,7 @@ def _check_messages(ctx: Context) -> Check:
             failures.append((position, problem))
         prev = item.get("hash") if isinstance(item, dict) else None
         ctx.tick("messages", position + 1, len(carried))
+    failures += _declines_problems(declines, carried)
     if failures:
         first, reason = failures[0]
         return Check("messages", FAILED, f"message {first}: {reason}", first,

@@ -17,10 +17,12 @@ from ..replay import (
     DECISION_ENTRIES,
     EXPIRED,
     FINISHED,
+    KEY_ENTRIES,
     REFEREE_ENTRIES,
     SEAT_ENTRIES,
     LogError,
     LogReplayer,
+    keys_in_turn,
 )
 from .context import Context
 from .report import FAILED, MAX_LISTED, PASSED, SKIPPED, Check
@@ -104,14 +106,17 @@ def _check_replay(ctx: Context) -> Check:
         details["rejected_entries"] = rejected[:MAX_LISTED]
     if ctx.ended_at is not None:
         details["ended_at"] = ctx.ended_at
+    if replayer.key_history:  # a seat's new key (CONTRACT section 15): the seats' keys in turn
+        details["keys"] = keys_in_turn(replayer)
     # The referee's own entries (timeouts, forfeits, auto moves, agreements, …), the vacations it granted, the
     # seats' decisions it took (resignations, offers, answers), the seats it gave to open-seat takers, their leaving
     # and the creator's cancel (CONTRACT section 14), and the moves it logged must all hold by the
     # fold: the service checks each one before it appends it, so a rejected one means the log is not what the
-    # referee's rules would have written (CONTRACT sections 8 and 12).
+    # referee's rules would have written (CONTRACT sections 8 and 12); so must a seat's new key, by its holder or
+    # recovered, and the recoveries asked and declined (CONTRACT section 15).
     wrong = next((v for v in verdicts if v.status == "rejected" and (
         v.type in REFEREE_ENTRIES or v.type == "vacation" or v.type in DECISION_ENTRIES or v.type in SEAT_ENTRIES
-        or (v.error or {}).get("code") == "time/expired")), None)
+        or v.type in KEY_ENTRIES or (v.error or {}).get("code") == "time/expired")), None)
     if wrong is not None:
         error = wrong.error or {}
         rule = f" ({error['rule']})" if error.get("rule") else ""
@@ -130,6 +135,9 @@ def _check_replay(ctx: Context) -> Check:
         return Check("replay", FAILED, f"the bundle is final but the replayed game is {replayer.status} "
                      f"after the last entry (seat to move: {replayer.to_move()}){note}", len(log) - 1, details)
     summary = f"{applied} moves applied, {len(rejected)} rejected; game {replayer.status}"
+    if replayer.key_history:
+        summary += "; " + ", ".join(f"seat {seat}'s key moved at {position} ({reason})"
+                                    for position, seat, _old, _new, reason in replayer.key_history)
     return Check("replay", PASSED, summary + note, details=details)
 
 

@@ -1,7 +1,8 @@
 """Checks 2 to 5, the signatures and the chain: ``referee_signature`` (the referee's over the bundle),
 ``hash_chain``, ``organiser_signature`` (over the creation request rebuilt from ``created``, and the
-game id derived from it) and ``seat_signatures`` (every signed submission's binding and signature, and
-the signed abort of an ``aborted`` reveal)."""
+game id derived from it) and ``seat_signatures`` (every signed submission's binding and signature, against the
+seat's key as it stands at that position — given at creation, taken by ``seated``, moved by ``rekeyed`` — and the
+signed abort of an ``aborted`` reveal)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from ..replay import (
     abort_problem,
     cancel_problem,
     check_submission,
+    recover_problem,
+    rekey_problem,
     seat_kind,
     seated_problem,
 )
@@ -239,6 +242,7 @@ def _check_seat_signatures(ctx: Context) -> Check:
     failures: list[dict[str, Any]] = []
     checked = 0
     total = len(log)
+    recoveries: dict[int, str] = {}  # a recovery's position -> the key it asks for (CONTRACT section 15)
     for position, entry in enumerate(log):
         kind = entry.get("type")
         prev: Any = log[position - 1].get("hash") if position else GENESIS  # as written: hash_chain checks it
@@ -248,8 +252,12 @@ def _check_seat_signatures(ctx: Context) -> Check:
             if not isinstance(seat, int) or isinstance(seat, bool):
                 problem: tuple[str, str] | None = ("submission/wrong_seat", f"the {kind} entry names no seat")
             else:
+                signers = keys
+                if kind == "answered" and entry.get("by") == "organiser" and 0 <= seat < len(keys):
+                    # a tournament game's organiser answers a recovery for the seats (CONTRACT section 15)
+                    signers = [created.get("adjudicator") if i == seat else key for i, key in enumerate(keys)]
                 problem = check_submission(entry.get("submission"), ctx=SIGNED_CTX[kind],
-                                           game_id=created["game"], seat=seat, seq=position, prev=prev, keys=keys,
+                                           game_id=created["game"], seat=seat, seq=position, prev=prev, keys=signers,
                                            verifier=ctx.verifier)
             if problem:
                 failures.append({"position": position, "seat": seat, "code": problem[0], "message": problem[1]})
@@ -258,6 +266,12 @@ def _check_seat_signatures(ctx: Context) -> Check:
         elif kind == "seated":
             checked += 1
             problem = _seated(entry, keys, position, prev, ctx)
+            if problem:
+                failures.append({"position": position, "seat": entry.get("seat"), "code": problem[0],
+                                 "message": problem[1]})
+        elif kind in ("rekeyed", "recovery"):
+            checked += 1
+            problem = _new_key(entry, keys, position, prev, ctx, recoveries=recoveries)
             if problem:
                 failures.append({"position": position, "seat": entry.get("seat"), "code": problem[0],
                                  "message": problem[1]})
@@ -299,6 +313,36 @@ def _seated(entry: dict[str, Any], keys: list[Any], position: int, prev: Any, ct
         return "seat/taken", f"seat {seat} was held already"
     keys[seat] = entry["submission"]["envelope"]["key"]
     return None
+
+
+def _new_key(entry: dict[str, Any], keys: list[Any], position: int, prev: Any, ctx: Context, *,
+             recoveries: dict[int, str]) -> tuple[str, str] | None:
+    """What is wrong with the signatures of a seat's new key (CONTRACT section 15), or None: a holder's ``rekeyed``
+    signed by the seat's key and by the new key (RK-H1), a ``recovery`` signed by the new key (RK-R1); a
+    ``rekeyed`` with reason ``recovered`` names a recovery of the same key. From a ``rekeyed`` on, the seat's key is
+    the new one; whether a recovery was accepted, declined or early is the replay's to say."""
+    seat = entry.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(keys):
+        return "submission/wrong_seat", f"the {entry.get('type')} entry names no seat of this game"
+    game = str(ctx.created.get("game"))
+    if entry.get("type") == "recovery":
+        problem = recover_problem(entry.get("submission"), game_id=game, seat=seat, seq=position, prev=prev,
+                                  verifier=ctx.verifier)
+        if problem is None:
+            recoveries[position] = entry["submission"]["envelope"]["key"]
+        return problem
+    if entry.get("reason") == "recovered":
+        asked = recoveries.get(entry.get("recovery"))  # type: ignore[arg-type]
+        if asked is None or asked != entry.get("key"):
+            return ("recovery/none_pending",
+                    f"no signed recovery at position {entry.get('recovery')!r} asked for this key")
+        keys[seat] = asked
+        return None
+    problem = rekey_problem(entry.get("submission"), game_id=game, seat=seat, seq=position, prev=prev, keys=keys,
+                            verifier=ctx.verifier)
+    if problem is None:
+        keys[seat] = entry["submission"]["envelope"]["key"]
+    return problem
 
 
 def kind_at(log: list[dict[str, Any]], position: int) -> str:

@@ -14,6 +14,8 @@ Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
     /play/games/<id>            game page (board, moves, live updates)
     /play/games/<id>/replay     replay viewer
     /play/join/<id>             take an open seat: by an invitation link (its key in the #fragment) or open to anyone
+    /play/link/<link>           a device link's page: keeps the key sealed in the link's box (its secret in the
+                                #fragment) in this browser (section 15; ``/keys/links``)
     /play/confirm/<contact>     confirm an e-mail address with its code (a button: never the GET alone)
     /play/tournaments           the tournaments (newest first) and the new-tournament form
     /play/tournaments/<id>      a tournament: rounds and tables, standings, crosstable, a player's path, join
@@ -30,7 +32,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mimetypes
+import posixpath
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -43,16 +48,27 @@ from flask import (
     jsonify,
     render_template,
     request,
-    send_from_directory,
     url_for,
 )
 from flask.blueprints import BlueprintSetupState
 from flask_babel import get_locale
+from jinja2 import pass_context
+from markupsafe import Markup, escape
+from werkzeug.security import safe_join
 
 from ..keyfile import FORMAT_CONSTANTS
-from . import i18n
+from . import compression, i18n
 
-bp = Blueprint(
+
+class WebBlueprint(Blueprint):
+    """The pages' blueprint; its static files (``/play/static/<file>``, unversioned) are answered compressed from
+    their copies made once (``compression.send_static``), revalidated by their ETag."""
+
+    def send_static_file(self, filename: str) -> Response:
+        return send_static(filename, max_age=None)
+
+
+bp = WebBlueprint(
     "web",
     __name__,
     url_prefix="/play",
@@ -81,16 +97,42 @@ def _languages() -> dict[str, Any]:
             "i18n_url": url_for("web.i18n_json", lang=lang, v=i18n.js_version(lang))}
 
 
+@bp.after_request
+def _fresh_pages(response: Response) -> Response:
+    """A page is asked again at every visit (``no-cache``), and answered 304 when it is unchanged (its ETag: the
+    page names its modules by their version, so a new release's page is a new page)."""
+    if (response.status_code == 200 and response.mimetype == "text/html" and not response.is_streamed
+            and "Cache-Control" not in response.headers):
+        response.cache_control.no_cache = True
+        response.vary.add("Accept-Encoding")  # (on its 304 too: compress_answer sees only the 200s)
+        response.add_etag()
+        response.make_conditional(request)
+    return response
+
+
 @bp.get("/i18n/<lang>.json")
 def i18n_json(lang: str) -> Response:
-    """The translations of the JavaScript's msgids in ``lang`` (``static/i18n.js``), from its ``web.po``."""
+    """The translations of the JavaScript's msgids in ``lang`` (``static/i18n.js``), from its ``web.po``: the
+    largest answer of a first visit (~50 KB), so compressed once per language and catalog version at the best
+    level, like the static files (not per request)."""
     if lang not in i18n.LANGUAGES:
         abort(404)
-    response = jsonify(i18n.js_messages(lang))
-    if request.args.get("v") == i18n.js_version(lang):
+    version = i18n.js_version(lang)
+    encoding = compression.chosen_encoding() if len(_i18n_body(lang, version, None)) >= compression.MIN_SIZE else None
+    response = Response(_i18n_body(lang, version, encoding), mimetype="application/json")
+    response.vary.add("Accept-Encoding")
+    if encoding is not None:
+        response.headers["Content-Encoding"] = encoding
+    if request.args.get("v") == version:
         response.cache_control.max_age = 86400
         response.cache_control.public = True
     return response
+
+
+@lru_cache(maxsize=16)
+def _i18n_body(lang: str, version: str, encoding: str | None) -> bytes:
+    body = jsonify(i18n.js_messages(lang)).get_data()
+    return body if encoding is None else compression.compress(body, encoding)
 
 
 # Game ids are short opaque tokens; anything else is not a page we serve (and never reaches a template).
@@ -132,40 +174,145 @@ def _keyfile_format_body() -> str:
 
 STATIC = Path(bp.static_folder or "")  # the blueprint's static folder, referee/web/static
 YEAR = 365 * 24 * 3600  # how long a browser keeps a versioned static file
-_static_version: dict[str, Any] = {"stamp": (), "version": ""}  # the files' (name, time, size), and their version
+_static_version: dict[str, Any] = {"stamp": (), "version": "", "files": {}}  # the files' (name, time, size), the
+# modules' version and each other file's own
 
 
-def static_version() -> str:
-    """The version of the pages' static files: 12 hex digits of the SHA-256 of their names and contents (and of
-    the generated ``keyfile-format.js``). Computed once per process; in debug mode (files edited while it runs)
-    again whenever a file's size or time changed."""
+def static_version(filename: str | None = None) -> str:
+    """The version of a static file: 12 hex digits of a SHA-256 of contents. For a module (``.js``; and for no
+    ``filename``) the version of **all** the modules (their names and contents, and the generated
+    ``keyfile-format.js``): a module's relative imports (``from "./keys.js"``) resolve under its own URL's version,
+    so every module of a page is of one release, and a change of any module changes all their URLs (an import map
+    would give each its own: ``docs/performance.md``, "The pages on a phone"). For any other file (the style
+    sheet, the icon) the version of its own contents: a new style sheet leaves the modules' URLs as they were, and
+    the other way round. Computed once per process; in debug mode (files edited while it runs) again whenever a
+    file's size or time changed."""
     known = _static_version
-    if known["version"] and not (has_app_context() and current_app.debug):
+    if not known["version"] or (has_app_context() and current_app.debug):
+        files = sorted(path for path in STATIC.rglob("*") if path.is_file())
+        stamp = tuple((path.relative_to(STATIC).as_posix(), path.stat().st_mtime_ns, path.stat().st_size)
+                      for path in files)
+        if stamp != known["stamp"]:
+            modules = hashlib.sha256(_keyfile_format_body().encode())
+            own: dict[str, str] = {}
+            for path in files:
+                name, body = path.relative_to(STATIC).as_posix(), path.read_bytes()
+                if name.endswith(".js"):
+                    modules.update(b"\0" + name.encode() + b"\0" + body)
+                else:
+                    own[name] = hashlib.sha256(body).hexdigest()[:12]
+            known.update(stamp=stamp, version=modules.hexdigest()[:12], files=own)
+    if filename is None or filename.endswith(".js"):
         return str(known["version"])
-    files = sorted(path for path in STATIC.rglob("*") if path.is_file())
-    stamp = tuple((path.relative_to(STATIC).as_posix(), path.stat().st_mtime_ns, path.stat().st_size) for path in files)
-    if stamp != known["stamp"]:
-        digest = hashlib.sha256(_keyfile_format_body().encode())
-        for path in files:
-            digest.update(b"\0" + path.relative_to(STATIC).as_posix().encode() + b"\0" + path.read_bytes())
-        known.update(stamp=stamp, version=digest.hexdigest()[:12])
-    return str(known["version"])
+    return str(known["files"].get(filename, known["version"]))
 
 
 @bp.app_template_global()
 def static_url(filename: str) -> str:
-    """The URL of a static file under the version of the files' contents (``/play/static/v/<version>/…``). The
-    modules' relative imports resolve under the same version, so a page loads every module of one release; a
-    browser keeps them a year and asks again only when the version changes (a page of a new release)."""
-    return url_for("web.versioned_static", version=static_version(), filename=filename)
+    """The URL of a static file under the version of its contents (``/play/static/v/<version>/…``,
+    :func:`static_version`): a browser keeps it a year and asks again only when the version changes (a page of a
+    new release names the new URL)."""
+    return url_for("web.versioned_static", version=static_version(filename), filename=filename)
+
+
+def send_static(filename: str, max_age: int | None) -> Response:
+    """``static/<filename>`` from its compressed copy the request accepts (``compression``); 404 for a name outside
+    the folder or a missing file."""
+    path = safe_join(str(STATIC), filename)
+    if path is None or not Path(path).is_file():
+        abort(404)
+    mimetype = mimetypes.guess_type(filename)[0] or "application/octet-stream"
+    if mimetype == "application/javascript":
+        mimetype = "text/javascript"
+    return compression.send_static(Path(path), mimetype, max_age=max_age)
+
+
+# -- the module graph: every module a page loads, preloaded from its <head> ------------------------------------
+#: a static import or re-export of a module beside it: ``import … from "./x.js"``, ``import "./x.js"``,
+#: ``export … from "./x.js"`` (over several lines too); dynamic ``import()`` is not followed (loaded on demand)
+_IMPORT = re.compile(r"""^\s*(?:import|export)\b[^;"'`]*?["'](\.{1,2}/[\w./-]+\.js)["']""", re.MULTILINE)
+#: a page's module script: ``<script type="module" src="{{ static_url('x.js') }}">``
+_MODULE_SCRIPT = re.compile(r"""<script\s+type="module"\s+src="\{\{\s*static_url\(\s*['"]([^'"]+\.js)['"]\s*\)""")
+#: a template's parent or included template
+_TEMPLATE_USE = re.compile(r"""\{%-?\s*(?:extends|include)\s+["']([^"']+)["']""")
+#: the modules the app makes rather than reads from ``static/`` (and what they import: nothing)
+GENERATED_MODULES = ("keyfile-format.js",)
+_graphs: dict[Any, Any] = {}  # static_version() -> {module: its imports}; (version, template) -> its modules
+
+
+def module_imports(source: str, name: str) -> list[str]:
+    r"""The modules ``source`` (the module ``name`` of ``static/``) imports statically, as names in ``static/``.
+
+    >>> module_imports('import { a } from "./a.js";\nimport {\n  b,\n} from "../y/b.js";\nimport "./c.js";', "x/m.js")
+    ['x/a.js', 'y/b.js', 'x/c.js']
+    """
+    folder = posixpath.dirname(name)
+    return [posixpath.normpath(posixpath.join(folder, spec)) for spec in _IMPORT.findall(source)]
+
+
+def module_graph() -> dict[str, list[str]]:
+    """``{module: the modules it imports}`` of every ``.js`` of ``static/`` (and the generated ones), read once per
+    version of the files."""
+    version = static_version()
+    graph = _graphs.get(version)
+    if graph is None:
+        graph = {name: [] for name in GENERATED_MODULES}
+        for path in sorted(STATIC.rglob("*.js")):
+            name = path.relative_to(STATIC).as_posix()
+            graph[name] = module_imports(path.read_text(encoding="utf-8"), name)
+        _graphs[version] = graph
+    return dict(graph)
+
+
+def module_closure(entries: list[str]) -> list[str]:
+    """``entries`` and every module they import, directly or not (each once, in the order first met)."""
+    graph = module_graph()
+    seen: dict[str, None] = {}
+    todo = list(entries)
+    while todo:
+        name = todo.pop(0)
+        if name in seen or name not in graph:
+            continue
+        seen[name] = None
+        todo.extend(graph[name])
+    return list(seen)
+
+
+def template_modules(environment: Any, template: str) -> list[str]:
+    """The module scripts of ``template`` and of the templates it extends or includes (``static/`` names)."""
+    found: list[str] = []
+    todo, done = [template], set()
+    while todo:
+        name = todo.pop(0)
+        if name in done:
+            continue
+        done.add(name)
+        source = environment.loader.get_source(environment, name)[0]
+        found += [entry for entry in _MODULE_SCRIPT.findall(source) if entry not in found]
+        todo += _TEMPLATE_USE.findall(source)
+    return found
+
+
+@bp.app_template_global()
+@pass_context
+def modulepreload(context: Any) -> Markup:
+    """``<link rel="modulepreload">`` of every module the page being rendered loads: its module scripts (and those
+    of the templates it extends or includes) and all they import, found once per template and version by reading
+    the templates and the modules' ``import … from "./x.js"`` lines. In the ``<head>``: the browser asks for the
+    whole graph at once instead of one level of imports per round trip."""
+    key = (static_version(), context.name)
+    modules = _graphs.get(key)
+    if modules is None:
+        modules = _graphs[key] = module_closure(template_modules(context.environment, context.name))
+    return Markup("\n  ".join(f'<link rel="modulepreload" href="{escape(static_url(name))}">' for name in modules))
 
 
 @bp.get("/static/v/<version>/<path:filename>")
 def versioned_static(version: str, filename: str) -> Response:
     """A static file under a version: cached for a year, immutable, when the version is the files' own; a page of
     an older release (open across an upgrade) gets today's file, never cached under the old version."""
-    response = keyfile_format() if filename == "keyfile-format.js" else send_from_directory(STATIC, filename)
-    if version == static_version():
+    response = keyfile_format() if filename == "keyfile-format.js" else send_static(filename, max_age=None)
+    if version == static_version(filename):
         response.cache_control.no_cache = None  # (send_file's default: revalidated by its ETag)
         response.cache_control.public = True
         response.cache_control.max_age = YEAR
@@ -188,7 +335,27 @@ def my_games() -> str:
 
 @bp.get("/new")
 def new_game() -> str:
-    return render_template("web/new.html", page="new")
+    """The form renders its rulesets and its first two seats at once, so it keeps its size from the first paint (the
+    script adopts them; ``GET /rulesets`` still gives the details)."""
+    return render_template("web/new.html", page="new", rulesets=_ruleset_choices())
+
+
+#: the games' names as the pages show them (static/game-names.js; the same msgids)
+GAME_TITLES = {"towerup": "Tower Up", "fivetowers": "5 Towers"}
+
+
+def _ruleset_choices() -> list[dict[str, Any]]:
+    from ..games import names, ruleset  # noqa: PLC0415 - the registry, as GET /rulesets reads it
+
+    choices = []
+    for name in names():
+        try:
+            rules = ruleset(name)
+        except ImportError:  # as GET /rulesets: a ruleset whose engine is not installed is not offered
+            continue
+        choices.append({"name": name, "title": GAME_TITLES.get(name, name), "min_players": rules.min_players,
+                        "max_players": rules.max_players})
+    return choices
 
 
 @bp.get("/keys")
@@ -242,6 +409,14 @@ def confirm(contact_id: str) -> str:
     if not _CONTACT_ID.match(contact_id):
         abort(404)
     return render_template("web/confirm.html", page="confirm", contact_id=contact_id)
+
+
+@bp.get("/link/<link>")
+def device_link(link: str) -> str:
+    """A device link's page (section 15): its script takes the box once and opens it with the fragment's secret."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", link):
+        abort(404)
+    return render_template("web/link.html", page="link", link=link)
 
 
 from . import verify_page  # noqa: E402, F401 - its routes are this blueprint's (it imports bp from here)

@@ -24,10 +24,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, abort, render_template, send_file, url_for
+from flask import Flask, Response, abort, render_template, url_for
 
 from ..defences import WASM_CONTENT_SECURITY_POLICY
-from . import bp, i18n, vendor
+from . import YEAR, bp, compression, i18n, vendor
 
 WEB = Path(__file__).resolve().parent
 #: the verifier's modules of the referee package (relative to it), besides the games: exactly what
@@ -91,7 +91,8 @@ def _wasm(response: Response) -> Response:
 def _urls(static: bool) -> dict[str, str]:
     if static:
         return {"worker": "verify-worker.js", "vendor": "vendor/", "engine": "engine/", "static": "static/"}
-    return {"worker": url_for("web.verify_worker"), "vendor": url_for("web.verify_vendor", path="x")[:-1],
+    return {"worker": url_for("web.verify_worker"),
+            "vendor": url_for("web.verify_vendor_versioned", version=vendor_version(), path="x")[:-1],
             "engine": url_for("web.verify_engine", path="x")[:-1], "static": url_for("web.static", filename="x")[:-1]}
 
 
@@ -106,15 +107,38 @@ def verify() -> Response:
 @bp.get("/verify/worker.js")
 def verify_worker() -> Response:
     """The worker's script, with the page's CSP (a worker's CSP is its own script's)."""
-    return _wasm(send_file(WEB / "static" / "verify-worker.js", mimetype="text/javascript", max_age=0))
+    return _wasm(compression.send_static(WEB / "static" / "verify-worker.js", "text/javascript", max_age=0))
+
+
+@cache
+def vendor_version() -> str:
+    """12 hex digits of the SHA-256 of the pinned versions (``vendor.pins()``): the vendored files' URLs change
+    with them, so those files are kept a year."""
+    return hashlib.sha256(json.dumps(vendor.pins(), sort_keys=True).encode()).hexdigest()[:12]
 
 
 @bp.get("/verify/vendor/<path:path>")
 def verify_vendor(path: str) -> Response:
-    """Pyodide's and the Ed25519 check's files (``referee.web.vendor``); 404 for anything else."""
+    """Pyodide's and the Ed25519 check's files (``referee.web.vendor``), from the compressed copy beside each one that
+    the request accepts; 404 for anything else. Kept an hour (the page names :func:`verify_vendor_versioned`)."""
     if path not in vendor.vendor_files():
         abort(404)
-    return send_file(vendor.VENDOR_DIR / path, mimetype=_mimetype(path), max_age=3600)
+    return compression.send_static(vendor.VENDOR_DIR / path, _mimetype(path), max_age=3600, beside=True)
+
+
+@bp.get("/verify/vendor/v/<version>/<path:path>")
+def verify_vendor_versioned(version: str, path: str) -> Response:
+    """The same under the version of the pins (:func:`vendor_version`): kept a year, immutable, when it is today's;
+    revalidated otherwise (a page of an older release)."""
+    response = verify_vendor(path)
+    if version == vendor_version():
+        response.cache_control.public = True
+        response.cache_control.max_age = YEAR
+        response.cache_control.immutable = True
+    else:
+        response.cache_control.max_age = 0
+        response.cache_control.no_cache = True
+    return response
 
 
 @bp.get("/verify/engine/manifest.json")
@@ -128,7 +152,7 @@ def verify_engine(path: str) -> Response:
     file = engine_files().get(path)
     if file is None:
         abort(404)
-    return send_file(file, mimetype="text/plain", max_age=0)
+    return compression.send_static(file, "text/plain", max_age=0)
 
 
 def _mimetype(path: str) -> str:

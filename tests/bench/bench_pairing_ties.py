@@ -10,7 +10,7 @@ meetings the pairing of that round starts from, it prints:
 
 * ``repeats``: pairs of neighbours in the ranking (places 1–2, 3–4, …) who met before;
 * ``mended``: pairs of the referee's pairing that are not such neighbours;
-* ``pairing``: the time of the referee's pairing (``pairing._swiss_two``: certified shortcut, else the
+* ``pairing``: the time of the referee's pairing (``swiss.swiss_two``: certified shortcut, else the
   replay of networkx's steps on the whole section), one timing;
 * ``proof``: what ``_only_optimum`` (the bipartite double-cover proof) says of the referee's pairing:
   ``only`` (proved the only optimum: the shortcut answers), ``tie`` (another optimum exists) or ``better``
@@ -36,7 +36,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from tournaments.helpers import Builder, by_key_order  # noqa: E402
 
 from referee.signing import generate_key  # noqa: E402
-from referee.tournaments import pairing  # noqa: E402
+from referee.tournaments import pairing, swiss  # noqa: E402
 
 
 def regional(ranked: list[str], met: dict) -> tuple[set[tuple[int, int]], int, dict]:
@@ -44,7 +44,7 @@ def regional(ranked: list[str], met: dict) -> tuple[set[tuple[int, int]], int, d
     n = len(ranked)
     big, top = n**3 + 1, max(met.values(), default=0)
     met_of = pairing.met_by_place(ranked, met)
-    mate = pairing._regional(n, met_of, lambda lo, hi: pairing._window_matching(
+    mate = swiss.regional(n, met_of, lambda lo, hi: swiss.window_matching(
         met_of, big, top, pairing.SWISS_WINDOW, lo=lo, hi=hi))
     return {(i, mate[i]) for i in range(n) if i < mate[i]}, big, met_of
 
@@ -65,7 +65,7 @@ def analyse(ranked: list[str], met: dict, elapsed: float, tables: list[list[str]
     return {"repeats": sum(1 for i in range(0, n, 2) if i + 1 in met_of.get(i, ())),
             "mended": sum(1 for i, j in chosen if not (j == i + 1 and i % 2 == 0)),
             "pairing_ms": elapsed * 1000,
-            "proof": pairing._only_optimum(mate, met_of, big, pairing.SWISS_WINDOW) if n % 2 == 0 else "odd",
+            "proof": swiss.only_optimum(mate, met_of, big, pairing.SWISS_WINDOW) if n % 2 == 0 else "odd",
             "regional": verdict}
 
 
@@ -74,7 +74,7 @@ def run(players: int, rounds: int) -> list[dict]:
     b = Builder(players, keys=keys, fmt={"kind": "swiss", "rounds": rounds, "table_sizes": [2], "pairing": 1})
     b.join_all()
     seen: dict = {}
-    former = pairing._swiss_two
+    former = pairing.swiss_two  # pair_round's own name for it
 
     def timed(ranked: list[str], met: dict, rule: int = 1) -> list[list[str]]:
         start = time.perf_counter()
@@ -83,7 +83,7 @@ def run(players: int, rounds: int) -> list[dict]:
         return tables
 
     rows = []
-    pairing._swiss_two = timed
+    pairing.swiss_two = timed
     try:
         for r in range(1, rounds + 1):
             b.replayer.expected_pairing()
@@ -96,7 +96,7 @@ def run(players: int, rounds: int) -> list[dict]:
             if r < rounds:
                 b.play_round(by_key_order)
     finally:
-        pairing._swiss_two = former
+        pairing.swiss_two = former
     return rows
 
 

@@ -329,7 +329,9 @@ def _events() -> list[dict]:
               {"type": "seated", "seat": 1, "name": "Bea", "open_seats": 1, "full": False},
               {"type": "seated", "seat": 1, "name": "Bea", "open_seats": 0, "full": True},
               {"type": "left", "seat": 1, "open_seats": 1}, {"type": "cancelled"},
-              {"type": "rematch", "seat": 0, "rematch_of": {"game": "g_old", "head": "ab" * 32}}]
+              {"type": "rematch", "seat": 0, "rematch_of": {"game": "g_old", "head": "ab" * 32}},
+              {"type": "recovery", "seat": 1, "new_key": "K" * 43, "position": 12,
+               "not_before": "2026-12-04T10:00:00.000Z"}]
     events += [{"type": "offer", "seat": 1, "offer": kind, "position": 7} for kind in ("draw", "end", "abort")]
     events += [{"type": "offer_answered", "seat": 0, "by": 1, "offer": kind, "outcome": outcome, "position": 7}
                for kind in ("draw", "takeback") for outcome in ("accepted", "declined", "withdrawn", "agreed",

@@ -1,10 +1,12 @@
 """The pages' static files under the version of their contents (``referee/web/__init__.py``, ``static_url``): a
-page names every module, the style sheet and the icon under one ``/play/static/v/<version>/``, its modules'
-relative imports resolve under the same version, a browser keeps them a year without asking again, a page of an
-older release gets today's files uncached, and the version follows the files' contents."""
+page names every module under one ``/play/static/v/<version>/`` (the modules' version), the style sheet and the icon
+each under its own, its modules' relative imports resolve under the same version, a browser keeps them a year
+without asking again, a page of an older release gets today's files uncached, and each version follows the contents
+of its files."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 
@@ -18,7 +20,7 @@ ASSET = re.compile(r'(?:src|href)="(/play/static/[^"]+)"')
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_every_page_names_its_static_files_under_the_one_version(app, path):
+def test_every_page_names_its_static_files_under_their_versions(app, path):
     client = app.test_client()
     page = client.get(path)
     assert page.status_code == 200
@@ -27,7 +29,12 @@ def test_every_page_names_its_static_files_under_the_one_version(app, path):
     version = web.static_version()
     assert re.fullmatch(r"[0-9a-f]{12}", version)
     for url in assets:
-        assert url.startswith(f"/play/static/v/{version}/"), url
+        name = url.removeprefix("/play/static/v/").split("/", 1)[1]  # (vendor/qr.js: a subfolder)
+        if name.endswith(".js"):
+            assert url == f"/play/static/v/{version}/{name}", url
+        else:
+            own = hashlib.sha256((web.STATIC / name).read_bytes()).hexdigest()[:12]
+            assert url == f"/play/static/v/{own}/{name}" and own != version, url
         answer = client.get(url)
         assert answer.status_code == 200, url
         assert answer.cache_control.max_age == 365 * 24 * 3600 and answer.cache_control.immutable, url
@@ -64,13 +71,21 @@ def test_the_version_follows_the_files_contents(app, tmp_path, monkeypatch):
     static = tmp_path / "static"
     shutil.copytree(web.STATIC, static)
     monkeypatch.setattr(web, "STATIC", static)
-    monkeypatch.setattr(web, "_static_version", {"stamp": (), "version": ""})
+    monkeypatch.setattr(web, "_static_version", {"stamp": (), "version": "", "files": {}})
     app.debug = True
-    with app.app_context():
-        before = web.static_version()
+    with app.test_request_context():
+        before = web.static_version(), web.static_version("style.css")
         text = (static / "ui.js").read_text()
         (static / "ui.js").write_text(text + "\n// edited\n")
-        edited = web.static_version()
+        edited = web.static_version(), web.static_version("style.css")
         (static / "ui.js").write_text(text)
-        again = web.static_version()
-    assert before != edited and again == before
+        again = web.static_version(), web.static_version("style.css")
+        (static / "style.css").write_text((static / "style.css").read_text() + "\n/* edited */\n")
+        styled = web.static_version("keys.js"), web.static_version("style.css")
+        client = app.test_client()
+        module, style = client.get(web.static_url("keys.js")), client.get(web.static_url("style.css"))
+    assert edited[0] != before[0] and edited[1] == before[1]  # a module changed: the modules' URLs, not the style's
+    assert again == before
+    assert styled[0] == before[0] and styled[1] != before[1]  # the style changed: its URL only
+    assert module.cache_control.immutable and style.cache_control.immutable
+    assert style.get_data() == (static / "style.css").read_bytes()

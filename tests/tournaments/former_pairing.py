@@ -1,7 +1,7 @@
 """The 2-seat Swiss pairing as it was before ``referee.tournaments.blossom`` (kept for the tests, as
 ``former_standings.py`` keeps the former standings): networkx's ``max_weight_matching`` on the window
 graph, with the certified shortcut of the rounds where no neighbours in the standings met before
-(``_certified_matching``: a candidate proved the only optimum, which networkx would return too). The
+(``swiss.certified_matching``: a candidate proved the only optimum, which networkx would return too). The
 shortcut is unchanged, so it is the referee's own; only the matching it falls back on is networkx's."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from collections import Counter
 
 import networkx as nx
 
-from referee.tournaments.pairing import SWISS_WINDOW, _certified_matching, met_by_place, pair_key
+from referee.tournaments.pairing import SWISS_WINDOW, met_by_place, pair_key
+from referee.tournaments.swiss import certified_matching
 
 
 def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]]) -> list[list[str]]:
@@ -20,7 +21,7 @@ def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]]) -> list[list[st
     unless no perfect matching exists among them.
 
     networkx's matching costs O(n) per augmentation however easy the graph (its labels are reset over
-    every vertex at each stage), O(n²) in all; :func:`_certified_matching` finds the same matching in
+    every vertex at each stage), O(n²) in all; :func:`swiss.certified_matching` finds the same matching in
     about linear time when it can prove that matching is the only maximum one (then networkx, an exact
     algorithm, returns it too), and networkx runs on the whole graph otherwise."""
     n = len(ranked)
@@ -37,7 +38,7 @@ def _swiss_two(ranked: list[str], met: Counter[tuple[str, str]]) -> list[list[st
         return nx.max_weight_matching(graph, maxcardinality=True)
 
     solve = lambda lo, hi: matching(SWISS_WINDOW, lo, hi)  # noqa: E731
-    pairs = _certified_matching(n, met_by_place(ranked, met), big, solve) if n % 2 == 0 else None
+    pairs = certified_matching(n, met_by_place(ranked, met), big, solve) if n % 2 == 0 else None
     if pairs is None:
         pairs = matching(SWISS_WINDOW)
     if 2 * len(pairs) < n and SWISS_WINDOW < n:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from referee.signing import generate_key, public_key_b64
 from referee.tournaments import pairing as pr
+from referee.tournaments import swiss
 from referee.tournaments.lexmatch import lex_matching, matching_cost
 from referee.tournaments.pairing import met_by_place
 from referee.tournaments.spec import SpecError, resolve_tournament
@@ -110,7 +111,7 @@ def test_rule_two_is_least_cost_and_first_where_networkx_is_least_cost(half, rou
     """Swiss sections paired by rule 2 round after round: each pairing costs what networkx's optimum costs,
     comes no later in the standings' order, and no repeat meeting is made while avoidable."""
     met, ranked = _paired_history(random.Random(seed), 2 * half, rounds, rule=2)
-    tables = pr._swiss_two(ranked, met, 2)
+    tables = swiss.swiss_two(ranked, met, 2)
     place = {k: i for i, k in enumerate(ranked)}
     mate = [-1] * len(ranked)
     for a, b in tables:
@@ -125,7 +126,7 @@ def test_rule_one_is_unchanged_and_rule_two_differs_only_among_ties():
     """Where rule 1's pairing is the only optimum, both rules agree; where networkx chose another optimum,
     rule 2 takes the first (a section of 120 players, 9 rounds, paired by rule 1)."""
     met, ranked = _paired_history(random.Random(7), 120, 9)
-    one, two = pr._swiss_two(ranked, met, 1), pr._swiss_two(ranked, met, 2)
+    one, two = swiss.swiss_two(ranked, met, 1), swiss.swiss_two(ranked, met, 2)
     met_of, big = met_by_place(ranked, met), len(ranked) ** 3 + 1
     place = {k: i for i, k in enumerate(ranked)}
 
@@ -137,7 +138,7 @@ def test_rule_one_is_unchanged_and_rule_two_differs_only_among_ties():
 
     assert matching_cost(mate_of(one), met_of, big) == matching_cost(mate_of(two), met_of, big)
     assert mate_of(two) <= mate_of(one)
-    assert pr._swiss_two(ranked, Counter(), 1) == pr._swiss_two(ranked, Counter(), 2)  # no one met: 1–2, 3–4, …
+    assert swiss.swiss_two(ranked, Counter(), 1) == swiss.swiss_two(ranked, Counter(), 2)  # no one met: 1–2, 3–4, …
 
 
 def _body(fmt):

@@ -11,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.tournaments import pairing as pr
+from referee.tournaments import swiss
+from referee.tournaments import tables as seating
 from referee.tournaments.blossom import swiss_matching
 from referee.tournaments.pairing import (
     ROUND_ROBIN,
@@ -245,7 +247,7 @@ def _best_by_definition(n, allowed):
 @given(n=st.integers(0, 400), allowed=st.lists(st.integers(2, 16), min_size=1, max_size=4, unique=True))
 def test_best_partitions_on_counts_equal_the_definition(n, allowed):
     allowed = tuple(sorted(allowed))
-    assert tuple(None if c is None else pr._sizes_of(c, allowed) for c in pr._best_partitions(n, allowed)) \
+    assert tuple(None if c is None else seating.sizes_of(c, allowed) for c in seating.best_partitions(n, allowed)) \
         == _best_by_definition(n, allowed)
 
 
@@ -291,7 +293,7 @@ def test_two_player_swiss_pairs_exactly_as_networkx_on_the_whole_graph(half, rou
     met, ranked = _swiss_history(rng, 2 * half, rounds)
     if shuffled:
         rng.shuffle(ranked)
-    assert pr._swiss_two(ranked, met) == _networkx_two(ranked, met)
+    assert swiss.swiss_two(ranked, met) == _networkx_two(ranked, met)
 
 
 def _paired_history(rng, n, rounds, rule=1):
@@ -304,7 +306,7 @@ def _paired_history(rng, n, rounds, rule=1):
     history = []
     for _ in range(rounds):
         ranked = sorted(keys, key=lambda k: (-wins[k], order[k]))
-        tables = pr._swiss_two(ranked, meetings(history), rule)
+        tables = swiss.swiss_two(ranked, meetings(history), rule)
         history.append(Pairing(tables, []))
         wins.update(min(t) for t in tables)
     return meetings(history), sorted(keys, key=lambda k: (-wins[k], order[k]))
@@ -319,7 +321,7 @@ def test_late_swiss_rounds_pair_exactly_as_networkx_and_the_former_code(half, ro
     former code, to the player."""
     met, ranked = _paired_history(random.Random(seed), 2 * half, rounds)
     expected = _networkx_two(ranked, met)
-    assert pr._swiss_two(ranked, met) == expected
+    assert swiss.swiss_two(ranked, met) == expected
     assert former_pairing._swiss_two(ranked, met) == expected
 
 
@@ -368,8 +370,8 @@ def test_late_rounds_have_several_best_pairings_and_networkx_s_is_the_rule():
         return sum((keys.index(b) - keys.index(a)) ** 2 + 1000 * met[pair_key(a, b)] for a, b in tables)
 
     assert cost(up) == cost(down) == 10
-    assert pr._swiss_two(keys, met) == _networkx_two(keys, met) == former_pairing._swiss_two(keys, met)
-    assert pr._swiss_two(keys, met) in (up, down)
+    assert swiss.swiss_two(keys, met) == _networkx_two(keys, met) == former_pairing._swiss_two(keys, met)
+    assert swiss.swiss_two(keys, met) in (up, down)
 
 
 def _perfect_matchings(nodes):
@@ -404,13 +406,13 @@ def test_the_certificate_says_only_for_the_one_cheapest_matching_and_proves_a_re
             mate = [0] * n
             for a, b in matching:
                 mate[a], mate[b] = b, a
-            verdict = pr._only_optimum(mate, met_of, big, pr.SWISS_WINDOW)
+            verdict = swiss.only_optimum(mate, met_of, big, pr.SWISS_WINDOW)
             said[verdict] += 1
             if verdict == "only":
                 assert total == priced[0][0] and (len(priced) == 1 or priced[1][0] > total)
     assert said["only"] > 50 and said["tie"] > 0 and said["better"] > 0
     met, ranked = _swiss_history(random.Random(0), 400, 3)  # a round where no neighbours met before
-    proved = pr._certified_matching(len(ranked), pr.met_by_place(ranked, met), 400**3 + 1, lambda lo, hi: set())
+    proved = swiss.certified_matching(len(ranked), pr.met_by_place(ranked, met), 400**3 + 1, lambda lo, hi: set())
     assert proved is not None and all(b == a + 1 for a, b in proved)  # 1–2, 3–4, …: nobody met a neighbour
     assert [[ranked[a], ranked[b]] for a, b in sorted(proved)] == _networkx_two(ranked, met)
 

@@ -41,7 +41,7 @@ def game_attr(page, name: str) -> str:
 
 def generate_key_on_keys_page(page, base_url: str, name: str) -> str:
     page.goto(f"{base_url}/play/keys")
-    page.get_by_label("Name", exact=True).first.fill(name)
+    page.locator("#gen-form").get_by_label("Name", exact=True).fill(name)
     page.get_by_role("button", name="Generate key in this browser").click()
     row = page.locator("#keys-body tr", has_text=name)
     row.wait_for()

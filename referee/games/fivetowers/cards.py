@@ -22,9 +22,10 @@ by ascending value, then that suit's second copies by ascending value.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..data import fixtures_dir, load_json, require
 
@@ -174,3 +175,27 @@ def load_cards(data_dir: Path | None = None) -> CardSet:
         for value in extra_values:
             cards.append(Card(len(cards), f"{suit.id}-{value}-2", suit.id, suit_index, value, 2, extra_min))
     return CardSet(suits, tuple(cards), sizes, display_size, tuple(extra_values), extra_min, (suits_path, deck_path))
+
+
+class CardRules(Protocol):
+    """What a game in progress and its scoring read of the rules (``ruleset.FiveTowers``): the cards and suits by
+    index. The game and the scoring depend on this shape, the ruleset on the game: imports run one way."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def display_size(self) -> int: ...
+    @property
+    def suits(self) -> Sequence[Suit]: ...
+    @property
+    def suit_ids(self) -> Sequence[str]: ...
+    @property
+    def suit_index(self) -> Mapping[str, int]: ...
+    @property
+    def ids(self) -> Sequence[str]: ...
+    @property
+    def index(self) -> Mapping[str, int]: ...
+    @property
+    def suit_of(self) -> Sequence[int]: ...
+    @property
+    def value_of(self) -> Sequence[int]: ...

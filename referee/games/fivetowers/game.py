@@ -11,16 +11,14 @@ game ends the second time (FT-E1).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..base import Game
 from ..errors import GameOver, IllegalMove
 from ..randomness import Rng
 from .building import EMPTY, SPIRE, longest_chain, placeable
+from .cards import CardRules
 from .scoring import score
-
-if TYPE_CHECKING:
-    from .ruleset import FiveTowers
 
 BIDDING = "bidding"
 BUILDING = "building"
@@ -45,7 +43,7 @@ class FiveTowersGame(Game):
         "_reshuffles_done", "_round", "_rules", "_seed", "_start", "_towers", "_turn", "_turns",
     )
 
-    def __init__(self, rules: FiveTowers, players: int, deck: list[int], seed: bytes | None,
+    def __init__(self, rules: CardRules, players: int, deck: list[int], seed: bytes | None,
                  recorded_reshuffles: list[list[int]] | None):
         self._rules = rules
         self._n = players

@@ -10,10 +10,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
-if TYPE_CHECKING:
-    from .ruleset import FiveTowers
+from .cards import CardRules
 
 
 class TowerScore(TypedDict):
@@ -55,7 +54,7 @@ def competition_ranks(totals: list[int]) -> list[int]:
     return [1 + sum(other > total for other in totals) for total in totals]
 
 
-def score(rules: FiveTowers, towers: list[list[list[int]]], demolished: list[list[int]]) -> dict[str, Any]:
+def score(rules: CardRules, towers: list[list[list[int]]], demolished: list[list[int]]) -> dict[str, Any]:
     """The ``result()`` document of a finished game."""
     ids, suit_ids, value_of = rules.ids, rules.suit_ids, rules.value_of
     seats: list[SeatScore] = []

@@ -2,12 +2,39 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict
+from collections.abc import Sequence
+from typing import Any, Protocol, TypedDict
 
 from .data import COLORS
 
-if TYPE_CHECKING:
-    from .game import TowerUpGame
+
+class ScoredConfig(Protocol):
+    """What scoring reads of a game's configuration (``game.GameConfig``)."""
+
+    @property
+    def players(self) -> int: ...
+    @property
+    def track_values(self) -> Sequence[int]: ...
+    @property
+    def cone_max(self) -> int: ...
+    @property
+    def objectives(self) -> Sequence[int]: ...
+
+
+class ScoredGame(Protocol):
+    """What scoring reads of a finished game (``game.TowerUpGame``): scoring depends on this shape, not on the game's
+    module, so the game imports scoring and never the other way round."""
+
+    @property
+    def cfg(self) -> ScoredConfig: ...
+    @property
+    def loco(self) -> Sequence[int]: ...
+    @property
+    def cone(self) -> Sequence[int | None]: ...
+    @property
+    def chips(self) -> Sequence[Sequence[tuple[int, int]]]: ...
+    @property
+    def supply(self) -> Sequence[int]: ...
 
 
 class LocomotiveScore(TypedDict):
@@ -27,7 +54,7 @@ class ChipScore(TypedDict):
     value: int
 
 
-def final_result(game: TowerUpGame) -> dict[str, Any]:
+def final_result(game: ScoredGame) -> dict[str, Any]:
     """The result shape of the issue: per seat each locomotive, the cone and the chips with their points,
     the total, the supply (tie-break value) and the rank; the winners; the tie-break chain.
 

@@ -79,5 +79,11 @@ export const api = {
   messages: (id, query = {}) => request("GET", `/games/${encodeURIComponent(id)}/messages?${new URLSearchParams(query)}`),
   say: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/messages`, submission),
   mute: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/messages/mute`, submission),
+  rekey: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/rekey`, submission),
+  recover: (id, submission) => request("POST", `/games/${encodeURIComponent(id)}/recover`, submission),
+  playerGames: (key, query = "") => request("GET", `/players/${encodeURIComponent(key)}/games${query}`),
+  makeDeviceLink: (box) => request("POST", "/keys/links", { box }),
+  takeDeviceLink: (link) => request("GET", `/keys/links/${encodeURIComponent(link)}`),
+  deviceLinkStatus: (link) => request("GET", `/keys/links/${encodeURIComponent(link)}/status`),
   move: (id, submission, wait = 5) => request("POST", `/games/${encodeURIComponent(id)}/moves?wait=${wait}`, submission),
 };

@@ -28,7 +28,8 @@ export function notifyButton(container) {
       show();
     }
   });
-  show();
+  // asked before (allowed or blocked): no button, and no line of text pushing the board down as the page loads
+  if (Notification.permission !== "default") return null;
   container.append(button, note);
   return button;
 }

@@ -12,6 +12,8 @@ import { notifyButton, turnNotice } from "./attention.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
 import { seatOffersPanel } from "./seat-offers.js";
+import { bringKeyHere } from "./key-travel.js";
+import { lostKeyButton, seatKeysPanel } from "./seat-keys.js";
 import { actionWords, gameName, playersLine } from "./game-names.js";
 import { _, listAnd, pgettext } from "./i18n.js";
 
@@ -296,8 +298,36 @@ async function renderResult() {
   }
 }
 
+/** "Is this your seat?": on a device without any of the game's seat keys, while the game waits or runs (section 15). */
+function renderBringKey() {
+  const panel = document.getElementById("bring-key-panel");
+  const keyed = game.seats.some((s) => s && s.key);
+  panel.hidden = !keyed || mySeats().length > 0 || !["waiting", "active"].includes(game.status);
+  const box = document.getElementById("bring-key");
+  if (panel.hidden || box.childElementCount) return;
+  box.append(bringKeyHere({ idPrefix: "bring-key", onKey: (entry) => {
+    const said = document.getElementById("bring-key-said");
+    if (!game.seats.some((s) => s && s.key === entry.public)) {
+      said.textContent = _("The key “{name}” is here now, but it holds no seat of this game.", { name: entry.name });
+      return;
+    }
+    safeLoad(true);
+  } }), lostKeyButton({ gameId, onAsked: () => safeLoad(true),
+    seatsOf: () => game.seats.map((s, seat) => ({ seat, name: (s && s.name) || _("Seat {n}", { n: seat + 1 }), key: s && s.key }))
+      .filter((s) => s.key) }));
+}
+
+const seatKeys = seatKeysPanel({ box: document.getElementById("seat-keys"), gameId, reload: () => safeLoad(true) });
+
+function renderSeatKeys() {
+  seatKeys.render(game.raw, mySeats());
+  document.getElementById("seat-keys-panel").hidden = document.getElementById("seat-keys").hidden;
+}
+
 function renderAll() {
   document.getElementById("status-line").textContent = statusText();
+  renderBringKey();
+  renderSeatKeys();
   renderTitle();
   renderDetails();
   renderSeats();

@@ -6,7 +6,8 @@
 
 import { api } from "./api.js";
 import { describeTimeControl, localTime } from "./clock.js";
-import { findKey, makeKeyPair, publicOfSeed, rememberKey } from "./keys.js";
+import { entryOfSeed, findKey, makeKeyPair, publicOfSeed, rememberKey } from "./keys.js";
+import { createPasskeyKey, NoPrfError, passkeysAvailable } from "./passkey.js";
 import { gameName } from "./game-names.js";
 import { noteNewKey, takeSeat } from "./seat-offers.js";
 import { clearErrors, el, showError } from "./ui.js";
@@ -116,21 +117,34 @@ form.addEventListener("submit", async (event) => {
   }
   const button = document.getElementById("join-take");
   button.disabled = true;
-  say(_("Making your key and taking the seat…"), "taking");
+  const withPasskey = document.getElementById("join-passkey").checked;
+  say(withPasskey ? _("Asking for a passkey, then taking the seat…") : _("Making your key and taking the seat…"), "taking");
   try {
-    const key = await makeKeyPair(name); // kept in this browser only once the seat is taken
+    let key;
+    if (withPasskey) {
+      const made = await createPasskeyKey(name);
+      key = await entryOfSeed(made.name, made.seed, { passkey: true });
+    } else {
+      key = await makeKeyPair(name); // kept in this browser only once the seat is taken
+    }
     await takeSeat(gameId, seat, key, name, seed);
     rememberKey(key);
-    noteNewKey(gameId, key.public);
+    if (!withPasskey) noteNewKey(gameId, key.public); // the game's page says once that only this browser holds it
     window.location.assign(gameUrl);
   } catch (err) {
     button.disabled = false;
+    if (err instanceof NoPrfError || err.code === "passkey/cancelled") {
+      say(`${err.message} ${_("Untick the passkey to make the key in this browser instead.")}`, "open");
+      return;
+    }
     const words = refusal(err.code);
     if (words) showError({ ...err, code: err.code, message: words }, _("The seat was not taken"), { reveal: true });
     else showError(err, _("The seat was not taken"), { reveal: true });
     show().catch(() => {});
   }
 });
+
+document.getElementById("join-passkey-row").hidden = !passkeysAvailable();
 
 show().then(() => {
   root.dataset.loaded = "true";

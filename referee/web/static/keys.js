@@ -1,6 +1,6 @@
 // Ed25519 keys kept in this browser (localStorage), and signing with WebCrypto.
 //
-// A key is stored as {name, public, private, created, exported?}: base64url of the 32-byte public key and of the
+// A key is stored as {name, public, private, created, exported?, passkey?}: base64url of the 32-byte public key and of the
 // 32-byte private key (the seed), the same text as a `referee keygen` key file. WebCrypto imports a raw
 // Ed25519 private key only as PKCS#8, so the seed is wrapped in the fixed 16-byte PKCS#8 prefix.
 
@@ -120,6 +120,30 @@ export async function importKey(name, text, passphrase = "") {
   if (declared !== null && declared !== pub) throw new Error(_("the private key does not match the file's public key"));
   return remember({ name: String(name || "imported"), public: pub, private: b64.encode(b64.decode(seedText)),
     created: new Date().toISOString() });
+}
+
+/**
+ * Keep a key of a known 32-byte seed (a passkey's, a device link's), saying how it came: `{passkey: true}` for a
+ * key a passkey keeps (section 15). A key this browser already holds keeps its name and gains the mark.
+ */
+export async function keepSeed(name, seed, extra = {}) {
+  const entry = await entryOfSeed(name, seed, extra);
+  const known = findKey(entry.public);
+  return remember(known ? { ...known, ...extra } : entry);
+}
+
+/** The stored form of a key of a known seed, not remembered (the join page keeps it once the seat is taken). */
+export async function entryOfSeed(name, seed, extra = {}) {
+  requireCrypto();
+  const bytes = typeof seed === "string" ? b64.decode(seed) : seed;
+  const pub = await publicOf(await importSeed(bytes));
+  return { name: String(name || _("player")), created: new Date().toISOString(), ...extra, public: pub,
+    private: b64.encode(bytes) };
+}
+
+/** Whether a passkey keeps `entry` (it comes back on any device where that passkey is), or only this browser does. */
+export function keptByPasskey(entry) {
+  return Boolean(entry && entry.passkey);
 }
 
 /** The file text of a key exported without encryption: the plain `referee keygen` format (base64url seed, newline). */

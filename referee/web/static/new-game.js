@@ -2,7 +2,7 @@ import { api } from "./api.js";
 import { gameName } from "./game-names.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
 import { entropy, findKey, generateKey, listKeys, makeKeyPair, signEnvelope } from "./keys.js";
-import { addRow, labelRows } from "./seat-rows.js";
+import { addRow, adoptRows, labelRows } from "./seat-rows.js";
 import { keepInvitations, seatOffersPanel } from "./seat-offers.js";
 import { clearErrors, el, showError } from "./ui.js";
 import { _ } from "./i18n.js";
@@ -116,11 +116,14 @@ async function init() {
     return;
   }
   const box = document.getElementById("ruleset-choices");
-  box.replaceChildren(...rulesets.map((r, i) => el("label", { class: "choice" },
-    el("input", { type: "radio", name: "ruleset", value: r.name, checked: i === 0,
+  // the server rendered the same choices (the form keeps its size from the first paint): the one chosen stays chosen
+  const picked = box.querySelector("input[name=ruleset]:checked");
+  const chosen = rulesets.some((r) => picked && r.name === picked.value) ? picked.value : rulesets[0] && rulesets[0].name;
+  box.replaceChildren(...rulesets.map((r) => el("label", { class: "choice" },
+    el("input", { type: "radio", name: "ruleset", value: r.name, checked: r.name === chosen,
       onchange: () => chooseRuleset(r.name) }),
     ` ${gameName(r.name)} `, el("small", {}, _("({min}–{max} players)", { min: r.min_players ?? "?", max: r.max_players ?? "?" })))));
-  if (rulesets.length) chooseRuleset(rulesets[0].name);
+  if (rulesets.length) chooseRuleset(chosen);
 }
 
 document.getElementById("organiser").append(...listKeys().map((k) => el("option", { value: k.public }, k.name)));
@@ -224,4 +227,6 @@ document.getElementById("new-form").addEventListener("submit", async (event) => 
 });
 
 initTimeControlForm();
+adoptRows(seatsList); // the first two seats, rendered by the server
+renumber();
 init();

@@ -140,8 +140,8 @@ export function seatOffersPanel({ section, gameId, reload = () => {}, manage = t
   function keyNotice() {
     if (!notice) return null;
     const box = el("div", { class: "key-notice", id: "key-notice", role: "note" },
-      el("p", {}, _("Your seat is signed with a key that lives only in this browser. Clearing the browser's data loses it: to keep it, or to play from another device, export it with a passphrase on the My keys page.")),
-      el("p", {}, el("a", { href: `${WEB}keys` }, _("Export my key")), " ",
+      el("p", {}, _("Your seat is signed with a key that lives only in this browser. Clearing the browser's data loses it. To play from your phone or another computer, send it there by a device link (My keys, “Send to another device”); to keep it safe, export it to a file with a passphrase.")),
+      el("p", {}, el("a", { href: `${WEB}keys` }, _("Keep my key: My keys")), " ",
         el("button", { type: "button", onclick: () => { notice = null; box.remove(); } }, _("Got it"))));
     return box;
   }

@@ -1,7 +1,8 @@
 // The player rows of the new-game and new-tournament forms: a name, a public key, "generate a key in this
 // browser" and "use a key of this browser"; in the new-game form also who takes the seat (a key of this browser,
 // a pasted key, an invitation link, anyone: li[data-kind], the CSS shows its fields). One implementation for both.
-import { generateKey, listKeys } from "./keys.js";
+import { generateKey, keepSeed, listKeys } from "./keys.js";
+import { createPasskeyKey, NoPrfError, passkeysAvailable } from "./passkey.js";
 import { clearErrors, el, showError } from "./ui.js";
 import { _ } from "./i18n.js";
 
@@ -19,6 +20,8 @@ export function labelRows(list, field) {
     li.querySelector(".seat-name").setAttribute("aria-label", _("Name of player {n}", { n: i + 1 }));
     li.querySelector(".seat-key").setAttribute("aria-label", _("Public key of player {n}", { n: i + 1 }));
     li.querySelector(".seat-generate").setAttribute("aria-label", _("Generate a key in this browser for player {n}", { n: i + 1 }));
+    const passkey = li.querySelector(".seat-passkey");
+    if (passkey) passkey.setAttribute("aria-label", _("Make a key with a passkey for player {n}", { n: i + 1 }));
     li.querySelector(".seat-mine").setAttribute("aria-label", _("Use a key of this browser for player {n}", { n: i + 1 }));
     const kind = li.querySelector(".seat-kind");
     if (kind) kind.setAttribute("aria-label", _("Who takes seat {n}", { n: i + 1 }));
@@ -29,17 +32,29 @@ export function labelRows(list, field) {
 /** A new row from `template` (a <template> holding one <li>), appended to `list`. */
 export function addRow(template, list) {
   const li = template.content.firstElementChild.cloneNode(true);
+  wire(li, list, list.children.length);
+  list.append(li);
+  return li;
+}
+
+/** Wire the rows the server rendered into `list` (the new-game form's first two: it keeps its size from the first
+ * paint) as addRow wires a new one. */
+export function adoptRows(list) {
+  [...list.children].forEach((li, i) => wire(li, list, i));
+}
+
+function wire(li, list, index) {
   const name = li.querySelector(".seat-name");
   const key = li.querySelector(".seat-key");
   const mine = li.querySelector(".seat-mine");
   fillMine(mine);
   const kind = li.querySelector(".seat-kind"); // the new-game form's: a key, a pasted key, an invitation, open
   if (kind) {
-    if (list.children.length === 0) kind.value = "mine"; // the first seat: most often the creator's own
+    if (index === 0) kind.value = "mine"; // the first seat: most often the creator's own
     li.dataset.kind = kind.value;
     kind.addEventListener("change", () => { li.dataset.kind = kind.value; });
   }
-  name.value = _("Player {n}", { n: list.children.length + 1 });
+  if (!name.value) name.value = _("Player {n}", { n: index + 1 });
   li.querySelector(".seat-generate").addEventListener("click", async () => {
     clearErrors();
     try {
@@ -51,12 +66,24 @@ export function addRow(template, list) {
       showError(err, _("Could not generate a key"));
     }
   });
+  const passkey = li.querySelector(".seat-passkey");
+  if (passkey && !passkeysAvailable()) passkey.hidden = true;
+  passkey?.addEventListener("click", async () => {
+    clearErrors();
+    try {
+      const made = await createPasskeyKey(name.value.trim().normalize("NFC") || _("player"));
+      const entry = await keepSeed(made.name, made.seed, { passkey: true });
+      key.value = entry.public;
+      document.querySelectorAll(".seat-mine").forEach(fillMine);
+      mine.value = entry.public;
+    } catch (err) {
+      if (err.code !== "passkey/cancelled") showError(err, err instanceof NoPrfError ? _("No passkey key here") : _("The passkey gave no key"));
+    }
+  });
   mine.addEventListener("change", () => {
     if (!mine.value) return;
     key.value = mine.value;
     const entry = listKeys().find((k) => k.public === mine.value);
     if (entry && name.value === _("Player {n}", { n: [...list.children].indexOf(li) + 1 })) name.value = entry.name;
   });
-  list.append(li);
-  return li;
 }

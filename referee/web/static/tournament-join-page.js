@@ -8,7 +8,8 @@
 
 import { api } from "./api.js";
 import { localTime } from "./clock.js";
-import { entropy, findKey, listKeys, makeKeyPair, publicOfSeed, rememberKey, signEnvelope } from "./keys.js";
+import { entropy, entryOfSeed, findKey, listKeys, makeKeyPair, publicOfSeed, rememberKey, signEnvelope } from "./keys.js";
+import { createPasskeyKey, NoPrfError, passkeysAvailable } from "./passkey.js";
 import { gameName } from "./game-names.js";
 import { formatText } from "./tournament-model.js";
 import { clearErrors, el, nowIso, shortKey, showError } from "./ui.js";
@@ -39,6 +40,7 @@ function onKeyChosen() {
   const chosen = keyChoice.value ? findKey(keyChoice.value) : null;
   document.getElementById("tjoin-new-hint").hidden = Boolean(chosen);
   document.getElementById("tjoin-key-hint").hidden = !chosen;
+  document.getElementById("tjoin-passkey-row").hidden = Boolean(chosen) || !passkeysAvailable();
   if (!nameTyped) nameInput.value = chosen && chosen.name ? chosen.name : "";
 }
 
@@ -127,12 +129,22 @@ form.addEventListener("submit", async (event) => {
   const chosen = keyChoice.value ? findKey(keyChoice.value) : null;
   say(chosen ? _("Joining…") : _("Making your key and joining…"), "joining");
   try {
-    const key = chosen || await makeKeyPair(name); // a new one kept in this browser only once the join is taken
+    const withPasskey = !chosen && passkeysAvailable() && document.getElementById("tjoin-passkey").checked;
+    let key = chosen;
+    if (withPasskey) {
+      const made = await createPasskeyKey(name);
+      key = await entryOfSeed(made.name, made.seed, { passkey: true });
+    }
+    key = key || await makeKeyPair(name); // a new one kept in this browser only once the join is taken
     await join(key, name);
     if (!chosen) rememberKey(key);
     window.location.assign(pageUrl);
   } catch (err) {
     button.disabled = false;
+    if (err instanceof NoPrfError || err.code === "passkey/cancelled") {
+      say(`${err.message} ${_("Untick the passkey to make the key in this browser instead.")}`, "open");
+      return;
+    }
     const words = refusal(err.code);
     showError(words ? { ...err, code: err.code, message: words } : err, _("You have not joined"), { reveal: true });
     show().catch(() => {});
