@@ -41,6 +41,7 @@ from the logs.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -82,6 +83,11 @@ class BackupError(RuntimeError):
 
 def _no_progress(stage: str, done: int, total: int | None) -> None:
     pass
+
+
+def no_space(error: BaseException) -> bool:
+    """Whether ``error`` is a disk (or a quota) that is full."""
+    return isinstance(error, OSError) and error.errno in {errno.ENOSPC, errno.EDQUOT}
 
 
 # -- taking the snapshot of the log Redis -------------------------------------------------------------
@@ -146,8 +152,13 @@ def bgsave_snapshot(client: Any, rdb_path: Path, out: BinaryIO, progress: Progre
     progress("BGSAVE", 0, None)
     while True:
         info = client.info("persistence")
-        if not info.get("rdb_bgsave_in_progress") and int(info["rdb_last_save_time"]) > before:
-            break
+        if not info.get("rdb_bgsave_in_progress"):  # ours has ended (Redis marks it under way as it forks)
+            if int(info["rdb_last_save_time"]) > before:
+                break
+            # a save that failed leaves LASTSAVE where it was: say so now, not after ``timeout`` (issue 50)
+            raise BackupError("the log Redis could not save its snapshot (rdb_last_bgsave_status="
+                              f"{info.get('rdb_last_bgsave_status')}): no space on its disk? see its log; "
+                              "nothing was written")
         if time.monotonic() > deadline:
             raise BackupError(f"BGSAVE did not finish within {timeout:.0f}s")
         time.sleep(0.05)
@@ -399,6 +410,8 @@ def write_backup(out_path: str | Path, redis_url: str, key_file: str | Path, arc
                     else:
                         snapshot = sync_snapshot(redis_url, rdb_out, progress)
                 except (redis.RedisError, OSError) as error:
+                    if no_space(error):
+                        raise
                     raise BackupError(f"the snapshot of the log Redis failed: {error}") from error
                 rdb_out.flush()
                 rdb_out.seek(0)
@@ -431,6 +444,12 @@ def write_backup(out_path: str | Path, redis_url: str, key_file: str | Path, arc
         except FileExistsError:
             raise BackupError(f"{out_path} exists: not overwriting it") from None
         fsync_dir(out_path.parent)
+    except OSError as error:
+        if no_space(error):
+            raise BackupError(f"no space left on the disk of {out_path.parent} ({error.strerror}): the backup was "
+                              "not written and no partial file is left; free space there or write it elsewhere "
+                              "(--out)") from error
+        raise
     finally:
         with suppress(FileNotFoundError):
             os.unlink(temporary)
@@ -551,6 +570,8 @@ def extract_checked(backup: str | Path, into: Path, progress: Progress = _no_pro
                               "restored")
     except (OSError, tarfile.TarError, EOFError) as error:
         shutil.rmtree(into, ignore_errors=True)
+        if no_space(error):  # the disk it is unpacked on, not the backup (restore_backup says so)
+            raise
         raise BackupError(f"{backup} is damaged: {error}") from error
     except BackupError:
         shutil.rmtree(into, ignore_errors=True)
@@ -628,6 +649,24 @@ class RestoreSummary:
     authenticated_by: str | None = None
 
 
+#: what a restore needs beside the backup's size: the staging copy, the RDB and the append-only file made of it
+RESTORE_ROOM_FACTOR = 3
+
+
+def _room_to_restore(backup: Path, var: Path) -> None:
+    """Refuse at once, changing nothing, a restore into a disk without room for it: about
+    :data:`RESTORE_ROOM_FACTOR` times the backup's size (the members unpacked, then the log turned into an
+    append-only file beside its RDB)."""
+    from .diskspace import free_bytes  # noqa: PLC0415
+
+    existing = next((path for path in (var, *var.parents) if path.exists()), None)
+    free = free_bytes(existing) if existing is not None else None
+    needed = RESTORE_ROOM_FACTOR * backup.stat().st_size
+    if free is not None and free < needed:
+        raise BackupError(f"no space for the restore on the disk of {var}: about {needed} bytes needed, {free} free; "
+                          "nothing was changed; free space there or restore elsewhere (--var)")
+
+
 def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, archive_dir: str | Path,
                    progress: Progress = _no_progress, *, referee_key: str | None = None,
                    unauthenticated: bool = False) -> RestoreSummary:
@@ -644,6 +683,8 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
     for path, what in ((key_path, "the referee's key"), (archive, "the archive directory")):
         if path.exists() and not (path.is_dir() and not any(path.iterdir())):
             raise BackupError(f"{path} ({what}) exists: not overwriting it")
+    _room_to_restore(Path(backup), var)
+    made = [path for path in (var, key_path, archive) if not path.exists()]
     var.mkdir(mode=0o700, parents=True, exist_ok=True)
     staging = var / ".restoring"
     try:
@@ -670,10 +711,19 @@ def restore_backup(backup: str | Path, var: str | Path, key_file: str | Path, ar
             archived = sum(1 for path in archive.rglob("*") if path.is_file())
             _fsync_tree(archive)
             fsync_dir(archive.parent)
-    except BaseException:
-        # leave the data directory as empty as it was: the next attempt must not be refused
+    except BaseException as error:
+        # leave the data directory as empty as it was: the next attempt must not be refused; and the key and
+        # the archive, where they are outside it, as absent as they were
         for path in list(var.iterdir()) if var.is_dir() else []:
             shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+        for path in reversed(made):
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+        if isinstance(error, OSError) and no_space(error):
+            raise BackupError(f"no space left on the disk of {var} ({error.strerror}): nothing was restored, and "
+                              "nothing was changed; free space there and try again") from error
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)

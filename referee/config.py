@@ -120,6 +120,11 @@ name                        default                     meaning
                                                         out of Redis
 ``REFEREE_ARCHIVE_EVERY``   ``3600``                    seconds between the replay workers' archiving
                                                         passes (one worker at a time; 0: never)
+``REFEREE_MIN_FREE_DISK``   1024 × ``REFEREE_MAX_BODY`` bytes kept free under the log Redis's data: below
+                            (64 MiB)                    it writes are 503 ``log/disk_full`` and reads go
+                                                        on (``referee/diskspace.py``; 0: no floor)
+``REFEREE_LOG_DISK``        the log Redis's ``dir``     the folder whose disk the floor watches (unset:
+                                                        asked of the log Redis when it runs here)
 ``REFEREE_RECOVERY_WAIT``   ``259200`` (72 hours)       seconds a recovery of a lost key waits at least
                                                         before it may complete (CONTRACT section 15)
 =========================== =========================== ==========================================
@@ -201,6 +206,12 @@ DEFAULTS.update({
     "REFEREE_MAX_STREAMS_PER_CLIENT": 8,
 })
 
+# -- a full disk (issue 50; CONTRACT section 13, "A full disk") -------------------------------------------------
+DEFAULTS.update({
+    "REFEREE_MIN_FREE_DISK": None,  # None: 1024 × REFEREE_MAX_BODY (64 MiB); 0: no floor (referee/diskspace.py)
+    "REFEREE_LOG_DISK": None,  # None: the log Redis's own `dir`, when it runs on this machine
+})
+
 # -- one player, every device (section 15): device links ----------------------------------------------------
 DEFAULTS.update({
     "REFEREE_DEVICE_LINK_SECONDS": 600,
@@ -214,7 +225,7 @@ DEFAULTS.update({
 
 _INTS = {"REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_WEBHOOK_DISABLE_AFTER", "REFEREE_MIN_REPLICAS",
          "REFEREE_REPLICA_TIMEOUT_MS", "REFEREE_MAX_OPEN_GAMES", "REFEREE_MAX_MESSAGE_BYTES",
-         "REFEREE_MAX_STREAMS_PER_CLIENT"}
+         "REFEREE_MAX_STREAMS_PER_CLIENT", "REFEREE_MIN_FREE_DISK"}
 _FLOATS = {"REFEREE_ACCEPT_WITHIN", "REFEREE_ARCHIVE_AFTER", "REFEREE_ARCHIVE_EVERY",
            "REFEREE_MAX_WAIT", "REFEREE_STALE_AFTER", "REFEREE_RECONCILE_EVERY", "REFEREE_DEADLINES_EVERY",
            "REFEREE_WEBHOOK_TIMEOUT", "REFEREE_SSE_HEARTBEAT", "REFEREE_SSE_LIFETIME",
@@ -287,7 +298,10 @@ def load_config(overrides: Mapping[str, Any] | None = None, environ: Mapping[str
     for name in ("REFEREE_MAX_BODY", "REFEREE_MAX_BUNDLE", "REFEREE_REPLICA_TIMEOUT_MS", "REFEREE_DEVICE_LINK_SECONDS"):
         if config[name] <= 0:
             raise ConfigError(f"{name} must be positive")
-    for name in ("REFEREE_MIN_REPLICAS", "REFEREE_MAX_MESSAGE_BYTES", "REFEREE_MAX_STREAMS_PER_CLIENT"):
+    if config["REFEREE_MIN_FREE_DISK"] is None:
+        config["REFEREE_MIN_FREE_DISK"] = 1024 * config["REFEREE_MAX_BODY"]
+    for name in ("REFEREE_MIN_REPLICAS", "REFEREE_MAX_MESSAGE_BYTES", "REFEREE_MAX_STREAMS_PER_CLIENT",
+                 "REFEREE_MIN_FREE_DISK"):
         if config[name] < 0:
             raise ConfigError(f"{name} must be 0 or more")
     _check_defences(config)

@@ -149,7 +149,11 @@ class EmbeddedRedis:
                     "requirepass": _config_value(self.password), "maxmemory-policy": "noeviction",
                     # a game's projection (its long values deflated: referee.store.codec) stays a listpack hash
                     # rather than a hash table: 0.7 KB instead of 1.6 KB a game (docs/scale.md, "Memory")
-                    "hash-max-ziplist-value": str(HASH_MAX_ZIPLIST_VALUE)}
+                    "hash-max-ziplist-value": str(HASH_MAX_ZIPLIST_VALUE),
+                    # a snapshot (BGSAVE: `referee backup`) that fails for room must not stop the writes: the
+                    # append-only file is what makes them durable, and with `save ""` no later save would ever
+                    # lift the stop (issue 50)
+                    "stop-writes-on-bgsave-error": "no"}
         if self.maxmemory:
             settings["maxmemory"] = self.maxmemory
         if self.replica_of is not None:

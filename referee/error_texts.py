@@ -27,6 +27,9 @@ from .i18n import DEFAULT, N_, Text, gettext
 #: the words of a game's status, translated where a message names one (``%(status)s``)
 STATUS_WORDS = (N_("waiting"), N_("active"), N_("finished"), N_("aborted"), N_("expired"), N_("cancelled"))
 
+#: 503 ``log/disk_full``: a write below the disk floor (``referee/observability.py``, ``referee/diskspace.py``)
+DISK_FULL = "the log's disk is nearly full: writes are refused until space is freed (reads go on); try again later"
+
 #: English messages with the values taken out (``%(name)s``), as the engines, the fold and the services build
 #: them: the errors players meet (moves refused, signatures and keys, turns, finished games, stale
 #: submissions, offers and answers, contacts, bad JSON).
@@ -219,6 +222,8 @@ TEMPLATES = (
     N_("The method is not allowed for the requested URL."),
     N_("send the body as Content-Type: application/json (UTF-8), not %(declared)s"),
     N_("too many requests: at most %(limit)s from one client; retry in %(seconds)s s"),
+    # -- a full disk (referee/observability.py; CONTRACT section 13, "A full disk")
+    N_("the log's disk is nearly full: writes are refused until space is freed (reads go on); try again later"),
 )
 
 #: the problems of a 400 ``request/invalid`` (strict JSON, the body, marshmallow's messages, the schemas')

@@ -7,7 +7,8 @@ text format, one view over every process:
 * **multi-process mode** (prometheus_client's, when ``PROMETHEUS_MULTIPROC_DIR`` is set before the process
   imports this module): every process writes its values into files of its own in that directory, and a
   scrape adds them up (``MultiProcessCollector``). ``referee serve`` makes the directory
-  (``<REFEREE_VAR>/metrics``), empties it at start and hands it to every child (:func:`prepare_directory`);
+  (:func:`default_directory`: on ``/dev/shm``, else ``<REFEREE_VAR>/metrics``), empties it at start and
+  hands it to every child (:func:`prepare_directory`);
   gunicorn's ``child_exit`` marks a dead web worker (:func:`mark_process_dead`). Counters and histograms
   of a process that died stay counted, as they should. No gauge is kept in the files: the gauges are read
   from Redis at scrape time (:class:`ReadAtScrape`), by whichever web worker answers.
@@ -42,6 +43,7 @@ series                              type      what
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -85,6 +87,21 @@ def outcome_of(status: int) -> str:
 
 def multiprocess_directory() -> str | None:
     return os.environ.get(MULTIPROC_ENV) or None
+
+
+#: a memory-backed file system, where it is: the multi-process files' home under ``referee serve``
+SHARED_MEMORY = Path("/dev/shm")
+
+
+def default_directory(var: str | os.PathLike[str]) -> Path:
+    """Where ``referee serve`` keeps the multi-process files unless ``PROMETHEUS_MULTIPROC_DIR`` says: on
+    ``/dev/shm`` (memory), in a folder named by the user and ``var``, so that a full data disk never reaches
+    them — prometheus_client memory-maps them, and a page of a mapped file that the full disk cannot hold is a
+    ``SIGBUS`` that kills the process (issue 50); ``<var>/metrics`` where there is no ``/dev/shm``."""
+    if SHARED_MEMORY.is_dir() and os.access(SHARED_MEMORY, os.W_OK):
+        tag = hashlib.sha256(str(Path(var).resolve()).encode()).hexdigest()[:12]
+        return SHARED_MEMORY / f"referee-metrics-{os.getuid()}-{tag}"
+    return Path(var) / "metrics"
 
 
 def prepare_directory(path: str | os.PathLike[str]) -> Path:

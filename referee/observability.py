@@ -26,6 +26,7 @@ stay.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import uuid
@@ -35,6 +36,9 @@ from flask import Flask, Response, abort, current_app, g, request
 
 from . import logs, metrics
 from .addresses import networks, within
+from .diskspace import LogDisk, free_bytes, log_disk
+from .error_texts import DISK_FULL
+from .errors import ServiceError
 
 REQUEST_ID_HEADER = "X-Request-Id"
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -68,10 +72,30 @@ def _start() -> None:
     g.referee_log_token = logs.bind(request_id=rid, game_id=game_id)
 
 
+#: what a write below the disk floor is told to wait before it tries again (seconds)
+DISK_FULL_RETRY_AFTER = 30
+#: requests with an unsafe method that write nothing (a bundle checked): answered below the floor too
+READ_ONLY_POSTS = frozenset({"verification.Verify"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _floor() -> None:
+    """A write while the log's disk is below ``REFEREE_MIN_FREE_DISK`` (``referee/diskspace.py``): 503
+    ``log/disk_full`` with ``Retry-After``, before anything is written. Reads go on."""
+    if request.method in SAFE_METHODS or request.endpoint is None or request.endpoint in READ_ONLY_POSTS:
+        return  # (no route: its 404 or 405 as ever)
+    disk: LogDisk | None = current_app.extensions.get("referee.log_disk")
+    if disk is not None and disk.full():
+        g.referee_disk_full = True
+        raise ServiceError(503, "log/disk_full", DISK_FULL, details={"retry_after": DISK_FULL_RETRY_AFTER})
+
+
 def _finish(response: Response) -> Response:
     rid = request.environ.get("referee.request_id")
     if rid:
         response.headers[REQUEST_ID_HEADER] = rid
+    if g.get("referee_disk_full"):
+        response.headers["Retry-After"] = str(DISK_FULL_RETRY_AFTER)
     if not current_app.extensions.get("referee.metrics"):
         return response
     rule = request.url_rule
@@ -100,7 +124,9 @@ def _collectors(app: Flask) -> list[Any]:
     """The gauges read from Redis at scrape time: a handful of commands, whatever the number of games."""
     store = app.extensions.get("referee.store")
     queue = app.extensions.get("referee.queue")
-    found: list[Any] = []
+    found: list[Any] = [metrics.ReadAtScrape(
+        "referee_disk_free_bytes", "Free bytes on the log Redis's disk (log) and the archive's where it is another",
+        lambda: _disks_free(app), labels=["disk"])]
     if store is None or not hasattr(store, "redis"):
         return found
     if queue is not None:
@@ -134,6 +160,27 @@ def _collectors(app: Flask) -> list[Any]:
     return found
 
 
+def _disks_free(app: Flask) -> dict[tuple[str, ...], float]:
+    values: dict[tuple[str, ...], float] = {}
+    disk: LogDisk | None = app.extensions.get("referee.log_disk")
+    log_path = disk.path() if disk is not None else None
+    log_free = free_bytes(log_path) if log_path else None
+    if log_free is not None:
+        values[("log",)] = float(log_free)
+    archive = str(app.config.get("REFEREE_ARCHIVE_DIR") or "")
+    archive_free = free_bytes(archive) if archive else None
+    if archive_free is not None and (log_path is None or _device(archive) != _device(log_path)):
+        values[("archive",)] = float(archive_free)
+    return values
+
+
+def _device(path: str) -> int | None:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None
+
+
 def metrics_view() -> Response:
     if not within(request.remote_addr, current_app.extensions["referee.metrics_allow"]):
         abort(404)
@@ -146,7 +193,10 @@ def init_app(app: Flask) -> None:
     config = app.config
     app.extensions["referee.trusted_proxies"] = networks(config["REFEREE_TRUSTED_PROXIES"])
     app.extensions["referee.metrics"] = bool(config["REFEREE_METRICS"])
+    store = app.extensions.get("referee.store")
+    app.extensions["referee.log_disk"] = log_disk(config, getattr(store, "redis", None))
     app.before_request(_start)
+    app.before_request(_floor)
     app.after_request(_finish)
     app.teardown_request(_unbind)
     if config["REFEREE_METRICS"]:

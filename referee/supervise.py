@@ -8,8 +8,12 @@ for ``stable_after`` seconds starts again from the shortest delay), and every de
 logged. Whatever the dead child left behind in its process group (the RQ scheduler a worker forks,
 gunicorn's workers) is terminated first, so that nothing is orphaned and the port is free again.
 
-Redis is not restarted: the embedded Redis servers are *essential* children, and when one of them is
-gone ``serve`` stops everything (:meth:`Supervisor.essential_exited`); so it does on SIGINT/SIGTERM.
+The log's embedded Redis is restarted too, on the same files (issue 50: a full disk it met, an OOM kill):
+the web answers 503 while it is down and the workers catch up after. But a child started with
+``give_up_after`` that dies that many times in a row, each time sooner than ``stable_after`` (a Redis
+that cannot start at all), is given up, and so is a child that is not restarted (the work Redis, whose
+queue and projections live only in memory): then ``serve`` stops everything
+(:meth:`Supervisor.essential_exited`); so it does on SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ class Child:
     restart_at: float | None = None
     history: list[int] = field(default_factory=list)  # every pid it ran as
     spawn: Spawn | None = None  # how it is started, if not as the supervisor starts its children
+    give_up_after: int | None = None  # quick deaths in a row after which it is not started again
+    gave_up: bool = False
 
     @property
     def pid(self) -> int | None:
@@ -88,8 +94,8 @@ class Supervisor:
         self.children: list[Child] = []
 
     def start(self, name: str, make_args: Callable[[int], list[str]], *, restart: bool = True,
-              spawn: Spawn | None = None) -> Child:
-        child = Child(name, make_args, restart, spawn=spawn)
+              spawn: Spawn | None = None, give_up_after: int | None = None) -> Child:
+        child = Child(name, make_args, restart, spawn=spawn, give_up_after=give_up_after)
         self._launch(child)
         self.children.append(child)
         self.log(f"{name} started (pid {child.pid})")
@@ -102,15 +108,16 @@ class Supervisor:
         child.history.append(child.process.pid)
 
     def essential_exited(self) -> Child | None:
-        """A child that must not die (Redis) and has: the caller then stops everything."""
-        return next((c for c in self.children if not c.restart and c.process is not None
-                     and c.process.poll() is not None), None)
+        """A child that must not die (the work Redis) and has, or one given up (a Redis that cannot start):
+        the caller then stops everything."""
+        return next((c for c in self.children if c.gave_up or (not c.restart and c.process is not None
+                                                                and c.process.poll() is not None)), None)
 
     def poll(self) -> None:
         """Notice dead restartable children and restart those whose backoff has passed."""
         now = self.clock()
         for child in self.children:
-            if not child.restart or child.process is None:
+            if not child.restart or child.process is None or child.gave_up:
                 continue
             if child.restart_at is None:
                 code = child.process.poll()
@@ -119,6 +126,11 @@ class Supervisor:
                 kill_group(child.process.pid, signal.SIGKILL)  # its orphans (RQ's scheduler, gunicorn's workers)
                 ran = now - child.started_at
                 child.failures = 1 if ran >= self.stable_after else child.failures + 1
+                if child.give_up_after is not None and child.failures > child.give_up_after:
+                    child.gave_up = True
+                    self.log(f"{child.name} (pid {child.process.pid}) {describe_exit(code)} after {ran:.1f} s, "
+                             f"quick death number {child.failures} in a row: not starting it again")
+                    continue
                 delay = self.backoff.delay(child.failures)
                 child.restart_at = now + delay
                 self.log(f"{child.name} (pid {child.process.pid}) {describe_exit(code)} after {ran:.1f} s; "

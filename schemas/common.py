@@ -150,6 +150,9 @@ class HealthSchema(Schema):
     ok = fields.Boolean(required=True)
     store = fields.String(required=True)
     durability = fields.Dict(metadata={"description": "Redis appendonly/appendfsync settings"})
+    disk = fields.String(metadata={"description": "the log Redis's disk: ok, full (below REFEREE_MIN_FREE_DISK: "
+                                                  "writes are refused, reads go on) or unknown"})
+    writes = fields.Boolean(metadata={"description": "whether a write would be taken now"})
 
 
 # -- seat and player names (CONTRACT section 11) ----------------------------------------------------------

@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, settings
+from logging_state import changes, restore, snapshot
 from ports import free_port
 from warm_collection import warm
 
@@ -74,6 +75,21 @@ os.environ.setdefault("REFEREE_RATE_MESSAGES", "100000 per minute")
 # Games frozen at fixed dates must not expire when a later test step runs at today's date: only the tests of
 # the expiry set an acceptance deadline (tests/service/test_expiry.py).
 os.environ.setdefault("REFEREE_ACCEPT_WITHIN", "0")
+
+
+@pytest.fixture(autouse=True)
+def _logging_put_back():
+    """Every test leaves logging as it found it (issue 50: ``lint_imports`` disabled every existing logger, and
+    two later tests on the same xdist worker read no log line). Whatever a test changed is put back, and the
+    test fails naming it: a test or helper that configures logging on purpose does it within
+    ``logging_state.kept()`` (``tests/logging_state.py``)."""
+    before = snapshot()
+    yield
+    changed = changes(before)
+    restore(before)
+    if changed:
+        pytest.fail("the test left logging changed (do it within logging_state.kept()):\n  " + "\n  ".join(changed),
+                    pytrace=False)
 
 
 @pytest.fixture(scope="session")

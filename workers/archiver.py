@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from referee.diskspace import LogDisk, log_disk
 from referee.games_service.archiving import archive_game, drop_outbox_marks, due_games
 from referee.signing import read_or_create_key_file
 from referee.store import GameNotFound, RedisStore
@@ -28,14 +29,22 @@ LOCK = "referee:archiver"
 class Archiver(PassLoop):
     """One archiving pass every ``every`` seconds, in a daemon thread."""
 
-    def __init__(self, store: RedisStore, archive: DirectoryArchive, key: Any, after: float, every: float):
+    def __init__(self, store: RedisStore, archive: DirectoryArchive, key: Any, after: float, every: float,
+                 *, disk: LogDisk | None = None):
         super().__init__("archiver", self.run_once, pause=every, retry=max(every, 1.0))
         self.store, self.archive, self.key, self.after, self.every = store, archive, key, after, every
+        #: the log Redis's disk: below its floor no pass runs (its lock and deletions are writes there)
+        self.disk = disk
+        #: the last pass met a file it could not write (said once, until a game is archived again)
+        self.failing = False
         self.messages = messages_of(store)
         self.token = f"{os.getpid()}-{id(self)}"
 
     def run_once(self) -> int:
         """One pass (skipped while another worker's holds the lock); returns how many games it archived."""
+        if self.disk is not None and self.disk.full():
+            log.warning("not archiving this pass: the log's disk is below REFEREE_MIN_FREE_DISK")
+            return 0
         if not self.store.redis.set(LOCK, self.token, nx=True, ex=max(60, int(self.every * 2))):
             return 0
         moved = 0
@@ -49,6 +58,13 @@ class Archiver(PassLoop):
                                            older_than=self.after)
                 except GameNotFound:
                     continue
+                except OSError as exc:  # its file could not be written whole: nothing deleted, no file left
+                    if not self.failing:
+                        log.warning("archiving stopped for this pass: %s could not be written (%s); its keys stay "
+                                    "in Redis and the next pass tries again", game_id, exc)
+                    self.failing = True
+                    break
+                self.failing = False
                 if outcome.action == "archived":
                     moved += 1
                 if outcome.action in ("archived", "cleaned"):
@@ -75,4 +91,5 @@ def archiver_of(store: RedisStore, config: dict[str, Any]) -> Archiver | None:
         return None
     archive = DirectoryArchive(config["REFEREE_ARCHIVE_DIR"])
     store.use_archive(archive)
-    return Archiver(store, archive, read_or_create_key_file(str(key_file)), config["REFEREE_ARCHIVE_AFTER"], every)
+    return Archiver(store, archive, read_or_create_key_file(str(key_file)), config["REFEREE_ARCHIVE_AFTER"], every,
+                    disk=log_disk(config, store.redis))

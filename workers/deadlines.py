@@ -34,6 +34,7 @@ from typing import Any
 
 from referee import logs, metrics
 from referee.clock import now_ms
+from referee.diskspace import LogDisk
 from referee.errors import ServiceError
 from referee.games_service.core import Dispatcher, NoDispatch, notify_appended
 from referee.games_service.entries import append_system_entries, due_system_entry
@@ -56,8 +57,11 @@ class DeadlineScheduler:
     """Handles due timers: :meth:`run_once` for one pass, :meth:`start`/:meth:`stop` for a thread."""
 
     def __init__(self, store: LogStore, dispatcher: Dispatcher | None = None, every: float = 0.25,
-                 batch: int = 200, threads: int = 4, *, tournaments: Any = None):
+                 batch: int = 200, threads: int = 4, *, tournaments: Any = None, disk: LogDisk | None = None):
         self.store = store
+        #: the log Redis's disk: below its floor a pass claims and writes nothing (``referee/diskspace.py``)
+        self.disk = disk
+        self._disk_full = False
         self.threads = threads
         #: the :class:`~referee.tournaments.service.TournamentService` that handles round deadlines (the
         #: ``tournament:<id>`` members of the timers); without one those timers are dropped
@@ -78,7 +82,15 @@ class DeadlineScheduler:
         the durable Redis (each write is fsync'd before it is acknowledged, and Redis fsyncs once for all
         the writes it has in hand), so one thread per game in turn leaves it idle. Each game is looked at
         the server time of that look (``now`` when given), so a timeout's ``at`` is when it is written."""
-        done = []
+        done: list[dict[str, Any]] = []
+        if self.disk is not None:
+            full = self.disk.full()
+            if full != self._disk_full:
+                self._disk_full = full
+                log.warning("the log's disk is below REFEREE_MIN_FREE_DISK: deadlines wait until space is freed"
+                            if full else "the log's disk has room again: deadlines resume")
+            if full:
+                return done
         while True:
             moment = now if now is not None else now_ms()
             # claimed, not only read: concurrent schedulers (one per worker) split the due games

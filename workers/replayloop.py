@@ -88,6 +88,10 @@ class ReplayLoop:
         #: this loop's name in the set of live loops (unique: host, process, and a random part)
         self.name = name or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.replayers_key = REPLAYERS_KEY.format(queue=queue.name)
+        #: where the live loops' set is kept: RQ's Redis (the work Redis), not the log's: a heartbeat a second
+        #: is no entry, and the log Redis's disk takes only what must last (issue 50: a full disk killed it
+        #: with no player writing)
+        self.liveness = queue.connection
         #: the lists this loop drains: the unsharded one and the shards it owns (all until it has read the set)
         self.keys = list(self.all_keys)
         self._refreshed = float("-inf")
@@ -109,7 +113,7 @@ class ReplayLoop:
             return []
         self._refreshed = now
         ms = int(time.time() * 1000)
-        pipe = self.connection.pipeline(transaction=False)
+        pipe = self.liveness.pipeline(transaction=False)
         pipe.zadd(self.replayers_key, {self.name: ms})
         pipe.zremrangebyscore(self.replayers_key, "-inf", ms - LIVE_MS)
         pipe.zrange(self.replayers_key, 0, -1)
@@ -124,7 +128,7 @@ class ReplayLoop:
     def leave(self) -> None:
         """Take this loop off the set of live loops: its shards go to the others at their next refresh."""
         try:
-            self.connection.zrem(self.replayers_key, self.name)
+            self.liveness.zrem(self.replayers_key, self.name)
         except RedisError:
             log.warning("could not take %s off %s; its shards move when its entry is %d ms old",
                         self.name, self.replayers_key, LIVE_MS)

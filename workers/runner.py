@@ -19,6 +19,7 @@ import redis
 from rq.serializers import JSONSerializer
 
 from referee.config import load_config
+from referee.diskspace import log_disk
 from referee.notify.contacts import ContactService
 from referee.runtime import settle_heap
 from referee.store import RedisStore
@@ -77,7 +78,8 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
     deadlines = None
     if deadlines_every > 0:
         deadlines = DeadlineScheduler(store, ReplayDispatch(queue, store), every=deadlines_every,
-                                      tournaments=jobs.tournaments(store, queue_name))
+                                      tournaments=jobs.tournaments(store, queue_name),
+                                      disk=log_disk(load_config(), store.redis))
         if burst:
             deadlines.run_once()
         else:

@@ -20,11 +20,15 @@ class Health(MethodView):
     @blp.response(200, HealthSchema)
     @blp.alt_response(503, schema=HealthSchema)
     def get(self) -> tuple[dict[str, Any], int]:
-        """200 when the store answers, else 503."""
+        """200 when the store answers, else 503. ``disk``: ``ok``, ``full`` (below ``REFEREE_MIN_FREE_DISK``:
+        writes are refused, reads go on) or ``unknown``; ``writes``: whether a write would be taken now."""
         store = current_app.extensions["referee.store"]
         ok = store.ping()
         durability = store.durability() if hasattr(store, "durability") and ok else {}
-        return {"ok": ok, "store": current_app.config["REFEREE_STORE"], "durability": durability}, 200 if ok else 503
+        disk = current_app.extensions.get("referee.log_disk")
+        state = disk.state() if disk is not None else "unknown"
+        return {"ok": ok, "store": current_app.config["REFEREE_STORE"], "durability": durability, "disk": state,
+                "writes": ok and state != "full"}, 200 if ok else 503
 
 
 @blp.route("/house-bot")

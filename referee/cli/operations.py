@@ -5,6 +5,7 @@ processes of its own), ``referee worker``, ``referee reconcile``, ``referee rebu
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +25,10 @@ from ..supervise import Child, Supervisor, describe_exit
 
 #: ``serve --house-bot``: the strategy and think time (seconds) of the house bot (docs/bots.md)
 HOUSE_BOT_STRATEGY, HOUSE_BOT_THINK = "greedy", 0.5
+
+#: quick deaths in a row of the log's embedded Redis after which ``serve`` stops (with the backoff's delays, about a
+#: minute of trying: 0.25 s, 0.5 s … 30 s)
+LOG_REDIS_GIVE_UP = 8
 
 #: ``worker --notify``: what the worker does with notifications (``workers.runner.run_worker(notify=…)``)
 _NOTIFY_MODES: dict[str, bool | str] = {"yes": True, "no": False, "only": "only"}
@@ -92,8 +97,9 @@ def _wait_http(url: str, timeout: float = 20.0) -> bool:
 def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port: int | None, house_bot: bool) -> None:
     """Run everything: Redis (embedded unless REDIS_URL is set), replay workers and the web server.
 
-    Prints the URL. A worker or web server that dies is restarted with backoff (``referee.supervise``);
-    Ctrl-C or SIGTERM, or an embedded Redis that is gone, stops everything."""
+    Prints the URL. A worker, web server or the log's embedded Redis that dies is restarted with backoff
+    (``referee.supervise``); Ctrl-C or SIGTERM, an embedded work Redis that is gone, or a log Redis that
+    cannot start again, stops everything."""
     from ..embedded_redis import EmbeddedRedis, bind_problem, free_port, read_or_create_password  # noqa: PLC0415
     from ..store.cluster import is_cluster_url  # noqa: PLC0415
 
@@ -119,9 +125,10 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
     if not (os.environ.get("REDIS_URL") and os.environ.get("REFEREE_WORK_REDIS_URL")):
         read_or_create_password(password_file)  # once, before the Redis processes read it
     if config["REFEREE_METRICS"]:  # one metrics view over every child: prometheus_client's multi-process mode
-        from ..metrics import MULTIPROC_ENV, prepare_directory  # noqa: PLC0415
+        from ..metrics import MULTIPROC_ENV, default_directory, prepare_directory  # noqa: PLC0415
 
-        env[MULTIPROC_ENV] = str(prepare_directory(os.environ.get(MULTIPROC_ENV) or var / "metrics"))
+        env[MULTIPROC_ENV] = str(prepare_directory(os.environ.get(MULTIPROC_ENV) or default_directory(var)))
+        announce(f"metrics of every process in {env[MULTIPROC_ENV]} (PROMETHEUS_MULTIPROC_DIR)")
 
     def embedded(name: str, durable: bool) -> str:
         server = EmbeddedRedis(directory=var / name, durable=durable, port=free_port(), password_file=password_file,
@@ -137,7 +144,13 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
             finally:
                 os.close(fd)
 
-        child = supervisor.start(f"embedded Redis ({name})", lambda _restarts: args, restart=False, spawn=spawn)
+        # the log's Redis is started again on its own files when it dies (a full disk it met, an OOM kill), unless
+        # it dies LOG_REDIS_GIVE_UP times in a row, each soon after its start; the work Redis keeps only what
+        # can be rebuilt, in memory: without it serve stops
+        child = supervisor.start(f"embedded Redis ({name})", lambda _restarts: args, restart=durable, spawn=spawn,
+                                 give_up_after=LOG_REDIS_GIVE_UP if durable else None)
+        if durable:
+            env.setdefault("REFEREE_LOG_DISK", str(server.directory))  # the disk the floor watches (diskspace.py)
         redis_children.append(child)
         url = with_password(server.public_url, server.password)
         assert child.process is not None
@@ -212,6 +225,8 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
     finally:
         supervisor.stop(served)  # web and workers first, so that no one writes to a Redis that is going away
         supervisor.stop(redis_children)
+        if env.get("PROMETHEUS_MULTIPROC_DIR") and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+            shutil.rmtree(env["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)  # its own (memory): nothing to keep
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         announce("referee stopped")

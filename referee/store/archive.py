@@ -31,6 +31,7 @@ incrementally (the lines appended since it last looked: one ``stat`` a read when
 from __future__ import annotations
 
 import bisect
+import errno
 import json
 import os
 import tempfile
@@ -181,6 +182,7 @@ class DirectoryArchive(Archive):
         folder.mkdir(parents=True, exist_ok=True)
         data = encode_document(document)
         fd, temp = tempfile.mkstemp(prefix=f".{game_id}.", suffix=".tmp", dir=folder)
+        renamed = False
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
@@ -188,14 +190,19 @@ class DirectoryArchive(Archive):
                 os.fsync(out.fileno())
             os.chmod(temp, 0o600)
             os.replace(temp, target)
+            renamed = True
+            fsync_dir(folder)
+            if created:
+                fsync_dir(self.path)
+            listed, players = listing_of(document)
+            self._append_index({"game": game_id, "listed": listed, "players": players})
         except BaseException:
+            # a file that could not be written whole (ENOSPC at the write, the fsync, the index's line) is not
+            # left: the game's keys stay in Redis and a later pass writes it again (issue 50)
             Path(temp).unlink(missing_ok=True)
+            if renamed:
+                target.unlink(missing_ok=True)
             raise
-        fsync_dir(folder)
-        if created:
-            fsync_dir(self.path)
-        listed, players = listing_of(document)
-        self._append_index({"game": game_id, "listed": listed, "players": players})
 
     def _append_index(self, row: dict[str, Any]) -> None:
         """Append one line to the index and fsync it (and the folder when the file is new). A line torn by a
@@ -210,8 +217,13 @@ class DirectoryArchive(Archive):
                     tail.seek(size - 1)
                     if tail.read(1) != b"\n":
                         line = b"\n" + line
-            os.write(fd, line)
-            os.fsync(fd)
+            try:
+                if os.write(fd, line) != len(line):
+                    raise OSError(errno.ENOSPC, f"a short write to {self.index_file}")
+                os.fsync(fd)
+            except OSError:
+                os.ftruncate(fd, size)  # no torn line left behind
+                raise
         finally:
             os.close(fd)
         if new:

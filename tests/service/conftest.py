@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 from forked_workers import referee_worker
+from logging_state import kept
 from svc_helpers import REPO, Http, stop_process
 
 from referee.app import create_app
@@ -56,7 +57,8 @@ def run_worker(app, redis_url):
     jobs.configure(redis_url)
 
     def run(queue=None) -> bool:
-        return jobs.work_burst([queue or app.extensions["referee.queue"]])
+        with kept():  # (RQ's worker sets its loggers' levels)
+            return jobs.work_burst([queue or app.extensions["referee.queue"]])
 
     yield run
     jobs._PROJECTORS.clear()

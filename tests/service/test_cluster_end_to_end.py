@@ -16,6 +16,7 @@ import uuid
 import pytest
 import redis as redis_lib
 from cluster_server import cluster_url  # noqa: F401 - a fixture
+from logging_state import kept
 from redis.cluster import RedisCluster
 from rq.serializers import JSONSerializer
 from rq.worker import SimpleWorker
@@ -56,7 +57,8 @@ def cluster_worker(cluster_app, cluster_url, redis_url):  # noqa: F811
     jobs.configure(cluster_url, redis_url)
 
     def run() -> bool:
-        return jobs.work_burst([cluster_app.extensions["referee.queue"]])
+        with kept():  # (RQ's worker sets its loggers' levels)
+            return jobs.work_burst([cluster_app.extensions["referee.queue"]])
 
     yield run
     for projector in jobs._PROJECTORS.values():
@@ -209,8 +211,9 @@ def test_contacts_outbox_and_webhooks_on_the_cluster(monkeypatch, cluster_url, r
             queue = deliveries.notify_queue(connection, cluster_app.config["REFEREE_QUEUE"])
             for _ in range(3):
                 router.run_once(block_ms=0)
-                SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(
-                    burst=True, logging_level="ERROR")
+                with kept():
+                    SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(
+                        burst=True, logging_level="ERROR")
             connection.close()
             events = [Webhook(secret).verify(r["body"], r["headers"]) for r in receiver.received]
             assert f"{game.game_id}:3:started" in {event["id"] for event in events}

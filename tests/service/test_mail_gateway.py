@@ -12,6 +12,7 @@ from email.message import EmailMessage
 
 import pytest
 import redis as redis_lib
+from logging_state import kept
 from notify_servers import smtp_sink, text_of
 from ports import free_port
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
@@ -44,7 +45,8 @@ def gateway(make_app, monkeypatch, redis_url, tmp_path):
         queues = [deliveries.notify_queue(connection, app.config["REFEREE_QUEUE"]), app.extensions["referee.queue"]]
 
         def run() -> None:
-            jobs.work_burst(queues, logging_level="ERROR")
+            with kept():  # (RQ's worker sets its loggers' levels)
+                jobs.work_burst(queues, logging_level="ERROR")
 
         yield app, port, sink, run
         stop.set()

@@ -139,9 +139,14 @@ def test_the_workers_own_appends_wait_for_a_replica_and_a_shortfall_leaves_the_e
     ``WAIT`` with ``REFEREE_MIN_REPLICAS=1`` and are on the replica when the worker goes on; with no replica in time
     the entry stays in the master's log (not appended twice) and the worker goes on with the other games."""
     from freezegun import freeze_time
+    from logging_state import kept
 
     from referee.app import create_app
-    from workers.runner import run_worker
+    from workers.runner import run_worker as run_worker_here
+
+    def run_worker(*args, **kwargs):
+        with kept():  # (RQ's worker sets its loggers' levels)
+            return run_worker_here(*args, **kwargs)
 
     master = EmbeddedRedis(port=free_port(), directory=tmp_path / "m", durable=True).start()
     replica = EmbeddedRedis(port=free_port(), directory=tmp_path / "r", durable=True, replica_of=master).start()

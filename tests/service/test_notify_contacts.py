@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import redis as redis_lib
+from logging_state import kept
 from notify_servers import smtp_sink, text_of, webhook_receiver
 from rq.serializers import JSONSerializer
 from rq.worker import SimpleWorker
@@ -56,8 +57,9 @@ def deliver_all(app, redis_url, rounds=3):
     queue = deliveries.notify_queue(connection, app.config["REFEREE_QUEUE"])
     for _ in range(rounds):
         router.run_once(block_ms=0)
-        SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(burst=True,
-                                                                                   logging_level="ERROR")
+        with kept():  # (RQ's worker sets its loggers' levels)
+            SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(burst=True,
+                                                                                       logging_level="ERROR")
 
 
 def test_a_key_registers_lists_changes_and_removes_its_webhook(napp, notify_env):

@@ -11,6 +11,7 @@ import ssl
 
 import pytest
 import redis as redis_lib
+from logging_state import kept
 from notify_servers import http_endpoint
 from ports import free_port
 from rq.serializers import JSONSerializer
@@ -46,7 +47,8 @@ def deliver_turn(app, redis_url, key, number=1):
     assert app.extensions["referee.contacts"].route(event) == 1
     connection = redis_lib.Redis.from_url(redis_url)
     queue = deliveries.notify_queue(connection, app.config["REFEREE_QUEUE"])
-    SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(burst=True, logging_level="ERROR")
+    with kept():  # (RQ's worker sets its loggers' levels)
+        SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(burst=True, logging_level="ERROR")
 
 
 def delivery_log(app, key, contact):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -256,7 +257,7 @@ def test_serve_writes_json_lines_from_every_process_and_one_metrics_view(tmp_pat
 
         wait_until(both_web_workers_answered, timeout=30, every=0)
         web_pids = {r["pid"] for r in access()}
-        directory = tmp_path / "var" / "metrics"
+        directory = Path(re.findall(r'metrics of every process in (\S+) ', log_path.read_text())[0])
         assert all((directory / f"counter_{pid}.db").exists() for pid in web_pids)
 
         def scraped() -> dict:

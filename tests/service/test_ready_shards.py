@@ -77,13 +77,13 @@ def test_a_dead_loops_shards_are_taken_over_once_its_entry_is_old(app, store):
     queue = app.extensions["referee.queue"]
     alive = ReplayLoop(queue, Projector(store), name=NAMES[0])
     stale_ms = int(time.time() * 1000) - LIVE_MS - 1000  # a loop killed more than LIVE_MS ago
-    store.ready_redis.zadd(alive.replayers_key, {NAMES[1]: stale_ms})
+    alive.liveness.zadd(alive.replayers_key, {NAMES[1]: stale_ms})
     live = alive.refresh(force=True)
     assert live == [NAMES[0]]
-    assert store.ready_redis.zscore(alive.replayers_key, NAMES[1]) is None  # taken off the set
+    assert alive.liveness.zscore(alive.replayers_key, NAMES[1]) is None  # taken off the set
     assert owned(alive) == set(range(READY_SHARDS))
     # one killed a moment ago still holds its shards: the live loop leaves them alone for now
-    store.ready_redis.zadd(alive.replayers_key, {NAMES[1]: int(time.time() * 1000)})
+    alive.liveness.zadd(alive.replayers_key, {NAMES[1]: int(time.time() * 1000)})
     alive.refresh(force=True)
     assert owned(alive) == {s for s in range(READY_SHARDS) if shard_owner(s, NAMES[:2]) == NAMES[0]}
 
@@ -126,4 +126,4 @@ def test_two_running_loops_catch_up_every_game_and_each_game_in_one_loop(app, ht
             loop.request_stop()
         for loop in loops:
             loop.stop()
-    assert store.ready_redis.zcard(loops[0].replayers_key) == 0  # both left the set
+    assert loops[0].liveness.zcard(loops[0].replayers_key) == 0  # both left the set

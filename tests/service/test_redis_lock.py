@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import redis as redis_lib
+from logging_state import kept
 from ports import free_port
 from redis.backoff import NoBackoff
 from redis.retry import Retry
@@ -128,7 +129,8 @@ def work_queue(redis_url):
 def _burst(worker_class, queue):
     jobs._PROJECTORS.clear()
     worker = worker_class([queue], connection=queue.connection, serializer=JSONSerializer)
-    worker.work(burst=True, logging_level="WARNING")
+    with kept():  # (RQ's worker sets its loggers' levels)
+        worker.work(burst=True, logging_level="WARNING")
 
 
 def test_a_job_naming_os_mkdir_is_not_run(work_queue, tmp_path, caplog):

@@ -11,6 +11,7 @@ import zlib
 
 import pytest
 import redis as redis_lib
+from logging_state import kept
 from notify_servers import smtp_sink, text_of
 from ports import free_port
 from rq.registry import FailedJobRegistry
@@ -36,7 +37,8 @@ def json_logs(capsys):
         logs.configure_logging({"REFEREE_LOG_FORMAT": "json"}, "notify")
         return found
 
-    yield lines
+    with kept():  # (configure_logging sets the root's level and handler; kept() puts them back after)
+        yield lines
     logs.configure_logging({"REFEREE_LOG_FORMAT": "text"}, "notify")
 
 

@@ -1,5 +1,5 @@
 """``referee serve`` supervises its children: a replay worker or web server that dies is restarted
-(with backoff, logged) while the API keeps answering; only Ctrl-C / SIGTERM, or an embedded Redis
+(with backoff, logged) while the API keeps answering; only Ctrl-C / SIGTERM, or the embedded work Redis
 that is gone, stops everything — and then no process is left behind."""
 
 from __future__ import annotations
@@ -56,12 +56,13 @@ def descendants(pid):
 class Serve:
     """``referee serve`` in a subprocess, in a temporary working directory, on a free port."""
 
-    def __init__(self, tmp_path, *extra):
+    def __init__(self, tmp_path, *extra, env=None):
         self.port = free_port()
         self.cwd = tmp_path
         self.log_path = tmp_path / "serve.log"
+        settings = env or {}
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REFEREE_WORK_REDIS_URL")}
-        env.update(PYTHONPATH=REPO, REFEREE_VAR=str(tmp_path / "var"))
+        env.update({"PYTHONPATH": REPO, "REFEREE_VAR": str(tmp_path / "var"), **settings})
         self.out = open(self.log_path, "w+")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "serve", "--port", str(self.port), "--web-workers", "1",
@@ -140,7 +141,7 @@ def test_a_killed_worker_and_web_server_are_restarted_and_ctrl_c_leaves_nothing_
     assert not [pid for pid in serve.pids if alive(pid)], serve.log
 
 
-def test_when_an_embedded_redis_is_gone_everything_stops(serve):
+def test_when_the_embedded_work_redis_is_gone_everything_stops(serve):
     redis_pid = serve.pid_of("embedded Redis (redis-work)")
     serve.remember_processes()
     os.kill(redis_pid, signal.SIGKILL)
@@ -185,3 +186,24 @@ def test_quick_deaths_back_off_and_a_stable_run_starts_again_from_the_shortest_d
     assert logged[2] == f"crasher restarted (pid {child.history[1]}, was {child.history[0]}; restart 1)"
     supervisor.stop()
     assert child.process.poll() is not None
+
+
+def test_a_child_that_cannot_start_is_given_up_after_its_quick_deaths_and_then_everything_stops():
+    """The log's Redis is restarted (``give_up_after``), but one that dies at each start is given up: then
+    ``essential_exited`` names it and serve stops (a Redis that cannot start at all still stops the service)."""
+    now = [0.0]
+    logged = []
+    supervisor = Supervisor(partial(subprocess.Popen, start_new_session=True), logged.append, clock=lambda: now[0],
+                            backoff=Backoff(initial=0.25, factor=2, maximum=1), stable_after=10)
+    child = supervisor.start("embedded Redis (redis)", lambda _restarts: [sys.executable, "-c", "raise SystemExit(1)"],
+                             give_up_after=2)
+    for _ in range(3):
+        assert supervisor.essential_exited() is None
+        child.process.wait()
+        now[0] += 1
+        supervisor.poll()  # notices the death: a restart is due, or (the third) gives up
+        now[0] += 1
+        supervisor.poll()
+    assert child.gave_up and child.restarts == 2 and supervisor.essential_exited() is child
+    assert logged[-1].endswith("quick death number 3 in a row: not starting it again")
+    supervisor.stop()
