@@ -203,6 +203,8 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
         served.append(supervisor.start("web server", lambda _restarts: web_args))
         if _wait_http(url):
             announce(f"referee serving on {url}  (API docs: {url}/docs; Ctrl-C stops)")
+            if host in ("127.0.0.1", "::1", "localhost"):  # passkeys need a host name: WebAuthn refuses an IP address
+                announce(f"players' pages: http://localhost:{port}/play/")
             from ..web import vendor  # noqa: PLC0415
 
             vendor.install_in_background(announce)
