@@ -218,32 +218,32 @@ GAMES_MAX_PAGE = 100
 REPLAY_MAX_PAGE = 100000
 
 
-def _position(description: str, **kwargs) -> fields.Integer:
+def position_field(description: str, **kwargs) -> fields.Integer:
     return fields.Integer(validate=validate.Range(min=0, max=MAX_POSITION), metadata={"description": description},
                           **kwargs)
 
 
-def _page_limit(maximum: int, **kwargs) -> fields.Integer:
+def page_limit(maximum: int, **kwargs) -> fields.Integer:
     return fields.Integer(validate=validate.Range(min=1, max=maximum),
                           metadata={"description": f"page size, at most {maximum}"}, **kwargs)
 
 
 class PageQuerySchema(Schema):
-    start = _position("position of the first entry", data_key="from", load_default=0)
-    limit = _page_limit(LOG_MAX_PAGE, load_default=100)
+    start = position_field("position of the first entry", data_key="from", load_default=0)
+    limit = page_limit(LOG_MAX_PAGE, load_default=100)
 
 
 class ListQuerySchema(Schema):
-    offset = _position("games to skip, newest first (with open=true: oldest first)", load_default=0)
-    limit = _page_limit(GAMES_MAX_PAGE, load_default=GAMES_MAX_PAGE)
+    offset = position_field("games to skip, newest first (with open=true: oldest first)", load_default=0)
+    limit = page_limit(GAMES_MAX_PAGE, load_default=GAMES_MAX_PAGE)
     open = fields.Boolean(load_default=False, metadata={
         "description": "true: only the waiting games with a seat open to anyone, oldest first (CONTRACT section 14)"})
 
 
 class ReplayQuerySchema(Schema):
-    start = _position("position of the first step", data_key="from", load_default=0)
-    limit = _page_limit(REPLAY_MAX_PAGE)
-    at = _position("one step: the entry at this seq")
+    start = position_field("position of the first step", data_key="from", load_default=0)
+    limit = page_limit(REPLAY_MAX_PAGE)
+    at = position_field("one step: the entry at this seq")
 
 
 class LogPageSchema(Schema):

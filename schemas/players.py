@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from .games import GAMES_MAX_PAGE, PendingOfferSchema, RulesetRefSchema, _page_limit, _position
+from .games import GAMES_MAX_PAGE, PendingOfferSchema, RulesetRefSchema, page_limit, position_field
 from .tournaments import TournamentSummarySchema
 
 #: what ``?status=`` takes: a game's status, or ``open`` (waiting or active)
@@ -12,9 +12,9 @@ PLAYER_STATUSES = ("waiting", "active", "finished", "aborted", "expired", "cance
 
 
 class PlayerGamesQuerySchema(Schema):
-    offset = _position("games to skip, in the page's order (your turn first, then by deadline, then newest)",
+    offset = position_field("games to skip, in the page's order (your turn first, then by deadline, then newest)",
                        load_default=0)
-    limit = _page_limit(GAMES_MAX_PAGE, load_default=GAMES_MAX_PAGE)
+    limit = page_limit(GAMES_MAX_PAGE, load_default=GAMES_MAX_PAGE)
     status = fields.String(validate=validate.OneOf(PLAYER_STATUSES), metadata={
         "description": "only the games of this status; 'open': waiting or active"})
 
@@ -60,8 +60,8 @@ class PlayerGamesSchema(Schema):
 
 
 class PlayerTournamentsQuerySchema(Schema):
-    offset = _position("tournaments to skip, newest first", load_default=0)
-    limit = _page_limit(GAMES_MAX_PAGE, load_default=GAMES_MAX_PAGE)
+    offset = position_field("tournaments to skip, newest first", load_default=0)
+    limit = page_limit(GAMES_MAX_PAGE, load_default=GAMES_MAX_PAGE)
 
 
 class PlayerTournamentsSchema(Schema):

@@ -20,7 +20,7 @@ from .common import (
     signer_time,
     strict_int,
 )
-from .games import LogPageSchema, OrganiserSchema, _page_limit, _position
+from .games import LogPageSchema, OrganiserSchema, page_limit, position_field
 
 TOURNAMENT_ID = GAME_ID
 #: most players one ``POST /tournaments`` seats (the pure core allows more; the body limit applies anyway)
@@ -266,8 +266,8 @@ TOURNAMENTS_MAX_PAGE = 100
 
 
 class TournamentListQuerySchema(Schema):
-    offset = _position("tournaments to skip, newest first", load_default=0)
-    limit = _page_limit(TOURNAMENTS_MAX_PAGE, load_default=TOURNAMENTS_MAX_PAGE)
+    offset = position_field("tournaments to skip, newest first", load_default=0)
+    limit = page_limit(TOURNAMENTS_MAX_PAGE, load_default=TOURNAMENTS_MAX_PAGE)
 
 
 class TournamentSummarySchema(Schema):

@@ -30,7 +30,7 @@ from . import cluster, scripts
 from .archive import Archive
 from .base import LogStore
 from .errors import GameNotFound, StoreUnavailable
-from .replies import _text
+from .replies import text_of
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ FOLLOW_BLOCK_MAX = 60.0
 #: the default of ``REFEREE_REPLICA_TIMEOUT_MS``: how long a write waits for its replicas (``WAIT``)
 REPLICA_TIMEOUT_MS = 1000
 #: replies that mean "this node no longer serves the slot" (a fail-over or a resharding): nothing was run
-_ELSEWHERE = (MovedError, AskError, ClusterDownError, TryAgainError)
+ELSEWHERE = (MovedError, AskError, ClusterDownError, TryAgainError)
 
 
 class NotReplicated(StoreUnavailable):
@@ -218,13 +218,13 @@ class StoreConnection(LogStore):
             if isinstance(result, NoScriptError):  # a restarted or promoted node that never saw the script
                 script.sha = client.script_load(script.script)
                 continue
-            if isinstance(result, _ELSEWHERE):
+            if isinstance(result, ELSEWHERE):
                 self._refresh_cluster(force=attempt > 0)
                 time.sleep(0.05 * attempt)
                 continue
             if isinstance(result, Exception):
                 raise StoreUnavailable(f"Redis refused the write: {result}")
-            status = _text(result[0])
+            status = text_of(result[0])
             if status in {"ok", "duplicate", "exists"}:
                 count = self._replicas_of(acked)
                 if count < self.min_replicas:
@@ -346,14 +346,14 @@ class StoreConnection(LogStore):
                 on_cluster = cast(RedisCluster, self.redis)
                 per_node = cast(dict[Any, dict[Any, Any]],
                                 on_cluster.config_get("append*", target_nodes=on_cluster.PRIMARIES))
-                found = [{_text(name): _text(value) for name, value in conf.items() if _text(name) in wanted}
+                found = [{text_of(name): text_of(value) for name, value in conf.items() if text_of(name) in wanted}
                          for _node, conf in sorted(per_node.items())]
                 weak = [conf for conf in found if conf != {"appendonly": "yes", "appendfsync": "always"}]
                 return (weak or found or [{}])[0]
             conf = self.redis.config_get("append*")
         except RedisError:
             return {}
-        return {_text(name): _text(value) for name, value in conf.items() if _text(name) in wanted}
+        return {text_of(name): text_of(value) for name, value in conf.items() if text_of(name) in wanted}
 
     def close(self) -> None:
         if self._follower is not None:

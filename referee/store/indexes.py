@@ -13,9 +13,9 @@ from typing import Any, cast
 from redis.exceptions import RedisError
 
 from . import keys
-from .connection import _ELSEWHERE, StoreConnection
+from .connection import ELSEWHERE, StoreConnection
 from .errors import StoreUnavailable
-from .replies import _text
+from .replies import text_of
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class Indexes(StoreConnection):
             pipe.zadd(key, {member: score}, nx=nx)
             pipe.execute_command(*self._wait_command(client, node))
             added, acked = pipe.execute(raise_on_error=False)
-            if isinstance(added, _ELSEWHERE):
+            if isinstance(added, ELSEWHERE):
                 self._refresh_cluster(force=attempt > 0)
                 time.sleep(0.05 * attempt)
                 continue
@@ -103,14 +103,14 @@ class Indexes(StoreConnection):
         wanted = None if limit is None else offset + limit
         stop = -1 if wanted is None else wanted - 1
         live = cast(list[tuple[bytes, float]], self.redis.zrevrange(keys.GAMES_INDEX, 0, stop, withscores=True))
-        rows = [(_text(game), int(score)) for game, score in live]
+        rows = [(text_of(game), int(score)) for game, score in live]
         return [game for game, _score in _merged(rows, self.archive.games(0, wanted), offset, limit)]
 
     def live_games(self, offset: int = 0, limit: int | None = None) -> list[str]:
         """The games still in Redis (``referee:games``), newest first: what the replay workers, the reconciler and
         the archiver go over."""
         stop = -1 if limit is None else offset + limit - 1
-        return [_text(game) for game in self.redis.zrevrange(keys.GAMES_INDEX, offset, stop)]
+        return [text_of(game) for game in self.redis.zrevrange(keys.GAMES_INDEX, offset, stop)]
 
     def count_games(self) -> int:
         """How many games the lobby holds: in Redis and in the archive (one ``ZCARD``; the archive counts its own)."""
@@ -139,7 +139,7 @@ class Indexes(StoreConnection):
             return []
         stop = -1 if limit is None else offset + limit - 1
         rows = cast(list[tuple[bytes, float]], self.redis.zrevrange(key, offset, stop, withscores=True))
-        return [(_text(item), int(score)) for item, score in rows]
+        return [(text_of(item), int(score)) for item, score in rows]
 
     def index_player_games(self, rows: list[tuple[str, str, int]]) -> None:
         self._index_rows(keys.player_games_key, rows)

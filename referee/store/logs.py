@@ -22,7 +22,7 @@ from .base import KEEP_TIMER, Appended, Tip
 from .connection import FOLLOW_BLOCK_MAX, confirmed_write
 from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend, StoreUnavailable
 from .indexes import Indexes
-from .replies import _entry, _raw_entry, _text, rows_of, streams_of
+from .replies import entry_of, raw_entry_of, rows_of, streams_of, text_of
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ class GameLogs(Indexes):
                 result = self._create(keys=call_keys, args=call_args)
         except (RedisConnectionError, RedisTimeoutError) as exc:
             raise StoreUnavailable(f"Redis did not confirm the write: {exc}") from exc
-        if _text(result[0]) == "exists":
+        if text_of(result[0]) == "exists":
             raise GameExists(game_id)
         if self.cluster:
             self._index_pending([(game_id, now)])
@@ -84,7 +84,7 @@ class GameLogs(Indexes):
                                           f"the entry at position {entry['seq']} of {log_id}")
             else:
                 result = self._append(keys=call_keys, args=call_args)
-        status = _text(result[0])
+        status = text_of(result[0])
         if status == "ok":
             flagged = bool(int(result[2]))
             if game and self.cluster:
@@ -97,9 +97,9 @@ class GameLogs(Indexes):
                         log.warning("could not set the timer of %s; the replay worker will", log_id, exc_info=True)
             return Appended(int(result[1]), entry["hash"], flagged, flagged and bool(extra) and bool(self.ready_key))
         if status == "stale":
-            raise StaleAppend(int(result[1]), _text(result[2]) or GENESIS)
+            raise StaleAppend(int(result[1]), text_of(result[2]) or GENESIS)
         if status == "duplicate":
-            raise DuplicateSubmission(int(result[1]), int(result[2]), _text(result[3]) or GENESIS)
+            raise DuplicateSubmission(int(result[1]), int(result[2]), text_of(result[3]) or GENESIS)
         raise GameNotFound(log_id)
 
     def read_log(self, game_id: str, start: int = 0, limit: int | None = None) -> list[dict[str, Any]]:
@@ -109,7 +109,7 @@ class GameLogs(Indexes):
             archived = self._archived_log(game_id)
             start = max(start, 0)
             return archived[start:None if limit is None else start + limit]
-        return [_entry(fields, game_id) for _id, fields in rows]
+        return [entry_of(fields, game_id) for _id, fields in rows]
 
     def read_since(self, game_id: str, start: int) -> tuple[list[dict[str, Any]], Tip]:
         k = keys.game_keys(game_id)
@@ -117,7 +117,7 @@ class GameLogs(Indexes):
         if not length:
             archived = self._archived_log(game_id)
             return archived[max(start, 0):], Tip(len(archived), archived[-1]["hash"])
-        return [codec.unpack(raw, game_id) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
+        return [codec.unpack(raw, game_id) for raw in rows], Tip(int(length), text_of(head) if head else GENESIS)
 
     def read_since_many(self, starts: list[tuple[str, int]]) -> list[tuple[list[dict[str, Any]], Tip] | Exception]:
         calls = []
@@ -133,7 +133,7 @@ class GameLogs(Indexes):
             length, head, *rows = reply
             if length:
                 out.append(([codec.unpack(raw, game_id) for raw in rows],
-                            Tip(int(length), _text(head) if head else GENESIS)))
+                            Tip(int(length), text_of(head) if head else GENESIS)))
             else:  # an archived game's log is not the replay workers' to fold again
                 out.append(GameNotFound(game_id))
         return out
@@ -163,7 +163,7 @@ class GameLogs(Indexes):
         for stream, rows in reply or []:
             game = keys.game_id_of_log_key(stream)
             for stream_id_, fields in rows:
-                out.append((game, keys.position_of(stream_id_), _raw_entry(fields, game)))
+                out.append((game, keys.position_of(stream_id_), raw_entry_of(fields, game)))
         return out
 
     def _follow_logs_on_cluster(self, afters: dict[str, int], timeout: float,
@@ -186,7 +186,7 @@ class GameLogs(Indexes):
                 for stream, start in streams.items():
                     pipe.xread({stream: start}, count=limit)
                 replies = [streams_of(reply) for reply in pipe.execute()]
-            out = [(game, keys.position_of(stream_id_), _raw_entry(fields, game))
+            out = [(game, keys.position_of(stream_id_), raw_entry_of(fields, game))
                    for reply in replies for stream, rows in (reply or []) for game in [keys.game_id_of_log_key(stream)]
                    for stream_id_, fields in rows]
             if out or len(streams) == 1 or time.monotonic() >= deadline:
@@ -210,14 +210,14 @@ class GameLogs(Indexes):
         if not length:
             archived = self._archived_log(game_id)
             return Tip(len(archived), archived[-1]["hash"])
-        return Tip(int(length), _text(head) if head else GENESIS)
+        return Tip(int(length), text_of(head) if head else GENESIS)
 
     def read_secret(self, game_id: str) -> bytes | None:
         raw = self.redis.get(keys.game_keys(game_id).secret)
         if not raw:
             document = self.archived(game_id)
             raw = document.get("secret") if document is not None else None
-        return bytes.fromhex(_text(raw)) if raw else None
+        return bytes.fromhex(text_of(raw)) if raw else None
 
     def find_submission(self, game_id: str, signature: str) -> int | None:
         short, whole = self.redis.hmget(keys.game_keys(game_id).sigs, [keys.sig_field(signature), signature])
@@ -233,11 +233,11 @@ class GameLogs(Indexes):
         if not keys.valid_game_id(rematch_id):
             raise ValueError(f"not a valid game id: {rematch_id!r}")
         named = self._claim_rematch(keys=[keys.rematch_key(game_id), keys.game_keys(game_id).log], args=[rematch_id])
-        return _text(named) or None
+        return text_of(named) or None
 
     def read_rematch(self, game_id: str) -> str | None:
         named = self.redis.get(keys.rematch_key(game_id))
-        return _text(named) if named is not None else None
+        return text_of(named) if named is not None else None
 
     def read_created(self, game_ids: list[str]) -> list[dict[str, Any] | None]:
         """One ``XRANGE … COUNT 1`` per game in one pipeline."""
@@ -246,7 +246,7 @@ class GameLogs(Indexes):
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.xrange(keys.game_keys(game_id).log, min=keys.stream_id(0), max="+", count=1)
-        found = [_entry(rows_of(rows)[0][1], game_id) if rows else None
+        found = [entry_of(rows_of(rows)[0][1], game_id) if rows else None
                  for game_id, rows in zip(game_ids, pipe.execute(), strict=True)]
         return self._archived_ends(game_ids, found, 0)
 
@@ -268,6 +268,6 @@ class GameLogs(Indexes):
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.xrevrange(keys.game_keys(game_id).log, count=1)
-        found = [_entry(rows_of(rows)[0][1], game_id) if rows else None
+        found = [entry_of(rows_of(rows)[0][1], game_id) if rows else None
                  for game_id, rows in zip(game_ids, pipe.execute(), strict=True)]
         return self._archived_ends(game_ids, found, -1)

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import keys
 from .connection import StoreConnection
-from .replies import _event, rows_of
+from .replies import event_of, rows_of
 
 
 class Outbox(StoreConnection):
@@ -30,4 +30,4 @@ class Outbox(StoreConnection):
         return sum(int(added) for added in replies)
 
     def read_outbox(self, count: int = 1000) -> list[dict[str, Any]]:
-        return [_event(fields) for _id, fields in rows_of(self.redis.xrange(keys.OUTBOX, count=count))]
+        return [event_of(fields) for _id, fields in rows_of(self.redis.xrange(keys.OUTBOX, count=count))]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..clock import now_ms
 from . import keys
 from .indexes import Indexes
-from .replies import _text
+from .replies import text_of
 
 
 class PendingFlags(Indexes):
@@ -41,7 +41,7 @@ class PendingFlags(Indexes):
         return released
 
     def stale_pending(self, before_ms: int, limit: int = 10_000) -> list[str]:
-        return [_text(game) for game in self.redis.zrangebyscore(keys.PENDING_INDEX, "-inf", before_ms, start=0,
+        return [text_of(game) for game in self.redis.zrangebyscore(keys.PENDING_INDEX, "-inf", before_ms, start=0,
                                                                   num=limit)]
 
     def pending_since(self, game_id: str) -> int | None:

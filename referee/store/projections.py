@@ -14,7 +14,7 @@ from ..clock import now_ms
 from . import codec, keys
 from .base import decode_projection, encode_projection, open_listing_rows
 from .connection import StoreConnection
-from .replies import _text
+from .replies import text_of
 
 #: seconds a game's ``?wait`` events stream lives after the last wait's look (each look, at least every 5 s while
 #: a wait lasts, renews it): a game nobody waits on keeps no stream (``WAIT_VERDICT``)
@@ -41,7 +41,7 @@ class Projections(StoreConnection):
             if with_verdicts:
                 projection["verdicts"] = list(document.get("verdicts") or [])
             return projection
-        projection = decode_projection({_text(name): codec.unpack_value(value) for name, value in raw.items()})
+        projection = decode_projection({text_of(name): codec.unpack_value(value) for name, value in raw.items()})
         if verdicts is not None:
             projection["verdicts"] = [json.loads(v) for v in verdicts]
         return projection
@@ -63,7 +63,7 @@ class Projections(StoreConnection):
         for reply in pipe.execute():
             raw = reply if names is None else {} if reply[0] is None else {
                 name: value for name, value in zip(names, reply, strict=True) if value is not None}
-            out.append(decode_projection({_text(name): codec.unpack_value(value) for name, value in raw.items()})
+            out.append(decode_projection({text_of(name): codec.unpack_value(value) for name, value in raw.items()})
                        if raw else None)
         for index, found in enumerate(out):  # an archived game's projection is in its archived document
             if found is None and self.archive is not None:
@@ -152,7 +152,7 @@ class Projections(StoreConnection):
             return []
         stop = -1 if limit is None else offset + limit - 1
         rows = cast(list[tuple[bytes, float]], self.work.zrange(keys.OPEN_GAMES, offset, stop, withscores=True))
-        return [(_text(game), int(score)) for game, score in rows]
+        return [(text_of(game), int(score)) for game, score in rows]
 
     def count_open_games(self, creator: str | None = None) -> int:
         key = keys.OPEN_GAMES if creator is None else keys.creator_open_games_key(creator)

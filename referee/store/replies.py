@@ -30,7 +30,7 @@ def streams_of(reply: object) -> Streams:
     return cast(Streams, reply)
 
 
-def _text(value: Any) -> str:
+def text_of(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
@@ -39,16 +39,16 @@ def _field(fields: Fields) -> bytes:
     return raw if isinstance(raw, bytes) else str(raw).encode()
 
 
-def _event(fields: Fields) -> dict[str, Any]:
+def event_of(fields: Fields) -> dict[str, Any]:
     """An outbox event (JSON as it is)."""
     return json.loads(_field(fields))  # type: ignore[no-any-return]
 
 
-def _entry(fields: Fields, log_id: str) -> dict[str, Any]:
+def entry_of(fields: Fields, log_id: str) -> dict[str, Any]:
     """A log entry of ``log_id`` (packed or JSON: ``referee.store.codec``)."""
     return codec.unpack(_field(fields), log_id)
 
 
-def _raw_entry(fields: Fields, log_id: str) -> bytes:
+def raw_entry_of(fields: Fields, log_id: str) -> bytes:
     """The stored JSON of a log entry of ``log_id``, byte for byte as written (``codec.unpack_json``)."""
     return codec.unpack_json(_field(fields), log_id)

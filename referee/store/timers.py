@@ -8,7 +8,7 @@ from typing import cast
 
 from . import keys
 from .indexes import Indexes
-from .replies import _text
+from .replies import text_of
 
 
 class Timers(Indexes):
@@ -26,8 +26,8 @@ class Timers(Indexes):
     def due_timers(self, now_ms_: int, limit: int = 100) -> list[tuple[str, int]]:
         rows = cast(list[tuple[bytes, float]],
                     self.redis.zrangebyscore(keys.TIMERS, "-inf", now_ms_, start=0, num=limit, withscores=True))
-        return [(_text(game), int(score)) for game, score in rows]
+        return [(text_of(game), int(score)) for game, score in rows]
 
     def claim_timers(self, now_ms_: int, limit: int = 100, lease_ms: int = 30_000) -> list[tuple[str, int]]:
         rows = self._claim_timers(keys=[keys.TIMERS], args=[now_ms_, limit, now_ms_ + lease_ms])
-        return [(_text(rows[i]), int(float(rows[i + 1]))) for i in range(0, len(rows), 2)]
+        return [(text_of(rows[i]), int(float(rows[i + 1]))) for i in range(0, len(rows), 2)]

@@ -15,7 +15,7 @@ from . import codec, keys
 from .base import Appended, Tip
 from .errors import GameExists, GameNotFound, StoreUnavailable
 from .logs import GameLogs
-from .replies import _text
+from .replies import text_of
 
 
 class Tournaments(GameLogs):
@@ -30,7 +30,7 @@ class Tournaments(GameLogs):
                 result = self._replicated(self._create, call_keys, call_args, f"tournament {tournament_id}'s creation")
             else:
                 result = self._create(keys=call_keys, args=call_args)
-            if _text(result[0]) == "exists":
+            if text_of(result[0]) == "exists":
                 raise GameExists(tournament_id)
             self._index(keys.TOURNAMENTS_INDEX, tournament_id, now_ms(), nx=True)
         except (RedisConnectionError, RedisTimeoutError) as exc:
@@ -46,15 +46,15 @@ class Tournaments(GameLogs):
         length, head, *rows = self._read_since(keys=[k.log, k.head], args=[keys.stream_id(max(start, 0))])
         if not length:
             raise GameNotFound(tournament_id)
-        return [codec.unpack(raw, tournament_id) for raw in rows], Tip(int(length), _text(head) if head else GENESIS)
+        return [codec.unpack(raw, tournament_id) for raw in rows], Tip(int(length), text_of(head) if head else GENESIS)
 
     def tournament_secret(self, tournament_id: str) -> bytes | None:
         raw = self.redis.get(keys.tournament_keys(tournament_id).secret)
-        return bytes.fromhex(_text(raw)) if raw else None
+        return bytes.fromhex(text_of(raw)) if raw else None
 
     def list_tournaments(self) -> list[str]:
-        return [_text(t) for t in self.redis.zrange(keys.TOURNAMENTS_INDEX, 0, -1)]
+        return [text_of(t) for t in self.redis.zrange(keys.TOURNAMENTS_INDEX, 0, -1)]
 
     def newest_tournaments(self, offset: int = 0, limit: int | None = None) -> list[str]:
         stop = -1 if limit is None else offset + limit - 1
-        return [_text(t) for t in self.redis.zrevrange(keys.TOURNAMENTS_INDEX, offset, stop)]
+        return [text_of(t) for t in self.redis.zrevrange(keys.TOURNAMENTS_INDEX, offset, stop)]

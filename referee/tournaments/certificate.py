@@ -153,14 +153,14 @@ def verify_certificate(cert: Any, games: Mapping[str, Any] | None = None, refere
     ``game_bundles`` check. ``referee_key``: the referee key the caller expects (base64url).
     """
     ctx = _Context(cert, games, referee_key)
-    fmt = _guard("format", _check_format, ctx)
+    fmt = _guard("format", check_format, ctx)
     checks = [fmt]
     if fmt.details.get("unusable"):
         checks += [Check(name, SKIPPED, "the certificate's shape is unusable (see the format check)")
                    for name in CHECK_ORDER[1:]]
     else:
         for name, fn in (("referee_signature", _check_signature), ("hash_chain", _check_chain),
-                         ("seed_commitment", _check_seed), ("replay", _check_replay), ("games", _check_games),
+                         ("seed_commitment", _check_seed), ("replay", check_replay), ("games", _check_games),
                          ("merkle_root", _check_merkle), ("standings", _check_standings),
                          ("game_bundles", _check_bundles)):
             checks.append(_guard(name, fn, ctx))
@@ -179,7 +179,7 @@ def _guard(name: str, fn: Any, ctx: _Context) -> Check:
         return Check(name, FAILED, f"malformed certificate: {type(exc).__name__}: {exc}")
 
 
-def _check_format(ctx: _Context) -> Check:
+def check_format(ctx: _Context) -> Check:
     cert = ctx.cert
     if not isinstance(cert, dict):
         return Check("format", FAILED, "a certificate is a JSON object", details={"unusable": True})
@@ -236,7 +236,7 @@ def _check_seed(ctx: _Context) -> Check:
     return Check("seed_commitment", PASSED, "sha256(revealed server seed) equals the commitment")
 
 
-def _check_replay(ctx: _Context) -> Check:
+def check_replay(ctx: _Context) -> Check:
     replayer = TournamentReplayer(server_seed=revealed_seed(ctx.log))
     try:
         for entry in ctx.log:

@@ -63,12 +63,12 @@ from typing import Any
 
 from ..replay import ABORT_CTX
 from .context import Context
-from .messages import _check_messages, exported_messages
+from .messages import check_messages, exported_messages
 from .replaying import (
-    _check_replay,
-    _check_result,
-    _check_ruleset_version,
-    _check_seed_commitment,
+    check_replay,
+    check_result,
+    check_ruleset_version,
+    check_seed_commitment,
     differing_paths,
 )
 from .report import (
@@ -86,17 +86,17 @@ from .report import (
     Report,
     unreadable_report,
 )
-from .shape import BUNDLE_FORMAT, _check_format
+from .shape import BUNDLE_FORMAT, check_format
 from .signatures import (
     CREATE_CTX,
     CREATION_REQUEST_FIELDS,
     SIGNED_CTX,
-    _check_hash_chain,
-    _check_organiser_signature,
-    _check_referee_signature,
-    _check_seat_signatures,
+    check_bundle_signature,
+    check_hash_chain,
+    check_organiser_signature,
     check_referee_signature,
     check_rematch_of,
+    check_seat_signatures,
     creation_requests,
     kind_at,
     signed_game_id,
@@ -113,17 +113,17 @@ def verify_bundle(bundle: Any, progress: Progress | None = None, *, referee_key:
     """
     ctx = Context(bundle, progress, referee_key)
     checks: list[Check] = []
-    fmt = _guard("format", _check_format, ctx)
+    fmt = _guard("format", check_format, ctx)
     checks.append(fmt)
     if fmt.details.get("unusable"):
         reason = "the bundle's shape is unusable (see the format check)"
         checks += [Check(name, SKIPPED, reason) for name in CHECK_ORDER[1:]]
     else:
-        for name, fn in (("referee_signature", _check_referee_signature), ("hash_chain", _check_hash_chain),
-                         ("organiser_signature", _check_organiser_signature),
-                         ("seat_signatures", _check_seat_signatures), ("seed_commitment", _check_seed_commitment),
-                         ("ruleset_version", _check_ruleset_version), ("replay", _check_replay),
-                         ("result", _check_result), ("messages", _check_messages)):
+        for name, fn in (("referee_signature", check_bundle_signature), ("hash_chain", check_hash_chain),
+                         ("organiser_signature", check_organiser_signature),
+                         ("seat_signatures", check_seat_signatures), ("seed_commitment", check_seed_commitment),
+                         ("ruleset_version", check_ruleset_version), ("replay", check_replay),
+                         ("result", check_result), ("messages", check_messages)):
             checks.append(_guard(name, fn, ctx))
     summary = {
         "format": bundle.get("format") if isinstance(bundle, dict) else None,

@@ -120,7 +120,7 @@ def _declines_problems(declines: list[tuple[int, dict[str, Any]]], carried: list
     return out
 
 
-def _check_messages(ctx: Context) -> Check:
+def check_messages(ctx: Context) -> Check:
     bundle = ctx.bundle
     carried = bundle.get("messages") if isinstance(bundle, dict) else None
     declines = [(i, e) for i, e in enumerate(ctx.log)

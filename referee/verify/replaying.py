@@ -31,7 +31,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 # -- 6. seed commitment --------------------------------------------------------------------------
-def _check_seed_commitment(ctx: Context) -> Check:
+def check_seed_commitment(ctx: Context) -> Check:
     created, log = ctx.created, ctx.log
     mode = created.get("mode")
     if mode == "recorded":
@@ -64,7 +64,7 @@ def _check_seed_commitment(ctx: Context) -> Check:
 
 
 # -- 7. ruleset version --------------------------------------------------------------------------
-def _check_ruleset_version(ctx: Context) -> Check:
+def check_ruleset_version(ctx: Context) -> Check:
     pinned = ctx.created.get("ruleset") or {}
     rules = _installed(pinned.get("name"))
     if rules is None:
@@ -79,7 +79,7 @@ def _check_ruleset_version(ctx: Context) -> Check:
 
 
 # -- 8. replay -----------------------------------------------------------------------------------
-def _check_replay(ctx: Context) -> Check:
+def check_replay(ctx: Context) -> Check:
     log = ctx.log
     seed = None if ctx.interim else _revealed_seed(log)
     replayer = LogReplayer(server_seed=seed, verifier=ctx.verifier)
@@ -167,7 +167,7 @@ def _version_note(replayer: LogReplayer, ctx: Context) -> str:
 
 
 # -- 9. result -----------------------------------------------------------------------------------
-def _check_result(ctx: Context) -> Check:
+def check_result(ctx: Context) -> Check:
     if ctx.interim:
         return Check("result", SKIPPED, "skipped (interim): the game has no result yet")
     replayer = ctx.replayer

@@ -13,7 +13,7 @@ from .report import FAILED, PASSED, Check
 BUNDLE_FORMAT = "referee-bundle/1"
 
 
-def _check_format(ctx: Context) -> Check:
+def check_format(ctx: Context) -> Check:
     bundle = ctx.bundle
     if not isinstance(bundle, dict):
         return Check("format", FAILED, "a bundle is a JSON object", details={"unusable": True})

@@ -69,7 +69,7 @@ def unsigned_part(bundle: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in bundle.items() if k != "referee_sig"}
 
 
-def _check_referee_signature(ctx: Context) -> Check:
+def check_bundle_signature(ctx: Context) -> Check:
     return check_referee_signature(ctx.bundle, ctx.expected_key, "bundle")
 
 
@@ -96,7 +96,7 @@ def check_referee_signature(document: dict[str, Any], expected_key: str | None, 
 
 
 # -- 3. hash chain -------------------------------------------------------------------------------
-def _check_hash_chain(ctx: Context) -> Check:
+def check_hash_chain(ctx: Context) -> Check:
     broken = first_broken_link(ctx.log)
     if broken is not None:
         position, reason = broken
@@ -133,7 +133,7 @@ def signed_game_id(signature: str) -> str:
     return "g_" + base64.b32encode(digest[:10]).decode("ascii").lower()
 
 
-def _check_organiser_signature(ctx: Context) -> Check:
+def check_organiser_signature(ctx: Context) -> Check:
     created = ctx.created
     if "rematch_of" in created or "rematch" in created:
         return _rematch_creation(created)
@@ -231,7 +231,7 @@ def check_rematch_of(rematch_bundle: dict[str, Any], finished_bundle: dict[str, 
 
 
 # -- 5. seat signatures --------------------------------------------------------------------------
-def _check_seat_signatures(ctx: Context) -> Check:
+def check_seat_signatures(ctx: Context) -> Check:
     log, created = ctx.log, ctx.created
     specs = created.get("seats", [])
     # each seat's key as the log goes: given at creation, or taken by a ``seated`` entry ("" while nobody holds it)

@@ -89,6 +89,7 @@ class Serve:
 
     def stop(self):
         if self.process.poll() is None:
+            self.remember_processes()  # a child in a session of its own (a restarted Redis) is not in serve's group
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
         for pid in self.pids:

@@ -156,6 +156,8 @@ def test_a_key_moves_to_a_second_browser_by_a_device_link_and_moves_there(browse
     there.get_by_role("button", name="Keep the key in this browser").click()
     there.wait_for_selector("#link-page[data-state=kept]", timeout=STEP_MS)
     assert there.locator("#link-key-public").inner_text() == public_key_b64(key)
+    _tally, serious = run_axe(there)
+    assert serious == [], serious
     assert "#" not in there.url  # the secret is out of the address bar once used
     dialog.locator("#link-status").filter(has_text="Taken").wait_for(timeout=STEP_MS)  # the first device says so
     there.goto(f"{site}/play/games/{game}")
