@@ -65,7 +65,9 @@ def chosen_encoding(available: tuple[str, ...] = tuple(ENCODINGS)) -> str | None
 
 def cache_dir() -> Path:
     """``<REFEREE_VAR>/cache/static`` of the app (``var`` when the app has no such setting)."""
-    return Path(current_app.config.get("REFEREE_VAR") or "var") / "cache" / "static"
+    # absolute: Flask's send_file reads a relative path from the app's package folder, not the working directory
+    # (`referee serve`'s REFEREE_VAR is "var", relative: every compressed module was a 500 before)
+    return (Path(current_app.config.get("REFEREE_VAR") or "var") / "cache" / "static").resolve()
 
 
 def _digest(path: Path, size: int, mtime_ns: int) -> str:

@@ -121,3 +121,17 @@ def test_the_vendored_files_are_compressed_once_beside_themselves_and_sent_by_ac
             assert answer.headers.get("Content-Encoding") == sent and "Accept-Encoding" in answer.vary
             assert (DECODE[sent](answer.get_data()) if sent else answer.get_data()) == wasm.read_bytes()
             answer.close()
+
+
+def test_a_relative_var_folder_serves_the_compressed_copies(make_app, tmp_path, monkeypatch):
+    """``referee serve``'s ``REFEREE_VAR`` is ``var``, relative to its working directory: the copies are read from
+    there, not from the app's package folder (where Flask's ``send_file`` looks for a relative path)."""
+    monkeypatch.chdir(tmp_path)
+    app = make_app(REFEREE_VAR="var")
+    client = app.test_client()
+    with app.test_request_context():
+        url = web.static_url("game-page.js")
+    for encoding in ("br", "gzip"):
+        answer = client.get(url, headers={"Accept-Encoding": encoding})
+        assert answer.status_code == 200 and answer.headers["Content-Encoding"] == encoding, encoding
+    assert list((tmp_path / "var" / "cache" / "static").iterdir())
