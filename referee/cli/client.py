@@ -110,15 +110,18 @@ def armor_at_tip(state_url: str, key: Any, envelope_of: Any) -> None:
     echo_armored({"envelope": envelope, "sig": sign(key, envelope)})
 
 
-def post_at_tip(state_url: str, post_url: str, key: Any, envelope_of: Any, attempts: int = 10) -> None:
+def post_at_tip(state_url: str, post_url: str, key: Any, envelope_of: Any, attempts: int = 10, *,
+                also: dict[str, Any] | None = None) -> None:
     """Read the log's position (``GET state_url``), sign ``envelope_of(state)`` for it and post it to
-    ``post_url``; again if the log moved meanwhile (409 ``submission/stale``). Prints the answer."""
+    ``post_url``; again if the log moved meanwhile (409 ``submission/stale``). Prints the answer. ``also``: more
+    signatures of the same envelope, by field (a rekey's ``{"new_sig": new key}``)."""
     for _attempt in range(attempts):
         status, state = http("GET", state_url)
         if status != 200:
             fail(status, state)
         envelope = envelope_of(state)
-        status, body = http("POST", post_url, {"envelope": envelope, "sig": sign(key, envelope)})
+        extra = {field: sign(signer, envelope) for field, signer in (also or {}).items()}
+        status, body = http("POST", post_url, {"envelope": envelope, "sig": sign(key, envelope), **extra})
         if status == 409 and body.get("error", {}).get("code") == "submission/stale":
             continue
         if status >= 300:

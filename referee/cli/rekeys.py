@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from ..signing import RECOVER_CTX, REKEY_CTX, public_key_b64, sign
-from .client import _, echo_json, fail, http, load_key, server_option
+from .client import _, fail, http, load_key, post_at_tip, server_option
 
 _ATTEMPTS = 10
 
@@ -108,18 +108,6 @@ def recover(game_id: str, *, seat: int, key_file: str, server: str) -> None:
     (REFEREE_RECOVERY_WAIT); any move or answer signed by the seat's old key meanwhile ends it. Prints the
     receipt, with the recovery's position (its id) and not_before."""
     key = load_key(key_file)
-    for _attempt in range(_ATTEMPTS):
-        status, game = http("GET", f"{server}/games/{game_id}")
-        if status != 200:
-            fail(status, game)
-        envelope = {"v": 1, "ctx": RECOVER_CTX, "game": game_id, "seat": seat, "key": public_key_b64(key),
-                    "seq": game["seq"], "prev": game["head"]}
-        status, body = http("POST", f"{server}/games/{game_id}/recover", {"envelope": envelope,
-                                                                           "sig": sign(key, envelope)})
-        if status == 409 and body.get("error", {}).get("code") == "submission/stale":
-            continue
-        if status >= 300:
-            fail(status, body)
-        echo_json(body)
-        return
-    raise click.ClickException(_("the log kept moving; try again"))
+    post_at_tip(f"{server}/games/{game_id}", f"{server}/games/{game_id}/recover", key, lambda game: {
+        "v": 1, "ctx": RECOVER_CTX, "game": game_id, "seat": seat, "key": public_key_b64(key), "seq": game["seq"],
+        "prev": game["head"]}, _ATTEMPTS)

@@ -229,19 +229,10 @@ def rekey(*, tournament_id: str, player: str, new_key_file: str, key_file: str, 
     """The organiser moves a player of TOURNAMENT to a new key for the rounds to come, signed by the organiser and
     by the new key. Games already paired keep their seats' keys (move those with `referee rekey` or a recovery)."""
     organiser, new = load_key(key_file), load_key(new_key_file)
-    for _attempt in range(10):
-        state = _state(server, tournament_id)
-        envelope = {"v": 1, "ctx": "referee/rekey", "tournament": tournament_id, "player": player,
-                    "key": public_key_b64(new), "seq": state["seq"], "prev": state["head"]}
-        status, body = http("POST", f"{server}/tournaments/{tournament_id}/rekey",
-                            {"envelope": envelope, "sig": sign(organiser, envelope), "new_sig": sign(new, envelope)})
-        if status == 409 and body.get("error", {}).get("code") == "submission/stale":
-            continue
-        if status >= 300:
-            fail(status, body)
-        echo_json(body)
-        return
-    raise click.ClickException(_("the log kept moving; try again"))
+    post_at_tip(f"{server}/tournaments/{tournament_id}", f"{server}/tournaments/{tournament_id}/rekey", organiser,
+                lambda state: {"v": 1, "ctx": "referee/rekey", "tournament": tournament_id, "player": player,
+                               "key": public_key_b64(new), "seq": state["seq"], "prev": state["head"]},
+                also={"new_sig": new})
 
 
 @tournament.command("adjudicate")
