@@ -56,9 +56,11 @@ from flask.blueprints import BlueprintSetupState
 from flask_babel import get_locale
 from jinja2 import pass_context
 from markupsafe import Markup, escape
+from redis.exceptions import RedisError
 from werkzeug.security import safe_join
 
 from ..defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
+from ..errors import ServiceError
 from ..keyfile import FORMAT_CONSTANTS
 from . import compression, i18n
 
@@ -430,8 +432,25 @@ def keys() -> str:
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> str:
-    return render_template("web/game.html", page="game", game_id=_checked(game_id), poll_ms=_poll_ms(),
-                           messages_ms=_poll_ms("WEB_MESSAGES_POLL_MS", DEFAULT_MESSAGES_POLL_MS))
+    game_id = _checked(game_id)
+    return render_template("web/game.html", page="game", game_id=game_id, poll_ms=_poll_ms(),
+                           messages_ms=_poll_ms("WEB_MESSAGES_POLL_MS", DEFAULT_MESSAGES_POLL_MS),
+                           ruleset=_ruleset_of(game_id))
+
+
+def _ruleset_of(game_id: str) -> str | None:
+    """The game's ruleset, when the store knows the game: the page asks for the game, its ruleset and its log at
+    once (preloaded in its head) instead of one after the other — three round trips fewer on a slow phone
+    (issue 49). ``None`` (the page asks in turn) for an unknown game or an unreachable store: the page says why."""
+    from ..games import names  # noqa: PLC0415 - the registry, as GET /rulesets reads it
+
+    service = current_app.extensions.get("referee.service")
+    try:
+        ruleset = service.created_entry(game_id).get("ruleset") if service is not None else None
+    except (ServiceError, RedisError):
+        return None
+    name = ruleset.get("name") if isinstance(ruleset, dict) else ruleset
+    return name if isinstance(name, str) and name in names() else None
 
 
 @bp.get("/games/<game_id>/replay")

@@ -80,8 +80,8 @@ def pages(base: str) -> dict[str, str]:
     return out
 
 
-def lighthouse(binary: str, url: str) -> dict:
-    with tempfile.NamedTemporaryFile(suffix=".json") as report:
+def lighthouse(binary: str, url: str, keep: Path | None = None) -> dict:
+    with tempfile.NamedTemporaryFile(suffix=".json", dir=keep, delete=keep is None) as report:
         subprocess.run([binary, url, "--quiet", "--output=json", f"--output-path={report.name}",
                         "--only-categories=performance,accessibility,best-practices,seo",
                         "--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-background-networking"],
@@ -102,6 +102,7 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=HERE, help="the checkout to serve (default: this one)")
     parser.add_argument("--runs", type=int, default=2, help="runs per page; the best is shown")
     parser.add_argument("--only", help="only the pages whose name contains this")
+    parser.add_argument("--keep", type=Path, help="keep every run's Lighthouse JSON report in this folder")
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as var:
@@ -117,7 +118,7 @@ def main() -> None:
                 runs = []
                 for i in range(args.runs):
                     print(f"  {name}: run {i + 1} of {args.runs}…", file=sys.stderr)
-                    runs.append(lighthouse(args.lighthouse, base + path))
+                    runs.append(lighthouse(args.lighthouse, base + path, args.keep))
                 r = max(runs, key=lambda run: run["perf"])
                 print(f"{name:16} {r['perf']:4} {r['a11y']:4} {r['bp']:4} {r['seo']:4} {r['lcp']:6.2f} {r['cls']:6.3f} "
                       f"{r['tbt']:7.0f} {r['bytes']:6.0f}", flush=True)

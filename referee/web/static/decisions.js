@@ -46,13 +46,24 @@ function isMoveEntry(entry) {
  */
 export function logReader(gameId) {
   const entries = [];
+  let primed = null;
   return {
     entries,
     /** An entry the event stream brought (live.js): kept when it is the next one, so update() need not ask. */
     offer(position, entry) {
       if (position === entries.length && entry && typeof entry === "object") entries.push(entry);
     },
+    /** A first page of the log from position 0, already asked for (the game page's first reads). */
+    prime(page) {
+      primed = page;
+    },
     async update(length) {
+      if (primed) {
+        const page = await primed.catch(() => null);
+        primed = null;
+        const got = (page && page.entries) || [];
+        entries.push(...got.slice(entries.length));
+      }
       while (entries.length < length) {
         const page = await api.log(gameId, `?from=${entries.length}&limit=1000`);
         const got = (page && page.entries) || [];

@@ -5,7 +5,7 @@ import { api, ApiError } from "./api.js";
 import { expiredContext, markForfeits, renderClocks } from "./clock.js";
 import { entropy, findKey, signEnvelope } from "./keys.js";
 import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
-import { clearErrors, el, shortKey, showError } from "./ui.js";
+import { afterPaint, clearErrors, el, shortKey, showError } from "./ui.js";
 import { followGame } from "./live.js";
 import { followedKeys, subscribe } from "./live-hub.js";
 import { notifyButton, turnNotice } from "./attention.js";
@@ -33,8 +33,15 @@ let shownSeq = null;
 let shownStatus = null;
 let acceptedSeats = new Set();
 let rematch = null; // the finished game's rematch: {id, asker (a seat of this game), mine (my seats there), accepted}
+let boardDrawing; // what is left of the board's drawing (a promise), null when none; undefined before the first
 let facts = { moved: new Set(), lastMove: null, tournament: false }; // what the log says (decisions.js)
 const logEntries = logReader(gameId);
+// The first reads, all at once: the game, its ruleset (when the page names it) and its log — preloaded by the
+// page's head, so that a slow phone waits one round trip for them, not three in turn (issue 49).
+const firstLog = api.log(gameId, "?from=0&limit=1000");
+logEntries.prime(firstLog);
+let firstReads = { game: api.game(gameId), ruleset: root.dataset.ruleset
+  ? api.ruleset(root.dataset.ruleset).catch(() => null) : null };
 
 function nowIso() {
   return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -230,7 +237,10 @@ function renderBoard() {
       ? _("The board appears once every player has accepted and the game has started.") : _("No board to show yet.")));
     return;
   }
-  mod.renderBoard(board, { components, view: game.state, seats: game.seats, picker, mySeats: mySeats() });
+  // the page's first drawing may finish after a paint (towerup.js: the players' boards); load() waits for it
+  const later = boardDrawing === undefined ? afterPaint : null;
+  boardDrawing = mod.renderBoard(board, { components, view: game.state, seats: game.seats, picker, mySeats: mySeats(),
+    later }) || null;
   drawnPicker = { picker, key: mod.boardPickerKey ? mod.boardPickerKey(picker) : null };
 }
 
@@ -385,7 +395,9 @@ async function load(notice = null) {
   const seat = notice && notice.entry ? notice.entry.seat : undefined;
   const ahead = game && game.status === "active" && mine.length && typeof seat === "number" && !mine.includes(seat)
     ? api.legalMoves(gameId).catch(() => null) : null;
-  const fresh = normGame(await api.game(gameId));
+  const first = firstReads;
+  firstReads = null;
+  const fresh = normGame(await (first ? first.game : api.game(gameId)));
   // an answer older than what the page shows (two loads crossed: a live update's and a submission's) is dropped
   if (game && shownSeq !== null && fresh.seq < shownSeq) return false;
   const changed = !game || fresh.seq !== shownSeq || fresh.status !== shownStatus;
@@ -394,7 +406,8 @@ async function load(notice = null) {
   if (!components || !mod) {
     mod = rulesetModule(game.ruleset);
     if (!mod) throw new ApiError(0, { code: "web/unknown_ruleset", message: _("this page cannot draw the ruleset {ruleset}", { ruleset: game.ruleset }) });
-    const rs = await api.ruleset(game.ruleset);
+    const hinted = first && first.ruleset && root.dataset.ruleset === game.ruleset ? await first.ruleset : null;
+    const rs = hinted || await api.ruleset(game.ruleset);
     components = rs.components || rs;
   }
   renderClocks(document.getElementById("clock-panel"), document.getElementById("clocks"), game.raw, mySeats(), () => safeLoad(true));
@@ -409,6 +422,7 @@ async function load(notice = null) {
   shownSeq = game.seq;
   shownStatus = game.status;
   renderAll();
+  if (boardDrawing) await boardDrawing;
   await renderResult();
   // A rejected last entry by one of my seats is worth an error message (the server took it, the replay refused it).
   const v = game.verdict;
@@ -541,7 +555,7 @@ document.getElementById("manual-submit").addEventListener("click", () => {
 let live = null;
 let rematchWatch = null;
 // A tournament's game names its tournament in its `created` entry: link back to the tournament's page.
-api.log(gameId, "?from=0&limit=1").then((page) => {
+firstLog.then((page) => {
   const created = (page.entries || [])[0];
   if (!created || typeof created.tournament !== "string") return;
   document.getElementById("tournament-link").replaceChildren(" · ", el("a", { id: "tournament-back",

@@ -51,6 +51,13 @@ export function ngettext(singular, pluralText, n, vars) {
   return format(text, { n, ...(vars || {}) });
 }
 
+/** A whole number with its digits grouped as the page's language writes them ("2,000", "2.000", "2 000"), as
+ * toLocaleString() would — without Intl, whose first use on a page costs about 100 ms of a slow phone's CPU. */
+export function formatCount(n) {
+  const sep = { de: ".", fr: "\u202f" }[LANG] || ",";
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, sep);
+}
+
 /** "A, B and C" / "A, B und C" / "A, B et C". */
 export function listAnd(items) {
   if (items.length <= 1) return items.join("");

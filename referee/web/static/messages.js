@@ -8,7 +8,7 @@ import { api } from "./api.js";
 import { findKey, signEnvelope } from "./keys.js";
 import { seatName } from "./model.js";
 import { el, showError } from "./ui.js";
-import { _, LANG } from "./i18n.js";
+import { _, formatCount, LANG } from "./i18n.js";
 
 export const MESSAGE_MAX = 2000;
 
@@ -23,7 +23,7 @@ function nowMs() {
 export function textProblem(text) {
   const length = [...text].length;
   if (length === 0) return _("write something first");
-  if (length > MESSAGE_MAX) return _("{n} characters: at most {max}", { n: length, max: MESSAGE_MAX.toLocaleString(LANG) });
+  if (length > MESSAGE_MAX) return _("{n} characters: at most {max}", { n: length, max: formatCount(MESSAGE_MAX) });
   if (typeof text.isWellFormed === "function" && !text.isWellFormed()) return _("the text holds a lone surrogate");
   const other = [...text].find((c) => c !== "\n" && /[\p{Cc}\p{Cf}]/u.test(c));
   if (other) {
@@ -208,7 +208,7 @@ export function messagesPanel({ section, gameId, getGame, mySeats, intervalMs = 
   function updateCount() {
     const text = prepareText(textBox.value);
     const n = [...text].length;
-    count.textContent = _("{n} / {max} characters", { n: n.toLocaleString(LANG), max: MESSAGE_MAX.toLocaleString(LANG) });
+    count.textContent = _("{n} / {max} characters", { n: formatCount(n), max: formatCount(MESSAGE_MAX) });
     count.dataset.over = n > MESSAGE_MAX ? "true" : "false";
   }
 

@@ -247,14 +247,14 @@ function findLabelSpot(fontSize, width, [sx0, sy0, sx1, sy1], pts, segments, box
       || distanceToSegment([x0, (y0 + y1) / 2], seg) < 6 || distanceToSegment([x1, (y0 + y1) / 2], seg) < 6
       || segmentCrossesBox(seg, label));
   };
+  // nearest first; whether a spot is inside the area is asked only until the first free one (the same spot as
+  // keeping the spots inside first: the sort is stable), not of every spot of the range
   const spots = [];
   for (let x = sx0; x <= sx1; x += 5) {
-    for (let y = sy0; y <= sy1; y += 5) {
-      if (inside([x, y - fontSize / 3])) spots.push([x, y, Math.hypot(x - cx, y - cy)]);
-    }
+    for (let y = sy0; y <= sy1; y += 5) spots.push([x, y, Math.hypot(x - cx, y - cy)]);
   }
   spots.sort((a, b) => a[2] - b[2]);
-  const spot = spots.find(([x, y]) => free(x, y));
+  const spot = spots.find(([x, y]) => inside([x, y - fontSize / 3]) && free(x, y));
   return spot ? [spot[0], spot[1]] : [cx, cy];
 }
 
@@ -272,7 +272,7 @@ function segmentCrossesBox([[x1, y1], [x2, y2]], [x0, y0, xa, ya]) {
  * zoomable frame), the market panel, and every player's board below them (one SVG each, stacked so that
  * it stays readable on a narrow screen).
  */
-export function renderBoard(container, { components, view, seats, picker, mySeats = [], lastMove = null }) {
+export function renderBoard(container, { components, view, seats, picker, mySeats = [], lastMove = null, later = null }) {
   // On a phone the market and the players' boards are laid out as wide as the screen, drawn at 1 unit =
   // 1 CSS px, and the city starts zoomed in to the same scale: no text under 12 px without zooming.
   const avail = Math.floor((container.clientWidth || 0) - 10);
@@ -479,7 +479,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   const seatW = narrow || 510;
   const lx = narrow ? 54 : 60; // the lanes start after their labels
   const colW = Math.min(28, (seatW - 22 - lx - 10) / Math.max(track.values.length, cone.max + 1));
-  const seatBoards = view.seats.map((sv, seat) => {
+  const drawSeatBoards = () => view.seats.map((sv, seat) => {
     const sy = 4;
     const tracksY = sy + 176;
     const seatH = tracksY + 30 + 4 * 26 + 30 + 10;
@@ -557,11 +557,20 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     g.append(coneLane);
     return board;
   });
-  const zoom = zoomable("towerup-city", svg, "city", { minScale: narrow ? 1 : 0,
+  const zoom = zoomable("towerup-city", svg, "city", { minScale: narrow ? 1 : 0, width: avail,
     focus: svg.querySelector(".site.candidate, .site.last-move") });
-  container.replaceChildren(el("div", { class: "tu-board" }, zoom.node, panelSvg,
-    el("div", { class: "tu-seats" }, seatBoards)));
+  const seatsBox = el("div", { class: "tu-seats" });
+  container.replaceChildren(el("div", { class: "tu-board" }, zoom.node, panelSvg, seatsBox));
   zoom.restore();
+  // ``later`` (a page's first drawing): the city and the market are shown first, the players' boards (below
+  // them on a phone) after that paint — two shorter tasks of a slow phone's CPU instead of one (issue 49).
+  if (later) {
+    return later().then(() => {
+      if (seatsBox.isConnected) seatsBox.append(...drawSeatBoards());
+    });
+  }
+  seatsBox.append(...drawSeatBoards());
+  return null;
 }
 
 export function describeMove(move, components) {

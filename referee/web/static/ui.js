@@ -114,3 +114,15 @@ export function copyField(label, link, id) {
   } }, _("Copy"));
   return [input, copy, said];
 }
+
+/** Resolves once the page has painted what is in it now (the next frame, then a task after it); after 100 ms
+ * at most, since a page in a background tab gets no frames. */
+export function afterPaint() {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 100);
+    requestAnimationFrame(() => {
+      clearTimeout(timer);
+      setTimeout(resolve, 0);
+    });
+  });
+}

@@ -19,9 +19,19 @@ const kept = new Map(); // name -> {level, left, top}
  * which one unit of the drawing is at least this many CSS px, so that its text is readable without zooming;
  * "Fit" still shows it whole. ``focus``: an element of the drawing to centre in that first view (the sites
  * the player can choose, or the last move). */
-export function zoomable(name, svg, label, { minScale = 0, focus = null } = {}) {
+export function zoomable(name, svg, label, { minScale = 0, focus = null, width = 0 } = {}) {
   const state = kept.get(name) || { level: 0, left: 0, top: 0, fresh: true };
   kept.set(name, state);
+  // ``width``: the frame's width as the caller knows it (CSS px), so that the first level is chosen before the
+  // frame is in the document: measuring the frame there laid the whole page out once more (issue 49).
+  const firstLevel = (frameWidth) => {
+    const units = svg.viewBox && svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
+    const need = units ? (minScale * units) / frameWidth : 1;
+    const index = LEVELS.findIndex((level) => level >= need);
+    return index < 0 ? LEVELS.length - 1 : index;
+  };
+  const sizeFirst = state.fresh && minScale && window.innerWidth <= 700;
+  if (sizeFirst && width > 0) state.level = firstLevel(width);
   // focusable, so that a keyboard scrolls it (arrow keys) once zoomed in
   const frame = el("div", { class: "zoom-frame", tabindex: "0", role: "region", "aria-label": _("{label}, zoomable", { label }),
     dataset: { zoom: String(LEVELS[state.level]) } }, svg);
@@ -67,12 +77,11 @@ export function zoomable(name, svg, label, { minScale = 0, focus = null } = {}) 
     node,
     /** Call once the node is in the document: scrolls back to where the player was. */
     restore() {
-      if (state.fresh && minScale && window.innerWidth <= 700 && frame.clientWidth) {
-        const units = svg.viewBox && svg.viewBox.baseVal ? svg.viewBox.baseVal.width : 0;
-        const need = units ? (minScale * units) / frame.clientWidth : 1;
-        const index = LEVELS.findIndex((level) => level >= need);
-        state.level = index < 0 ? LEVELS.length - 1 : index;
-        apply();
+      if (sizeFirst && (width > 0 || frame.clientWidth)) {
+        if (!(width > 0)) {
+          state.level = firstLevel(frame.clientWidth);
+          apply();
+        }
         if (focus && state.level > 0) {
           const f = focus.getBoundingClientRect();
           const r = frame.getBoundingClientRect();
