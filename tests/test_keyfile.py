@@ -123,10 +123,10 @@ def test_the_pages_take_the_format_from_this_module(tmp_path):
     from referee.keyfile import FORMAT_CONSTANTS
 
     app = create_app({"REFEREE_STORE": "memory", "REFEREE_VAR": str(tmp_path), "TESTING": True})
-    response = app.test_client().get("/play/static/keyfile-format.js")
+    response = app.test_client().get("/play/static/shared/keyfile-format.js")
     assert response.status_code == 200 and response.mimetype == "text/javascript"
     served = dict(re.findall(r"^export const (\w+) = (.+);$", response.get_data(as_text=True), re.M))
     assert {name: json.loads(value) for name, value in served.items()} == FORMAT_CONSTANTS
-    script = (Path(__file__).parents[1] / "referee/web/static/key-file-crypto.js").read_text()
+    script = (Path(__file__).parents[1] / "referee/web/static/shared/key-file-crypto.js").read_text()
     assert 'from "./keyfile-format.js"' in script
     assert not re.search(r"^export const (FORMAT|VERSION|KDF|CIPHER|\w+_ITERATIONS) =", script, re.M)

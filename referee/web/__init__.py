@@ -122,7 +122,7 @@ def _fresh_pages(response: Response) -> Response:
 
 @bp.get("/i18n/<lang>.json")
 def i18n_json(lang: str) -> Response:
-    """The translations of the JavaScript's msgids in ``lang`` (``static/i18n.js``), from its ``web.po``: the
+    """The translations of the JavaScript's msgids in ``lang`` (``static/shared/i18n.js``), from its ``web.po``: the
     largest answer of a first visit (~50 KB), so compressed once per language and catalog version at the best
     level, like the static files (not per request)."""
     if lang not in i18n.LANGUAGES:
@@ -171,9 +171,10 @@ def _poll_ms(name: str = "WEB_POLL_MS", default: int = DEFAULT_POLL_MS) -> int:
         return default
 
 
-@bp.get("/static/keyfile-format.js")
+@bp.get("/static/shared/keyfile-format.js")
 def keyfile_format() -> Response:
-    """The encrypted key file's constants for ``static/key-file-crypto.js``, from ``referee.keyfile`` (one source)."""
+    """The encrypted key file's constants for ``static/shared/key-file-crypto.js``, from ``referee.keyfile`` (one
+    source)."""
     return Response(_keyfile_format_body(), mimetype="text/javascript")
 
 
@@ -191,9 +192,9 @@ _static_version: dict[str, Any] = {"stamp": (), "version": "", "files": {}}  # t
 def static_version(filename: str | None = None) -> str:
     """The version of a static file: 12 hex digits of a SHA-256 of contents. For a module (``.js``; and for no
     ``filename``) the version of **all** the modules (their names and contents, and the generated
-    ``keyfile-format.js``): a module's relative imports (``from "./keys.js"``) resolve under its own URL's version,
-    so every module of a page is of one release, and a change of any module changes all their URLs (an import map
-    would give each its own: ``docs/performance.md``, "The pages on a phone"). For any other file (the style
+    ``shared/keyfile-format.js``): a module's relative imports (``from "./keys.js"``) resolve under its own URL's
+    version, so every module of a page is of one release, and a change of any module changes all their URLs (an
+    import map would give each its own: ``docs/performance.md``, "The pages on a phone"). For any other file (the style
     sheet, the icon) the version of its own contents: a new style sheet leaves the modules' URLs as they were, and
     the other way round. Computed once per process; in debug mode (files edited while it runs) again whenever a
     file's size or time changed."""
@@ -225,7 +226,7 @@ def file_version(filename: str) -> str | None:
     return None if found is None else str(found)
 
 
-#: a module's name with its own version in it: ``game-page.<12 hex>.js`` (``static_url``, the import map)
+#: a module's name with its own version in it: ``pages/game-page.<12 hex>.js`` (``static_url``, the import map)
 HASHED_MODULE = re.compile(r"^(?P<stem>.+)\.(?P<version>[0-9a-f]{12})\.js$")
 
 
@@ -263,7 +264,7 @@ _MODULE_SCRIPT = re.compile(r"""<script\s+type="module"\s+src="\{\{\s*static_url
 #: a template's parent or included template
 _TEMPLATE_USE = re.compile(r"""\{%-?\s*(?:extends|include)\s+["']([^"']+)["']""")
 #: the modules the app makes rather than reads from ``static/`` (and what they import: nothing)
-GENERATED_MODULES = ("keyfile-format.js",)
+GENERATED_MODULES = ("shared/keyfile-format.js",)
 _graphs: dict[Any, Any] = {}  # static_version() -> {module: its imports}; (version, template) -> its modules
 
 
@@ -338,7 +339,7 @@ def modulepreload(context: Any) -> Markup:
 def versioned_static(version: str, filename: str) -> Response:
     """A static file under a version: cached for a year, immutable, when the version is the files' own; a page of
     an older release (open across an upgrade) gets today's file, never cached under the old version."""
-    response = keyfile_format() if filename == "keyfile-format.js" else send_static(filename, max_age=None)
+    response = keyfile_format() if filename in GENERATED_MODULES else send_static(filename, max_age=None)
     if version == static_version(filename):
         return cached_for_a_year(response)
     response.cache_control.no_cache = True
@@ -360,7 +361,7 @@ _importmaps: dict[Any, tuple[str, str]] = {}  # (static version, static URL) -> 
 
 @bp.app_template_global()
 def importmap() -> Markup:
-    """``<script type="importmap">`` mapping every module's unversioned URL (``/play/static/keys.js``: what
+    """``<script type="importmap">`` mapping every module's unversioned URL (``/play/static/shared/keys.js``: what
     ``import … from "./keys.js"`` resolves to, and dynamic ``import()`` too) to its URL under its own version
     (:func:`static_url`). So a module's import lines stay plain, each module is cached a year under its own contents,
     and a release changes the URLs of just the modules it changed. The page allows this one inline script by its
@@ -396,7 +397,7 @@ def lobby() -> str:
 
 @bp.get("/me")
 def my_games() -> str:
-    """Every game of the keys kept in this browser (``static/my-games.js``, from ``GET /players/{key}/games``)."""
+    """Every game of the keys kept in this browser (``static/pages/my-games.js``, from ``GET /players/{key}/games``)."""
     return render_template("web/my_games.html", page="me")
 
 
@@ -407,7 +408,7 @@ def new_game() -> str:
     return render_template("web/new.html", page="new", rulesets=_ruleset_choices())
 
 
-#: the games' names as the pages show them (static/game-names.js; the same msgids)
+#: the games' names as the pages show them (static/games/game-names.js; the same msgids)
 GAME_TITLES = {"towerup": "Tower Up", "fivetowers": "5 Towers"}
 
 
@@ -461,7 +462,7 @@ def replay(game_id: str) -> str:
 @bp.get("/join/<game_id>")
 def join(game_id: str) -> str:
     """Take a seat left open (CONTRACT section 14). An invitation's seed is in the link's fragment, which the
-    browser never sends: only ``static/join-page.js`` reads it."""
+    browser never sends: only ``static/pages/join-page.js`` reads it."""
     return render_template("web/join.html", page="join", game_id=_checked(game_id))
 
 
@@ -479,7 +480,7 @@ def tournament(tournament_id: str) -> str:
 @bp.get("/tournaments/<tournament_id>/join")
 def tournament_join(tournament_id: str) -> str:
     """Join a tournament's open registration (CONTRACT section 14) from a browser that may have no key yet; an
-    invitation's seed is in the link's fragment, read only by ``static/tournament-join-page.js``."""
+    invitation's seed is in the link's fragment, read only by ``static/pages/tournament-join-page.js``."""
     return render_template("web/tournament_join.html", page="tournament-join", tournament_id=_checked(tournament_id))
 
 

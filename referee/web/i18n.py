@@ -7,7 +7,7 @@ language (the msgids), so it has no catalog.
 
 The templates translate with ``_()`` / ``{% trans %}``; the JavaScript's strings come from the same catalogs:
 ``GET /play/i18n/<lang>.json`` serves the translations of the msgids that ``static/*.js`` uses (found by
-Babel's JavaScript extractor: calls of ``_("…")`` and ``ngettext("…", "…", n)``), read by ``static/i18n.js``.
+Babel's JavaScript extractor: calls of ``_("…")`` and ``ngettext("…", "…", n)``), read by ``static/shared/i18n.js``.
 
 The language of a request: the cookie ``referee_lang`` (set by the selector on every page, which also keeps
 the choice in ``localStorage``), else ``Accept-Language``, else English. Error codes, rule ids and move JSON
@@ -120,7 +120,7 @@ def _js_string(literal: str) -> str:
 
 
 def _scan_javascript(cat: Catalog) -> None:
-    for path in sorted((WEB / "static").glob("*.js")):
+    for path in sorted((WEB / "static").glob("[!v]*/*.js")):  # pages/, games/, shared/ (not vendor/)
         text = _JS_COMMENT.sub("", path.read_text(encoding="utf-8"))  # comment lines: emptied, lines kept
         for match in _JS_CALL.finditer(text):
             name, first, second = match.groups()

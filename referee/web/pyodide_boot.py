@@ -1,4 +1,4 @@
-"""What the browser verifier (``/play/verify``, ``static/verify-worker.js``) runs first inside Pyodide.
+"""What the browser verifier (``/play/verify``, ``static/pages/verify-worker.js``) runs first inside Pyodide.
 
 It is served as the top-level module ``pyodide_boot`` beside the engine's own files (``referee/…``, ``schemas/…``,
 ``fixtures/…``) and imports nothing of them until :func:`verify_bytes` is called. The verifier is the referee's

@@ -1,7 +1,7 @@
 """``/play/verify``: a game's bundle re-checked in the browser by the referee's own verifier on Pyodide (issue 38).
 
-The page (``templates/web/verify.html``, ``static/verify-page.js``) runs ``static/verify-worker.js`` in a Web
-Worker: it loads Pyodide and the Ed25519 check from ``/play/verify/vendor/…`` (``referee.web.vendor``, installed by
+The page (``templates/web/verify.html``, ``static/pages/verify-page.js``) runs ``static/pages/verify-worker.js`` in a
+Web Worker: it loads Pyodide and the Ed25519 check from ``/play/verify/vendor/…`` (``referee.web.vendor``, installed by
 ``python -m referee.web.vendor``), writes the engine's own files (:func:`engine_files`, served from
 ``/play/verify/engine/…`` with their sha256 in ``manifest.json``) into Pyodide's file system with the same relative
 paths as in the repository, and calls :func:`referee.verify.verify_bundle` through ``pyodide_boot.py``. So the
@@ -39,8 +39,9 @@ _REFEREE_GLOBS = ("__init__.py", "bundle.py", "canonical.py", "clock.py", "decis
 #: shares with the API is ``schemas.text``, without marshmallow.
 _LIBRARIES = ("rfc8785",)
 #: the JavaScript of the page and the worker, and what they import (copied by :func:`write_static`)
-STATIC_FILES = ("verify-page.js", "verify-worker.js", "i18n.js", "style.css", "favicon.svg",
-                "model.js", "fivetowers.js", "towerup.js", "svg.js", "score.js", "ui.js", "zoom.js")
+STATIC_FILES = ("pages/verify-page.js", "pages/verify-worker.js", "shared/i18n.js", "style.css", "favicon.svg",
+                "games/model.js", "games/fivetowers.js", "games/towerup.js", "games/svg.js", "games/score.js",
+                "shared/ui.js", "games/zoom.js")
 
 
 @cache
@@ -107,7 +108,7 @@ def verify() -> Response:
 @bp.get("/verify/worker.js")
 def verify_worker() -> Response:
     """The worker's script, with the page's CSP (a worker's CSP is its own script's)."""
-    return _wasm(compression.send_static(WEB / "static" / "verify-worker.js", "text/javascript", max_age=0))
+    return _wasm(compression.send_static(WEB / "static" / "pages" / "verify-worker.js", "text/javascript", max_age=0))
 
 
 @cache
@@ -193,7 +194,7 @@ def write_static(out: Path) -> list[str]:
                                           for code in i18n.LANGUAGES})
         put("index.html" if lang == "en" else f"{lang}.html", html.encode("utf-8"))
         put(f"i18n/{lang}.json", json.dumps(i18n.js_messages(lang), ensure_ascii=False).encode("utf-8"))
-    put("verify-worker.js", (WEB / "static" / "verify-worker.js").read_bytes())
+    put("verify-worker.js", (WEB / "static" / "pages" / "verify-worker.js").read_bytes())
     for name in STATIC_FILES:
         put(f"static/{name}", (WEB / "static" / name).read_bytes())
     for rel in vendor.vendor_files():

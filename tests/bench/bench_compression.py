@@ -59,7 +59,7 @@ def main() -> None:
     http = Http(client)
     games = {name: create_game(http, name, 2 if name == "towerup" else 4).game_id for name in ("towerup", "fivetowers")}
     with app.test_request_context():
-        module, style = web.static_url("towerup.js"), web.static_url("style.css")
+        module, style = web.static_url("games/towerup.js"), web.static_url("style.css")
     page = client.get("/play/", headers={"Accept-Language": "de"}).get_data(as_text=True)
     i18n = page.split('data-i18n="')[1].split('"')[0].replace("&amp;", "&")
     urls = [("game page (HTML)", f"/play/games/{games['towerup']}"), ("lobby (HTML)", "/play/"),

@@ -16,8 +16,8 @@ games and ``--slow`` clients trickling a POST body at one byte a second, and kee
    the new ``seq`` (goal ≤ 0.3 s at p90), and the delivery of the same events to the holder's streams;
 3. ``--tabs`` (12) game pages open in ONE browser (Debian's Chromium driven by Playwright, one context holding
    one key seated in every game; ``data-live-last`` says whether the stream or a poll brought the last update):
-   they share one event stream (``GET /players/events``, static/live-hub.js); a move into each game in turn, one at a
-   time, then bursts of one move into every game at once; p50/p90 from sending a move to its tab showing it
+   they share one event stream (``GET /players/events``, static/shared/live-hub.js); a move into each game in turn, one
+   at a time, then bursts of one move into every game at once; p50/p90 from sending a move to its tab showing it
    (``#game[data-live-at]``, the page's clock: the same machine) — the issue's goal ≤ 0.3 s at p90 — and
    the number of tabs holding a stream of their own (0: the elected tab holds the one stream);
 4. the accept path's rate (signed legal moves, closed loop, 4 client processes, ``--duration`` s) with

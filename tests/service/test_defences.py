@@ -114,15 +114,16 @@ def test_forwarded_headers_do_not_change_the_links_in_the_app(app):
                                  environ_base={"SCRIPT_NAME": "//evil.example"}).get_data(as_text=True)
     urls = _script_and_link_urls(page)
     assert urls and not any("evil" in url for url in urls), urls
-    assert re.search(r'<script type="module" src="/play/static/game-page\.[0-9a-f]{12}\.js">', page), page
+    assert re.search(r'<script type="module" src="/play/static/pages/game-page\.[0-9a-f]{12}\.js">', page), page
     assert "evil" not in page.split('<script type="importmap">')[1].split("</script>")[0]
 
 
 def test_links_take_their_prefix_from_the_public_url(make_app):
     app = make_app(REFEREE_PUBLIC_URL="https://referee.example/club/")
     page = app.test_client().get("/play/games/abc").get_data(as_text=True)
-    assert 'data-api="/club"' in page and re.search(r'src="/club/play/static/game-page\.[0-9a-f]{12}\.js"', page)
-    assert '"/club/play/static/keys.js":"/club/play/static/keys.' in page  # the import map, under the prefix too
+    assert 'data-api="/club"' in page and re.search(r'src="/club/play/static/pages/game-page\.[0-9a-f]{12}\.js"', page)
+    # the import map, under the prefix too
+    assert '"/club/play/static/shared/keys.js":"/club/play/static/shared/keys.' in page
     with app.test_request_context("/", headers={"Host": "evil.example"}):
         from referee.defences import public_url
 

@@ -56,26 +56,26 @@ def test_every_page_names_its_static_files_under_their_versions(app, path):
 
 
 def test_a_modules_relative_import_resolves_under_the_same_version(app):
-    """``key-file-crypto.js`` imports ``./keyfile-format.js``, which the app generates: under the version too."""
+    """``shared/key-file-crypto.js`` imports ``./keyfile-format.js``, which the app generates: under the version too."""
     client = app.test_client()
     version = web.static_version()
-    crypto = client.get(f"/play/static/v/{version}/key-file-crypto.js")
+    crypto = client.get(f"/play/static/v/{version}/shared/key-file-crypto.js")
     assert 'from "./keyfile-format.js"' in crypto.get_data(as_text=True)
-    generated = client.get(f"/play/static/v/{version}/keyfile-format.js")
+    generated = client.get(f"/play/static/v/{version}/shared/keyfile-format.js")
     assert generated.status_code == 200 and generated.mimetype == "text/javascript"
     assert generated.cache_control.immutable
-    assert generated.get_data() == client.get("/play/static/keyfile-format.js").get_data()
+    assert generated.get_data() == client.get("/play/static/shared/keyfile-format.js").get_data()
 
 
 def test_an_older_version_gets_todays_file_uncached_and_nothing_else_is_served(app):
     client = app.test_client()
-    old = client.get("/play/static/v/000000000000/game-page.js")
+    old = client.get("/play/static/v/000000000000/pages/game-page.js")
     assert old.status_code == 200 and old.cache_control.no_cache and not old.cache_control.immutable
-    assert old.get_data() == (web.STATIC / "game-page.js").read_bytes()
+    assert old.get_data() == (web.STATIC / "pages/game-page.js").read_bytes()
     version = web.static_version()
     assert client.get(f"/play/static/v/{version}/no-such-file.js").status_code == 404
     assert client.get(f"/play/static/v/{version}/../__init__.py").status_code == 404
-    unversioned = client.get("/play/static/game-page.js")  # still served, revalidated as before
+    unversioned = client.get("/play/static/pages/game-page.js")  # still served, revalidated as before
     assert unversioned.status_code == 200 and unversioned.cache_control.no_cache
 
 
@@ -89,17 +89,17 @@ def test_the_version_follows_the_files_contents(app, tmp_path, monkeypatch):
     app.debug = True
     with app.test_request_context():
         before = web.static_version(), web.static_version("style.css")
-        urls_before = web.static_url("ui.js"), web.static_url("keys.js")
-        text = (static / "ui.js").read_text()
-        (static / "ui.js").write_text(text + "\n// edited\n")
+        urls_before = web.static_url("shared/ui.js"), web.static_url("shared/keys.js")
+        text = (static / "shared/ui.js").read_text()
+        (static / "shared/ui.js").write_text(text + "\n// edited\n")
         edited = web.static_version(), web.static_version("style.css")
-        urls_edited = web.static_url("ui.js"), web.static_url("keys.js")
-        (static / "ui.js").write_text(text)
+        urls_edited = web.static_url("shared/ui.js"), web.static_url("shared/keys.js")
+        (static / "shared/ui.js").write_text(text)
         again = web.static_version(), web.static_version("style.css")
         (static / "style.css").write_text((static / "style.css").read_text() + "\n/* edited */\n")
-        styled = web.static_version("keys.js"), web.static_version("style.css")
+        styled = web.static_version("shared/keys.js"), web.static_version("style.css")
         client = app.test_client()
-        module, style = client.get(web.static_url("keys.js")), client.get(web.static_url("style.css"))
+        module, style = client.get(web.static_url("shared/keys.js")), client.get(web.static_url("style.css"))
     assert edited[0] != before[0] and edited[1] == before[1]  # a module changed: the modules' URLs, not the style's
     assert again == before
     # under the import map each module has its own URL: the edited one's changed, the others' did not
@@ -133,15 +133,16 @@ def test_the_import_map_names_every_module_and_the_policy_allows_it_alone(app, p
     assert page.headers["Content-Security-Policy"] == with_script_hash(base, sha)
     # an API answer, a module, an error: the plain policy
     assert client.get("/rulesets").headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
-    assert client.get(imports["/play/static/ui.js"]).headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    module = client.get(imports["/play/static/shared/ui.js"])
+    assert module.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
 
 
 def test_a_module_under_a_version_not_its_own_is_todays_file_uncached(app):
     client = app.test_client()
-    old = client.get("/play/static/game-page.000000000000.js")
+    old = client.get("/play/static/pages/game-page.000000000000.js")
     assert old.status_code == 200 and old.cache_control.no_cache and not old.cache_control.immutable
-    assert old.get_data() == (web.STATIC / "game-page.js").read_bytes()
+    assert old.get_data() == (web.STATIC / "pages/game-page.js").read_bytes()
     assert client.get("/play/static/no-such-module.000000000000.js").status_code == 404
-    generated = client.get(f"/play/static/keyfile-format.{own_version('keyfile-format.js')}.js")
+    generated = client.get(f"/play/static/shared/keyfile-format.{own_version('shared/keyfile-format.js')}.js")
     assert generated.status_code == 200 and generated.mimetype == "text/javascript"
     assert generated.cache_control.immutable

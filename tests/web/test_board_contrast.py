@@ -278,7 +278,7 @@ def test_the_charts_labels_of_all_five_seat_colours_have_aa_contrast(static_page
     page = static_page
     page.evaluate(CHECKER)
     page.evaluate("""async () => {
-        const { lineChart } = await import("/play/static/score.js");
+        const { lineChart } = await import("/play/static/games/score.js");
         const seats = ["Ann", "Bea", "Cem", "Dia", "Eve"].map((name) => ({ name }));
         const series = seats.map((_, seat) => ({ seat, label: "points",
           points: [{ x: 0, y: 0 }, { x: 9, y: seat * 3 }] }));

@@ -26,7 +26,7 @@ TRICKY = [
 def test_jcs_js_matches_rfc8785(static_page):
     got = static_page.evaluate(
         """async (values) => {
-             const { canonicalBytes } = await import('./static/jcs.js');
+             const { canonicalBytes } = await import('./static/shared/jcs.js');
              return values.map((v) => Array.from(canonicalBytes(v)));
            }""", TRICKY)
     assert [bytes(b) for b in got] == [canonical_bytes(v) for v in TRICKY]
@@ -35,7 +35,7 @@ def test_jcs_js_matches_rfc8785(static_page):
 def test_jcs_js_refuses_floats(static_page):
     message = static_page.evaluate(
         """async () => {
-             const { canonicalize } = await import('./static/jcs.js');
+             const { canonicalize } = await import('./static/shared/jcs.js');
              try { canonicalize({a: 1.5}); return 'accepted'; } catch (e) { return e.message; }
            }""")
     assert "not a safe integer" in message
@@ -46,7 +46,7 @@ def test_signature_made_in_the_browser_verifies_on_the_server(static_page):
                 "move": {"type": "build", "site": "C2", "color": "white", "roof": "C3"}, "at": "2026-11-21T10:00:00Z"}
     public, sig = static_page.evaluate(
         """async (envelope) => {
-             const keys = await import('./static/keys.js');
+             const keys = await import('./static/shared/keys.js');
              const entry = await keys.generateKey('tester');
              return [entry.public, await keys.signEnvelope(entry, envelope)];
            }""", envelope)
@@ -61,7 +61,7 @@ def test_a_referee_keygen_key_file_imports_as_the_same_key(static_page):
                 "entropy": "A" * 43}
     public, sig, exported = static_page.evaluate(
         """async ([text, envelope]) => {
-             const keys = await import('./static/keys.js');
+             const keys = await import('./static/shared/keys.js');
              const entry = await keys.importKey('from file', text);
              return [entry.public, await keys.signEnvelope(entry, envelope), keys.exportText(entry)];
            }""", [private_key_b64(key) + "\n", envelope])
@@ -72,6 +72,7 @@ def test_a_referee_keygen_key_file_imports_as_the_same_key(static_page):
 
 def test_entropy_is_32_bytes_of_base64url(static_page):
     values = static_page.evaluate(
-        """async () => { const keys = await import('./static/keys.js'); return [keys.entropy(), keys.entropy()]; }""")
+        """async () => { const keys = await import('./static/shared/keys.js');
+                         return [keys.entropy(), keys.entropy()]; }""")
     assert all(len(v) == 43 and "=" not in v for v in values)
     assert values[0] != values[1]

@@ -254,7 +254,7 @@ def test_the_page_prepares_and_checks_a_text_as_the_referee_does(static_page):
     check (schemas.common.message_text_problem) would refuse the prepared text."""
     from schemas.common import message_text_problem
 
-    page_says = static_page.evaluate("""async (texts) => { const m = await import('./static/messages.js');
+    page_says = static_page.evaluate("""async (texts) => { const m = await import('./static/pages/messages.js');
         return texts.map((t) => { const p = m.prepareText(t); return [p, m.textProblem(p)]; }); }""", TEXTS)
     for raw, (prepared, problem) in zip(TEXTS, page_says, strict=True):
         expected = unicodedata.normalize("NFC", raw.replace("\r\n", "\n").strip())

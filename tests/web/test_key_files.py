@@ -87,7 +87,7 @@ def test_a_cli_encrypted_key_file_imports_into_the_page(browser, pages_only, con
     # the imported key signs in the page exactly as the CLI's key would
     sig_ok = page.evaluate(
         """async () => {
-             const keys = await import('./static/keys.js');
+             const keys = await import('./static/shared/keys.js');
              const entry = keys.listKeys()[0];
              return await keys.signEnvelope(entry, {v: 1});
            }""")

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.web
 # Walks every path of choices with fresh pickers (a picker takes a forced choice by itself, so a path
 # is replayed from the start); a demolition is chosen at most once per path, as a player would.
 EXPLORE = """async ([module, legal, seat]) => {
-  const m = await import(`./static/${module}.js`);
+  const m = await import(`./static/games/${module}.js`);
   const found = new Map();
   let nodes = 0;
   const fresh = (path) => {
@@ -87,7 +87,7 @@ def test_tiebreak_chain_lists_the_values_compared(static_page):
         {"rule": "TU-E5", "total": 21, "seats": [0, 1], "criterion": "floors in own supply",
          "values": [{"seat": 0, "value": 3}, {"seat": 1, "value": 5}], "order": [[1], [0]], "decided": True}]}
     text = static_page.evaluate("""async (result) => {
-        const score = await import('./static/score.js');
+        const score = await import('./static/games/score.js');
         const seats = [{ name: 'Ann' }, { name: 'Bea' }];
         const chain = score.tiebreakChain(result, seats, 'none').textContent;
         return chain + ' | ' + score.winnersLine(result, seats).textContent;
@@ -101,7 +101,7 @@ def test_towerup_picker_offers_the_decline_of_an_extra_turn(static_page):
     """TU-X1: in an extra turn the page offers a button that declines it, with the rule named."""
     legal = [{"type": "take", "slot": 0}, {"type": "decline_extra"}]
     out = static_page.evaluate("""async (legal) => {
-        const m = await import('./static/towerup.js');
+        const m = await import('./static/games/towerup.js');
         const picker = m.makePicker({ legal, seat: 0, components: {}, onchange: () => {} });
         const prompt = picker.prompt();
         const buttons = [...picker.controls().querySelectorAll('button.choice')].map((b) => b.textContent.trim());

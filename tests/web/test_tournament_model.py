@@ -1,4 +1,4 @@
-"""The tournament page's own arithmetic (``static/tournament-model.js``) agrees with the referee's: the points
+"""The tournament page's own arithmetic (``static/pages/tournament-model.js``) agrees with the referee's: the points
 a seat earns for its rank (a shared rank takes the mean of the places shared, exact, ``"p/q"`` when not
 whole) equal ``referee.tournaments.points.seat_points``; the crosstable marks and a player's path."""
 
@@ -20,7 +20,7 @@ CASES = [  # (points of the table size, ranks in seat order)
 def test_game_points_match_the_referee(static_page):
     got = static_page.evaluate(
         """async (cases) => {
-             const { gamePoints } = await import('./static/tournament-model.js');
+             const { gamePoints } = await import('./static/pages/tournament-model.js');
              return cases.map(([points, ranks]) =>
                ranks.map((_, seat) => gamePoints({ [ranks.length]: points }, ranks, seat)));
            }""", CASES)
@@ -36,7 +36,7 @@ def test_crosstable_and_path(static_page):
     ]}
     got = static_page.evaluate(
         """async (state) => {
-             const m = await import('./static/tournament-model.js');
+             const m = await import('./static/pages/tournament-model.js');
              return { cross: m.crosstable(state), path: m.playerPath(state, 'a'), bye: m.playerPath(state, 'c') };
            }""", state)
     assert got["cross"]["a"]["b"] == [{"round": 1, "game": "g1", "mark": "−"}]

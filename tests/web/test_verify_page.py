@@ -385,7 +385,7 @@ def test_a_file_chosen_on_a_phone_is_verified_with_progress(verify_page, games, 
 
 
 def test_no_other_page_gets_the_wasm_exception(web_server):
-    for path in ("/play/", "/play/keys", "/play/verify/engine/manifest.json", "/play/static/verify-worker.js"):
+    for path in ("/play/", "/play/keys", "/play/verify/engine/manifest.json", "/play/static/pages/verify-worker.js"):
         assert "wasm" not in requests.get(f"{web_server}{path}", timeout=10).headers["content-security-policy"]
     worker = requests.get(f"{web_server}/play/verify/worker.js", timeout=10)
     assert "'wasm-unsafe-eval'" in worker.headers["content-security-policy"]

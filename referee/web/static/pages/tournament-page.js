@@ -3,12 +3,12 @@
 // points and the tie-break chain. Everything comes from GET /tournaments/<id>; joins and withdrawals are
 // signed here (Ed25519 over RFC 8785, like moves) and posted to /join and /withdraw.
 
-import { api, ApiError } from "./api.js";
-import { gameName } from "./game-names.js";
-import { entropy, findKey, listKeys, signEnvelope } from "./keys.js";
+import { api, ApiError } from "../shared/api.js";
+import { gameName } from "../games/game-names.js";
+import { entropy, findKey, listKeys, signEnvelope } from "../shared/keys.js";
 import { TIE_BREAKS, crosstable, formatText, ordinal, playerPath, show, tieBreakBetter, tieBreakName } from "./tournament-model.js";
-import { clearErrors, copyField, el, shortKey, showError, statusWord } from "./ui.js";
-import { _, LANG } from "./i18n.js";
+import { clearErrors, copyField, el, shortKey, showError, statusWord } from "../shared/ui.js";
+import { _, LANG } from "../shared/i18n.js";
 
 const METHODS = { provisional: _("provisional"), organiser: _("organiser"), forfeit: _("forfeit") };
 

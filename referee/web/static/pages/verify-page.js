@@ -2,8 +2,8 @@
 // Web Worker (verify-worker.js). The report is the one `referee verify --json` prints; the lines are the CLI's
 // (`at log position N: …`). The bundle is read here and sent nowhere: a URL given is only fetched (GET).
 
-import { _ } from "./i18n.js";
-import { chartHeading, rulesetModule, seatName } from "./model.js";
+import { _ } from "../shared/i18n.js";
+import { chartHeading, rulesetModule, seatName } from "../games/model.js";
 
 const root = document.getElementById("verify");
 const form = document.getElementById("verify-form");

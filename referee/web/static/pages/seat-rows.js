@@ -1,10 +1,10 @@
 // The player rows of the new-game and new-tournament forms: a name, a public key, "generate a key in this
 // browser" and "use a key of this browser"; in the new-game form also who takes the seat (a key of this browser,
 // a pasted key, an invitation link, anyone: li[data-kind], the CSS shows its fields). One implementation for both.
-import { generateKey, keepSeed, listKeys } from "./keys.js";
-import { createPasskeyKey, NoPrfError, passkeysAvailable } from "./passkey.js";
-import { clearErrors, el, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { generateKey, keepSeed, listKeys } from "../shared/keys.js";
+import { createPasskeyKey, NoPrfError, passkeysAvailable } from "../shared/passkey.js";
+import { clearErrors, el, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 /** Fill a "key of this browser" select with this browser's keys, keeping its choice. */
 export function fillMine(select) {

@@ -1,9 +1,9 @@
 // "Notifications" on the My keys page (CONTRACT section 9): register, list and remove a key's contacts,
 // every request signed in the browser with that key (the same signing as moves).
-import { api } from "./api.js";
-import { listKeys, signEnvelope } from "./keys.js";
-import { el, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { api } from "../shared/api.js";
+import { listKeys, signEnvelope } from "../shared/keys.js";
+import { el, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 const EMAIL_STATUS = { pending: _("pending"), confirmed: _("confirmed") };
 const EVENTS = { turn: _("my turn"), reminder: _("reminders"), timeout: _("timeouts"), started: _("game started"),

@@ -1,10 +1,10 @@
-import { api } from "./api.js";
+import { api } from "../shared/api.js";
 import { exportEncrypted, exportText, generateKey, importKey, keepSeed, keptByPasskey, listKeys, markExported,
-  removeKey, signEnvelope } from "./keys.js";
+  removeKey, signEnvelope } from "../shared/keys.js";
 import { bringBackWithPasskey, sendToDevice } from "./key-travel.js";
-import { createPasskeyKey, NoPrfError, passkeysAvailable } from "./passkey.js";
-import { clearErrors, download, el, showError } from "./ui.js";
-import { _, ngettext } from "./i18n.js";
+import { createPasskeyKey, NoPrfError, passkeysAvailable } from "../shared/passkey.js";
+import { clearErrors, download, el, showError } from "../shared/ui.js";
+import { _, ngettext } from "../shared/i18n.js";
 
 const dialog = document.getElementById("export-dialog");
 let exporting = null; // the key the export dialog is for

@@ -11,12 +11,12 @@
 // meanwhile makes it stale, and then it stays) and takes that seat. Of two such games only the newer moves; a take
 // that loses its seat (seat/taken, game/cancelled…) looks again from the start.
 
-import { api } from "./api.js";
-import { entropy, findKey, generateKey, listKeys, signEnvelope } from "./keys.js";
-import { gameName } from "./game-names.js";
+import { api } from "../shared/api.js";
+import { entropy, findKey, generateKey, listKeys, signEnvelope } from "../shared/keys.js";
+import { gameName } from "../games/game-names.js";
 import { cancelGame, noteNewKey, takeSeat } from "./seat-offers.js";
-import { clearErrors, el, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { clearErrors, el, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const DAY = 86400;

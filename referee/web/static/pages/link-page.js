@@ -3,11 +3,11 @@
 // keeps the key in this browser. The box is taken only when the player presses the button, so a link previewer
 // that merely loads the page does not use it up.
 
-import { api } from "./api.js";
-import { openBox } from "./device-link.js";
-import { keepSeed } from "./keys.js";
-import { clearErrors, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { api } from "../shared/api.js";
+import { openBox } from "../shared/device-link.js";
+import { keepSeed } from "../shared/keys.js";
+import { clearErrors, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 const root = document.getElementById("link-page");
 const link = root.dataset.link;

@@ -1,6 +1,6 @@
 // The confirmation page (CONTRACT section 11): the code goes to POST /contacts/<id>/confirm only when the
 // button is pressed; opening the link (as mail scanners do) changes nothing.
-import { _ } from "./i18n.js";
+import { _ } from "../shared/i18n.js";
 
 const form = document.getElementById("confirm");
 const status = document.getElementById("confirm-status");

@@ -3,7 +3,7 @@
 
 import * as fivetowers from "./fivetowers.js";
 import * as towerup from "./towerup.js";
-import { _ } from "./i18n.js";
+import { _ } from "../shared/i18n.js";
 
 export const RULESETS = { fivetowers, towerup };
 

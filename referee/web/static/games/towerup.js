@@ -5,9 +5,9 @@
 
 import { lineChart, seatColour, seatInk, tiebreakChain, winnersLine } from "./score.js";
 import { choosable, clip, s, svgRoot, title } from "./svg.js";
-import { el } from "./ui.js";
+import { el } from "../shared/ui.js";
 import { zoomable } from "./zoom.js";
-import { _, ngettext } from "./i18n.js";
+import { _, ngettext } from "../shared/i18n.js";
 
 export const FLOOR = {
   black: { fill: "#262626", text: "#ffffff", letter: "K", name: _("black") },

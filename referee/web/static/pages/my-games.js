@@ -4,12 +4,12 @@
 // in the tab title: "(2) Lobby · …". Two views of the same rows: the lobby's "My games" section (the games
 // waiting for me and a few others, with a link to all) and the page /play/me (every game, however many).
 
-import { listKeys } from "./keys.js";
-import { el, formatWord, showError, statusWord } from "./ui.js";
-import { _, ngettext } from "./i18n.js";
-import { gameName } from "./game-names.js";
-import { subscribe } from "./live-hub.js";
-import { notifyButton, turnNotice } from "./attention.js";
+import { listKeys } from "../shared/keys.js";
+import { el, formatWord, showError, statusWord } from "../shared/ui.js";
+import { _, ngettext } from "../shared/i18n.js";
+import { gameName } from "../games/game-names.js";
+import { subscribe } from "../shared/live-hub.js";
+import { notifyButton, turnNotice } from "../shared/attention.js";
 
 const BASE_TITLE = document.title;
 const ROOT = (document.body && document.body.dataset.api) || "";

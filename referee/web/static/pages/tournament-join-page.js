@@ -6,14 +6,14 @@
 // link's fragment (read here only: a browser never sends a fragment), then goes to the tournament's page. A closed or
 // full registration, or a link that does not fit, is said in words.
 
-import { api } from "./api.js";
+import { api } from "../shared/api.js";
 import { localTime } from "./clock.js";
-import { entropy, entryOfSeed, findKey, listKeys, makeKeyPair, publicOfSeed, rememberKey, signEnvelope } from "./keys.js";
-import { createPasskeyKey, NoPrfError, passkeysAvailable } from "./passkey.js";
-import { gameName } from "./game-names.js";
+import { entropy, entryOfSeed, findKey, listKeys, makeKeyPair, publicOfSeed, rememberKey, signEnvelope } from "../shared/keys.js";
+import { createPasskeyKey, NoPrfError, passkeysAvailable } from "../shared/passkey.js";
+import { gameName } from "../games/game-names.js";
 import { formatText } from "./tournament-model.js";
-import { clearErrors, el, nowIso, shortKey, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { clearErrors, el, nowIso, shortKey, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const root = document.getElementById("tjoin");

@@ -1,10 +1,10 @@
-import { api } from "./api.js";
-import { el, showError, statusWord } from "./ui.js";
-import { findKey } from "./keys.js";
+import { api } from "../shared/api.js";
+import { el, showError, statusWord } from "../shared/ui.js";
+import { findKey } from "../shared/keys.js";
 import { followMyGames, renderMyGames } from "./my-games.js";
-import { gameName, playersLine } from "./game-names.js";
+import { gameName, playersLine } from "../games/game-names.js";
 import { describeTimeControl, formatDuration } from "./clock.js";
-import { _ } from "./i18n.js";
+import { _ } from "../shared/i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 

@@ -1,8 +1,8 @@
 // Pieces shared by the score tables of both rulesets: the tie-break chain and the chart.
 
 import { clip, s, title as tooltip } from "./svg.js";
-import { el } from "./ui.js";
-import { _, listAnd } from "./i18n.js";
+import { el } from "../shared/ui.js";
+import { _, listAnd } from "../shared/i18n.js";
 
 function nameOf(seats, i) {
   return (seats && seats[i] && seats[i].name) || _("Seat {n}", { n: i + 1 });

@@ -4,14 +4,14 @@
 // the link's fragment (read here only: a browser never sends a fragment), then goes to the game's page, which says
 // once how to keep the key (seat-offers.js). A taken seat, a cancelled game or a lapsed invitation is said in words.
 
-import { api } from "./api.js";
+import { api } from "../shared/api.js";
 import { describeTimeControl, localTime } from "./clock.js";
-import { entryOfSeed, findKey, makeKeyPair, publicOfSeed, rememberKey } from "./keys.js";
-import { createPasskeyKey, NoPrfError, passkeysAvailable } from "./passkey.js";
-import { gameName } from "./game-names.js";
+import { entryOfSeed, findKey, makeKeyPair, publicOfSeed, rememberKey } from "../shared/keys.js";
+import { createPasskeyKey, NoPrfError, passkeysAvailable } from "../shared/passkey.js";
+import { gameName } from "../games/game-names.js";
 import { noteNewKey, takeSeat } from "./seat-offers.js";
-import { clearErrors, el, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { clearErrors, el, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const root = document.getElementById("join");

@@ -3,9 +3,9 @@
 
 import { choosable, clip, s, svgRoot, title } from "./svg.js";
 import { lineChart, tiebreakChain, winnersLine } from "./score.js";
-import { el } from "./ui.js";
+import { el } from "../shared/ui.js";
 import { zoomable } from "./zoom.js";
-import { _, ngettext, pgettext } from "./i18n.js";
+import { _, ngettext, pgettext } from "../shared/i18n.js";
 
 // The towers' names: the rulebook names the sand tower ("Sandturm"); the other four are the project's own
 // (fixtures/fivetowers/suits.json), translated in the catalogs (docs/languages.md).

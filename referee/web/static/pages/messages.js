@@ -4,11 +4,11 @@
 // Every message and mute request is signed in the browser; the text is NFC-normalised before signing, since
 // the referee refuses a signed text that is not (it cannot normalise what was signed).
 
-import { api } from "./api.js";
-import { findKey, signEnvelope } from "./keys.js";
-import { seatName } from "./model.js";
-import { el, showError } from "./ui.js";
-import { _, formatCount, LANG } from "./i18n.js";
+import { api } from "../shared/api.js";
+import { findKey, signEnvelope } from "../shared/keys.js";
+import { seatName } from "../games/model.js";
+import { el, showError } from "../shared/ui.js";
+import { _, formatCount, LANG } from "../shared/i18n.js";
 
 export const MESSAGE_MAX = 2000;
 

@@ -1,8 +1,8 @@
 // Pure helpers of the tournament pages: exact numbers ("p/q" strings, as the referee writes them), the
 // points of one game's result, the crosstable and a player's path, all from GET /tournaments/<id>.
 
-import { _, LANG, ngettext } from "./i18n.js";
-import { formatWord } from "./ui.js";
+import { _, LANG, ngettext } from "../shared/i18n.js";
+import { formatWord } from "../shared/ui.js";
 
 // the third member ("higher"/"lower") is a key, not words: the page says it with tieBreakBetter()
 export const TIE_BREAKS = {

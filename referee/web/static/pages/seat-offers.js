@@ -6,10 +6,10 @@
 // An invitation's private seed exists only in this browser and in the link's fragment: the server never has it, so
 // the links are kept here (localStorage `referee.invitations.v1`, by game) for the creator's game page.
 
-import { api } from "./api.js";
-import { entropy, findKey, signEnvelope } from "./keys.js";
-import { clearErrors, copyField, el, nowIso, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { api } from "../shared/api.js";
+import { entropy, findKey, signEnvelope } from "../shared/keys.js";
+import { clearErrors, copyField, el, nowIso, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 const INVITATIONS = "referee.invitations.v1";
 const KEY_NOTICE = "referee.key-notice.v1";

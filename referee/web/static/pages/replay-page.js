@@ -1,14 +1,14 @@
 // The replay viewer: step through every log entry (slider, buttons, arrow keys), see each entry's
 // verdict and the board after it; at the end the score breakdown, the tie-break chain and a chart.
 
-import { api } from "./api.js";
+import { api } from "../shared/api.js";
 import { allLogEntries, describeClockEntry, markForfeits, renderClockEntries } from "./clock.js";
-import { chartHeading, describeVerdict, normGame, rulesetModule, seatName } from "./model.js";
-import { el, showError, statusWord } from "./ui.js";
-import { _ } from "./i18n.js";
-import { gameName, playersLine } from "./game-names.js";
-import { followGame } from "./live.js";
-import { followedKeys } from "./live-hub.js";
+import { chartHeading, describeVerdict, normGame, rulesetModule, seatName } from "../games/model.js";
+import { el, showError, statusWord } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
+import { gameName, playersLine } from "../games/game-names.js";
+import { followGame } from "../shared/live.js";
+import { followedKeys } from "../shared/live-hub.js";
 import { describeDecisionEntry, markDecisions } from "./decisions.js";
 
 const root = document.getElementById("replay");

@@ -1,11 +1,11 @@
-import { api } from "./api.js";
-import { gameName } from "./game-names.js";
+import { api } from "../shared/api.js";
+import { gameName } from "../games/game-names.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
-import { entropy, findKey, generateKey, listKeys, makeKeyPair, signEnvelope } from "./keys.js";
+import { entropy, findKey, generateKey, listKeys, makeKeyPair, signEnvelope } from "../shared/keys.js";
 import { addRow, adoptRows, labelRows } from "./seat-rows.js";
 import { keepInvitations, seatOffersPanel } from "./seat-offers.js";
-import { clearErrors, el, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { clearErrors, el, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const seatsList = document.getElementById("seats");

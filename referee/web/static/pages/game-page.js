@@ -1,21 +1,21 @@
 // The game page: board, players, acceptances, the move picker, signing and submission, live updates; the
 // players' own decisions (decisions.js: resign, offers, answers) and the message panel (messages.js).
 
-import { api, ApiError } from "./api.js";
+import { api, ApiError } from "../shared/api.js";
 import { expiredContext, markForfeits, renderClocks } from "./clock.js";
-import { entropy, findKey, signEnvelope } from "./keys.js";
-import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "./model.js";
-import { afterPaint, clearErrors, el, shortKey, showError } from "./ui.js";
-import { followGame } from "./live.js";
-import { followedKeys, subscribe } from "./live-hub.js";
-import { notifyButton, turnNotice } from "./attention.js";
+import { entropy, findKey, signEnvelope } from "../shared/keys.js";
+import { describeVerdict, normGame, normLegal, rulesetModule, seatName } from "../games/model.js";
+import { afterPaint, clearErrors, el, shortKey, showError } from "../shared/ui.js";
+import { followGame } from "../shared/live.js";
+import { followedKeys, subscribe } from "../shared/live-hub.js";
+import { notifyButton, turnNotice } from "../shared/attention.js";
 import { decisionsPanel, logFacts, logReader, markDecisions } from "./decisions.js";
 import { messagesPanel } from "./messages.js";
 import { seatOffersPanel } from "./seat-offers.js";
 import { bringKeyHere } from "./key-travel.js";
 import { lostKeyButton, seatKeysPanel } from "./seat-keys.js";
-import { actionWords, gameName, playersLine } from "./game-names.js";
-import { _, listAnd, pgettext } from "./i18n.js";
+import { actionWords, gameName, playersLine } from "../games/game-names.js";
+import { _, listAnd, pgettext } from "../shared/i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const root = document.getElementById("game");

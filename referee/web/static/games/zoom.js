@@ -3,8 +3,8 @@
 // scroll position are kept per name, so a board redrawn after every choice stays where the player left it.
 // Pinch-zooming the page works as well (the viewport allows it).
 
-import { el } from "./ui.js";
-import { _ } from "./i18n.js";
+import { el } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 /** The zoom buttons' names, per drawing (whole sentences, so that each language can say them its way). */
 const NAMES = {

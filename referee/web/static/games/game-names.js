@@ -2,7 +2,7 @@
 // has no display name, so the pages keep this small table; an unknown ruleset shows its id. The names are the
 // games' own in every language: the German and French rulebooks keep "Tower Up" and "5 Towers" (docs/languages.md).
 
-import { _, listAnd, listOr } from "./i18n.js";
+import { _, listAnd, listOr } from "../shared/i18n.js";
 
 export const GAME_NAMES = { towerup: _("Tower Up"), fivetowers: _("5 Towers") };
 

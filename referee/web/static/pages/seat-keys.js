@@ -3,11 +3,11 @@
 // decline it (any act of the holder keeps the seat), the other seats accept or decline it; and a visitor without the
 // seat's key may ask to take a seat over ("I lost my key"), with a new key made here (by a passkey where there is one).
 
-import { api } from "./api.js";
-import { entryOfSeed, findKey, makeKeyPair, rememberKey, signEnvelope } from "./keys.js";
-import { createPasskeyKey, passkeysAvailable } from "./passkey.js";
-import { clearErrors, el, shortKey, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { api } from "../shared/api.js";
+import { entryOfSeed, findKey, makeKeyPair, rememberKey, signEnvelope } from "../shared/keys.js";
+import { createPasskeyKey, passkeysAvailable } from "../shared/passkey.js";
+import { clearErrors, el, shortKey, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 function nowIso() {
   return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");

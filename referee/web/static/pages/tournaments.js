@@ -2,14 +2,14 @@
 // (POST /tournaments). Players are given with names and public keys, as on the new-game page; a key of this
 // browser can be picked or generated here.
 
-import { api } from "./api.js";
-import { gameName } from "./game-names.js";
+import { api } from "../shared/api.js";
+import { gameName } from "../games/game-names.js";
 import { initTimeControlForm, readTimeControl } from "./clock.js";
-import { entropy, listKeys, makeKeyPair, signEnvelope } from "./keys.js";
+import { entropy, listKeys, makeKeyPair, signEnvelope } from "../shared/keys.js";
 import { addRow, labelRows } from "./seat-rows.js";
 import { formatText } from "./tournament-model.js";
-import { clearErrors, el, shortKey, showError, statusWord } from "./ui.js";
-import { _, LANG } from "./i18n.js";
+import { clearErrors, el, shortKey, showError, statusWord } from "../shared/ui.js";
+import { _, LANG } from "../shared/i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const PAGE = 50;

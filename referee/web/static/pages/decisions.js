@@ -4,10 +4,10 @@
 // a move (bound to the log position the page shows) and posted to the API; a refusal is shown in words.
 // Also: the words for the decision entries of a log (the replay), and the result's `resigned` and `basis`.
 
-import { api } from "./api.js";
-import { seatName } from "./model.js";
-import { el, showError } from "./ui.js";
-import { _ } from "./i18n.js";
+import { api } from "../shared/api.js";
+import { seatName } from "../games/model.js";
+import { el, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 const MOVE_TYPES = new Set(["move", "auto_move"]);
 

@@ -2,20 +2,21 @@
 // "send this key to another device" (a device link: the link, a Copy button, its QR code made here, and word when
 // the other device took it), and "bring my key here" (with a passkey, or from another device).
 
-import { api } from "./api.js";
-import { sealKey, linkUrl } from "./device-link.js";
-import { keepSeed } from "./keys.js";
-import { NoPrfError, passkeyKey, passkeysAvailable } from "./passkey.js";
-import { s } from "./svg.js";
-import { copyField, el, showError } from "./ui.js";
-import { encodeQR } from "./vendor/qr.js";
-import { _ } from "./i18n.js";
+import { api } from "../shared/api.js";
+import { sealKey, linkUrl } from "../shared/device-link.js";
+import { keepSeed } from "../shared/keys.js";
+import { NoPrfError, passkeyKey, passkeysAvailable } from "../shared/passkey.js";
+import { s } from "../games/svg.js";
+import { copyField, el, showError } from "../shared/ui.js";
+import { _ } from "../shared/i18n.js";
 
 const WEB = document.body.dataset.web || "/play/";
 const POLL_MS = 1500;
 
-/** The QR code of `text` as SVG, drawn from the module's matrix (four modules of quiet zone around it). */
-export function qrSvg(text, label) {
+/** The QR code of `text` as SVG, drawn from the module's matrix (four modules of quiet zone around it). The QR
+ * encoder (a tenth of the game page's scripts) is loaded when a code is first drawn, not with the pages. */
+export async function qrSvg(text, label) {
+  const { encodeQR } = await import("../vendor/qr.js");
   const rows = encodeQR(text, "raw", { ecc: "low" });
   const n = rows.length + 8;
   let path = "";
@@ -41,7 +42,7 @@ export async function sendToDevice(entry) {
   const dialog = el("dialog", { id: "link-dialog", class: "link-dialog", "aria-labelledby": "link-dialog-h" },
     el("h2", { id: "link-dialog-h" }, _("Send “{name}” to another device", { name: entry.name })),
     el("p", {}, _("On the other device, scan this code with the camera or open the link; its page keeps the key there. Anyone who opens the link first gets the key: send it only to yourself.")),
-    qrSvg(url, _("QR code of the link")),
+    await qrSvg(url, _("QR code of the link")),
     el("p", { class: "copy-row" }, ...copyField(_("Device link"), url, "device-link")),
     status, el("p", {}, close));
   document.body.append(dialog);

@@ -2,11 +2,11 @@
 // clocks and the "Take vacation" button of the game page, the clock entries of the replay and the
 // forfeits of a score table. The pages call in through a few small hooks; everything else is here.
 
-import { api } from "./api.js";
-import { findKey, signEnvelope } from "./keys.js";
-import { seatName } from "./model.js";
-import { describeError, download, el, showError } from "./ui.js";
-import { _, LANG, ngettext } from "./i18n.js";
+import { api } from "../shared/api.js";
+import { findKey, signEnvelope } from "../shared/keys.js";
+import { seatName } from "../games/model.js";
+import { describeError, download, el, showError } from "../shared/ui.js";
+import { _, LANG, ngettext } from "../shared/i18n.js";
 
 const DAY = 86400;
 const HOUR = 3600;
