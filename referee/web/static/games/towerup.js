@@ -267,6 +267,11 @@ function segmentCrossesBox([[x1, y1], [x2, y2]], [x0, y0, xa, ya]) {
   return false;
 }
 
+/** A player's board in its box: laid out and painted only near the screen (style.css, ``.tu-seat-box``). */
+function seatBox(board) {
+  return el("div", { class: "tu-seat-box" }, board);
+}
+
 /**
  * The board as three parts laid out by CSS (style.css, .tu-board): the city (full width on a phone, in a
  * zoomable frame), the market panel, and every player's board below them (one SVG each, stacked so that
@@ -566,10 +571,10 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   // them on a phone) after that paint — two shorter tasks of a slow phone's CPU instead of one (issue 49).
   if (later) {
     return later().then(() => {
-      if (seatsBox.isConnected) seatsBox.append(...drawSeatBoards());
+      if (seatsBox.isConnected) seatsBox.append(...drawSeatBoards().map(seatBox));
     });
   }
-  seatsBox.append(...drawSeatBoards());
+  seatsBox.append(...drawSeatBoards().map(seatBox));
   return null;
 }
 
