@@ -330,6 +330,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     city.append(s("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "district-border" }));
   }
   const obstacles = cityObstacles(side, P, view.buildings || {}, narrow ? 14 : 8);
+  const placeLater = []; // the parks' and lakes' labels of a first drawing (``later``)
   for (const [kind, list, fill] of [["park", side.parks || [], "#7cc47f"], ["lake", side.lakes || [], "#6fa8dc"]]) {
     for (const a of list) {
       const pts = a.sites.filter((id) => byId[id]).map((id) => P(byId[id]));
@@ -337,8 +338,20 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
       city.append(area(pts, within(new Set(a.sites)), 30, fill, `${kind}-area`,
         `${kind === "park" ? _("Park") : _("Lake")} ${a.name}: ${a.sites.join(", ")}`));
       const text = `${kind === "park" ? _("park") : _("lake")}: ${a.name}`;
-      const [lx, ly] = areaLabelSpot(text, narrow ? 12 : 11, pts, within(new Set(a.sites)), obstacles);
-      city.append(s("text", { x: lx, y: ly, "text-anchor": "middle", class: `${kind}-label`, text }));
+      const label = s("text", { "text-anchor": "middle", class: `${kind}-label`, text });
+      const spot = () => areaLabelSpot(text, narrow ? 12 : 11, pts, within(new Set(a.sites)), obstacles);
+      const place = ([lx, ly]) => {
+        label.setAttribute("x", lx);
+        label.setAttribute("y", ly);
+        label.removeAttribute("visibility");
+      };
+      if (later) {
+        label.setAttribute("visibility", "hidden"); // placed after the first paint (the search is most of the city's CPU)
+        placeLater.push({ spot, place });
+      } else {
+        place(spot());
+      }
+      city.append(label);
     }
   }
   for (const [a, b] of side.roads || []) {
@@ -484,7 +497,7 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
   const seatW = narrow || 510;
   const lx = narrow ? 54 : 60; // the lanes start after their labels
   const colW = Math.min(28, (seatW - 22 - lx - 10) / Math.max(track.values.length, cone.max + 1));
-  const drawSeatBoards = () => view.seats.map((sv, seat) => {
+  const drawSeatBoard = (sv, seat) => {
     const sy = 4;
     const tracksY = sy + 176;
     const seatH = tracksY + 30 + 4 * 26 + 30 + 10;
@@ -561,21 +574,41 @@ export function renderBoard(container, { components, view, seats, picker, mySeat
     }
     g.append(coneLane);
     return board;
-  });
+  };
   const zoom = zoomable("towerup-city", svg, "city", { minScale: narrow ? 1 : 0, width: avail,
     focus: svg.querySelector(".site.candidate, .site.last-move") });
   const seatsBox = el("div", { class: "tu-seats" });
   container.replaceChildren(el("div", { class: "tu-board" }, zoom.node, panelSvg, seatsBox));
   zoom.restore();
-  // ``later`` (a page's first drawing): the city and the market are shown first, the players' boards (below
-  // them on a phone) after that paint — two shorter tasks of a slow phone's CPU instead of one (issue 49).
-  if (later) {
-    return later().then(() => {
-      if (seatsBox.isConnected) seatsBox.append(...drawSeatBoards().map(seatBox));
-    });
-  }
-  seatsBox.append(...drawSeatBoards().map(seatBox));
+  // ``later`` (a page's first drawing): the city and the market are shown first, the parks' and lakes' labels and
+  // the players' boards (below the city on a phone) after that paint — shorter tasks of a slow phone's CPU instead
+  // of one long one (issue 49).
+  if (later) return drawLater(later, seatsBox, placeLater, view.seats.map((sv, seat) => () => drawSeatBoard(sv, seat)));
+  seatsBox.append(...view.seats.map(drawSeatBoard).map(seatBox));
   return null;
+}
+
+/** What a first drawing leaves for after its paint (renderBoard's ``later``): each label's spot and each player's
+ * board made in a task of its own (none long enough to hold up a tap), then all shown at once. Stops when the
+ * board was drawn anew meanwhile. */
+async function drawLater(later, seatsBox, labels, boards) {
+  const nextTask = () => new Promise((resolve) => { setTimeout(resolve, 0); });
+  await later();
+  const spots = [];
+  for (const label of labels) {
+    if (!seatsBox.isConnected) return;
+    spots.push(label.spot());
+    await nextTask();
+  }
+  const made = [];
+  for (const board of boards) {
+    if (!seatsBox.isConnected) return;
+    made.push(seatBox(board()));
+    await nextTask();
+  }
+  if (!seatsBox.isConnected) return;
+  labels.forEach((label, i) => label.place(spots[i]));
+  seatsBox.append(...made);
 }
 
 export function describeMove(move, components) {
