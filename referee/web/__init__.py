@@ -58,9 +58,9 @@ from jinja2 import pass_context
 from markupsafe import Markup, escape
 from werkzeug.security import safe_join
 
-from ..defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
-from ..keyfile import FORMAT_CONSTANTS
+from ..protocol.keyfile import FORMAT_CONSTANTS
 from . import compression, i18n
+from .defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
 
 
 class WebBlueprint(Blueprint):

@@ -26,7 +26,7 @@ from forked_workers import referee_process, referee_worker, wait_for_worker
 from live_server import serving
 
 from referee.cli.operations import HOUSE_BOT_STRATEGY, HOUSE_BOT_THINK
-from referee.signing import public_key_b64, read_or_create_key_file
+from referee.protocol.signing import public_key_b64, read_or_create_key_file
 from referee.verify import verify_bundle
 
 pytestmark = pytest.mark.web

@@ -26,7 +26,7 @@ import requests
 from screens import SHOOT, shoot
 from signed_requests import submit
 
-from referee.signing import load_private_key
+from referee.protocol.signing import load_private_key
 
 pytestmark = pytest.mark.web
 
