@@ -10,7 +10,7 @@ Other IPv6 forms carry an IPv4 address without being it: 6to4 (``2002:7f00:1::``
 never trusted as the IPv4 address they carry; but a webhook may reach them only when it may reach that
 IPv4 address as well (:func:`carried_ipv4`, ``referee/notify/targets.py``).
 
-Users: the forwarded headers' trusted proxies (``referee/defences.py``), the ``/metrics`` allow-list
+Users: the forwarded headers' trusted proxies (``referee/web/defences.py``), the ``/metrics`` allow-list
 (``referee/observability.py``), the rate limits' client address (``referee/api/limits.py``) and the
 webhook targets (``referee/notify/targets.py``).
 """

@@ -17,10 +17,10 @@
 * the API blueprints (``referee.api``), behind the body-size layer (``referee.api.body.BodyLimit``);
 * ``app.extensions["referee.limiter"]`` — the rate limits (``referee.api.limits``, Flask-Limiter on the
   work Redis), each named by a ``REFEREE_RATE_*`` setting.
-* the browser defences and forwarded-header policy (``referee.defences``: headers on every answer).
+* the browser defences and forwarded-header policy (``referee.web.defences``: headers on every answer).
 * the compression of every answer made per request (:func:`init_compression`: brotli or gzip); the static files
   are compressed once, ahead (``referee.web.compression``), and event streams never;
-* the logs (``referee.logs.configure_logging``: JSON lines with ``REFEREE_LOG_FORMAT=json``) and the metrics
+* the logs (``referee.host.logs.configure_logging``: JSON lines with ``REFEREE_LOG_FORMAT=json``) and the metrics
   (``referee.observability``: request ids, counts of every answer, ``GET /metrics``).
 
 Gunicorn: ``gunicorn 'referee.app:create_app()'``.
@@ -37,7 +37,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.routing import Rule
 
 from .config import load_config
-from .signing import read_or_create_key_file
+from .protocol.signing import read_or_create_key_file
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +164,9 @@ class LazyBuildRule(Rule):
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The referee's Flask app; ``config`` overrides the environment (tests pass a dict)."""
-    from . import api, defences, logs, observability  # noqa: PLC0415 - keep the import of `referee.app` light
+    from . import api, observability  # noqa: PLC0415 - keep the import of `referee.app` light
+    from .host import logs  # noqa: PLC0415 - keep the import of `referee.app` light
+    from .web import defences  # noqa: PLC0415 - keep the import of `referee.app` light
 
     app = Flask(__name__)
     app.url_rule_class = LazyBuildRule

@@ -94,10 +94,10 @@ name                        default                     meaning
 ``REFEREE_SSE_LIFETIME``    ``300``                     seconds an event stream stays open (at most); the
                                                         client then reconnects with Last-Event-ID
 ``REFEREE_LOG_FORMAT``      ``text``                    ``json``: every process writes one JSON object a
-                                                        line to stderr (``referee/logs.py``)
+                                                        line to stderr (``referee/host/logs.py``)
 ``REFEREE_METRICS``         ``1``                       ``0``: no counting, no ``GET /metrics``
 ``REFEREE_METRICS_ALLOW``   ``127.0.0.1/8,::1``         client addresses/networks ``GET /metrics`` answers
-                                                        (404 to any other; ``referee/metrics.py``)
+                                                        (404 to any other; ``referee/host/metrics.py``)
 ``REFEREE_RATE_MESSAGES_PER_ADDRESS`` ``60 per minute;`` messages and mute requests per client address,
                             ``600 per hour``            whatever keys sign them (issue 37, item 4)
 ``REFEREE_RATE_OFFERS``     ``30 per minute;``          offers and answers to offers per client address
@@ -122,7 +122,7 @@ name                        default                     meaning
                                                         passes (one worker at a time; 0: never)
 ``REFEREE_MIN_FREE_DISK``   1024 × ``REFEREE_MAX_BODY`` bytes kept free under the log Redis's data: below
                             (64 MiB)                    it writes are 503 ``log/disk_full`` and reads go
-                                                        on (``referee/diskspace.py``; 0: no floor)
+                                                        on (``referee/host/diskspace.py``; 0: no floor)
 ``REFEREE_LOG_DISK``        the log Redis's ``dir``     the folder whose disk the floor watches (unset:
                                                         asked of the log Redis when it runs here)
 ``REFEREE_RECOVERY_WAIT``   ``259200`` (72 hours)       seconds a recovery of a lost key waits at least
@@ -208,7 +208,7 @@ DEFAULTS.update({
 
 # -- a full disk (issue 50; CONTRACT section 13, "A full disk") -------------------------------------------------
 DEFAULTS.update({
-    "REFEREE_MIN_FREE_DISK": None,  # None: 1024 × REFEREE_MAX_BODY (64 MiB); 0: no floor (referee/diskspace.py)
+    "REFEREE_MIN_FREE_DISK": None,  # None: 1024 × REFEREE_MAX_BODY (64 MiB); 0: no floor (referee/host/diskspace.py)
     "REFEREE_LOG_DISK": None,  # None: the log Redis's own `dir`, when it runs on this machine
 })
 

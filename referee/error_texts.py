@@ -27,7 +27,7 @@ from .i18n import DEFAULT, N_, Text, gettext
 #: the words of a game's status, translated where a message names one (``%(status)s``)
 STATUS_WORDS = (N_("waiting"), N_("active"), N_("finished"), N_("aborted"), N_("expired"), N_("cancelled"))
 
-#: 503 ``log/disk_full``: a write below the disk floor (``referee/observability.py``, ``referee/diskspace.py``)
+#: 503 ``log/disk_full``: a write below the disk floor (``referee/observability.py``, ``referee/host/diskspace.py``)
 DISK_FULL = "the log's disk is nearly full: writes are refused until space is freed (reads go on); try again later"
 
 #: English messages with the values taken out (``%(name)s``), as the engines, the fold and the services build
@@ -68,7 +68,7 @@ TEMPLATES = (
     N_("seat %(seat)s has %(left)s s of vacation left, not %(seconds)s"),
     N_("no game %(game)s"),
     N_("the game is over; no more moves are accepted"),
-    # -- the players' own decisions (referee/decisions.py, CONTRACT section 12)
+    # -- the players' own decisions (referee/rulings/decisions.py, CONTRACT section 12)
     N_("no offer at position %(offer)s is pending (the pending offer is at position %(pending)s)"),
     N_("no offer at position %(offer)s is pending"),
     N_("no offer at position %(offer)s is pending: it lapsed at position %(position)s, an entry that changed the "

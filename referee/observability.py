@@ -4,15 +4,15 @@ a blueprint (CONTRACT section 13).
 :func:`init_app` registers:
 
 * a ``before_request`` hook that starts the request's clock and gives it a request id, bound to every log
-  line of the request (``referee.logs.bind``: ``request_id``, and ``game_id`` when the route names one) and
-  put into the WSGI environ for gunicorn's access log (``referee/gunicorn_conf.py``);
+  line of the request (``referee.host.logs.bind``: ``request_id``, and ``game_id`` when the route names one) and
+  put into the WSGI environ for gunicorn's access log (``referee/running/gunicorn_conf.py``);
 * an ``after_request`` hook that counts the answer (``referee_http_requests_total`` by endpoint, method and
   status; for a signed submission ``referee_submissions_total`` by kind and outcome and
   ``referee_submit_seconds``) and sends ``X-Request-Id``;
-* ``GET /metrics`` (``referee.metrics.exposition``), outside the OpenAPI document like ``/docs``, answered
+* ``GET /metrics`` (``referee.host.metrics.exposition``), outside the OpenAPI document like ``/docs``, answered
   only to the client addresses of ``REFEREE_METRICS_ALLOW`` (loopback by default); to any other address it
   is the 404 of an unknown route. The client address is ``request.remote_addr``: the socket's peer, or
-  what a proxy of ``REFEREE_TRUSTED_PROXIES`` forwarded (``referee/defences.py``), so a trusted proxy's
+  what a proxy of ``REFEREE_TRUSTED_PROXIES`` forwarded (``referee/web/defences.py``), so a trusted proxy's
   own loopback address does not open it to the proxy's clients.
 
 **The request id** is made here (a random 128-bit hex string) for every request. An incoming
@@ -34,11 +34,11 @@ from typing import Any
 
 from flask import Flask, Response, abort, current_app, g, request
 
-from . import logs, metrics
 from .addresses import networks, within
-from .diskspace import LogDisk, free_bytes, log_disk
 from .error_texts import DISK_FULL
 from .errors import ServiceError
+from .host import logs, metrics
+from .host.diskspace import LogDisk, free_bytes, log_disk
 
 REQUEST_ID_HEADER = "X-Request-Id"
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -80,7 +80,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def _floor() -> None:
-    """A write while the log's disk is below ``REFEREE_MIN_FREE_DISK`` (``referee/diskspace.py``): 503
+    """A write while the log's disk is below ``REFEREE_MIN_FREE_DISK`` (``referee/host/diskspace.py``): 503
     ``log/disk_full`` with ``Retry-After``, before anything is written. Reads go on."""
     if request.method in SAFE_METHODS or request.endpoint is None or request.endpoint in READ_ONLY_POSTS:
         return  # (no route: its 404 or 405 as ever)

@@ -11,7 +11,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from referee import clock
-from referee.signing import b64url_decode, load_public_key
+from referee.protocol.signing import b64url_decode, load_public_key
 
 from .text import MESSAGE_MAX, message_text_problem
 
@@ -36,7 +36,7 @@ class StrictBoolean(fields.Boolean):
 
 
 def _b64url_of(length: int, what: str) -> Callable[[str], None]:
-    """A validator: canonical base64url (``referee.signing.b64url_decode``: no padding, no unused bit set) of
+    """A validator: canonical base64url (``referee.protocol.signing.b64url_decode``: no padding, no unused bit set) of
     exactly ``length`` bytes; the error names ``what``, and the field's path names the field."""
 
     def check(value: str) -> None:

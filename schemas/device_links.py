@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields
 
-from referee.signing import b64url_decode
+from referee.protocol.signing import b64url_decode
 
 #: the largest box, decoded: a key's name, its seed and the AES-GCM nonce and tag fit many times over
 BOX_MAX_BYTES = 2048

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from referee.signing import RECOVER_CTX, REKEY_CTX
+from referee.protocol.signing import RECOVER_CTX, REKEY_CTX
 
 from .common import GAME_ID, HEX64, key_field, sig_field, signer_time, strict_int
 from .submissions import ReceiptSchema

@@ -7,7 +7,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates
 
-from referee.signing import MESSAGE_CTX, MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, MUTE_CTX
+from referee.protocol.signing import MESSAGE_CTX, MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, MUTE_CTX
 
 from .common import GAME_ID, MessageText, key_field, sig_field, signer_time, strict_int
 

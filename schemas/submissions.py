@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from referee.decisions import OFFER_KINDS
-from referee.rematch import REMATCH_CTX
-from referee.signing import (
+from referee.protocol.signing import (
     ACCEPT_CTX,
     ANSWER_CTX,
     CANCEL_CTX,
@@ -22,6 +20,8 @@ from referee.signing import (
     SEAT_CTX,
     VACATION_CTX,
 )
+from referee.rulings.decisions import OFFER_KINDS
+from referee.rulings.rematch import REMATCH_CTX
 
 from .common import GAME_ID, HEX64, SignedName, VerdictSchema, entropy, key_field, sig_field, signer_time, strict_int
 

@@ -15,7 +15,7 @@ from logging_state import changes, restore, snapshot
 from ports import free_port
 from warm_collection import warm
 
-from referee.embedded_redis import EmbeddedRedis
+from referee.running.embedded_redis import EmbeddedRedis
 
 # Bytecode. Where the environment sets PYTHONDONTWRITEBYTECODE (this machine's does), every Python process the
 # suite starts — xdist's workers, each `referee serve`'s children, every CLI run and worker subprocess — compiled

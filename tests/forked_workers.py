@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 _ZYGOTE = r"""
 import json, os, signal, sys
 import referee.cli, referee.cli.bots, referee.cli.operations, workers.runner
-from referee.runtime import settle_heap
+from referee.host.runtime import settle_heap
 
 settle_heap()  # the rulesets loaded and the heap frozen once, for every child
 wake_r, wake_w = os.pipe()

@@ -1,5 +1,5 @@
 """Ports the tests own: each pytest process (xdist worker) hands out ports from a block of its own, below the
-ephemeral range and below the cluster nodes' ports (``referee.embedded_cluster``: 20000–30000, buses +10000).
+ephemeral range and below the cluster nodes' ports (``referee.running.embedded_cluster``: 20000–30000, buses +10000).
 
 ``socket.bind(("127.0.0.1", 0))`` then ``close()`` names a port that is free *now*; the server that binds it
 later (a ``referee serve``, a redis-server) may find it taken by a neighbour who was handed the same port in
@@ -15,7 +15,7 @@ import itertools
 import os
 import re
 
-from referee.embedded_redis import bindable
+from referee.running.embedded_redis import bindable
 
 BLOCK = 1000
 FIRST = 10000  # blocks from 10000 to 19999: ten workers; an eleventh shares the first block's ports

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from referee.notify.armor import BEGIN, END, armor, find_blocks
-from referee.signing import generate_key, sign
+from referee.protocol.signing import generate_key, sign
 
 KEY = generate_key()
 ENVELOPE = {"v": 1, "ctx": "referee/move", "game": "g_abcdefghijklmnop", "seat": 1, "seq": 12,

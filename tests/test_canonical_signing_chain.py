@@ -7,9 +7,9 @@ import rfc8785
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.canonical import StrictJSONError, canonical_bytes, parse_strict
-from referee.logchain import GENESIS, entry_hash, first_broken_link, seal
-from referee.signing import b64url_decode, generate_key, public_key_b64, sign, verify
+from referee.protocol.canonical import StrictJSONError, canonical_bytes, parse_strict
+from referee.protocol.logchain import GENESIS, entry_hash, first_broken_link, seal
+from referee.protocol.signing import b64url_decode, generate_key, public_key_b64, sign, verify
 
 
 def test_rfc8785_sorts_keys_and_uses_minimal_escapes():

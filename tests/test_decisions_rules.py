@@ -1,11 +1,11 @@
-"""The pure core of the players' own decisions (``referee/decisions.py``) against the engines directly:
+"""The pure core of the players' own decisions (``referee/rulings/decisions.py``) against the engines directly:
 which moves reveal something hidden (DC-T2: TU-T1, TU-G1, FT-G3, FT-R8), who may offer what (DC-O1,
 DC-A1, DC-T1), when an offer has every answer (DC-O2), and the ranks (DC-R3, DC-D1)."""
 
 from __future__ import annotations
 
-from referee.decisions import Decisions, Offer, agreed, answer_problem, offer_problem, rank_decisions, revealing
 from referee.games import ruleset
+from referee.rulings.decisions import Decisions, Offer, agreed, answer_problem, offer_problem, rank_decisions, revealing
 
 
 def _reveals(name: str, game, seat: int, move: dict) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from referee.signing import private_key_b64, read_or_create_key_file
+from referee.protocol.signing import private_key_b64, read_or_create_key_file
 
 
 def _read(path: str, barrier, out) -> None:

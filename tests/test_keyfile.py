@@ -1,4 +1,4 @@
-"""The passphrase-encrypted key file (``referee/keyfile.py``, ``docs/keys.md``): written and read back, a
+"""The passphrase-encrypted key file (``referee/protocol/keyfile.py``, ``docs/keys.md``): written and read back, a
 known answer computed independently (hashlib's PBKDF2 and a bare AES-GCM), and every refusal."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from referee.keyfile import (
+from referee.protocol.keyfile import (
     DEFAULT_ITERATIONS,
     KeyFileError,
     PassphraseNeeded,
@@ -17,7 +17,7 @@ from referee.keyfile import (
     encrypt_key,
     read_key_text,
 )
-from referee.signing import b64url_decode, b64url_encode, load_private_key, private_key_b64, public_key_b64
+from referee.protocol.signing import b64url_decode, b64url_encode, load_private_key, private_key_b64, public_key_b64
 
 SEED = bytes(range(32))
 KEY = load_private_key(b64url_encode(SEED))
@@ -115,12 +115,12 @@ def test_the_example_in_the_docs_opens_with_its_passphrase():
 
 def test_the_pages_take_the_format_from_this_module(tmp_path):
     """Issue 27: ``key-file-crypto.js`` (the My keys page) imports the format's constants from the module the pages
-    generate out of ``referee.keyfile.FORMAT_CONSTANTS``, so the browser and the command line cannot drift."""
+    generate out of ``referee.protocol.keyfile.FORMAT_CONSTANTS``, so the browser and the command line cannot drift."""
     import re
     from pathlib import Path
 
     from referee.app import create_app
-    from referee.keyfile import FORMAT_CONSTANTS
+    from referee.protocol.keyfile import FORMAT_CONSTANTS
 
     app = create_app({"REFEREE_STORE": "memory", "REFEREE_VAR": str(tmp_path), "TESTING": True})
     response = app.test_client().get("/play/static/shared/keyfile-format.js")

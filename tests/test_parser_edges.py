@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.canonical import StrictJSONError, parse_strict
+from referee.protocol.canonical import StrictJSONError, parse_strict
 
 
 @pytest.mark.parametrize("body", [b'{"\\u0000duplicates": 5}', b'{"\\u0000duplicates": []}',

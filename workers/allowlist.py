@@ -3,7 +3,7 @@
 An RQ job names its function by dotted path, and a stock worker imports and calls whatever a job in its
 queue names: anyone who can write to the work Redis could have the worker run ``os.mkdir`` (shown by the
 security review) or any other function, or name one as a success/failure/stopped callback, or have the
-worker send webhooks. The password on Redis (``referee/embedded_redis.py``) is the first lock; this is
+worker send webhooks. The password on Redis (``referee/running/embedded_redis.py``) is the first lock; this is
 the second: the referee's workers check every job against :data:`ALLOWED_JOBS` before it runs — before
 its function is even imported (an import alone can run code) — and a job that names anything else, or
 carries callbacks or webhooks (the referee's jobs have none), is logged and failed, never performed.

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from referee.diskspace import LogDisk, log_disk
 from referee.games_service.archiving import archive_game, drop_outbox_marks, due_games
-from referee.signing import read_or_create_key_file
+from referee.host.diskspace import LogDisk, log_disk
+from referee.protocol.signing import read_or_create_key_file
 from referee.store import GameNotFound, RedisStore
 from referee.store.archive import DirectoryArchive
 from referee.store.messages import messages_of

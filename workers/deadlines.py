@@ -32,13 +32,13 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from referee import logs, metrics
 from referee.clock import now_ms
-from referee.diskspace import LogDisk
 from referee.errors import ServiceError
 from referee.games_service.core import Dispatcher, NoDispatch, notify_appended
 from referee.games_service.entries import append_system_entries, due_system_entry
 from referee.games_service.folds import ReplayerCache, clone_replayer
+from referee.host import logs, metrics
+from referee.host.diskspace import LogDisk
 from referee.notify.events import due_reminders, entry_events, next_alarm
 from referee.replay import LogError
 from referee.store import GameNotFound, StoreUnavailable
@@ -59,7 +59,7 @@ class DeadlineScheduler:
     def __init__(self, store: LogStore, dispatcher: Dispatcher | None = None, every: float = 0.25,
                  batch: int = 200, threads: int = 4, *, tournaments: Any = None, disk: LogDisk | None = None):
         self.store = store
-        #: the log Redis's disk: below its floor a pass claims and writes nothing (``referee/diskspace.py``)
+        #: the log Redis's disk: below its floor a pass claims and writes nothing (``referee/host/diskspace.py``)
         self.disk = disk
         self._disk_full = False
         self.threads = threads

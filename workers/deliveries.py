@@ -15,7 +15,7 @@
 * :func:`send_confirmation` mails an address its confirmation code (CONTRACT section 11), made by the job
   itself: no job's data holds a code.
 
-No log line holds a job's arguments (``referee.logs.UNLOGGED``: RQ logs them with a failed job): a mail job
+No log line holds a job's arguments (``referee.host.logs.UNLOGGED``: RQ logs them with a failed job): a mail job
 carries its event, and a private message's event its text.
 
 Every delivery job is counted in ``referee_deliveries_total`` by kind (``webhook``, ``mail``, ``confirm``) and
@@ -41,9 +41,9 @@ from rq import Queue, Retry
 from rq.serializers import JSONSerializer
 from standardwebhooks import Webhook
 
-from referee import logs, metrics
 from referee.clock import now
 from referee.config import load_config
+from referee.host import logs, metrics
 from referee.notify import targets
 from referee.notify.contacts import ContactService, Enqueue, event_keys
 from referee.notify.mail import Mailer, compose, mailer_from_config

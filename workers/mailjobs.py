@@ -31,7 +31,7 @@ from referee.notify.gateway import (
     reply_text,
 )
 from referee.notify.mail import compose
-from referee.signing import read_or_create_key_file
+from referee.protocol.signing import read_or_create_key_file
 from referee.store import RedisStore, keys
 from referee.store.cluster import Client, connect
 from referee.store.messages import messages_of

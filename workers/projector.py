@@ -7,7 +7,7 @@ stored a newer one meanwhile (``WRITE_PROJECTION`` in ``referee/store/scripts.py
 point leaves the stored projection as it was; the next job, or the reconciler, simply does it again.
 
 Each entry newly held by a stored projection is measured from its ``at`` (the time of its append) to the
-moment the projection was stored: ``referee_replay_lag_seconds`` (``referee/metrics.py``).
+moment the projection was stored: ``referee_replay_lag_seconds`` (``referee/host/metrics.py``).
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from referee import metrics
 from referee.clock import now_ms
 from referee.games_service.entries import append_system_entries
 from referee.games_service.folds import fold
 from referee.games_service.projection import projection_of
+from referee.host import metrics
 from referee.notify.events import entry_events, next_alarm
 from referee.replay import FINISHED, LogReplayer
 from referee.store.base import LogStore

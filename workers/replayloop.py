@@ -40,8 +40,8 @@ from typing import Any
 from redis.exceptions import RedisError
 from rq import Queue
 
-from referee import logs
 from referee.clock import now_ms
+from referee.host import logs
 
 from .looping import PassLoop
 from .projector import Projector

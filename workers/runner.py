@@ -19,9 +19,9 @@ import redis
 from rq.serializers import JSONSerializer
 
 from referee.config import load_config
-from referee.diskspace import log_disk
+from referee.host.diskspace import log_disk
+from referee.host.runtime import settle_heap
 from referee.notify.contacts import ContactService
-from referee.runtime import settle_heap
 from referee.store import RedisStore
 
 from . import jobs
@@ -94,7 +94,7 @@ def run_worker(redis_url: str, queue_name: str = "referee", *, work_url: str | N
             loop.start()
     worker = WORKER_CLASSES[worker_class](queues, connection=connection, serializer=JSONSerializer, name=name)
     if not burst:
-        settle_heap()  # the start-up objects out of every full garbage collection (referee/runtime.py)
+        settle_heap()  # the start-up objects out of every full garbage collection (referee/host/runtime.py)
     log.info("worker %s on queue %s: %s", worker.name, queue_name,
              "deliveries only" if notify == "only" else "replays and deliveries" if notify else "replays")
     try:

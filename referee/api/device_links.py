@@ -16,7 +16,7 @@ from flask.views import MethodView
 
 from referee.errors import ServiceError
 from referee.i18n import Text
-from referee.signing import b64url_decode
+from referee.protocol.signing import b64url_decode
 from referee.store.device_links import LINK_ID_PATTERN
 from schemas.common import ErrorSchema
 from schemas.device_links import (

@@ -16,7 +16,7 @@ the app's view functions, and answers a breach with **429**, ``Retry-After`` (se
 ``{"error": {"code": "rate/limited", "message", "details": {"limit", "retry_after"}}}``.
 
 The client address is the socket's peer (``request.remote_addr``), normalised (:func:`client_address`):
-forwarded headers are trusted only from ``REFEREE_TRUSTED_PROXIES`` (``referee/defences.py``).
+forwarded headers are trusted only from ``REFEREE_TRUSTED_PROXIES`` (``referee/web/defences.py``).
 When the work Redis cannot be reached the limits are not enforced (logged), rather than refusing
 requests that do not need Redis: ``POST /verify`` works without it.
 """

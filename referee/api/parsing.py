@@ -1,5 +1,5 @@
 """Request bodies: ``Content-Type: application/json`` in UTF-8 (else 415/400, ``referee.api.body.json_body``),
-strict JSON (``referee.canonical.parse_strict``), marshmallow validation, and every problem listed in one
+strict JSON (``referee.protocol.canonical.parse_strict``), marshmallow validation, and every problem listed in one
 400. Bodies over ``REFEREE_MAX_BODY`` never get here: ``referee.api.body.BodyLimit`` answers 413."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from webargs.flaskparser import FlaskParser
 
 from schemas.common import problems_from_messages
 
-from ..canonical import StrictJSONError, parse_strict
 from ..errors import ServiceError, invalid
+from ..protocol.canonical import StrictJSONError, parse_strict
 from .body import json_body
 
 _LOCATION_PREFIX = {"json": "$", "query": "query", "querystring": "query", "view_args": "path", "path": "path"}

@@ -2,7 +2,7 @@
 
 * ``GET /referee-key`` — ``{"key": "<base64url>", "algorithm": "Ed25519"}``: the key every bundle of this
   referee is signed with (pass it to ``referee verify --referee-key``).
-* ``GET /games/{id}/export`` — the signed bundle of a game (``referee.bundle``): final once the seed is
+* ``GET /games/{id}/export`` — the signed bundle of a game (``referee.verify.bundle``): final once the seed is
   revealed (or a recorded game is over), otherwise interim (``"interim": true``, no seed, ``result`` null);
   with the game's public messages (``messages``: private ones by hash only) when it has any.
 * ``POST /verify`` — the same verifier as ``referee verify`` (``referee.verify.verify_bundle``). The body
@@ -24,13 +24,13 @@ from flask.views import MethodView
 
 from schemas.common import ErrorSchema
 
-from ..bundle import export_bundle, load_bundle
-from ..canonical import StrictJSONError
 from ..errors import ServiceError, invalid
-from ..signing import public_key_b64
+from ..protocol.canonical import StrictJSONError
+from ..protocol.signing import public_key_b64
 from ..store import GameNotFound
 from ..store.keys import valid_game_id
 from ..verify import BUNDLE_FORMAT, verify_bundle
+from ..verify.bundle import export_bundle, load_bundle
 from .body import json_body
 from .limits import rate_limited
 from .parsing import ApiBlueprint

@@ -1,6 +1,6 @@
 """``referee backup`` and ``referee restore``: one file holding what cannot be rebuilt (the log Redis, the
 archive, the referee's key), written while the service runs, and brought back into an empty data
-directory. The work is in ``referee/backup.py``; what to back up, how often and how to move to another
+directory. The work is in ``referee/running/backup.py``; what to back up, how often and how to move to another
 machine is in ``docs/operations.md``."""
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def backup(out: str, url: str | None, method: str) -> None:
     The log Redis is snapshotted at one instant (every move acknowledged before the backup began is in
     it), then the archive directory is copied. The projections and the queue are not backed up: they are
     rebuilt from the logs. docs/operations.md says how often and where to keep the file."""
-    from ..backup import BackupError, write_backup  # noqa: PLC0415
+    from ..running.backup import BackupError, write_backup  # noqa: PLC0415
 
     try:
         config = load_config()
@@ -158,7 +158,7 @@ def restore(file: str, var: str | None, referee_key: str | None, unauthenticated
     member against the manifest's sha256: an altered, damaged or another referee's file restores nothing.
     Then `referee serve` on that directory comes up with every game; its replay workers rebuild the
     projections from the logs at start. docs/operations.md says what a restore proves."""
-    from ..backup import BackupError, restore_backup  # noqa: PLC0415
+    from ..running.backup import BackupError, restore_backup  # noqa: PLC0415
 
     try:
         config = load_config({"REFEREE_VAR": var} if var else None)

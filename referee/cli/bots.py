@@ -29,7 +29,7 @@ import click
 
 from ..games import ruleset
 from ..games.bots import STRATEGIES, choose, from_view, standing
-from ..signing import ACCEPT_CTX, ANSWER_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
+from ..protocol.signing import ACCEPT_CTX, ANSWER_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
 from ..tournaments.log import JOIN_CTX
 from .client import _, http, load_key, server_option
 

@@ -16,8 +16,8 @@ from typing import Any, NoReturn
 import click
 
 from ..i18n import env_language, translator
-from ..keyfile import is_encrypted, parse_encrypted, read_key_text
-from ..signing import sign
+from ..protocol.keyfile import is_encrypted, parse_encrypted, read_key_text
+from ..protocol.signing import sign
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 PASSPHRASE_ENV = "REFEREE_KEY_PASSPHRASE"

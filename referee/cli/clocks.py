@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from ..canonical import parse_strict
-from ..signing import RECEIPT_CTX, VACATION_CTX, public_key_b64, verify
+from ..protocol.canonical import parse_strict
+from ..protocol.signing import RECEIPT_CTX, VACATION_CTX, public_key_b64, verify
 from .client import _, load_key, post_at_tip, seat_of, server_option
 
 

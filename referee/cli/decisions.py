@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from ..decisions import OFFER_KINDS
-from ..signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX, public_key_b64
+from ..protocol.signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX, public_key_b64
+from ..rulings.decisions import OFFER_KINDS
 from .client import _, armor_at_tip, armor_option, fail, http, load_key, post_at_tip, seat_of, server_option
 
 _key_option = click.option("--key", "key_file", required=True, type=click.Path(exists=True, dir_okay=False))

@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from ..keyfile import encrypt_key
-from ..signing import (
+from ..protocol.keyfile import encrypt_key
+from ..protocol.signing import (
     ACCEPT_CTX,
     CREATE_CTX,
     MOVE_CTX,

@@ -17,8 +17,8 @@ from urllib.parse import quote, urlsplit
 
 import click
 
-from ..keyfile import KeyFileError, open_device_box, seal_device_box
-from ..signing import b64url_decode, b64url_encode, private_key_b64, public_key_b64
+from ..protocol.keyfile import KeyFileError, open_device_box, seal_device_box
+from ..protocol.signing import b64url_decode, b64url_encode, private_key_b64, public_key_b64
 from .client import _, fail, http, load_key, server_option
 
 LINK_PATH = "/play/link/"

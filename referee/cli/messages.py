@@ -11,7 +11,7 @@ import urllib.parse
 import click
 
 from ..clock import now
-from ..signing import MESSAGE_CTX, MESSAGES_READ_CTX, public_key_b64, sign
+from ..protocol.signing import MESSAGE_CTX, MESSAGES_READ_CTX, public_key_b64, sign
 from .client import armor_option, echo_armored, echo_json, fail, http, load_key, seat_of, server_option
 
 

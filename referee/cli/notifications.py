@@ -12,7 +12,7 @@ import click
 
 from ..clock import now
 from ..i18n import SUPPORTED
-from ..signing import public_key_b64, sign
+from ..protocol.signing import public_key_b64, sign
 from .client import _, echo_json, fail, http, load_key, server_option
 
 
@@ -155,7 +155,7 @@ def mail_gateway(host: str, port: int, public_url: str | None) -> None:
     from workers.mailjobs import run_gateway  # noqa: PLC0415
 
     from ..config import load_config  # noqa: PLC0415
-    from ..logs import announce, configure_logging  # noqa: PLC0415
+    from ..host.logs import announce, configure_logging  # noqa: PLC0415
 
     if public_url:
         os.environ["REFEREE_PUBLIC_URL"] = public_url

@@ -19,9 +19,9 @@ from urllib.parse import urlsplit, urlunsplit
 import click
 
 from ..config import load_config, read_password_file, with_password
-from ..logs import announce, configure_logging
-from ..signing import public_key_b64, read_or_create_key_file
-from ..supervise import Child, Supervisor, describe_exit
+from ..host.logs import announce, configure_logging
+from ..protocol.signing import public_key_b64, read_or_create_key_file
+from ..running.supervise import Child, Supervisor, describe_exit
 
 #: ``serve --house-bot``: the strategy and think time (seconds) of the house bot (docs/bots.md)
 HOUSE_BOT_STRATEGY, HOUSE_BOT_THINK = "greedy", 0.5
@@ -53,9 +53,10 @@ def _web_args(host: str, port: int, web_workers: int) -> list[str]:
         import gunicorn  # noqa: F401, PLC0415 - only to know whether it is there
     except ImportError:
         return [sys.executable, "-m", "referee.cli", "_werkzeug", "--host", host, "--port", str(port)]
-    # the worker model (gevent) lives in referee/gunicorn_conf.py, shared with the Procfile
-    return [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", str(web_workers),
-            "--bind", f"{host}:{port}", "--log-level", "warning", "referee.app:create_app()"]
+    # the worker model (gevent) lives in referee/running/gunicorn_conf.py, shared with the Procfile
+    return [sys.executable, "-m", "gunicorn", "--config", "python:referee.running.gunicorn_conf",
+            "--workers", str(web_workers), "--bind", f"{host}:{port}", "--log-level", "warning",
+            "referee.app:create_app()"]
 
 
 def _wait_redis(url: str, process: subprocess.Popen[bytes], timeout: float = 20.0) -> bool:
@@ -100,7 +101,7 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
     Prints the URL. A worker, web server or the log's embedded Redis that dies is restarted with backoff
     (``referee.supervise``); Ctrl-C or SIGTERM, an embedded work Redis that is gone, or a log Redis that
     cannot start again, stops everything."""
-    from ..embedded_redis import EmbeddedRedis, bind_problem, free_port, read_or_create_password  # noqa: PLC0415
+    from ..running.embedded_redis import EmbeddedRedis, bind_problem, free_port, read_or_create_password  # noqa: PLC0415
     from ..store.cluster import is_cluster_url  # noqa: PLC0415
 
     for option, wanted in (("--port", port), ("--mail-gateway", mail_port)):  # else serve's wait for its web
@@ -125,7 +126,7 @@ def serve(*, host: str, port: int, web_workers: int, rq_workers: int, mail_port:
     if not (os.environ.get("REDIS_URL") and os.environ.get("REFEREE_WORK_REDIS_URL")):
         read_or_create_password(password_file)  # once, before the Redis processes read it
     if config["REFEREE_METRICS"]:  # one metrics view over every child: prometheus_client's multi-process mode
-        from ..metrics import MULTIPROC_ENV, default_directory, prepare_directory  # noqa: PLC0415
+        from ..host.metrics import MULTIPROC_ENV, default_directory, prepare_directory  # noqa: PLC0415
 
         env[MULTIPROC_ENV] = str(prepare_directory(os.environ.get(MULTIPROC_ENV) or default_directory(var)))
         announce(f"metrics of every process in {env[MULTIPROC_ENV]} (PROMETHEUS_MULTIPROC_DIR)")

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..signing import RECOVER_CTX, REKEY_CTX, public_key_b64, sign
+from ..protocol.signing import RECOVER_CTX, REKEY_CTX, public_key_b64, sign
 from .client import _, fail, http, load_key, post_at_tip, server_option
 
 _ATTEMPTS = 10

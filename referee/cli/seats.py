@@ -14,8 +14,8 @@ from urllib.parse import unquote, urlsplit
 import click
 
 from ..clock import now
-from ..rematch import REMATCH_CTX
-from ..signing import CANCEL_CTX, LEAVE_CTX, SEAT_CTX, b64url_encode, load_private_key, public_key_b64, sign
+from ..protocol.signing import CANCEL_CTX, LEAVE_CTX, SEAT_CTX, b64url_encode, load_private_key, public_key_b64, sign
+from ..rulings.rematch import REMATCH_CTX
 from .client import _, echo_json, http, load_key, post_at_tip, seat_of, server_option
 
 JOIN_PATH = "/play/join/"

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 
 import click
 
-from ..signing import b64url_encode, generate_key, load_private_key, private_key_b64, public_key_b64, sign
+from ..protocol.signing import b64url_encode, generate_key, load_private_key, private_key_b64, public_key_b64, sign
 from ..timecontrol.spec import parse_shorthand
 from .client import _, echo_json, fail, http, load_key, post_at_tip, server_option
 

@@ -30,10 +30,10 @@ from typing import IO, Any, TextIO
 
 import click
 
-from ..bundle import load_bundle
-from ..canonical import StrictJSONError, parse_strict
+from ..protocol.canonical import StrictJSONError, parse_strict
 from ..tournaments.certificate import CHECK_ORDER, TournamentReport, verify_certificate
 from ..verify import FAILED, PASSED, SKIPPED, Check, Report, unreadable_report, verify_bundle
+from ..verify.bundle import load_bundle
 from .client import _
 
 _MARKS = {PASSED: "[pass]", FAILED: "[FAIL]", SKIPPED: "[skip]"}
@@ -235,7 +235,7 @@ def shadow_replay_command(ctx: click.Context, *, game_ids: tuple[str, ...], save
     """
     from redis.exceptions import RedisError  # noqa: PLC0415
 
-    from ..shadow import shadow_replay, snapshot  # noqa: PLC0415 - keeps `referee verify` import-light
+    from ..replay.shadow import shadow_replay, snapshot  # noqa: PLC0415 - keeps `referee verify` import-light
     from ..store import GameNotFound, StoreError  # noqa: PLC0415
 
     baseline = None

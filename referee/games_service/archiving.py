@@ -28,15 +28,15 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ..bundle import export_bundle, is_final
 from ..clock import now_ms
-from ..metrics import ARCHIVED
+from ..host.metrics import ARCHIVED
 from ..replay import ABORTED, CANCELLED, EXPIRED, FINISHED
 from ..store import GameNotFound, RedisStore
 from ..store.archive import ARCHIVE_FORMAT, Archive, listing_of
 from ..store.keys import GAMES_INDEX, OUTBOX_SEEN, game_keys, message_keys, player_games_key
 from ..store.messages import MessageStore
 from ..timecontrol import parse_ms
+from ..verify.bundle import export_bundle, is_final
 from .players import player_rows
 
 #: the statuses of a game that takes nothing more

@@ -1,7 +1,7 @@
 """The players' own decisions (CONTRACT section 12): resignations, offers and answers, each a seat's
 signed submission taken through the one submission path (:meth:`Submissions._submit`).
 
-What may be decided at a position is the pure core's (:mod:`referee.decisions`), applied by the fold
+What may be decided at a position is the pure core's (:mod:`referee.rulings.decisions`), applied by the fold
 (:mod:`referee.replay`): the checks here only answer early, before the staleness check, what the game's
 state already refuses (CONTRACT section 6: a 409 for a game not in a state for this). The referee's
 ``agreed`` after the last acceptance is one of its own entries (``entries.due_system_entry``), appended in
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..decisions import lapsed_offer, not_pending, offer_problem
 from ..errors import ServiceError, invalid
 from ..replay import ACTIVE, LogReplayer
+from ..rulings.decisions import lapsed_offer, not_pending, offer_problem
 from .keys import SeatKeys
 from .submissions import StateCheck
 

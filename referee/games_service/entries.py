@@ -1,4 +1,4 @@
-"""Building log entries (format in ``referee.logchain``) and the entries the referee writes itself.
+"""Building log entries (format in ``referee.protocol.logchain``) and the entries the referee writes itself.
 
 Besides the submissions of the seats, the referee appends entries on its own: ``started`` once every seat has
 accepted (or right after ``created`` in recorded mode), ``revealed`` with the server seed once the game is
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..clock import now
-from ..logchain import ENTRY_VERSION, seal
+from ..protocol.logchain import ENTRY_VERSION, seal
 from ..replay import ABORTED, ACTIVE, CANCELLED, EXPIRED, FINISHED, WAITING, LogReplayer, Verdict, recovery_due
 from ..store.base import Appended, LogStore
 from ..store.errors import StaleAppend

@@ -17,8 +17,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from ..protocol.signing import verify
 from ..replay import LogReplayer
-from ..signing import verify
 from ..store.base import LogStore
 
 #: Verdicts a cached fold keeps (the last ones)

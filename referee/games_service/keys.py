@@ -13,8 +13,8 @@ import logging
 from typing import Any
 
 from ..errors import ServiceError
+from ..protocol.signing import verify
 from ..replay import ACTIVE, WAITING, LogReplayer, organiser_of, pending_recovery, recovery_not_before
-from ..signing import verify
 from ..store import StaleAppend
 from ..timecontrol import format_ms, parse_ms
 from .entries import make_entry

@@ -16,8 +16,8 @@ from ..clock import now_ms
 from ..errors import ServiceError, invalid
 from ..games import ruleset
 from ..games.randomness import recorded_game_seed
+from ..protocol.signing import CREATE_CTX, verify
 from ..replay import ABORT_STARTED, ABORTED, ACTIVE, FINISHED, WAITING, LogReplayer, seat_kind
-from ..signing import CREATE_CTX, verify
 from ..store import DuplicateSubmission, GameExists, StaleAppend, StoreUnavailable
 from ..store.base import Appended, Tip
 from ..timecontrol import TimeControlError, engine_options, format_ms

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..clock import now_ms
 from ..errors import ServiceError
+from ..protocol.signing import b64url_decode, load_public_key
 from ..replay import ACTIVE, WAITING, LogReplayer, seat_kind
-from ..signing import b64url_decode, load_public_key
 from ..store.base import LogStore
 from ..store.keys import PLAYER_KEY_RE
 from ..timecontrol.times import parse_ms

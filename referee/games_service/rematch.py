@@ -1,11 +1,11 @@
 """Rematch (CONTRACT section 14): a seat of a finished game asks, signed, for the same game again; the referee
 creates one new game with the same ruleset, options and clock and the same keys, the seats rotated by one
-(``referee.rematch``), whose ``created`` says ``rematch_of: {game, head}`` and keeps the signed ask.
+(``referee.rulings.rematch``), whose ``created`` says ``rematch_of: {game, head}`` and keeps the signed ask.
 
 One new game, whichever seat asks and whichever process answers: the new game's id is derived from the finished
-game's id and head (:func:`referee.rematch.rematch_game_id`), the store names it the finished game's rematch once
-(``claim_rematch``: ``SET`` if none, under the finished game's hash tag), and creating a game is itself refused when
-its log exists (``GameExists``). The first ask that creates it answers 201; every later one (or the loser of a
+game's id and head (:func:`referee.rulings.rematch.rematch_game_id`), the store names it the finished game's rematch
+once (``claim_rematch``: ``SET`` if none, under the finished game's hash tag), and creating a game is itself refused
+when its log exists (``GameExists``). The first ask that creates it answers 201; every later one (or the loser of a
 race) 200 with the same game.
 """
 
@@ -15,8 +15,8 @@ import logging
 from typing import Any
 
 from ..errors import ServiceError
-from ..rematch import rematch_game_id, rotated
 from ..replay import FINISHED
+from ..rulings.rematch import rematch_game_id, rotated
 from .lifecycle import Lifecycle
 from .submissions import authenticated_seat
 

@@ -21,9 +21,9 @@ import logging
 from typing import Any
 
 from ..errors import ServiceError
+from ..protocol.signing import verify
 from ..replay import CANCELLED, EXPIRED, WAITING, LogReplayer, seat_kind
 from ..replay.lifecycle import name_clash
-from ..signing import verify
 from ..store.base import Tip
 from ..timecontrol import parse_ms
 from .entries import make_entry

@@ -19,8 +19,8 @@ from typing import Any
 from ..clock import now, now_ms
 from ..errors import ServiceError
 from ..notify.events import next_alarm
+from ..protocol.signing import RECEIPT_CTX, sign, verify
 from ..replay import ACTIVE, LogReplayer
-from ..signing import RECEIPT_CTX, sign, verify
 from ..store import DuplicateSubmission, GameNotFound, StaleAppend, StoreUnavailable
 from ..store.base import KEEP_TIMER, Appended, Tip
 from ..timecontrol import format_ms

@@ -20,7 +20,7 @@ from limits import parse_many
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
-from ..signing import verify
+from ..protocol.signing import verify
 
 log = logging.getLogger(__name__)
 

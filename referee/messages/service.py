@@ -34,11 +34,11 @@ from ..clock import now
 from ..errors import ServiceError, invalid
 from ..games_service.submissions import authenticated_seat
 from ..i18n import Text
-from ..logchain import seal
 from ..notify.contacts import signed_time_ms
 from ..notify.events import message_event
+from ..protocol.logchain import seal
+from ..protocol.signing import MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, sign, verify
 from ..replay.verdicts import CANCELLED, EXPIRED, WAITING
-from ..signing import MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, sign, verify
 from ..store import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend, StoreUnavailable
 from ..store.messages import MessagesFull, MessageStore
 from ..timecontrol import format_ms

@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..canonical import StrictJSONError, canonical_bytes, parse_strict
 from ..i18n import N_, Text
+from ..protocol.canonical import StrictJSONError, canonical_bytes, parse_strict
 
 BEGIN = "-----BEGIN REFEREE SUBMISSION-----"
 END = "-----END REFEREE SUBMISSION-----"

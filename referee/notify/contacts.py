@@ -33,7 +33,7 @@ from typing import Any
 from ..clock import now, now_ms
 from ..errors import ServiceError, invalid
 from ..i18n import DEFAULT, SUPPORTED
-from ..signing import verify
+from ..protocol.signing import verify
 from ..store import cluster, keys
 from ..timecontrol import parse_ms
 from .targets import url_problem

@@ -62,8 +62,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..protocol.signing import verify
 from ..replay import FINISHED, LogReplayer, Verdict, entry_time, pending_recovery, recovery_alarm
-from ..signing import verify
 
 
 def game_link(game_id: str) -> str:

@@ -8,7 +8,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from ..signing import verify
+from ..protocol.signing import verify
 from .state import FoldState, Handler
 from .verdicts import ABORTED, ACTIVE, FINISHED, WAITING, Verdict, reject
 

@@ -1,4 +1,4 @@
-"""The players' own decisions (CONTRACT section 12; the rules in :mod:`referee.decisions`): a seat resigns,
+"""The players' own decisions (CONTRACT section 12; the rules in :mod:`referee.rulings.decisions`): a seat resigns,
 offers (a draw, an end, an abort, a take-back), answers the pending offer, and the referee records that an
 offer passed (``agreed``)."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..decisions import Offer, agreed, answer_problem, offer_problem, revealing
 from ..games.base import Game
-from ..signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX
+from ..protocol.signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX
+from ..rulings.decisions import Offer, agreed, answer_problem, offer_problem, revealing
 from ..timecontrol import parse_ms
 from .keys import on_recovery_answer, pending_recovery
 from .moves import late, moved_seats

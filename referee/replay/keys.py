@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..signing import ANSWER_CTX, RECOVER_CTX, REKEY_CTX, b64url_decode
+from ..protocol.signing import ANSWER_CTX, RECOVER_CTX, REKEY_CTX, b64url_decode
 from ..timecontrol import parse_ms
 from .state import FoldState, Handler
 from .verdicts import ACTIVE, WAITING, Verdict, check_submission, entry_time, envelope_problem, reject

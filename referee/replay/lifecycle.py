@@ -15,10 +15,10 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from ..decisions import Decisions
 from ..games import ruleset
 from ..games.randomness import derive_game_seed, recorded_game_seed
-from ..signing import ACCEPT_CTX, CANCEL_CTX, LEAVE_CTX, submitted_entropy
+from ..protocol.signing import ACCEPT_CTX, CANCEL_CTX, LEAVE_CTX, submitted_entropy
+from ..rulings.decisions import Decisions
 from ..timecontrol import Clocks, engine_options, parse_ms
 from ..timecontrol.spec import time_control_of
 from .moves import lapse_offer, next_decision

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..games import IllegalMove
-from ..signing import MOVE_CTX, VACATION_CTX
+from ..protocol.signing import MOVE_CTX, VACATION_CTX
 from ..timecontrol import parse_ms
 from .state import FoldState, Handler, seat_submission
 from .verdicts import ACTIVE, FINISHED, Verdict, entry_time, reject
@@ -67,7 +67,7 @@ def moved_seats(applied: tuple[Any, ...] | None) -> frozenset[int]:
 def lapse_offer(fold: FoldState, entry: dict[str, Any]) -> None:
     """DC-O2: a pending offer lapses at any entry that changes the position or who is in the game (a move, a
     timeout, a forfeited or resigned seat's default move, a withdrawal; a resignation lapses it in
-    :meth:`~referee.decisions.Decisions.resigned`): what was offered was offered for a position that is gone."""
+    :meth:`~referee.rulings.decisions.Decisions.resigned`): what was offered was offered for a position that is gone."""
     decisions = fold.decisions
     if decisions is not None and decisions.pending is not None:
         fold.decisions = decisions.lapsed("lapsed", entry["seq"])

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..decisions import Decisions, agreed, rank_decisions
 from ..games.base import Game, Ruleset
-from ..logchain import GENESIS
-from ..signing import verify
+from ..protocol.logchain import GENESIS
+from ..protocol.signing import verify
+from ..rulings.decisions import Decisions, agreed, rank_decisions
 from ..timecontrol import Clocks, parse_ms
 from ..timecontrol.forfeits import rank_forfeits
 from .results import adjudicated_result, unplayed_result
@@ -53,7 +53,7 @@ class FoldState:
     dropped: int = 0
     #: whether a ``revealed`` entry has been accepted (kept as a flag, so a trimmed fold knows it too)
     revealed: bool = False
-    #: the seats' own decisions (CONTRACT section 12, :mod:`referee.decisions`); immutable, set by ``created``
+    #: the seats' own decisions (CONTRACT section 12, :mod:`referee.rulings.decisions`); immutable, set by ``created``
     decisions: Decisions | None = None
     #: the moves applied to the game, newest first, as an immutable chain ``(rest, seat, move, position,
     #: entry type, undo)``: what a take-back re-folds without its last move (one tuple per move, never copied);

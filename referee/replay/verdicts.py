@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..signing import SEAT_CTX, verify
+from ..protocol.signing import SEAT_CTX, verify
 from ..timecontrol import format_ms
 
 WAITING, ACTIVE, FINISHED, ABORTED = "waiting", "active", "finished", "aborted"
@@ -86,7 +86,7 @@ def check_submission(
 
     Checks the shape, the binding (ctx, game, seat, seq, prev) and the seat's Ed25519 signature over the
     RFC 8785 bytes of the envelope. ``verifier(key, envelope, sig)`` is the signature check
-    (:func:`referee.signing.verify`; the offline verifier passes a memoising one).
+    (:func:`referee.protocol.signing.verify`; the offline verifier passes a memoising one).
     """
     problem = envelope_problem(submission, ctx)
     if problem:

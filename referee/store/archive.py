@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..durable import fsync_dir
+from ..host.durable import fsync_dir
 from ..timecontrol import parse_ms
 from .keys import valid_game_id
 

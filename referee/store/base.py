@@ -1,7 +1,7 @@
 """What every log store offers: the Redis store and the in-memory store implement this one interface,
 and one contract test suite (``tests/service/test_store_contract.py``) runs against both.
 
-A store keeps, per game: the append-only log (sealed entries, see ``referee.logchain``), its head, the
+A store keeps, per game: the append-only log (sealed entries, see ``referee.protocol.logchain``), its head, the
 secret server seed, the signatures already logged, a "pending" flag for the replay job, and the
 projection that the replay job derives from the log. It never interprets entries: deciding what an
 entry means is ``referee.replay``'s job.

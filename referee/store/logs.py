@@ -16,7 +16,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import KeyT, StreamIdT
 
 from ..clock import now_ms
-from ..logchain import GENESIS
+from ..protocol.logchain import GENESIS
 from . import codec, keys
 from .base import KEEP_TIMER, Appended, Tip
 from .connection import FOLLOW_BLOCK_MAX, confirmed_write

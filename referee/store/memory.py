@@ -10,9 +10,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..canonical import canonical_bytes
 from ..clock import now_ms
-from ..logchain import GENESIS
+from ..protocol.canonical import canonical_bytes
+from ..protocol.logchain import GENESIS
 from . import keys
 from .base import KEEP_TIMER, Appended, LogStore, Tip, decode_projection, encode_projection, open_listing_rows
 from .errors import DuplicateSubmission, GameExists, GameNotFound, StaleAppend

@@ -1,7 +1,7 @@
 """A game's messages (CONTRACT section 12): their own hash-chained stream beside the game's log, never in it,
 so that talking never makes a move stale.
 
-Each stored message is a sealed record (``referee.logchain``: ``hash = sha256(prev ‖ RFC 8785 of the record
+Each stored message is a sealed record (``referee.protocol.logchain``: ``hash = sha256(prev ‖ RFC 8785 of the record
 without hash)``, the first chained from 64 zeros) that also names its ``prev`` explicitly, so that a bundle
 can carry the public messages and only the hashes of the private ones and the chain still checks::
 
@@ -25,8 +25,8 @@ import threading
 from abc import ABC, abstractmethod
 from typing import Any, NamedTuple
 
-from ..canonical import canonical_bytes
-from ..logchain import GENESIS
+from ..protocol.canonical import canonical_bytes
+from ..protocol.logchain import GENESIS
 from . import codec, keys, scripts
 from .base import LogStore
 from .errors import DuplicateSubmission, GameArchived, GameNotFound, StaleAppend

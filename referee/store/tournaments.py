@@ -10,7 +10,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..clock import now_ms
-from ..logchain import GENESIS
+from ..protocol.logchain import GENESIS
 from . import codec, keys
 from .base import Appended, Tip
 from .errors import GameExists, GameNotFound, StoreUnavailable

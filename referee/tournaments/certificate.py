@@ -27,7 +27,7 @@ log position of the first failure when there is one):
 
 1. ``format`` — the shape above; an unusable certificate skips every other check.
 2. ``referee_signature`` — the referee's signature (and, when given, that it is the expected key).
-3. ``hash_chain`` — every entry's ``seq`` and ``hash`` (:func:`referee.logchain.first_broken_link`).
+3. ``hash_chain`` — every entry's ``seq`` and ``hash`` (:func:`referee.protocol.logchain.first_broken_link`).
 4. ``seed_commitment`` — the log ends in a ``revealed`` entry whose seed hashes to ``created``'s
    commitment.
 5. ``replay`` — :class:`referee.tournaments.log.TournamentReplayer` folds the log with the revealed
@@ -54,10 +54,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ..canonical import canonical_bytes
-from ..logchain import first_broken_link
+from ..protocol.canonical import canonical_bytes
+from ..protocol.logchain import first_broken_link
+from ..protocol.signing import public_key_b64, sign
 from ..replay import LogError, revealed_seed
-from ..signing import public_key_b64, sign
 from ..verify import (
     FAILED,
     FAILED_STATUS,
@@ -149,7 +149,7 @@ def verify_certificate(cert: Any, games: Mapping[str, Any] | None = None, refere
                        ) -> TournamentReport:
     """Run every check on a parsed certificate; never raises on a malformed one.
 
-    ``games``: the games' verification bundles by game id (``referee/bundle.py``), or None to skip the
+    ``games``: the games' verification bundles by game id (``referee/verify/bundle.py``), or None to skip the
     ``game_bundles`` check. ``referee_key``: the referee key the caller expects (base64url).
     """
     ctx = _Context(cert, games, referee_key)

@@ -1,6 +1,6 @@
 """A tournament's log and its one fold, :class:`TournamentReplayer` (CONTRACT section 10).
 
-A tournament is one hash-chained log with the entry format of a game's (``referee.logchain``: ``v``,
+A tournament is one hash-chained log with the entry format of a game's (``referee.protocol.logchain``: ``v``,
 ``type``, ``seq``, ``at``, payload, ``hash``). The fold is pure — it reads entries and, when it has it,
 the server seed; never Redis, a clock (time comes only from the entries' ``at``) or the network — so
 the service (to check an entry before appending it), the workers (projections) and the verifier
@@ -64,8 +64,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..protocol.signing import REKEY_CTX, submitted_entropy, verify
 from ..replay import LogError, Verdict, envelope_problem, public_key_ok, revealed_seed
-from ..signing import REKEY_CTX, submitted_entropy, verify
 from . import pairing as pr
 from .points import ranks_problem
 from .spec import created_problem

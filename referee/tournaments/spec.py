@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ..games import ruleset as load_ruleset
-from ..signing import load_public_key, verify
+from ..protocol.signing import load_public_key, verify
 from ..timecontrol import format_ms, parse_ms
 from . import pairing as pr
 from .points import DEFAULT_BYE_POINTS, DEFAULT_POINTS

@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..logchain import GENESIS
+from ..protocol.logchain import GENESIS
 from ..replay import Verdict
 from . import pairing as pr
 from .seed import tournament_seed

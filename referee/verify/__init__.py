@@ -11,7 +11,7 @@ The checks run in this order; each one reports ``status`` (``passed``, ``failed`
    ``ruleset`` equal to the one pinned in the ``created`` entry, ``interim`` consistent with the log.
 2. ``referee_signature`` — the referee's Ed25519 signature over the RFC 8785 bytes of the bundle without
    ``referee_sig`` (and, when the caller names the key it expects, that the bundle was signed by it).
-3. ``hash_chain`` — every entry's ``seq`` and ``hash`` (:func:`referee.logchain.first_broken_link`).
+3. ``hash_chain`` — every entry's ``seq`` and ``hash`` (:func:`referee.protocol.logchain.first_broken_link`).
 4. ``organiser_signature`` — when ``created`` names an organiser: the organiser's Ed25519 signature
    (``created.organiser_sig``) over the creation request rebuilt from ``created``
    (:func:`creation_requests`), and the game id derived from that signature. Skipped, as not applicable,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..protocol.signing import verify
 from ..replay import LogReplayer
-from ..signing import verify
 from .report import Progress
 
 

@@ -5,7 +5,7 @@ bundle carries that whole chain in order, as ``messages``: each public message (
 stored, and each private one by ``{"seq", "prev", "hash", "private": true}`` only, so that the chain still
 links and nothing of a private text leaves the referee (:func:`exported_messages`). The check, for every
 item in order: ``seq`` is its position and ``prev`` the previous item's ``hash`` (64 zeros for the first);
-for a public message also that its ``hash`` is its own (``referee.logchain``: a changed text is caught at
+for a public message also that its ``hash`` is its own (``referee.protocol.logchain``: a changed text is caught at
 its position), that it is a message of this game by one of its seats, signed by that seat's key in
 ``created``, with a text within the rules (``schemas.text.message_text_problem``), and that its
 ``log_seq`` is a log length the bundle's log reached, never lower than an earlier message's. A private
@@ -23,8 +23,8 @@ from typing import Any
 
 from schemas.text import message_text_problem
 
-from ..logchain import GENESIS, entry_hash
-from ..signing import MESSAGE_CTX
+from ..protocol.logchain import GENESIS, entry_hash
+from ..protocol.signing import MESSAGE_CTX
 from ..timecontrol import parse_ms
 from .context import Context
 from .report import FAILED, MAX_LISTED, PASSED, Check

@@ -8,9 +8,9 @@ import hashlib
 import re
 from typing import Any
 
-from ..canonical import canonical_bytes
 from ..games import Ruleset
 from ..games import ruleset as load_ruleset
+from ..protocol.canonical import canonical_bytes
 from ..replay import (
     ABORTED,
     CANCELLED,

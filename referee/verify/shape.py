@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..protocol.signing import BUNDLE_CTX
 from ..replay import seat_kind
-from ..signing import BUNDLE_CTX
 from .context import Context
 from .report import FAILED, PASSED, Check
 

@@ -10,20 +10,8 @@ import base64
 import hashlib
 from typing import Any, TypeGuard
 
-from ..logchain import GENESIS, first_broken_link
-from ..rematch import rematch_problem, rotated
-from ..replay import (
-    LogError,
-    LogReplayer,
-    abort_problem,
-    cancel_problem,
-    check_submission,
-    recover_problem,
-    rekey_problem,
-    seat_kind,
-    seated_problem,
-)
-from ..signing import (
+from ..protocol.logchain import GENESIS, first_broken_link
+from ..protocol.signing import (
     ACCEPT_CTX,
     ANSWER_CTX,
     LEAVE_CTX,
@@ -35,6 +23,18 @@ from ..signing import (
     load_public_key,
     verify,
 )
+from ..replay import (
+    LogError,
+    LogReplayer,
+    abort_problem,
+    cancel_problem,
+    check_submission,
+    recover_problem,
+    rekey_problem,
+    seat_kind,
+    seated_problem,
+)
+from ..rulings.rematch import rematch_problem, rotated
 from .context import Context
 from .report import FAILED, MAX_LISTED, PASSED, SKIPPED, Check
 
@@ -178,8 +178,8 @@ def _signed_creation(created: dict[str, Any], role: str) -> Check:
 def _rematch_creation(created: dict[str, Any]) -> Check:
     """The ``organiser_signature`` check of a rematch (CONTRACT section 14), created by the referee on a seat's signed
     ask: the ask's shape and binding to ``rematch_of.game``, the game id derived from ``rematch_of``
-    (:func:`referee.rematch.rematch_game_id`: one rematch per finished game and head), and the ask's signature by
-    a key that holds a seat of this game (a rematch keeps the finished game's keys). What the bundle alone cannot
+    (:func:`referee.rulings.rematch.rematch_game_id`: one rematch per finished game and head), and the ask's signature
+    by a key that holds a seat of this game (a rematch keeps the finished game's keys). What the bundle alone cannot
     show is that ``rematch_of`` names a finished game with that head: that is the finished game's own bundle's to
     show (:func:`check_rematch_of`)."""
     problem = rematch_problem(created)

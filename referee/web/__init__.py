@@ -59,10 +59,10 @@ from markupsafe import Markup, escape
 from redis.exceptions import RedisError
 from werkzeug.security import safe_join
 
-from ..defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
 from ..errors import ServiceError
-from ..keyfile import FORMAT_CONSTANTS
+from ..protocol.keyfile import FORMAT_CONSTANTS
 from . import compression, i18n
+from .defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
 
 
 class WebBlueprint(Blueprint):

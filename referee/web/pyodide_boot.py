@@ -3,9 +3,10 @@
 It is served as the top-level module ``pyodide_boot`` beside the engine's own files (``referee/…``, ``schemas/…``,
 ``fixtures/…``) and imports nothing of them until :func:`verify_bytes` is called. The verifier is the referee's
 own (:func:`referee.verify.verify_bundle`, exactly the code of ``referee verify``); the one thing Pyodide lacks is
-the ``cryptography`` package (a C extension), of which ``referee.signing`` uses only Ed25519. :func:`install_ed25519`
-puts in its place a module of the same names whose ``verify`` calls the page's synchronous Ed25519 check (the
-audited ``@noble/ed25519``, RFC 8032 rules), so neither the signing module nor the verifier is changed.
+the ``cryptography`` package (a C extension), of which ``referee.protocol.signing`` uses only Ed25519.
+:func:`install_ed25519` puts in its place a module of the same names whose ``verify`` calls the page's synchronous
+Ed25519 check (the audited ``@noble/ed25519``, RFC 8032 rules), so neither the signing module nor the verifier is
+changed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _CHECKED: dict[tuple[bytes, bytes, bytes], bool] = {}
 
 
 def install_ed25519(check: Check) -> None:
-    """``cryptography``'s Ed25519 names as far as ``referee.signing`` uses them, verifying through ``check``.
+    """``cryptography``'s Ed25519 names as far as ``referee.protocol.signing`` uses them, verifying through ``check``.
 
     Signing is not offered: the verifier signs nothing."""
 
@@ -94,9 +95,9 @@ def verify_bytes(data: bytes, referee_key: str | None,
     """The report of ``referee verify --json`` for the bundle ``data``, its exit status and the board replay of
     the verified log (:func:`replay_views`), as JSON text ``{"report", "exit_code", "replay"}`` (text, so that every
     ``null`` stays a ``null``: Pyodide makes ``None`` undefined)."""
-    from referee.bundle import load_bundle  # noqa: PLC0415
-    from referee.canonical import StrictJSONError  # noqa: PLC0415
+    from referee.protocol.canonical import StrictJSONError  # noqa: PLC0415
     from referee.verify import unreadable_report, verify_bundle  # noqa: PLC0415
+    from referee.verify.bundle import load_bundle  # noqa: PLC0415
 
     _CHECKED.clear()
     replay = None

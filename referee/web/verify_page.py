@@ -9,7 +9,7 @@ ruleset ``version`` the page reports is the content hash of the very files it ra
 report is the one ``referee verify --json`` prints.
 
 Only this page and its worker need WebAssembly: their answers carry the CSP of ``docs/service.md`` with
-``'wasm-unsafe-eval'`` added to ``script-src`` (:data:`referee.defences.WASM_CONTENT_SECURITY_POLICY`); every other
+``'wasm-unsafe-eval'`` added to ``script-src`` (:data:`referee.web.defences.WASM_CONTENT_SECURITY_POLICY`); every other
 answer keeps the CSP unchanged.
 
 :func:`write_static` writes the page as a folder any static server serves (``referee verify-page --out DIR``).
@@ -26,15 +26,17 @@ from typing import Any
 
 from flask import Flask, Response, abort, render_template, url_for
 
-from ..defences import WASM_CONTENT_SECURITY_POLICY
 from . import YEAR, bp, compression, i18n, vendor
+from .defences import WASM_CONTENT_SECURITY_POLICY
 
 WEB = Path(__file__).resolve().parent
 #: the verifier's modules of the referee package (relative to it), besides the games: exactly what
-#: ``referee.verify`` and ``referee.bundle.load_bundle`` import (``tests/web/test_verify_files.py`` checks it)
-_REFEREE_GLOBS = ("__init__.py", "bundle.py", "canonical.py", "clock.py", "decisions.py", "logchain.py", "rematch.py",
-                  "signing.py", "games/*.py", "games/fivetowers/*.py", "games/towerup/*.py", "replay/*.py",
-                  "timecontrol/*.py", "verify/*.py")
+#: ``referee.verify`` and ``referee.verify.bundle.load_bundle`` import (``tests/web/test_verify_files.py`` checks it)
+_REFEREE_GLOBS = ("__init__.py", "clock.py", "protocol/__init__.py", "protocol/canonical.py", "protocol/logchain.py",
+                  "protocol/signing.py", "rulings/*.py", "games/*.py", "games/fivetowers/*.py", "games/towerup/*.py",
+                  "replay/*.py", "timecontrol/*.py", "verify/*.py")
+#: matched by a glob above, but no part of the verifier (the operator's ``referee shadow-replay``)
+_LEFT_OUT = ("replay/shadow.py",)
 #: third-party pure-Python packages the verifier imports (``rfc8785``: RFC 8785 bytes). The message-text rule it
 #: shares with the API is ``schemas.text``, without marshmallow.
 _LIBRARIES = ("rfc8785",)
@@ -59,7 +61,8 @@ def engine_files() -> dict[str, Path]:
     package = Path(referee_init).resolve().parent
     for pattern in _REFEREE_GLOBS:
         for path in sorted(package.glob(pattern)):
-            files[f"referee/{path.relative_to(package).as_posix()}"] = path
+            if path.relative_to(package).as_posix() not in _LEFT_OUT:
+                files[f"referee/{path.relative_to(package).as_posix()}"] = path
     schemas_dir = Path(schemas.__file__).resolve().parent
     for name in ("__init__.py", "text.py"):
         files[f"schemas/{name}"] = schemas_dir / name

@@ -40,9 +40,9 @@ sys.path.insert(0, str(REPO / "tests" / "service"))
 
 from svc_helpers import Http, PlayedGame, accept_all, create_game, play_random, signed  # noqa: E402
 
-from referee.embedded_redis import EmbeddedRedis  # noqa: E402
 from referee.games_service.archiving import archive_game, archive_games  # noqa: E402
-from referee.signing import RESIGN_CTX  # noqa: E402
+from referee.protocol.signing import RESIGN_CTX  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis  # noqa: E402
 from referee.store import RedisStore, keys  # noqa: E402
 from referee.store.messages import messages_of  # noqa: E402
 from workers.projector import Projector  # noqa: E402

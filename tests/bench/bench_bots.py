@@ -250,8 +250,8 @@ def service_games(args: argparse.Namespace) -> dict[str, Any]:
     """A 4-seat Tower Up and a 5-seat 5 Towers game of mcts bots through ``referee serve``; bundles verified."""
     import requests
 
-    from referee.embedded_redis import free_port
-    from referee.signing import public_key_b64, read_or_create_key_file
+    from referee.protocol.signing import public_key_b64, read_or_create_key_file
+    from referee.running.embedded_redis import free_port
     from referee.verify import verify_bundle
 
     work = Path(tempfile.mkdtemp(prefix="bench-bots-"))

@@ -9,7 +9,7 @@ For each layout, one after the other in one run (so that the two are measured un
 * ``single``: as ``bench_service.py`` and ``referee serve``: the logs on one durable Redis (AOF,
   ``appendfsync always``), RQ's queue and the projections on a non-persisted one;
 * ``cluster``: ``REDIS_URL=redis+cluster://…`` naming a 3-master cluster started from the
-  ``redis-server`` binary (``referee.embedded_cluster``; AOF, ``appendfsync always`` on every node) that
+  ``redis-server`` binary (``referee.running.embedded_cluster``; AOF, ``appendfsync always`` on every node) that
   holds the logs *and* the projections, RQ's queue on a non-persisted plain Redis;
 
 both with gunicorn 2 workers × 8 threads (gthread), 2 replay workers (``referee worker``) and
@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_service import CpuMeter, _noop_client, _submit_client, closed_loop, drain, stop_children, wait_http  # noqa: E402
 
-from referee.embedded_cluster import EmbeddedCluster  # noqa: E402
-from referee.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
+from referee.running.embedded_cluster import EmbeddedCluster  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 from referee.store.cluster import connect  # noqa: E402
 
 
@@ -118,7 +118,7 @@ def run_layout(name: str, urls: tuple[str, str], redis_pids: dict[str, list[int]
     log = open(tmp / f"{name}-processes.log", "wb")  # closed below
     try:
         children.append(subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", "2",
+            [sys.executable, "-m", "gunicorn", "--config", "python:referee.running.gunicorn_conf", "--workers", "2",
              "--worker-class", "gthread", "--threads", "8",
              "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "referee.app:create_app()"],
             env=env, cwd=REPO, stdout=log, stderr=log))

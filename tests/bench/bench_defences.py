@@ -5,7 +5,7 @@
 Two apps on the same embedded Redis servers (durable log, non-persisted work), in one process, fed signed
 5 Towers moves through Flask's test client in alternating short rounds so both see the same machine load:
 
-* **on** — as deployed: the security headers on every answer (``referee.defences``), the body layer, and
+* **on** — as deployed: the security headers on every answer (``referee.web.defences``), the body layer, and
   the rate limits (Flask-Limiter counting in the work Redis; creation limits are raised so the benchmark
   itself is not refused — moves are not limited by default);
 * **off** — the same app with the headers' ``after_request`` hook removed and Flask-Limiter disabled
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_service import FlaskClient, LocalGame, alternate  # noqa: E402
 
-from referee.embedded_redis import EmbeddedRedis  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis  # noqa: E402
 
 
 def make_app(url: str, work_url: str, tmp: str, defended: bool) -> Any:

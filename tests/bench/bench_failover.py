@@ -37,8 +37,8 @@ sys.path.insert(0, str(REPO / "tests" / "service"))
 import redis  # noqa: E402
 from failover_load import Writers, first_entry, game_ids, log_key, next_entry, signature_of  # noqa: E402
 
-from referee.embedded_cluster import EmbeddedCluster  # noqa: E402
-from referee.embedded_redis import EmbeddedRedis  # noqa: E402
+from referee.running.embedded_cluster import EmbeddedCluster  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis  # noqa: E402
 from referee.store import RedisStore  # noqa: E402
 from referee.store.cluster import connect  # noqa: E402
 

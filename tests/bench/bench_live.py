@@ -4,7 +4,7 @@
         [--duration 15] [--worker-class gevent|gthread] [--tabs 12] [--rounds 5]
 
 The layout of ``referee serve``: an embedded durable Redis for the logs, an embedded one for the queue and
-projections, gunicorn started with ``--config python:referee.gunicorn_conf --workers 2`` (the worker
+projections, gunicorn started with ``--config python:referee.running.gunicorn_conf --workers 2`` (the worker
 model: gevent unless ``--worker-class`` overrides it through ``REFEREE_WORKER_CLASS``), 2 replay workers.
 A holder process opens ``--streams`` event streams (``GET /games/{id}/events``) spread over ``--games``
 games and ``--slow`` clients trickling a POST body at one byte a second, and keeps them open. Then:
@@ -61,10 +61,10 @@ from bench_service import (  # noqa: E402
 )
 from sse_helpers import SSEClient  # noqa: E402
 
-from referee.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 from referee.games import ruleset  # noqa: E402
 from referee.games.randomness import recorded_game_seed  # noqa: E402
-from referee.signing import generate_key, private_key_b64, public_key_b64  # noqa: E402
+from referee.protocol.signing import generate_key, private_key_b64, public_key_b64  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -347,7 +347,7 @@ def main() -> None:
         stop = multiprocessing.Event()
         try:
             children.append(subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", "2",
+                [sys.executable, "-m", "gunicorn", "--config", "python:referee.running.gunicorn_conf", "--workers", "2",
                  "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "referee.app:create_app()"],
                 env=env, cwd=REPO, stdout=log, stderr=log))
             for i in range(2):
@@ -359,8 +359,8 @@ def main() -> None:
             rng = random.Random(7)
             games = [LocalGame(client, rng) for _ in range(args.games)]
             print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}; gunicorn 2 workers, "
-                  f"class {args.worker_class or 'gevent (referee/gunicorn_conf.py)'}; {args.streams} streams over "
-                  f"{args.games} games, {args.slow} slow clients")
+                  f"class {args.worker_class or 'gevent (referee/running/gunicorn_conf.py)'}; "
+                  f"{args.streams} streams over {args.games} games, {args.slow} slow clients")
             ready, results = multiprocessing.Event(), multiprocessing.Queue()
             hold = multiprocessing.Process(target=holder, args=(port, [g.game_id for g in games],
                                                                (args.streams, args.slow), (ready, stop, results)))

@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "service"))
 
-from referee.embedded_redis import EmbeddedRedis  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis  # noqa: E402
 from referee.store import keys  # noqa: E402
 
 #: the model's time control: a correspondence game (``docs/scale.md``)

@@ -42,9 +42,9 @@ from standardwebhooks import Webhook  # noqa: E402
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed  # noqa: E402
 
 from referee.clock import now  # noqa: E402
-from referee.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 from referee.notify.armor import armor  # noqa: E402
-from referee.signing import generate_key, public_key_b64, sign  # noqa: E402
+from referee.protocol.signing import generate_key, public_key_b64, sign  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:

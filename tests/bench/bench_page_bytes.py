@@ -2,7 +2,7 @@
 
     .venv/bin/python tests/bench/bench_page_bytes.py [--root DIR]
 
-Serves ``referee.create_app`` (memory store, inline replays) with a started Tower Up game and a started 5 Towers
+Serves ``referee.app.create_app`` (memory store, inline replays) with a started Tower Up game and a started 5 Towers
 game, opens each game page in headless Chromium (Debian's, as the browser tests) with an empty cache, waits for the
 page to settle, then opens it again in the same browser context (a repeat visit: what the cache keeps is not asked
 again). Counts, from the DevTools protocol, every request and the bytes received for it (``encodedDataLength``:

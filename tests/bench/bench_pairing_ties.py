@@ -35,7 +35,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from tournaments.helpers import Builder, by_key_order  # noqa: E402
 
-from referee.signing import generate_key  # noqa: E402
+from referee.protocol.signing import generate_key  # noqa: E402
 from referee.tournaments import pairing, swiss  # noqa: E402
 
 

@@ -53,9 +53,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_service import FlaskClient, LocalGame  # noqa: E402
 from bench_timecontrol import write_games  # noqa: E402
 
-from referee.embedded_redis import EmbeddedRedis  # noqa: E402
 from referee.games_service.entries import make_entry  # noqa: E402
 from referee.games_service.folds import fold  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis  # noqa: E402
 from referee.store import RedisStore, keys  # noqa: E402
 from workers.projector import Projector  # noqa: E402
 

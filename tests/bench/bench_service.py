@@ -4,7 +4,7 @@
 
 Everything runs on this machine, on 127.0.0.1 only, laid out as ``referee serve`` does: an embedded
 durable Redis for the logs (AOF, appendfsync always) and an embedded non-persisted one for the RQ
-queue and the projections, gunicorn with 2 workers (the worker class of ``referee/gunicorn_conf.py``, gevent;
+queue and the projections, gunicorn with 2 workers (the worker class of ``referee/running/gunicorn_conf.py``, gevent;
 ``--worker-class gthread`` for the old layout), 2 replay workers
 (``referee worker``), and the load generator (client processes; they share the CPU with the server).
 
@@ -49,10 +49,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from referee.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 from referee.games import ruleset  # noqa: E402
 from referee.games.randomness import recorded_game_seed  # noqa: E402
-from referee.signing import MOVE_CTX, generate_key, public_key_b64, sign  # noqa: E402
+from referee.protocol.signing import MOVE_CTX, generate_key, public_key_b64, sign  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis, free_port  # noqa: E402
 
 RULESET = "fivetowers"
 PLAYERS = 2
@@ -416,7 +416,7 @@ def run_layout(args: Any, phases: set[str], observe: str) -> dict[str, Any]:
                    **_observe_env(observe, Path(tmp))}
             log = open(Path(tmp) / "processes.log", "wb")
             children.append(subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf", "--workers", "2",
+                [sys.executable, "-m", "gunicorn", "--config", "python:referee.running.gunicorn_conf", "--workers", "2",
                  *(["--worker-class", args.worker_class] if args.worker_class else []),
                  "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "referee.app:create_app()"],
                 env=env, cwd=REPO, stdout=log, stderr=log))
@@ -503,7 +503,8 @@ def main() -> None:
                              "cluster's accept ratio, by bench_scale.py and bench_cluster.py)")
     parser.add_argument("--memory-games", type=int, default=40, help="model games of the memory phase")
     parser.add_argument("--worker-class", default=None,
-                        help="gunicorn worker class (default: referee/gunicorn_conf.py's, gevent, as `referee serve`)")
+                        help="gunicorn worker class (default: referee/running/gunicorn_conf.py's, gevent, "
+                             "as `referee serve`)")
     parser.add_argument("--replay-workers", type=int, default=2, help="`referee worker` processes")
     parser.add_argument("--observe", choices=["off", "on", "both"], default="off",
                         help="metrics and JSON logs off (REFEREE_METRICS=0), on (multi-process metrics, "

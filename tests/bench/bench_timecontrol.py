@@ -62,13 +62,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_service import FlaskClient, LocalGame, alternate  # noqa: E402
 
 from referee.clock import now_ms  # noqa: E402
-from referee.embedded_redis import EmbeddedRedis  # noqa: E402
 from referee.games import ruleset  # noqa: E402
 from referee.games_service.entries import make_entry  # noqa: E402
-from referee.logchain import GENESIS  # noqa: E402
 from referee.notify.events import next_alarm  # noqa: E402
+from referee.protocol.logchain import GENESIS  # noqa: E402
+from referee.protocol.signing import generate_key, public_key_b64  # noqa: E402
 from referee.replay import LogReplayer  # noqa: E402
-from referee.signing import generate_key, public_key_b64  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis  # noqa: E402
 from referee.store import RedisStore, keys  # noqa: E402
 from referee.store.redis_store import stored_json  # noqa: E402
 from referee.timecontrol import format_ms, parse_ms, resolve  # noqa: E402

@@ -44,7 +44,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from tournaments.helpers import Builder, by_key_order  # noqa: E402
 
-from referee.signing import generate_key  # noqa: E402
+from referee.protocol.signing import generate_key  # noqa: E402
 from referee.tournaments.certificate import build_certificate, verify_certificate  # noqa: E402
 from referee.tournaments.log import replay_tournament  # noqa: E402
 

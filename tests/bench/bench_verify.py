@@ -24,9 +24,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "verification")]
 from gamelogs import make_game_log  # noqa: E402
 
 from referee import verify as verify_module  # noqa: E402
-from referee.bundle import build_bundle, load_bundle  # noqa: E402
-from referee.signing import generate_key  # noqa: E402
+from referee.protocol.signing import generate_key  # noqa: E402
 from referee.verify import verify_bundle  # noqa: E402
+from referee.verify.bundle import build_bundle, load_bundle  # noqa: E402
 
 
 def main() -> None:

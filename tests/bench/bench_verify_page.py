@@ -33,11 +33,11 @@ from gamelogs import make_game_log  # noqa: E402
 from live_server import serving  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from referee.bundle import build_bundle  # noqa: E402
-from referee.defences import security_headers  # noqa: E402
-from referee.signing import generate_key  # noqa: E402
+from referee.protocol.signing import generate_key  # noqa: E402
 from referee.verify import verify_bundle  # noqa: E402
+from referee.verify.bundle import build_bundle  # noqa: E402
 from referee.web import bp, vendor  # noqa: E402
+from referee.web.defences import security_headers  # noqa: E402
 
 GAMES = (("fivetowers", 5), ("towerup", 4))
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "tests" / "service"))
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed  # noqa: E402
 
 from referee.app import create_app  # noqa: E402
-from referee.embedded_redis import EmbeddedRedis  # noqa: E402
+from referee.running.embedded_redis import EmbeddedRedis  # noqa: E402
 from workers.projector import Projector  # noqa: E402
 
 

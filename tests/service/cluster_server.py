@@ -1,5 +1,5 @@
 """The suite's real Redis Cluster (3 masters from the ``redis-server`` binary, slots assigned by
-``referee.embedded_cluster``), started once per session on first use and stopped at exit.
+``referee.running.embedded_cluster``), started once per session on first use and stopped at exit.
 
 Test modules import the fixtures from here (``from cluster_server import cluster_url``); a module-level
 singleton keeps it to one cluster per session however many modules import them. When the cluster
@@ -11,7 +11,7 @@ import atexit
 
 import pytest
 
-from referee.embedded_cluster import EmbeddedCluster
+from referee.running.embedded_cluster import EmbeddedCluster
 from referee.store.cluster import connect
 
 _STARTED: dict[str, EmbeddedCluster | str] = {}

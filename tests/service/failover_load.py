@@ -20,7 +20,7 @@ from typing import Any
 
 from svc_helpers import Http, move_envelope, signed
 
-from referee.logchain import GENESIS, first_broken_link, seal
+from referee.protocol.logchain import GENESIS, first_broken_link, seal
 from referee.store import DuplicateSubmission, StaleAppend, StoreUnavailable, keys
 
 

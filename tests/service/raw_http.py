@@ -104,7 +104,7 @@ def request(method: str, path: str, body: bytes = b"", *, content_type: str | No
 @contextlib.contextmanager
 def gunicorn(env: dict[str, Any], log: Path, worker_args: list[str] | None = None) -> Iterator[int]:
     """A real gunicorn serving ``create_app()`` with settings ``env``; yields its port. ``worker_args``: the
-    worker model (default one gthread worker; ``["--config", "python:referee.gunicorn_conf", "--workers",
+    worker model (default one gthread worker; ``["--config", "python:referee.running.gunicorn_conf", "--workers",
     "1"]`` is the deployment's gevent model)."""
     port = free_port()
     environment = {**os.environ, "PYTHONPATH": str(REPO), **{k: str(v) for k, v in env.items()}}

@@ -9,7 +9,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from svc_helpers import Http, random_entropy
 
-from referee.signing import CANCEL_CTX, CREATE_CTX, LEAVE_CTX, SEAT_CTX, generate_key, public_key_b64, sign
+from referee.protocol.signing import CANCEL_CTX, CREATE_CTX, LEAVE_CTX, SEAT_CTX, generate_key, public_key_b64, sign
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.diskspace import free_bytes
+from referee.host.diskspace import free_bytes
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from referee.games import ruleset
 from referee.games.randomness import derive_game_seed, recorded_game_seed
-from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, sign
+from referee.protocol.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, sign
 
 REPO = str(Path(__file__).resolve().parents[2])
 
@@ -100,7 +100,7 @@ def create_game(http: Http, ruleset_name: str, players: int, keys: list[Ed25519P
 def create_organised_game(http: Http, ruleset_name: str, organiser: Ed25519PrivateKey,
                           keys: list[Ed25519PrivateKey]) -> PlayedGame:
     """A game created by ``organiser``'s signed request (``organiser: {key, sig}`` over ``referee/create``)."""
-    from referee.signing import sign
+    from referee.protocol.signing import sign
 
     spec = {"ruleset": ruleset_name,
             "seats": [{"name": f"p{i}", "key": public_key_b64(k)} for i, k in enumerate(keys)]}

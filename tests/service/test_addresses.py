@@ -10,7 +10,7 @@ import pytest
 
 from referee.clock import now
 from referee.notify import targets
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 
 CARRYING_LOOPBACK = ["2002:7f00:1::", "::127.0.0.1", "64:ff9b::7f00:1"]
 
@@ -79,7 +79,7 @@ def test_gunicorn_believes_a_trusted_proxy_connecting_ipv4_mapped(monkeypatch):
     import importlib
     import ipaddress
 
-    import referee.gunicorn_conf as conf
+    import referee.running.gunicorn_conf as conf
 
     monkeypatch.setenv("REFEREE_TRUSTED_PROXIES", "10.1.0.0/16")
     allowed = [ipaddress.ip_network(item) for item in importlib.reload(conf).forwarded_allow_ips.split(",")]

@@ -10,7 +10,7 @@ from svc_helpers import Http
 
 from referee.config import ConfigError, load_config
 from referee.games import names, ruleset
-from referee.signing import public_key_b64
+from referee.protocol.signing import public_key_b64
 from referee.store import GameNotFound
 
 

@@ -14,7 +14,7 @@ from test_messages import say
 
 from referee.clock import now
 from referee.games_service.archiving import archive_game, document_of
-from referee.signing import MUTE_CTX
+from referee.protocol.signing import MUTE_CTX
 from referee.store import GameExists
 from referee.store.archive import DirectoryArchive
 from referee.store.messages import messages_of
@@ -190,7 +190,7 @@ def test_the_command_dry_run_changes_nothing_then_archives(app, http, run_worker
 _DIES_AFTER_THE_FILE = """
 import os, signal, sys
 from referee.games_service.archiving import archive_game
-from referee.signing import read_or_create_key_file
+from referee.protocol.signing import read_or_create_key_file
 from referee.store import RedisStore
 from referee.store.archive import DirectoryArchive
 from referee.store.messages import messages_of
@@ -255,7 +255,7 @@ def test_the_replay_workers_archive_by_themselves(app, http, run_worker, spawn_w
 def test_an_archived_game_stays_in_its_players_games(app, http, run_worker):
     """``GET /players/{key}/games`` (a player's home) answers the same for a game before and after it is archived:
     its projection, first and last entries come from the archived document once its keys are gone."""
-    from referee.signing import public_key_b64
+    from referee.protocol.signing import public_key_b64
 
     game = _finished(http, run_worker, "fivetowers", 2, seed=5)
     store, messages, archive, key = _archive(app)
@@ -270,7 +270,7 @@ def test_an_archived_game_stays_in_its_players_games(app, http, run_worker):
 
 def _resigned(http, keys=None):
     """A towerup game of 2 seats, accepted and resigned at once (finished, the seed revealed)."""
-    from referee.signing import RESIGN_CTX
+    from referee.protocol.signing import RESIGN_CTX
 
     game = create_game(http, "towerup", 2, keys=keys)
     accept_all(http, game)
@@ -285,7 +285,7 @@ def test_the_lobby_and_a_players_games_page_the_same_and_nothing_of_an_archived_
         app, http, run_worker):
     """The lobby's and a player's rows of an archived game leave Redis (``referee:games``, ``player:{<key>}:games``)
     for the archive's index, and every page answers the same: archived games keep their place among live ones."""
-    from referee.signing import generate_key, public_key_b64
+    from referee.protocol.signing import generate_key, public_key_b64
     from referee.store import keys as store_keys
 
     alice = generate_key()

@@ -15,7 +15,7 @@ from test_archive import READS, _resigned, _same_reads
 from test_cluster_end_to_end import cluster_app, cluster_worker  # noqa: F401 - fixtures
 
 from referee.games_service.archiving import archive_game
-from referee.signing import public_key_b64
+from referee.protocol.signing import public_key_b64
 from referee.store import keys
 from referee.store.messages import messages_of
 from referee.verify import verify_bundle

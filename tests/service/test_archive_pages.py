@@ -14,7 +14,7 @@ from test_archive import _archive, _finished, _game_keys, _reads, _same_reads
 
 from referee.clock import now
 from referee.games_service.archiving import archive_game
-from referee.signing import MESSAGES_READ_CTX, public_key_b64, sign
+from referee.protocol.signing import MESSAGES_READ_CTX, public_key_b64, sign
 
 
 def _stream(client, path: str, last_event_id: str | None = None) -> bytes:

@@ -20,9 +20,9 @@ import requests
 from ports import free_port
 from svc_helpers import REPO, Http, accept_all, create_game, play_random, wait_until
 
-from referee.backup import ARCHIVE_PREFIX, RDB_MEMBER, BackupError, _write_tar, sync_snapshot, write_backup
-from referee.embedded_redis import EmbeddedRedis
-from referee.signing import public_key_b64, read_or_create_key_file
+from referee.protocol.signing import public_key_b64, read_or_create_key_file
+from referee.running.backup import ARCHIVE_PREFIX, RDB_MEMBER, BackupError, _write_tar, sync_snapshot, write_backup
+from referee.running.embedded_redis import EmbeddedRedis
 from referee.store.archive import ARCHIVE_FORMAT, DirectoryArchive
 from referee.verify import verify_bundle
 

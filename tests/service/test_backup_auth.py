@@ -20,9 +20,9 @@ import redis
 from ports import free_port
 from svc_helpers import REPO
 
-from referee.backup import KEY_MEMBER, MANIFEST, write_backup
-from referee.embedded_redis import EmbeddedRedis
-from referee.signing import generate_key, private_key_b64, public_key_b64, read_or_create_key_file, sign
+from referee.protocol.signing import generate_key, private_key_b64, public_key_b64, read_or_create_key_file, sign
+from referee.running.backup import KEY_MEMBER, MANIFEST, write_backup
+from referee.running.embedded_redis import EmbeddedRedis
 
 _UNSET = ("REDIS_URL", "REFEREE_WORK_REDIS_URL", "REFEREE_REDIS_PASSWORD_FILE", "REFEREE_KEY_FILE",
           "REFEREE_ARCHIVE_DIR", "REFEREE_VAR", "REFEREE_RESTORE_KEY")

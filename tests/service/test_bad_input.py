@@ -9,7 +9,7 @@ import pytest
 from ports import free_port
 from svc_helpers import Http, accept_all, create_game, move_envelope, random_entropy, signed
 
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 
 
 @pytest.fixture

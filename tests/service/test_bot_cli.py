@@ -167,7 +167,7 @@ def test_a_bot_waits_for_an_unreachable_referee(tmp_path):
 def test_bot_answers_offers_by_its_policy(server, tmp_path):
     """Take-backs are declined; a draw is declined by a bot that is not behind (at the start, level)."""
     from referee.cli.client import load_key
-    from referee.signing import OFFER_CTX, sign
+    from referee.protocol.signing import OFFER_CTX, sign
 
     keys = _keys(tmp_path)
     game_id = _create(server, "fivetowers", keys)

@@ -8,7 +8,7 @@ import random
 
 from svc_helpers import PlayedGame, accept_all, create_game, play_random
 
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 from referee.verify import verify_bundle
 
 

@@ -8,8 +8,8 @@ import json
 from click.testing import CliRunner
 
 from referee.cli import main as cli
-from referee.keyfile import decrypt_key, encrypt_key
-from referee.signing import generate_key, private_key_b64, public_key_b64
+from referee.protocol.keyfile import decrypt_key, encrypt_key
+from referee.protocol.signing import generate_key, private_key_b64, public_key_b64
 
 
 def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> tuple[int, str]:

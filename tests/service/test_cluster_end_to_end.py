@@ -34,7 +34,7 @@ from svc_helpers import (
 
 from referee.app import create_app
 from referee.games_service import fold, projection_of
-from referee.logchain import first_broken_link
+from referee.protocol.logchain import first_broken_link
 from referee.store import keys
 from referee.verify import verify_bundle
 from workers import jobs
@@ -182,7 +182,7 @@ def test_contacts_outbox_and_webhooks_on_the_cluster(monkeypatch, cluster_url, r
     from standardwebhooks import Webhook
 
     from referee.clock import now
-    from referee.signing import generate_key, public_key_b64, sign
+    from referee.protocol.signing import generate_key, public_key_b64, sign
     from workers import deliveries
 
     def signed_contact(key, ctx="referee/contact", **fields):

@@ -10,9 +10,9 @@ import zlib
 import pytest
 import redis as redis_lib
 
-from referee.embedded_redis import HASH_MAX_ZIPLIST_VALUE
-from referee.logchain import GENESIS, first_broken_link, seal
-from referee.signing import generate_key, sign
+from referee.protocol.logchain import GENESIS, first_broken_link, seal
+from referee.protocol.signing import generate_key, sign
+from referee.running.embedded_redis import HASH_MAX_ZIPLIST_VALUE
 from referee.store import DuplicateSubmission, RedisStore, codec, keys
 from referee.store.redis_store import WAIT_STREAM_TTL
 

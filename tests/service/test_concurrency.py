@@ -9,7 +9,7 @@ import pytest
 import requests
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
-from referee.logchain import first_broken_link
+from referee.protocol.logchain import first_broken_link
 
 THREADS = 20
 

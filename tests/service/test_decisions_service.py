@@ -1,4 +1,4 @@
-"""The players' own decisions through the HTTP API on real Redis (CONTRACT section 12, ``referee.decisions``):
+"""The players' own decisions through the HTTP API on real Redis (CONTRACT section 12, ``referee.rulings.decisions``):
 resignations (DC-R1–R3), offers and answers (DC-O1, DC-O2, DC-D1, DC-E1, DC-A1, DC-T1, DC-T2), the bundle
 that verifies afterwards, a tournament game's resignation counted as a loss, and the decisions around time
 control (issue 37, item 10: an offer lapses at a timeout's default move; an agreed take-back recounts the seats
@@ -13,7 +13,7 @@ from freezegun import freeze_time
 from svc_helpers import accept_all, create_game, move_envelope, play_random, signed
 from tournament_helpers import Players, join_all, start_game, tournament_state
 
-from referee.signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX, public_key_b64
+from referee.protocol.signing import ANSWER_CTX, OFFER_CTX, RESIGN_CTX, public_key_b64
 from referee.verify import verify_bundle
 from workers.deadlines import DeadlineScheduler
 
@@ -345,8 +345,8 @@ def test_dc_t1_a_five_towers_bid_can_be_taken_back(http):
 
 # -- the verifier: a forged agreement fails at its position --------------------------------------------
 def test_a_forged_agreement_fails_verification_at_its_position(app, http, store):
-    from referee.bundle import build_bundle
-    from referee.logchain import seal
+    from referee.protocol.logchain import seal
+    from referee.verify.bundle import build_bundle
 
     game = started(http, "fivetowers", 3)
     play_random(http, game, random.Random(11), max_moves=3)
@@ -367,8 +367,8 @@ def test_a_forged_agreement_fails_verification_at_its_position(app, http, store)
 
 
 def test_a_resignation_signed_by_another_seat_fails_verification_at_its_position(app, http, store):
-    from referee.bundle import build_bundle
-    from referee.logchain import seal
+    from referee.protocol.logchain import seal
+    from referee.verify.bundle import build_bundle
 
     game = started(http, "fivetowers", 2)
     play_random(http, game, random.Random(12), max_moves=2)

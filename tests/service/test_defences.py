@@ -19,7 +19,7 @@ from ports import free_port
 from svc_helpers import stop_process
 
 from referee.config import ConfigError, load_config, with_password
-from referee.defences import CONTENT_SECURITY_POLICY
+from referee.web.defences import CONTENT_SECURITY_POLICY
 
 REPO = str(Path(__file__).resolve().parents[2])
 PLACEHOLDERS = {"filename": "style.css", "game_id": "placeholder-game", "name": "fivetowers", "position": 0}
@@ -125,7 +125,7 @@ def test_links_take_their_prefix_from_the_public_url(make_app):
     # the import map, under the prefix too
     assert '"/club/play/static/shared/keys.js":"/club/play/static/shared/keys.' in page
     with app.test_request_context("/", headers={"Host": "evil.example"}):
-        from referee.defences import public_url
+        from referee.web.defences import public_url
 
         assert public_url("/play/games/abc") == "https://referee.example/club/play/games/abc"
 
@@ -158,14 +158,14 @@ def test_the_settings_are_checked():
 
 @pytest.fixture
 def gunicorn_url(redis_url, tmp_path):
-    """A real gunicorn with the deployment's config (``referee/gunicorn_conf.py``), on a free port."""
+    """A real gunicorn with the deployment's config (``referee/running/gunicorn_conf.py``), on a free port."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": REPO, "REDIS_URL": redis_url, "REFEREE_VAR": str(tmp_path / "var"),
            "REFEREE_DISPATCH": "none"}
     env.pop("FORWARDED_ALLOW_IPS", None)
     env.pop("REFEREE_TRUSTED_PROXIES", None)
     log = open(tmp_path / "gunicorn.log", "wb")
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf",
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "python:referee.running.gunicorn_conf",
                                 "--workers", "1", "--worker-class", "gthread", "--threads", "2",
                                 "--bind", f"127.0.0.1:{port}", "referee.app:create_app()"],
                                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)

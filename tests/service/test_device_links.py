@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from referee.cli import main as cli
 from referee.cli.keys import parse_link
-from referee.keyfile import open_device_box, seal_device_box
-from referee.signing import b64url_decode, b64url_encode, generate_key, private_key_b64, public_key_b64
+from referee.protocol.keyfile import open_device_box, seal_device_box
+from referee.protocol.signing import b64url_decode, b64url_encode, generate_key, private_key_b64, public_key_b64
 
 
 def _box(size: int = 100) -> str:

@@ -1,5 +1,5 @@
 """``GET /games/{id}/events`` (CONTRACT section 9) against real servers: the app served by werkzeug on
-real sockets, and gunicorn started with the deployment's worker model (``referee/gunicorn_conf.py``)."""
+real sockets, and gunicorn started with the deployment's worker model (``referee/running/gunicorn_conf.py``)."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_the_lobby_stream_notices_new_entries_of_the_games_it_follows(server):
 
 @pytest.fixture
 def gunicorn_server(redis_url, tmp_path):
-    """gunicorn as ``referee serve`` and the Procfile start it (``--config python:referee.gunicorn_conf``); its
+    """gunicorn as ``referee serve`` and the Procfile start it (``--config python:referee.running.gunicorn_conf``); its
     300 streams stand for 300 clients, all from 127.0.0.1 here: no cap of streams per client."""
     with gunicorn(redis_url, tmp_path, REFEREE_MAX_STREAMS_PER_CLIENT="0") as url:
         yield url
@@ -157,7 +157,7 @@ def gunicorn(redis_url, tmp_path, **settings: str):
     env = {**os.environ, "REDIS_URL": redis_url, "REFEREE_VAR": str(tmp_path / "var"),
            "REFEREE_QUEUE": f"test-{uuid.uuid4().hex[:8]}", "REFEREE_SSE_HEARTBEAT": "2", **settings}
     log = (tmp_path / "gunicorn.log").open("wb")
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "python:referee.gunicorn_conf",
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "python:referee.running.gunicorn_conf",
                                 "--workers", "2", "--bind", f"127.0.0.1:{port}", "referee.app:create_app()"],
                                cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

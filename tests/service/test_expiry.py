@@ -7,9 +7,9 @@ from __future__ import annotations
 from freezegun import freeze_time
 from svc_helpers import Http, create_game, signed
 
-from referee.bundle import build_bundle
-from referee.signing import ACCEPT_CTX, b64url_encode
+from referee.protocol.signing import ACCEPT_CTX, b64url_encode
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle
 from workers.deadlines import DeadlineScheduler
 
 

@@ -26,8 +26,8 @@ from ports import free_port
 from svc_helpers import Http, accept_all, create_game
 
 from referee.app import create_app
-from referee.embedded_cluster import EmbeddedCluster
-from referee.embedded_redis import EmbeddedRedis
+from referee.running.embedded_cluster import EmbeddedCluster
+from referee.running.embedded_redis import EmbeddedRedis
 from referee.store import RedisStore
 from referee.store.cluster import connect
 from referee.store.redis_store import NotReplicated

@@ -25,16 +25,16 @@ from small_disk import fill, mounted
 from svc_helpers import Http, accept_all, create_game, move_envelope, play_random, signed, wait_until
 from test_serve_supervision import Serve, alive
 
-from referee import backup as backup_module
-from referee.backup import BackupError, restore_backup, write_backup
 from referee.cli.backup import backup
 from referee.config import with_password
-from referee.diskspace import LogDisk
-from referee.embedded_redis import EmbeddedRedis
 from referee.error_texts import DISK_FULL
 from referee.games_service.archiving import archive_game
+from referee.host.diskspace import LogDisk
 from referee.i18n import gettext
-from referee.signing import public_key_b64, read_or_create_key_file
+from referee.protocol.signing import public_key_b64, read_or_create_key_file
+from referee.running import backup as backup_module
+from referee.running.backup import BackupError, restore_backup, write_backup
+from referee.running.embedded_redis import EmbeddedRedis
 from referee.store import keys
 from referee.store.messages import messages_of
 from referee.verify import verify_bundle

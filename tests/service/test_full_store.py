@@ -9,7 +9,7 @@ from ports import free_port
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
 from referee.app import create_app
-from referee.embedded_redis import EmbeddedRedis
+from referee.running.embedded_redis import EmbeddedRedis
 
 
 def test_a_full_log_redis_answers_503_and_loses_nothing(tmp_path):

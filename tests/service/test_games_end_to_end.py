@@ -10,8 +10,8 @@ from svc_helpers import accept_all, create_game, play_random, revealed_seed, wit
 
 from referee.games import ruleset
 from referee.games_service import fold, projection_of
-from referee.logchain import first_broken_link
-from referee.signing import verify
+from referee.protocol.logchain import first_broken_link
+from referee.protocol.signing import verify
 
 GAMES = [("fivetowers", 2), ("fivetowers", 3), ("fivetowers", 5), ("towerup", 2), ("towerup", 3), ("towerup", 4)]
 

@@ -1,4 +1,4 @@
-"""``referee.runtime.settle_heap`` (issue 13: the tail of the latency was full garbage collections walking
+"""``referee.host.runtime.settle_heap`` (issue 13: the tail of the latency was full garbage collections walking
 the ~110,000 objects of start-up): run where the long-lived processes run it, in a process of its own
 (freezing this test process's objects would change the suite's own collections)."""
 
@@ -11,8 +11,8 @@ from svc_helpers import REPO
 
 CHECK = """
 import gc, sys
-from referee.runtime import settle_heap
-import referee.gunicorn_conf as conf
+from referee.host.runtime import settle_heap
+import referee.running.gunicorn_conf as conf
 frozen = settle_heap()
 print(frozen, gc.get_freeze_count(), 'referee.games.fivetowers.game' in sys.modules,
       'referee.games.towerup.game' in sys.modules, callable(conf.post_worker_init))

@@ -15,7 +15,7 @@ import requests
 from svc_helpers import move_envelope, signed, wait_until
 from test_serve_supervision import Serve
 
-from referee.signing import ACCEPT_CTX, b64url_encode, generate_key, public_key_b64
+from referee.protocol.signing import ACCEPT_CTX, b64url_encode, generate_key, public_key_b64
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from tournament_helpers import Players, join_envelope
 from referee.clock import now
 from referee.i18n import SUPPORTED, TRANSLATIONS, env_language, extract, negotiate
 from referee.notify.armor import armor
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 from workers import deliveries
 
 
@@ -285,7 +285,7 @@ def test_the_cli_speaks_german_by_lang_and_passes_its_language_to_the_server(app
     assert code != 0 and "existe ; une clé n'est jamais écrasée" in output
     http = Http(app.test_client())
     other = generate_key()
-    from referee.signing import read_or_create_key_file
+    from referee.protocol.signing import read_or_create_key_file
 
     game = create_game(http, "fivetowers", 2, keys=[read_or_create_key_file(str(key)), other])
     accept_all(http, game)

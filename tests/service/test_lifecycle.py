@@ -19,7 +19,7 @@ from svc_helpers import (
 )
 
 from referee.games_service import ABORT_CTX
-from referee.logchain import first_broken_link
+from referee.protocol.logchain import first_broken_link
 
 
 def test_server_time_is_written_into_every_entry(http, store):
@@ -96,7 +96,7 @@ def abort_body(game_id, seq, head, key):
 def test_abort_reveals_the_seed(http, store, run_worker):
     game = create_game(http, "fivetowers", 2)
     _status, state = http.get(f"/games/{game.game_id}")
-    from referee.signing import generate_key
+    from referee.protocol.signing import generate_key
 
     status, body = http.post(f"/games/{game.game_id}/abort",
                              abort_body(game.game_id, state["seq"], state["head"], generate_key()))
@@ -154,9 +154,9 @@ def test_a_lone_seat_cannot_abort_a_game_under_way_and_a_log_that_holds_one_fail
     """Issue 37, item 1: a seat's signed abort is for a game that has not started (docs/service.md, "Aborting");
     once both seats have moved, an abort needs the other's agreement (an offer, DC-A1). The service refuses the
     lone abort, and a log into which one was written anyway fails the fold and the verifier at its position."""
-    from referee.bundle import build_bundle
     from referee.games_service.entries import make_entry
     from referee.verify import verify_bundle
+    from referee.verify.bundle import build_bundle
 
     game = create_game(http, "fivetowers", 2)
     accept_all(http, game)
@@ -183,9 +183,9 @@ def test_an_organiser_aborts_a_game_under_way_and_it_verifies(app, http, store):
     """What the signed abort is for stays: an organiser's abort of a game under way (a club's director)."""
     from svc_helpers import create_organised_game
 
-    from referee.bundle import build_bundle
-    from referee.signing import generate_key, public_key_b64
+    from referee.protocol.signing import generate_key, public_key_b64
     from referee.verify import verify_bundle
+    from referee.verify.bundle import build_bundle
 
     organiser = generate_key()
     game = create_organised_game(http, "fivetowers", organiser, [generate_key(), generate_key()])

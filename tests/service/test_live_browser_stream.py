@@ -8,7 +8,7 @@ from sse_helpers import SSEClient
 from svc_helpers import Http, accept_all, create_game
 
 from referee.api.events import open_streams
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 
 
 def test_one_stream_follows_every_game_of_a_key_named_games_and_the_lobby(app, server, store):

@@ -210,7 +210,7 @@ def test_an_unconfirmed_address_gets_at_most_five_replies_an_hour(gateway):
 
 def test_a_reply_to_the_confirmation_mail_through_the_gateway_confirms_the_address(gateway):
     from referee.clock import now
-    from referee.signing import generate_key, public_key_b64, sign
+    from referee.protocol.signing import generate_key, public_key_b64, sign
 
     app, port, sink, run = gateway
     key = generate_key()

@@ -12,7 +12,7 @@ from test_mail_gateway import gateway, replies, send  # noqa: F401 - the fixture
 
 from referee.clock import now
 from referee.notify.armor import armor
-from referee.signing import ACCEPT_CTX, MESSAGE_CTX, b64url_encode
+from referee.protocol.signing import ACCEPT_CTX, MESSAGE_CTX, b64url_encode
 from referee.store import keys as store_keys
 from referee.store.messages import messages_of
 from workers import deliveries, mailjobs
@@ -201,7 +201,7 @@ def test_the_mail_gateway_spends_the_same_per_key_budget_as_http(make_app):
     """``spend`` counts under the scope Flask-Limiter gives ``POST /games/{id}/messages``: what a seat sent by mail
     counts against what it may still send by HTTP (and the other way round)."""
     from referee.messages.limits import MESSAGES_PER_KEY_SCOPE, spend
-    from referee.signing import public_key_b64
+    from referee.protocol.signing import public_key_b64
 
     app = make_app(REFEREE_RATE_MESSAGES="3 per minute")
     http = Http(app.test_client())

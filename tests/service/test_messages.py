@@ -12,8 +12,16 @@ import pytest
 from svc_helpers import accept_all, create_game, move_envelope, signed
 
 from referee.clock import now
-from referee.logchain import GENESIS, first_broken_link
-from referee.signing import MESSAGE_CTX, MESSAGE_RECEIPT_CTX, MESSAGES_READ_CTX, MUTE_CTX, public_key_b64, sign, verify
+from referee.protocol.logchain import GENESIS, first_broken_link
+from referee.protocol.signing import (
+    MESSAGE_CTX,
+    MESSAGE_RECEIPT_CTX,
+    MESSAGES_READ_CTX,
+    MUTE_CTX,
+    public_key_b64,
+    sign,
+    verify,
+)
 from referee.store.messages import messages_of
 from referee.verify import verify_bundle
 
@@ -185,7 +193,7 @@ def test_refusals_name_the_problem(http, game, store):
 
 
 def test_the_bundle_carries_the_public_messages_and_the_verifier_catches_a_changed_one(http, game, app):
-    from referee.bundle import sign_bundle
+    from referee.verify.bundle import sign_bundle
 
     for seat, text, to in ((0, "first", None), (1, "secret", [2]), (2, "third", None), (0, "fourth", None)):
         assert http.post(f"/games/{game.game_id}/messages", say(game, seat, text, to))[0] == 201
@@ -207,7 +215,7 @@ def test_the_bundle_carries_the_public_messages_and_the_verifier_catches_a_chang
     assert check.status == "failed" and check.position == 2, check
 
     rehashed = copy.deepcopy(bundle)  # the text changed and the hash recomputed: the next message's prev breaks
-    from referee.logchain import seal
+    from referee.protocol.logchain import seal
 
     rehashed["messages"][2]["submission"]["envelope"]["text"] = "thirst"
     rehashed["messages"][2] = seal(rehashed["messages"][2], rehashed["messages"][2]["prev"])
@@ -274,7 +282,7 @@ def test_a_game_with_an_open_seat_has_messages_and_its_joiner_sends_them(http):
     messages are read (no 500), after it the joiner sends and reads a private message with the key that took it."""
     from seat_helpers import create_open_game, take
 
-    from referee.signing import generate_key
+    from referee.protocol.signing import generate_key
 
     opened = create_open_game(http, "fivetowers", ["key", "invite"])
     assert http.get(f"/games/{opened.game_id}/messages")[0] == 200

@@ -13,7 +13,7 @@ from ports import free_port
 from svc_helpers import Http, accept_all, create_game, move_envelope, signed
 
 from referee.config import ConfigError, load_config
-from referee.embedded_redis import EmbeddedRedis
+from referee.running.embedded_redis import EmbeddedRedis
 from referee.store import DuplicateSubmission, RedisStore
 from referee.store.redis_store import REPLICA_TIMEOUT_MS, NotReplicated
 
@@ -106,7 +106,7 @@ def test_no_replica_in_time_is_a_503_and_the_same_request_again_a_duplicate(make
 
 
 def game_key(game, seat: int) -> str:
-    from referee.signing import public_key_b64
+    from referee.protocol.signing import public_key_b64
 
     return public_key_b64(game.keys[seat])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 
 
 def body_with(*names: str) -> dict:

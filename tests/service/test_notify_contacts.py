@@ -14,7 +14,7 @@ from standardwebhooks import Webhook
 from svc_helpers import accept_all, create_game, play_random
 
 from referee.clock import now
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 from referee.store import keys as store_keys
 from workers import deliveries
 

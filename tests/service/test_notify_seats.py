@@ -13,7 +13,7 @@ from standardwebhooks import Webhook
 from svc_helpers import Http
 from test_notify_contacts import deliver_all, napp, notify_env, signed_contact  # noqa: F401 (fixtures)
 
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 
 
 def test_the_creator_hears_by_mail_and_webhook_when_the_last_seat_is_taken(napp, notify_env, redis_url,  # noqa: F811

@@ -20,7 +20,7 @@ from standardwebhooks import Webhook
 from test_notify_contacts import notify_env, signed_contact, signed_query  # noqa: F401 - notify_env: a fixture
 
 from referee.notify import targets
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 from workers import deliveries
 
 CATEGORIES = {targets.REFUSED, targets.NOT_RESOLVED, targets.CONNECTION_FAILED, targets.TIMED_OUT,

@@ -8,7 +8,7 @@ from seat_helpers import cancel, create_open_game, leave, take
 from test_observability import metrics_of, value
 
 from referee.games_service.players import rebuild_player_index
-from referee.signing import CREATE_CTX, generate_key, public_key_b64, sign
+from referee.protocol.signing import CREATE_CTX, generate_key, public_key_b64, sign
 from referee.store import keys
 
 
@@ -50,7 +50,7 @@ def test_a_key_that_leaves_its_seat_leaves_the_players_index_and_a_rebuild_lists
 
 def test_the_holder_of_an_open_seat_posts_and_reads_messages(http):
     from referee.clock import now
-    from referee.signing import MESSAGE_CTX
+    from referee.protocol.signing import MESSAGE_CTX
 
     game = create_open_game(http, "fivetowers", ["key", "open"])
     assert http.get(f"/games/{game.game_id}/messages")[0] == 200  # a seat without a key in created: no 500
@@ -75,7 +75,7 @@ def test_the_holder_of_an_open_seat_posts_and_reads_messages(http):
     assert messages_check(bundle).status == "passed"  # the message is checked against the key that held seat 1
     forged = {**bundle, "messages": [{**bundle["messages"][0]}]}
     forged["messages"][0]["log_seq"] = 1  # when nobody held seat 1: its signature is nobody's there
-    from referee.logchain import entry_hash
+    from referee.protocol.logchain import entry_hash
 
     forged["messages"][0]["hash"] = entry_hash(forged["messages"][0]["prev"],
                                                {k: v for k, v in forged["messages"][0].items() if k != "hash"})

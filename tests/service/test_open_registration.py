@@ -16,8 +16,8 @@ from tournament_helpers import Players, join_envelope, play_round, tournament_st
 
 from referee.cli.verification import verify_tournament_command
 from referee.games_service.players import rebuild_tournament_index
-from referee.logchain import seal
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.logchain import seal
+from referee.protocol.signing import generate_key, public_key_b64, sign
 from referee.store.keys import TOURNAMENT_TIMER, player_tournaments_key
 from referee.timecontrol import parse_ms
 from workers.deadlines import DeadlineScheduler

@@ -14,8 +14,8 @@ from seat_helpers import cancel, create_open_game, leave, take, take_body, tip
 from svc_helpers import Http, PlayedGame, accept_all, create_game, move_envelope, play_random, signed
 from test_concurrency import race
 
-from referee.logchain import first_broken_link
-from referee.signing import ACCEPT_CTX, generate_key, public_key_b64, sign
+from referee.protocol.logchain import first_broken_link
+from referee.protocol.signing import ACCEPT_CTX, generate_key, public_key_b64, sign
 from referee.verify import verify_bundle
 
 

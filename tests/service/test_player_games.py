@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from svc_helpers import create_game
 
 from referee.cli import main as cli
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 from referee.store import keys as store_keys
 from referee.timecontrol.times import parse_ms
 
@@ -161,7 +161,7 @@ def test_a_pending_offer_and_the_last_entrys_time_come_from_the_game(http, store
 
     from svc_helpers import accept_all, signed
 
-    from referee.signing import OFFER_CTX
+    from referee.protocol.signing import OFFER_CTX
 
     game = create_game(http, "fivetowers", 2)
     accept_all(http, game, random.Random(0))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from svc_helpers import Http
 
 from referee.clock import now
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 
 
 def _spec(n: int) -> dict:
@@ -72,7 +72,7 @@ STRANGER = {"REMOTE_ADDR": "192.0.2.66"}
 def test_unsigned_messages_naming_a_seat_do_not_silence_it(make_app):
     from svc_helpers import accept_all, create_game, signed
 
-    from referee.signing import MESSAGE_CTX
+    from referee.protocol.signing import MESSAGE_CTX
 
     app = make_app(REFEREE_RATE_MESSAGES="3 per minute")
     client = app.test_client()

@@ -17,7 +17,7 @@ from svc_helpers import Http, play_random
 from tournament_helpers import Players, join, start_game, tournament_state, withdraw
 
 from referee.cli import main as cli
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 from referee.store.keys import RATINGS, RATINGS_CHANGES
 
 

@@ -25,7 +25,7 @@ from rq.worker import SimpleWorker
 from svc_helpers import Http, accept_all, create_game
 
 from referee.config import load_config
-from referee.embedded_redis import EmbeddedRedis
+from referee.running.embedded_redis import EmbeddedRedis
 from workers import jobs
 from workers.allowlist import RefereeSimpleWorker, refusal
 from workers.queue import REPLAY_JOB, enqueue_replay

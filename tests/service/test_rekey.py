@@ -11,11 +11,11 @@ from typing import Any
 from freezegun import freeze_time
 from svc_helpers import accept_all, create_game, move_envelope, signed
 
-from referee.bundle import build_bundle
-from referee.logchain import GENESIS, seal
+from referee.protocol.logchain import GENESIS, seal
+from referee.protocol.signing import ANSWER_CTX, RESIGN_CTX, generate_key, public_key_b64, sign, verify
 from referee.replay import RECOVER_CTX, REKEY_CTX
-from referee.signing import ANSWER_CTX, RESIGN_CTX, generate_key, public_key_b64, sign, verify
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle
 from workers.deadlines import DeadlineScheduler
 
 
@@ -284,7 +284,7 @@ def test_the_cli_moves_every_seat_of_a_key_and_recovers_and_answers(server, tmp_
     ``referee recover`` asks for a seat, ``referee answer`` (no position: the one pending recovery) declines it."""
     from svc_helpers import Http, run_cli
 
-    from referee.keyfile import read_key_text
+    from referee.protocol.keyfile import read_key_text
 
     http = Http(__import__("requests").Session(), server)
     paths = {name: tmp_path / f"{name}.key" for name in ("alice", "bob", "alice2", "carol")}
@@ -317,7 +317,7 @@ def test_the_cli_moves_every_seat_of_a_key_and_recovers_and_answers(server, tmp_
 
 def test_rk_r3_a_message_of_the_old_key_ends_the_recovery_and_the_bundle_holds_it_to_the_message(app, http, store):
     from referee.clock import now
-    from referee.signing import MESSAGE_CTX
+    from referee.protocol.signing import MESSAGE_CTX
 
     game = _started(http)
     status, receipt = recover(http, game, 0, generate_key())
@@ -377,7 +377,7 @@ def test_rk_r2_a_tournament_games_organiser_accepts_a_recovery_for_the_other_sea
 def test_rk_r1_a_seat_on_vacation_is_asked_no_earlier_than_its_vacations_end_plus_the_wait(make_app):
     from svc_helpers import Http
 
-    from referee.signing import VACATION_CTX
+    from referee.protocol.signing import VACATION_CTX
 
     app = make_app(REFEREE_RECOVERY_WAIT=3600)
     http = Http(app.test_client())

@@ -11,8 +11,8 @@ from test_archive import _resigned
 from test_concurrency import race
 
 from referee.clock import now
-from referee.rematch import REMATCH_CTX, rematch_game_id
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
+from referee.rulings.rematch import REMATCH_CTX, rematch_game_id
 from referee.verify import verify_bundle
 
 
@@ -98,7 +98,7 @@ def test_the_verifier_checks_a_rematch_as_far_as_a_bundle_can(http):
     check = creation(bundle)
     assert check.status == "passed" and "rematch" in check.reason, check
     assert check.details["rematch_of"] == {"game": game.game_id, "head": http.get(f"/games/{game.game_id}")[1]["head"]}
-    from referee.logchain import seal
+    from referee.protocol.logchain import seal
 
     def tampered(**changes):
         entry = {k: v for k, v in bundle["log"][0].items() if k != "hash"}
@@ -129,7 +129,7 @@ def test_with_the_finished_games_bundle_the_rematch_of_claim_is_checked(http):
 def test_a_rematch_played_to_its_end_verifies_and_rematches_again(http):
     from svc_helpers import PlayedGame, accept_all
 
-    from referee.signing import RESIGN_CTX
+    from referee.protocol.signing import RESIGN_CTX
 
     game = _resigned(http)
     rematch = http.post(f"/games/{game.game_id}/rematch", ask(game, 0))[1]["game"]

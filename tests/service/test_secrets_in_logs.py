@@ -18,10 +18,10 @@ from rq.registry import FailedJobRegistry
 from svc_helpers import Http, accept_all, create_game, signed
 from test_notify_contacts import deliver_all, signed_contact
 
-from referee import logs
 from referee.clock import now
+from referee.host import logs
 from referee.notify.mail import SmtpMailer
-from referee.signing import MESSAGE_CTX, generate_key
+from referee.protocol.signing import MESSAGE_CTX, generate_key
 from workers import deliveries
 
 PASSWORD = "hunter2-smtp-password"

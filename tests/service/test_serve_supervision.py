@@ -19,7 +19,7 @@ from ports import free_port
 from svc_helpers import wait_until
 
 from referee.config import with_password
-from referee.supervise import Backoff, Supervisor
+from referee.running.supervise import Backoff, Supervisor
 
 REPO = str(Path(__file__).resolve().parents[2])
 

@@ -1,6 +1,6 @@
 """A client that trickles its request body is cut off (issue 17 item 1): the body must arrive within
 ``REFEREE_BODY_TIMEOUT`` seconds, else 408 and the connection is closed — against a real gunicorn with the
-deployment's worker model (gevent, ``referee/gunicorn_conf.py``), over raw sockets."""
+deployment's worker model (gevent, ``referee/running/gunicorn_conf.py``), over raw sockets."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from raw_http import gunicorn
 
 def test_a_trickled_body_gets_408_and_the_server_keeps_answering(redis_url, tmp_path):
     env = {"REDIS_URL": redis_url, "REFEREE_VAR": tmp_path / "var", "REFEREE_BODY_TIMEOUT": "1"}
-    deployment = ["--config", "python:referee.gunicorn_conf", "--workers", "1"]
+    deployment = ["--config", "python:referee.running.gunicorn_conf", "--workers", "1"]
     with gunicorn(env, tmp_path / "gunicorn.log", deployment) as port:
         slow = socket.create_connection(("127.0.0.1", port), timeout=10)
         slow.sendall(b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"

@@ -16,7 +16,7 @@ import shutil
 import pytest
 
 from referee import web
-from referee.defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
+from referee.web.defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
 
 PAGES = ["/play/", "/play/new", "/play/keys", "/play/me", "/play/tournaments", "/play/games/abc",
          "/play/games/abc/replay", "/play/verify"]

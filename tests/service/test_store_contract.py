@@ -9,7 +9,7 @@ import pytest
 import redis as redis_lib
 from cluster_server import cluster_url  # noqa: F401 - a fixture
 
-from referee.logchain import GENESIS, first_broken_link, seal
+from referee.protocol.logchain import GENESIS, first_broken_link, seal
 from referee.store import (
     DuplicateSubmission,
     GameExists,

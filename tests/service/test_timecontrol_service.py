@@ -9,11 +9,11 @@ import threading
 from freezegun import freeze_time
 from svc_helpers import accept_all, create_game, move_envelope, signed
 
-from referee.bundle import build_bundle
 from referee.cli.clocks import check_receipt
-from referee.logchain import seal
-from referee.signing import VACATION_CTX, public_key_b64, verify
+from referee.protocol.logchain import seal
+from referee.protocol.signing import VACATION_CTX, public_key_b64, verify
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle
 from workers.deadlines import DeadlineScheduler
 
 T0 = "2026-11-21T10:00:00Z"
@@ -247,7 +247,7 @@ def _ms(text):
 def test_an_organiser_adjudicates_a_running_game_over_http(http, store):
     from svc_helpers import create_organised_game
 
-    from referee.signing import generate_key, sign
+    from referee.protocol.signing import generate_key, sign
 
     organiser = generate_key()
     keys = [_key(21), _key(22)]

@@ -10,9 +10,9 @@ import signal
 
 from svc_helpers import accept_all, create_game, wait_until
 
-from referee.bundle import build_bundle
 from referee.timecontrol import parse_ms
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle
 
 FAST = {"REFEREE_DEADLINES_EVERY": "0.1"}
 

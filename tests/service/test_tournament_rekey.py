@@ -8,7 +8,7 @@ from svc_helpers import signed
 from tournament_helpers import Players, join_all, tournament_state, withdraw
 
 from referee.games_service.players import tournament_rows
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 from referee.tournaments.certificate import verify_certificate
 
 

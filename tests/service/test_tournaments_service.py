@@ -14,7 +14,7 @@ from svc_helpers import signed
 from tournament_helpers import Players, join, join_all, play_round, start_game, tournament_state, withdraw
 
 from referee.cli.verification import verify_tournament_command
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 from referee.store.keys import TOURNAMENT_TIMER
 from referee.tournaments.certificate import verify_certificate
 from workers.deadlines import DeadlineScheduler
@@ -443,7 +443,7 @@ def test_a_game_never_accepted_by_the_deadline_is_adjudicated_and_the_round_clos
     table = tournament_state(http, tid)["rounds"][-1]["tables"][0]
     game = table["game"]
     first = players.key_of[table["players"][0]]
-    from referee.signing import ACCEPT_CTX, b64url_encode
+    from referee.protocol.signing import ACCEPT_CTX, b64url_encode
 
     _s, state = http.get(f"/games/{game}")
     envelope = {"v": 1, "ctx": ACCEPT_CTX, "game": game, "seat": 0, "seq": state["seq"], "prev": state["head"],

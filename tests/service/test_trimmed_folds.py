@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from referee.games import ruleset
 from referee.games_service import GameService, fold, projection_of
 from referee.games_service.folds import KEEP_VERDICTS
+from referee.protocol.signing import ACCEPT_CTX, MOVE_CTX, generate_key, public_key_b64, sign
 from referee.replay import FINISHED, LogReplayer
-from referee.signing import ACCEPT_CTX, MOVE_CTX, generate_key, public_key_b64, sign
 from referee.store import RedisStore, keys
 from workers.projector import Projector
 

@@ -22,7 +22,7 @@ from referee.games import ruleset
 from referee.games_service import fold, projection_of
 from referee.games_service.entries import make_entry
 from referee.notify.events import next_alarm
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 from referee.store import RedisStore, keys
 from workers import jobs
 from workers.projector import DELAY_ENV, Projector
@@ -270,7 +270,7 @@ def test_logs_and_derived_data_on_two_redis_servers(tmp_path, redis_url, spawn_w
     """The production layout of ``referee serve``: logs on the durable Redis, the queue and projections on
     a second, non-persisted one; losing the second loses nothing (the reconciler rebuilds)."""
     from referee.app import create_app
-    from referee.embedded_redis import EmbeddedRedis
+    from referee.running.embedded_redis import EmbeddedRedis
 
     with EmbeddedRedis(port=free_port(), durable=False) as work:
         app = create_app({"REDIS_URL": redis_url, "REFEREE_WORK_REDIS_URL": work.url, "REFEREE_QUEUE": "two",

@@ -12,7 +12,15 @@ import pytest
 from svc_helpers import accept_all, create_game, signed
 
 from referee.clock import now
-from referee.signing import ACCEPT_CTX, MESSAGE_CTX, b64url_decode, b64url_encode, generate_key, public_key_b64, sign
+from referee.protocol.signing import (
+    ACCEPT_CTX,
+    MESSAGE_CTX,
+    b64url_decode,
+    b64url_encode,
+    generate_key,
+    public_key_b64,
+    sign,
+)
 from referee.store.messages import messages_of
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

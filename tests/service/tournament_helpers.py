@@ -10,7 +10,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from svc_helpers import Http, PlayedGame, accept_all, play_random, signed
 
-from referee.signing import b64url_encode, generate_key, public_key_b64
+from referee.protocol.signing import b64url_encode, generate_key, public_key_b64
 
 
 class Players:

@@ -13,9 +13,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from referee.games import ruleset
-from referee.logchain import GENESIS, seal
-from referee.replay import LogReplayer
-from referee.signing import (
+from referee.protocol.logchain import GENESIS, seal
+from referee.protocol.signing import (
     ACCEPT_CTX,
     ANSWER_CTX,
     MOVE_CTX,
@@ -25,6 +24,7 @@ from referee.signing import (
     public_key_b64,
     sign,
 )
+from referee.replay import LogReplayer
 from referee.timecontrol import format_ms, resolve
 
 T0 = 1_795_255_200_000  # 2026-11-21T10:00:00.000Z

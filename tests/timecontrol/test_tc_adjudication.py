@@ -10,11 +10,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tc_logs import SERVER_SEED, ClockLog
 
-from referee.bundle import build_bundle
-from referee.logchain import seal
+from referee.protocol.logchain import seal
+from referee.protocol.signing import public_key_b64, sign
 from referee.replay import ADJUDICATE_CTX, FINISHED
-from referee.signing import public_key_b64, sign
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle
 
 ADJUDICATOR = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"adjudicator").digest())
 REFEREE = Ed25519PrivateKey.from_private_bytes(bytes(32))

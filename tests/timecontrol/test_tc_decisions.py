@@ -9,9 +9,9 @@ from __future__ import annotations
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tc_logs import SERVER_SEED, ClockLog, at
 
-from referee.bundle import build_bundle
 from referee.timecontrol import Clocks, resolve
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle
 
 REFEREE = Ed25519PrivateKey.from_private_bytes(bytes(32))
 PER_MINUTE = {"kind": "per_move", "per_move": 60}

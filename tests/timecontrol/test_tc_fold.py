@@ -187,7 +187,7 @@ def test_TC_V1_a_vacation_past_the_allowance_or_not_signed_by_the_seat_is_reject
     log.entries.pop()
     entry = log.vacation(seat, 60, 10)
     entry["submission"]["sig"] = log.entries[-2]["submission"]["sig"] if "submission" in log.entries[-2] else "x"
-    from referee.logchain import seal
+    from referee.protocol.logchain import seal
 
     log.entries[-1] = seal({k: v for k, v in entry.items() if k != "hash"}, log.entries[-2]["hash"])
     verdict = log.replay().verdicts[-1]
@@ -234,7 +234,7 @@ def test_logs_without_a_time_control_fold_and_score_as_before():
     log = ClockLog("fivetowers", 2, {"kind": "none"})
     created = {k: v for k, v in log.entries[0].items() if k != "time_control"}
     created["options"] = {}
-    from referee.logchain import seal
+    from referee.protocol.logchain import seal
 
     entries = [seal({k: v for k, v in created.items() if k != "hash"}, "0" * 64)]
     replayer = LogReplayer(server_seed=SERVER_SEED)

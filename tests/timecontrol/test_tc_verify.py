@@ -11,10 +11,10 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tc_logs import SERVER_SEED, ClockLog, at
 
-from referee.bundle import build_bundle
 from referee.cli import main
-from referee.signing import RECEIPT_CTX, public_key_b64, sign
+from referee.protocol.signing import RECEIPT_CTX, public_key_b64, sign
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle
 
 REFEREE = Ed25519PrivateKey.from_private_bytes(bytes(32))
 

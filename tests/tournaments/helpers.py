@@ -8,8 +8,8 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from referee.logchain import ENTRY_VERSION, seal
-from referee.signing import b64url_encode, generate_key, public_key_b64, sign
+from referee.protocol.logchain import ENTRY_VERSION, seal
+from referee.protocol.signing import b64url_encode, generate_key, public_key_b64, sign
 from referee.tournaments.log import JOIN_CTX, TournamentReplayer
 from referee.tournaments.seed import commitment
 from referee.tournaments.spec import TOURNAMENT_CTX, resolve_tournament
@@ -142,7 +142,7 @@ def play_game(ruleset_name: str, game_id: str, keys: list, *, seed: int = 0) -> 
 
     from referee.games import ruleset
     from referee.games.randomness import derive_game_seed
-    from referee.signing import ACCEPT_CTX, MOVE_CTX
+    from referee.protocol.signing import ACCEPT_CTX, MOVE_CTX
 
     rules = ruleset(ruleset_name)
     chooser = random.Random(seed)

@@ -16,10 +16,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from referee.bundle import build_bundle
 from referee.cli.verification import verify_tournament_command
+from referee.protocol.signing import generate_key, public_key_b64, sign
 from referee.replay import replay_log
-from referee.signing import generate_key, public_key_b64, sign
 from referee.tournaments.certificate import (
     CertificateError,
     build_certificate,
@@ -29,6 +28,7 @@ from referee.tournaments.certificate import (
 )
 from referee.tournaments.log import finished_payload
 from referee.verify import unsigned_part
+from referee.verify.bundle import build_bundle
 
 from .helpers import Builder, play_game
 
@@ -76,7 +76,7 @@ def resign(cert: dict) -> dict:
 
 
 def reseal(log: list, start: int) -> list:
-    from referee.logchain import seal
+    from referee.protocol.logchain import seal
     out = [dict(e) for e in log]
     for i in range(start, len(out)):
         out[i] = seal(out[i], out[i - 1]["hash"])
@@ -278,5 +278,5 @@ def test_a_forged_field_anywhere_in_the_log_never_crashes_the_verifier_and_fails
 
 
 def _seal_first(entry):
-    from referee.logchain import GENESIS, seal
+    from referee.protocol.logchain import GENESIS, seal
     return seal(entry, GENESIS)

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 from referee.tournaments import pairing as pr
 from referee.tournaments import swiss
 from referee.tournaments.lexmatch import lex_matching, matching_cost

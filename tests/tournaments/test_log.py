@@ -7,9 +7,9 @@ import itertools
 
 import pytest
 
-from referee.logchain import first_broken_link, seal
+from referee.protocol.logchain import first_broken_link, seal
+from referee.protocol.signing import public_key_b64, sign
 from referee.replay import LogError
-from referee.signing import public_key_b64, sign
 from referee.tournaments.log import ADJUDICATE_CTX, WITHDRAW_CTX, TournamentReplayer, replay_tournament
 from referee.tournaments.pairing import meetings, pair_key
 from referee.tournaments.spec import SpecError, resolve_tournament

@@ -8,8 +8,8 @@ import copy
 
 import pytest
 
-from referee.logchain import seal
-from referee.signing import REKEY_CTX, generate_key, public_key_b64, sign
+from referee.protocol.logchain import seal
+from referee.protocol.signing import REKEY_CTX, generate_key, public_key_b64, sign
 from referee.tournaments.certificate import build_certificate, verify_certificate
 from referee.tournaments.ratings import rated_results
 from referee.verify import unsigned_part

@@ -9,9 +9,9 @@ import hashlib
 
 import pytest
 
-from referee.logchain import seal
+from referee.protocol.logchain import seal
+from referee.protocol.signing import b64url_encode, generate_key, public_key_b64, sign
 from referee.replay import LogError
-from referee.signing import b64url_encode, generate_key, public_key_b64, sign
 from referee.tournaments.certificate import build_certificate, verify_certificate
 from referee.tournaments.log import JOIN_CTX, START_CTX, TournamentReplayer, replay_tournament
 from referee.tournaments.spec import SpecError, resolve_tournament

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.signing import sign
+from referee.protocol.signing import sign
 from referee.tournaments import tiebreaks as tb
 from referee.tournaments.log import WITHDRAW_CTX, replay_tournament
 from referee.tournaments.points import DEFAULT_POINTS, from_json, ranks_problem, seat_points, to_json

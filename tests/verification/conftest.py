@@ -10,7 +10,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from gamelogs import finished_log
 
-from referee.bundle import build_bundle
+from referee.verify.bundle import build_bundle
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@
 It plays a game the way the service records it: ``created`` (seeded, with the commitment to a server
 seed) → one signed acceptance with 32 bytes of entropy per seat → ``started`` → signed moves chosen
 from the engine's own ``legal_moves()`` until the game ends → ``revealed``. Every entry is sealed into
-the hash chain with :func:`referee.logchain.seal`. Everything is derived from ``seed`` so a test's game
+the hash chain with :func:`referee.protocol.logchain.seal`. Everything is derived from ``seed`` so a test's game
 is the same on every run.
 """
 
@@ -21,8 +21,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from referee.games import ruleset
 from referee.games.base import Game
 from referee.games.randomness import derive_game_seed, recorded_game_seed
-from referee.logchain import GENESIS, seal
-from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
+from referee.protocol.logchain import GENESIS, seal
+from referee.protocol.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
 
 AT = "2026-11-21T10:00:00Z"
 

@@ -19,7 +19,7 @@ from referee.cli.verification import shadow_replay_command
 from referee.games import IllegalMove, ruleset
 from referee.games.fivetowers import scoring
 from referee.games.fivetowers.game import FiveTowersGame
-from referee.shadow import shadow_replay, snapshot
+from referee.replay.shadow import shadow_replay, snapshot
 from referee.store import MemoryStore, RedisStore
 from workers.projector import Projector
 

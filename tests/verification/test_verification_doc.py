@@ -13,8 +13,8 @@ import pytest
 from cryptography.exceptions import InvalidSignature
 from gamelogs import GAMES, finished_log, reseal
 
-from referee.bundle import build_bundle
 from referee.verify import EXIT_CODES
+from referee.verify.bundle import build_bundle
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verification.md"
 

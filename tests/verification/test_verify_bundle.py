@@ -8,11 +8,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from gamelogs import GAMES, finished_log, make_game_log, reseal
 
-from referee.bundle import BundleError, build_bundle, is_final, sign_bundle
-from referee.canonical import canonical_bytes
 from referee.games import ruleset
-from referee.signing import b64url_decode, public_key_b64
+from referee.protocol.canonical import canonical_bytes
+from referee.protocol.signing import b64url_decode, public_key_b64
 from referee.verify import CHECK_ORDER, verify_bundle
+from referee.verify.bundle import BundleError, build_bundle, is_final, sign_bundle
 
 
 @pytest.mark.parametrize(("ruleset_name", "players"), GAMES)

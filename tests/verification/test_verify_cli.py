@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 from gamelogs import make_game_log, reseal
 
-from referee.bundle import build_bundle, sign_bundle
 from referee.cli.verification import ProgressReporter, verify_command
-from referee.signing import public_key_b64
+from referee.protocol.signing import public_key_b64
+from referee.verify.bundle import build_bundle, sign_bundle
 
 
 @pytest.fixture
@@ -162,8 +162,8 @@ _CHILD = """
 import sys
 sys.path.insert(0, {here!r})
 from gamelogs import make_game_log
-from referee.bundle import build_bundle
-from referee.signing import generate_key
+from referee.verify.bundle import build_bundle
+from referee.protocol.signing import generate_key
 import json
 with open({path!r}, "w") as out:
     json.dump(build_bundle(make_game_log("towerup", 4, seed=7).entries, generate_key()), out)

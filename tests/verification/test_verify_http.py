@@ -15,10 +15,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from gamelogs import GAMES, finished_log, seat_key
 
 from referee.app import create_app
-from referee.bundle import build_bundle, sign_bundle
 from referee.cli.verification import verify_command
-from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
+from referee.protocol.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle, sign_bundle
 
 AT = "2026-11-21T10:00:00Z"
 

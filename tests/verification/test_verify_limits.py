@@ -15,10 +15,10 @@ from gamelogs import GameLog, seat_key
 
 from referee.api.limits import KEY_PREFIX
 from referee.app import create_app
-from referee.bundle import build_bundle
 from referee.config import DEFAULTS, ConfigError, load_config
 from referee.games import ruleset
-from referee.signing import public_key_b64
+from referee.protocol.signing import public_key_b64
+from referee.verify.bundle import build_bundle
 
 GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "golden"
 

@@ -18,11 +18,11 @@ from gamelogs import AT, reseal, seat_key
 from test_verification_doc import run_recipe
 
 from referee.app import create_app
-from referee.bundle import build_bundle, sign_bundle
 from referee.cli.verification import verify_command
 from referee.games_service.core import signed_game_id as service_game_id
-from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
+from referee.protocol.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, public_key_b64, sign
 from referee.verify import CHECK_ORDER, creation_requests, signed_game_id, verify_bundle
+from referee.verify.bundle import build_bundle, sign_bundle
 
 ORGANISER = Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"tests/verification/organiser").digest())
 ORGANISER_KEY = public_key_b64(ORGANISER)

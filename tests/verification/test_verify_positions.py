@@ -9,8 +9,8 @@ import copy
 import pytest
 from gamelogs import finished_log, make_game_log, reseal
 
-from referee.bundle import build_bundle, sign_bundle
 from referee.verify import CHECK_ORDER, verify_bundle
+from referee.verify.bundle import build_bundle, sign_bundle
 
 
 def positions_are_real(report, bundle):
@@ -119,8 +119,8 @@ def test_messages(referee_key):
     """A changed public message is reported at its position in the message stream (its hash no longer
     matches), and a message dropped from the stream where the next one chains from it."""
     from referee.clock import now
-    from referee.logchain import GENESIS, seal
-    from referee.signing import MESSAGE_CTX, sign
+    from referee.protocol.logchain import GENESIS, seal
+    from referee.protocol.signing import MESSAGE_CTX, sign
 
     game = finished_log("fivetowers", 3)
     entries = game.entries

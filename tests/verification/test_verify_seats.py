@@ -18,8 +18,7 @@ import pytest
 from gamelogs import reseal
 
 from referee.app import create_app
-from referee.bundle import build_bundle
-from referee.signing import (
+from referee.protocol.signing import (
     ACCEPT_CTX,
     CANCEL_CTX,
     CREATE_CTX,
@@ -32,6 +31,7 @@ from referee.signing import (
     sign,
 )
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle
 
 
 class Api:

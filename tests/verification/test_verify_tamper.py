@@ -16,10 +16,10 @@ from gamelogs import GAMES, finished_log, make_game_log, reseal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.bundle import build_bundle, sign_bundle
-from referee.canonical import canonical_bytes
-from referee.signing import MOVE_CTX, b64url_decode, b64url_encode, sign
+from referee.protocol.canonical import canonical_bytes
+from referee.protocol.signing import MOVE_CTX, b64url_decode, b64url_encode, sign
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle, sign_bundle
 
 
 def first_failure(bundle):

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from gamelogs import GAMES, make_game_log, reseal
 
-from referee.bundle import build_bundle
 from referee.games import ruleset
 from referee.games.fivetowers import scoring
 from referee.verify import verify_bundle
+from referee.verify.bundle import build_bundle
 
 OLD = "0123456789abcdef"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from referee.signing import private_key_b64, public_key_b64
+from referee.protocol.signing import private_key_b64, public_key_b64
 
 STORAGE_KEY = "referee.keys.v1"
 

@@ -1,6 +1,6 @@
 """Fixtures of the browser tests: Debian's Chromium driven by Playwright, and a real referee server.
 
-The server is ``referee.create_app`` served by werkzeug in a thread, on the session's real Redis
+The server is ``referee.app.create_app`` served by werkzeug in a thread, on the session's real Redis
 (``redis_server`` from ``tests/conftest.py``) with a real RQ worker subprocess replaying the logs. Set
 ``REFEREE_WEB_BASE_URL`` to run the same tests against a server that is already running instead.
 

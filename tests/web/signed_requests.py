@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import requests
 
-from referee.signing import b64url_encode, generate_key, public_key_b64, sign
+from referee.protocol.signing import b64url_encode, generate_key, public_key_b64, sign
 
 
 def submit(base: str, game: str, key, seat: int, ctx: str, *, at: dict | None = None, http=requests,

@@ -34,7 +34,7 @@ from signed_requests import start, submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 

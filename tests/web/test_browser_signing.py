@@ -1,5 +1,5 @@
 """The page's own crypto against the server's: RFC 8785 bytes from ``jcs.js`` equal ``rfc8785``'s, a
-signature made with WebCrypto Ed25519 by ``keys.js`` verifies with ``referee.signing.verify``, and a
+signature made with WebCrypto Ed25519 by ``keys.js`` verifies with ``referee.protocol.signing.verify``, and a
 ``referee keygen`` key file imported into the browser signs as the same key.
 
 These need only the pages' static files, so they run against the blueprint alone (no Redis)."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.canonical import canonical_bytes
-from referee.signing import generate_key, private_key_b64, public_key_b64, verify
+from referee.protocol.canonical import canonical_bytes
+from referee.protocol.signing import generate_key, private_key_b64, public_key_b64, verify
 
 pytestmark = pytest.mark.web
 

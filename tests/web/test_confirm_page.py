@@ -11,7 +11,7 @@ from email import policy
 import requests
 
 from referee.clock import now
-from referee.signing import generate_key, public_key_b64, sign
+from referee.protocol.signing import generate_key, public_key_b64, sign
 
 
 def _signed(key, ctx, **fields):

@@ -144,6 +144,6 @@ def test_every_page_works_under_the_csp(csp_context, web_server, console_errors)
 
 
 def http_key(game, seat: int) -> str:
-    from referee.signing import public_key_b64
+    from referee.protocol.signing import public_key_b64
 
     return public_key_b64(game.keys[seat])

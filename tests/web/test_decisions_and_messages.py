@@ -21,7 +21,7 @@ from browser_keys import keep_keys
 from screens import shoot
 from test_csp import WATCH_CSP, violations
 
-from referee.signing import b64url_encode, generate_key, public_key_b64, sign
+from referee.protocol.signing import b64url_encode, generate_key, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 

@@ -17,8 +17,8 @@ from signed_requests import submit
 from test_a11y import run_axe
 
 from referee.cli import main as cli
-from referee.keyfile import passkey_key, passkey_prf_input
-from referee.signing import b64url_decode, b64url_encode, generate_key, private_key_b64, public_key_b64
+from referee.protocol.keyfile import passkey_key, passkey_prf_input
+from referee.protocol.signing import b64url_decode, b64url_encode, generate_key, private_key_b64, public_key_b64
 
 pytestmark = pytest.mark.web
 STEP_MS = 20_000  # upper bound for one UI step (not a timing assertion)

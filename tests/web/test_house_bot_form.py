@@ -12,7 +12,7 @@ import requests
 from live_server import serving
 
 from referee.app import create_app
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 

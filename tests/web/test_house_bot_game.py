@@ -5,7 +5,7 @@ computer" on the new-game page, accepts it, and plays every one of their moves t
 final score. The log then holds signed moves of both seats and the bundle verifies with the referee's key.
 
 Tower Up with two seats: its games are the shortest (about 40 moves, half of them the person's). The server
-is the app of ``referee.create_app`` with a real RQ worker (as ``conftest.py``'s ``web_server``), named a
+is the app of ``referee.app.create_app`` with a real RQ worker (as ``conftest.py``'s ``web_server``), named a
 house bot as ``referee serve --house-bot`` does (``REFEREE_HOUSE_BOT_KEY``, the key in
 ``<REFEREE_VAR>/house-bot.key``, the bot run with ``serve``'s strategy and think time; only its poll interval
 is shorter, so the test waits less).
@@ -26,7 +26,7 @@ from forked_workers import referee_process, referee_worker, wait_for_worker
 from live_server import serving
 
 from referee.cli.operations import HOUSE_BOT_STRATEGY, HOUSE_BOT_THINK
-from referee.signing import public_key_b64, read_or_create_key_file
+from referee.protocol.signing import public_key_b64, read_or_create_key_file
 from referee.verify import verify_bundle
 
 pytestmark = pytest.mark.web

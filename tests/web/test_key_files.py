@@ -11,8 +11,8 @@ import requests
 from click.testing import CliRunner
 
 from referee.cli import main as cli
-from referee.keyfile import decrypt_key, encrypt_key
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.keyfile import decrypt_key, encrypt_key
+from referee.protocol.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 
@@ -91,7 +91,7 @@ def test_a_cli_encrypted_key_file_imports_into_the_page(browser, pages_only, con
              const entry = keys.listKeys()[0];
              return await keys.signEnvelope(entry, {v: 1});
            }""")
-    from referee.signing import verify
+    from referee.protocol.signing import verify
     assert verify(public_key_b64(key), {"v": 1}, sig_ok)
     context.close()
     console_errors.assert_none()

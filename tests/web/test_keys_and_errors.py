@@ -16,7 +16,7 @@ import pytest
 import requests
 from live_server import serving
 
-from referee.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
+from referee.protocol.signing import b64url_encode, generate_key, private_key_b64, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 
@@ -163,7 +163,7 @@ def test_a_malformed_import_is_refused_with_a_message(browser, pages_only, conso
 
 
 def test_a_key_generated_in_the_page_exports_as_a_plain_referee_key_file(browser, pages_only, console_errors, tmp_path):
-    from referee.signing import load_private_key
+    from referee.protocol.signing import load_private_key
 
     context = browser.new_context(accept_downloads=True)
     page = console_errors.watch(context.new_page())

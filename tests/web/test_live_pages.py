@@ -15,7 +15,7 @@ from browser_keys import keep_keys
 from live_server import serving
 from screens import shoot
 
-from referee.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, sign
+from referee.protocol.signing import ACCEPT_CTX, MOVE_CTX, b64url_encode, generate_key, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 

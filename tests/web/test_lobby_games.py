@@ -32,7 +32,7 @@ from test_phone import box, page_width
 from test_play_by_web import STEP_MS
 from test_site import PHONE
 
-from referee.signing import sign
+from referee.protocol.signing import sign
 
 pytestmark = pytest.mark.web
 

@@ -13,7 +13,7 @@ from browser_keys import keep_keys
 from live_server import serving
 from screens import shoot
 
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 

@@ -7,7 +7,7 @@ import pytest
 import requests
 import test_live_pages
 
-from referee.signing import CREATE_CTX, generate_key, public_key_b64, sign
+from referee.protocol.signing import CREATE_CTX, generate_key, public_key_b64, sign
 
 STEP_MS = test_live_pages.STEP_MS
 live_server = test_live_pages.live_server  # the live pages' server (a module's app on a real HTTP server)
@@ -43,7 +43,7 @@ def test_an_open_seat_is_shown_as_open_or_invited(browser, live_server, console_
 
 
 def test_a_seat_taken_shows_on_an_open_game_page_over_the_event_stream(browser, live_server, console_errors):
-    from referee.signing import SEAT_CTX, b64url_encode
+    from referee.protocol.signing import SEAT_CTX, b64url_encode
 
     game = _open_game(live_server)
     context = browser.new_context()

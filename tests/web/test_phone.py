@@ -14,7 +14,7 @@ from browser_keys import storage_state
 from screens import shoot
 from signed_requests import submit
 
-from referee.signing import b64url_encode, generate_key, public_key_b64
+from referee.protocol.signing import b64url_encode, generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 

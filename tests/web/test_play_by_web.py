@@ -10,7 +10,7 @@ repeat them at a cost of about half a minute of CPU each. ``ui_moves`` is about 
 been made in the pages (5 Towers: bid, pass, build; Tower Up: its start floors, take, build; the moves are
 random); with screenshots asked for, the pages play on to the mid-game screenshot.
 
-The server is real: the app of ``referee.create_app`` on a real Redis with a real RQ worker (see
+The server is real: the app of ``referee.app.create_app`` on a real Redis with a real RQ worker (see
 ``conftest.py``). Screenshots of the board mid-game and of the final score go to ``test-artifacts/`` (with
 ``REFEREE_SCREENSHOTS=1``).
 """
@@ -26,7 +26,7 @@ import requests
 from screens import SHOOT, shoot
 from signed_requests import submit
 
-from referee.signing import load_private_key
+from referee.protocol.signing import load_private_key
 
 pytestmark = pytest.mark.web
 

@@ -14,7 +14,7 @@ from browser_keys import keep_keys
 from signed_requests import start
 from test_every_device import move_by_hand, with_authenticator
 
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 STEP_MS = 20_000  # upper bound for one UI step (not a timing assertion)

@@ -24,7 +24,7 @@ from signed_requests import submit
 from svc_helpers import Http
 from tournament_helpers import Players, join_all
 
-from referee.signing import b64url_encode, generate_key, public_key_b64
+from referee.protocol.signing import b64url_encode, generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 

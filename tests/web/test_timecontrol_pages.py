@@ -26,7 +26,7 @@ from live_server import serving
 from screens import SHOOT
 from test_keys_and_errors import accept_in_python, import_key
 
-from referee.signing import VACATION_CTX, generate_key, public_key_b64, sign
+from referee.protocol.signing import VACATION_CTX, generate_key, public_key_b64, sign
 
 pytestmark = pytest.mark.web
 

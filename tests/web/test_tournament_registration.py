@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 from browser_keys import storage_state
 from screens import shoot
 
-from referee.signing import generate_key, public_key_b64
+from referee.protocol.signing import generate_key, public_key_b64
 
 pytestmark = pytest.mark.web
 

@@ -15,16 +15,16 @@ from click.testing import CliRunner
 from flask import Flask, Response
 
 from referee.cli import main
-from referee.defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, security_headers
 from referee.games import names, ruleset
 from referee.web import vendor
+from referee.web.defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, security_headers
 from referee.web.verify_page import engine_files, engine_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 
 IMPORTS = """
 import json, sys
-import referee.verify, referee.bundle
+import referee.verify, referee.verify.bundle
 from referee.games import names, ruleset
 for name in names():
     ruleset(name)
@@ -119,8 +119,8 @@ import pyodide_boot
 
 pyodide_boot.install_ed25519(check)
 out = json.loads(pyodide_boot.verify_bytes(open(sys.argv[1], "rb").read(), None, None))
-import referee.signing
-assert referee.signing.Ed25519PublicKey.__module__ == "pyodide_boot"  # the stand-in, not cryptography's
+import referee.protocol.signing
+assert referee.protocol.signing.Ed25519PublicKey.__module__ == "pyodide_boot"  # the stand-in, not cryptography's
 out["checks_through_the_shim"] = len(calls)
 out["versions"] = pyodide_boot.engine_versions()
 print(json.dumps(out))
@@ -136,8 +136,8 @@ def test_pyodide_boot_gives_the_cli_report_through_its_ed25519_seam(tmp_path, ta
         from gamelogs import finished_log
     finally:
         sys.path.pop(0)
-    from referee.bundle import build_bundle
-    from referee.signing import generate_key, sign
+    from referee.protocol.signing import generate_key, sign
+    from referee.verify.bundle import build_bundle
 
     log = finished_log("towerup", 2)
     if tamper:

@@ -33,11 +33,11 @@ from screens import shoot
 from signed_requests import start, submit
 from test_csp import WATCH_CSP, violations
 
-from referee.bundle import build_bundle, sign_bundle
 from referee.cli import main
 from referee.games import ruleset
-from referee.logchain import seal
-from referee.signing import MOVE_CTX, generate_key, public_key_b64, sign
+from referee.protocol.logchain import seal
+from referee.protocol.signing import MOVE_CTX, generate_key, public_key_b64, sign
+from referee.verify.bundle import build_bundle, sign_bundle
 from referee.web import vendor
 
 pytestmark = [pytest.mark.web,

@@ -13,8 +13,8 @@ from ...errors import ServiceError, invalid
 from ...games import ruleset
 from ...games_service.entries import make_entry
 from ...games_service.players import index_tournament_players
+from ...protocol.signing import verify
 from ...replay import LogError
-from ...signing import verify
 from ...store import DuplicateSubmission, GameExists, StaleAppend, StoreUnavailable
 from ...store.keys import TOURNAMENT_TIMER
 from ...timecontrol import TimeControlError, engine_options, parse_ms

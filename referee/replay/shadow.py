@@ -26,8 +26,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .games import ruleset as load_ruleset
-from .replay import LogReplayer, revealed_seed
+from ..games import ruleset as load_ruleset
+from .adjudication import revealed_seed
+from .replayer import LogReplayer
 
 #: The parts of a fold that shadow replay compares, in report order.
 OUTCOME_FIELDS = ("status", "to_move", "view", "result", "verdicts")

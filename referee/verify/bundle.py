@@ -26,10 +26,12 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .canonical import parse_strict
-from .replay import FINISHED, LogError, LogReplayer, replay_log
-from .signing import BUNDLE_CTX, public_key_b64, sign
-from .verify import BUNDLE_FORMAT, exported_messages, unsigned_part
+from ..protocol.canonical import parse_strict
+from ..protocol.signing import BUNDLE_CTX, public_key_b64, sign
+from ..replay import FINISHED, LogError, LogReplayer, replay_log
+from .messages import exported_messages
+from .shape import BUNDLE_FORMAT
+from .signatures import unsigned_part
 
 _UNSET: Any = object()
 
@@ -123,6 +125,6 @@ def sign_bundle(bundle: dict[str, Any], key: Ed25519PrivateKey) -> dict[str, Any
 def load_bundle(data: bytes | str) -> Any:
     """Parse a bundle file strictly (no floats, duplicate keys or unsafe integers).
 
-    Raises :class:`referee.canonical.StrictJSONError` listing every problem.
+    Raises :class:`referee.protocol.canonical.StrictJSONError` listing every problem.
     """
     return parse_strict(data)

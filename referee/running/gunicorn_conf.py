@@ -1,4 +1,4 @@
-"""gunicorn settings of ``referee serve`` and the ``Procfile`` (``gunicorn -c python:referee.gunicorn_conf
+"""gunicorn settings of ``referee serve`` and the ``Procfile`` (``gunicorn -c python:referee.running.gunicorn_conf
 'referee.app:create_app()'``): the worker model, and which forwarded headers are believed.
 
 **gevent workers** (``docs/service.md``, "Worker model"): each connection is a greenlet, not a thread,
@@ -13,18 +13,18 @@ machines the referee runs on), ``REFEREE_WORKER_CONNECTIONS`` open connections p
 not installed). Command-line options (``--workers``, ``--bind``) override this file.
 
 **Heap**: once a worker has loaded the app, ``post_worker_init`` freezes its start-up objects out of the
-garbage collector's full passes (``referee/runtime.py``: they were the tail of the move → verdict latency).
+garbage collector's full passes (``referee/host/runtime.py``: they were the tail of the move → verdict latency).
 
 **Forwarded headers**: gunicorn by default believes ``X-Forwarded-Proto`` and header-borne ``SCRIPT_NAME``
 from 127.0.0.1, so any local process could make the pages' links point at another host
 (``SCRIPT_NAME: //evil.example``). Here only the proxies named in ``REFEREE_TRUSTED_PROXIES`` (none by
 default) are trusted, and a header with an underscore from anyone else is dropped (the request is still
-answered). The app applies the same setting itself (``referee/defences.py``).
+answered). The app applies the same setting itself (``referee/web/defences.py``).
 
 **Metrics and logs** (``docs/operations.md``): ``child_exit`` tells prometheus_client's multi-process view
-that a web worker is gone (``referee.metrics.mark_process_dead``). With ``REFEREE_LOG_FORMAT=json``
+that a web worker is gone (``referee.host.metrics.mark_process_dead``). With ``REFEREE_LOG_FORMAT=json``
 gunicorn's own messages and its access log (on, to stderr) are JSON lines of the root logger
-(``referee.logs``): :class:`JsonLogger` writes one line per request with its method, path, status,
+(``referee.host.logs``): :class:`JsonLogger` writes one line per request with its method, path, status,
 duration, request id and game id (from the WSGI environ, where ``referee/observability.py`` put them).
 """
 
@@ -38,7 +38,7 @@ from gunicorn.glogging import Logger
 
 from referee.addresses import with_mapped_forms
 from referee.config import load_config
-from referee.logs import configure_logging
+from referee.host.logs import configure_logging
 
 _config = load_config()
 _default_class = "gevent" if importlib.util.find_spec("gevent") is not None else "gthread"
@@ -65,21 +65,21 @@ header_map = "drop"
 
 def post_worker_init(worker: object) -> None:
     """Once the app is loaded in a worker: its start-up objects out of every full garbage collection
-    (``referee.runtime.settle_heap``: ~45 ms less per collection, the tail of the latency)."""
-    from referee.runtime import settle_heap  # noqa: PLC0415
+    (``referee.host.runtime.settle_heap``: ~45 ms less per collection, the tail of the latency)."""
+    from referee.host.runtime import settle_heap  # noqa: PLC0415
 
     settle_heap()
 
 
 def child_exit(server: object, worker: Any) -> None:
     """A web worker is gone: its live gauges leave the multi-process view of ``GET /metrics``."""
-    from referee.metrics import mark_process_dead  # noqa: PLC0415 - after PROMETHEUS_MULTIPROC_DIR is read
+    from referee.host.metrics import mark_process_dead  # noqa: PLC0415 - after PROMETHEUS_MULTIPROC_DIR is read
 
     mark_process_dead(worker.pid)
 
 
 class JsonLogger(Logger):  # type: ignore[misc]
-    """gunicorn's logger, writing through the root logger's JSON lines (``referee.logs``): its error log as
+    """gunicorn's logger, writing through the root logger's JSON lines (``referee.host.logs``): its error log as
     is, its access log one line per request with the request's fields."""
 
     def setup(self, cfg: Any) -> None:

@@ -1,7 +1,7 @@
 """Logs of every referee process, set up once where the process is made (CONTRACT section 13, "Logs").
 
 :func:`configure_logging` is called once by each kind of process: ``create_app`` (the web workers),
-``referee/gunicorn_conf.py`` (gunicorn's master, and the access log), ``referee worker`` (replay and
+``referee/running/gunicorn_conf.py`` (gunicorn's master, and the access log), ``referee worker`` (replay and
 notify workers), ``referee serve`` and ``referee mail-gateway``. With ``REFEREE_LOG_FORMAT=text`` (the
 default) it changes nothing: the processes write what they always wrote. With ``json`` the root logger
 writes one JSON object a line to stderr (python-json-logger's ``JsonFormatter``)::

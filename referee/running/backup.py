@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import IO, Any, BinaryIO
 from urllib.parse import unquote, urlsplit
 
-from .durable import fsync_dir
+from ..host.durable import fsync_dir
 
 FORMAT = "referee-backup"
 FORMAT_VERSION = 2  # 2: the manifest is signed with the referee's key (``referee_sig``); 1 was not
@@ -293,7 +293,7 @@ def _archive_files(archive_dir: Path | None) -> list[tuple[Path, int | None]]:
 
 
 def _public_key(key_bytes: bytes) -> str | None:
-    from .signing import load_private_key, public_key_b64  # noqa: PLC0415
+    from ..protocol.signing import load_private_key, public_key_b64  # noqa: PLC0415
 
     try:
         return public_key_b64(load_private_key(key_bytes.decode("ascii")))
@@ -302,7 +302,7 @@ def _public_key(key_bytes: bytes) -> str | None:
 
 
 def _private_key(key_bytes: bytes, key_path: Path) -> Any:
-    from .signing import load_private_key  # noqa: PLC0415
+    from ..protocol.signing import load_private_key  # noqa: PLC0415
 
     try:
         return load_private_key(key_bytes.decode("ascii"))
@@ -314,7 +314,7 @@ def _private_key(key_bytes: bytes, key_path: Path) -> Any:
 def sign_manifest(manifest: dict[str, Any], key: Any) -> dict[str, Any]:
     """``manifest`` with ``ctx`` and ``referee_sig``: the referee's Ed25519 signature over the RFC 8785 bytes of
     the manifest without ``referee_sig``."""
-    from .signing import sign  # noqa: PLC0415
+    from ..protocol.signing import sign  # noqa: PLC0415
 
     body = {**{k: v for k, v in manifest.items() if k != SIGNATURE}, "ctx": BACKUP_CTX}
     return {**body, SIGNATURE: sign(key, body)}
@@ -325,7 +325,7 @@ def authenticate(manifest: dict[str, Any], referee_key: str | None, *, unauthent
     """Check that ``manifest`` was signed with ``referee_key`` (the public key the operator names, base64url),
     and that it names that key as the one it carries; :class:`BackupError` saying why not. Returns the key
     checked, or None when the operator chose ``unauthenticated`` (nothing is proved then)."""
-    from .signing import b64url_decode, load_public_key, verify  # noqa: PLC0415
+    from ..protocol.signing import b64url_decode, load_public_key, verify  # noqa: PLC0415
 
     if unauthenticated:
         return None
@@ -657,7 +657,7 @@ def _room_to_restore(backup: Path, var: Path) -> None:
     """Refuse at once, changing nothing, a restore into a disk without room for it: about
     :data:`RESTORE_ROOM_FACTOR` times the backup's size (the members unpacked, then the log turned into an
     append-only file beside its RDB)."""
-    from .diskspace import free_bytes  # noqa: PLC0415
+    from ..host.diskspace import free_bytes  # noqa: PLC0415
 
     existing = next((path for path in (var, *var.parents) if path.exists()), None)
     free = free_bytes(existing) if existing is not None else None

@@ -1,7 +1,7 @@
 """A real 3-master Redis Cluster started from the ``redis-server`` binary: for the tests and the benchmark
 of the cluster store (``docs/scale.md``).
 
-Each node is an :class:`~referee.embedded_redis.EmbeddedRedis` with ``cluster-enabled yes``, its
+Each node is an :class:`~referee.running.embedded_redis.EmbeddedRedis` with ``cluster-enabled yes``, its
 ``cluster-config-file`` in its own (0700) data directory and the same password as the others
 (``requirepass`` and ``masterauth``, in the 0600 config file, never on a command line). The slots are
 assigned here, not by ``redis-cli --cluster create``: each master takes one third of the 16384 slots with

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 from flask import Flask, Response, current_app
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .addresses import networks, within
+from ..addresses import networks, within
 
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",

@@ -17,7 +17,7 @@ import gc
 def settle_heap() -> int:
     """Load every ruleset (its engine and components), collect once, then freeze every object alive now out
     of the collector's passes. Returns how many objects were frozen."""
-    from .games import names, ruleset  # noqa: PLC0415
+    from ..games import names, ruleset  # noqa: PLC0415
 
     for name in names():
         ruleset(name)

@@ -32,7 +32,7 @@ MESSAGE_CTX = "referee/message"
 MUTE_CTX = "referee/mute"
 MESSAGES_READ_CTX = "referee/messages"
 MESSAGE_RECEIPT_CTX = "referee/message-receipt"
-# the players' own decisions (CONTRACT section 12, ``referee.decisions``)
+# the players' own decisions (CONTRACT section 12, ``referee.rulings.decisions``)
 RESIGN_CTX = "referee/resign"
 OFFER_CTX = "referee/offer"
 ANSWER_CTX = "referee/answer"

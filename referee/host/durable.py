@@ -1,6 +1,6 @@
 """Durable writes on a POSIX file system: a file's new name (or a new file) survives a crash only once its
 folder is fsync'd too. Used by the archive (``referee.store.archive``) and by backup and restore
-(``referee.backup``)."""
+(``referee.running.backup``)."""
 
 from __future__ import annotations
 
