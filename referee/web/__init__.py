@@ -6,7 +6,7 @@ Everything a page shows comes from the JSON API of the same app (``GET /games``,
 WebCrypto Ed25519 over the RFC 8785 bytes of its envelope and posted to ``/games/<id>/moves``. The
 server renders no game state itself, so the pages cannot disagree with the API.
 
-Registered by :func:`referee.create_app` under ``/play`` (see ``docs/web.md``)::
+Registered by :func:`referee.app.create_app` under ``/play`` (see ``docs/web.md``)::
 
     /play/                      lobby
     /play/new                   new game form
@@ -173,13 +173,13 @@ def _poll_ms(name: str = "WEB_POLL_MS", default: int = DEFAULT_POLL_MS) -> int:
 
 @bp.get("/static/shared/keyfile-format.js")
 def keyfile_format() -> Response:
-    """The encrypted key file's constants for ``static/shared/key-file-crypto.js``, from ``referee.keyfile`` (one
-    source)."""
+    """The encrypted key file's constants for ``static/shared/key-file-crypto.js``, from
+    ``referee.protocol.keyfile`` (one source)."""
     return Response(_keyfile_format_body(), mimetype="text/javascript")
 
 
 def _keyfile_format_body() -> str:
-    body = "// generated from referee.keyfile.FORMAT_CONSTANTS: the same key file format as the command line\n"
+    body = "// generated from referee.protocol.keyfile.FORMAT_CONSTANTS: the same key file format as the command line\n"
     return body + "".join(f"export const {name} = {json.dumps(value)};\n" for name, value in FORMAT_CONSTANTS.items())
 
 
@@ -365,7 +365,7 @@ def importmap() -> Markup:
     ``import … from "./keys.js"`` resolves to, and dynamic ``import()`` too) to its URL under its own version
     (:func:`static_url`). So a module's import lines stay plain, each module is cached a year under its own contents,
     and a release changes the URLs of just the modules it changed. The page allows this one inline script by its
-    hash (:func:`_allow_importmap`, ``referee.defences.with_script_hash``)."""
+    hash (:func:`_allow_importmap`, ``referee.web.defences.with_script_hash``)."""
     key = (static_version(), url_for("web.static", filename="x.js"))  # the release, and where this app's files are
     found = _importmaps.get(key)
     if found is None:

@@ -75,7 +75,7 @@ export function logReader(gameId) {
   };
 }
 
-/** What the log says about who may offer what (the fold's own rules are in referee/decisions.py). */
+/** What the log says about who may offer what (the fold's own rules are in referee/rulings/decisions.py). */
 export function logFacts(entries, voided = []) {
   const gone = new Set(voided);
   const moved = new Set();

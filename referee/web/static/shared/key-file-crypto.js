@@ -9,7 +9,7 @@
 
 import * as b64 from "./b64url.js";
 import { _ } from "./i18n.js";
-// the constants come from referee/keyfile.py (FORMAT_CONSTANTS), served by the pages: one source for both
+// the constants come from referee/protocol/keyfile.py (FORMAT_CONSTANTS), served by the pages: one source for both
 import {
   CIPHER, DEFAULT_ITERATIONS, FORMAT, IV_BYTES, KDF, MAX_ITERATIONS, MIN_ITERATIONS, SALT_BYTES, VERSION,
 } from "./keyfile-format.js";
@@ -53,7 +53,7 @@ function field(doc, name, size) {
   return raw;
 }
 
-/** The checked header (the same checks as referee/keyfile.py); throws naming the problem. */
+/** The checked header (the same checks as referee/protocol/keyfile.py); throws naming the problem. */
 export function parseKeyFile(doc) {
   if (!isKeyFile(doc)) throw new Error(`not an encrypted key file ("format" is not "${FORMAT}")`);
   if (doc.version !== VERSION) throw new Error(`key file version ${JSON.stringify(doc.version)} is not supported (this reads ${VERSION})`);
