@@ -26,7 +26,8 @@ from typing import Any
 
 from flask import Flask, Response, abort, render_template, url_for
 
-from . import YEAR, bp, compression, i18n, vendor
+from . import bp, compression, i18n, vendor
+from .assets import YEAR
 from .defences import WASM_CONTENT_SECURITY_POLICY
 
 WEB = Path(__file__).resolve().parent

@@ -30,8 +30,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "service")]
 
 from svc_helpers import Http, create_game  # noqa: E402
 
-from referee import web  # noqa: E402
 from referee.app import create_app  # noqa: E402
+from referee.web import assets  # noqa: E402
 from referee.web.compression import compress_fast  # noqa: E402
 
 
@@ -59,7 +59,7 @@ def main() -> None:
     http = Http(client)
     games = {name: create_game(http, name, 2 if name == "towerup" else 4).game_id for name in ("towerup", "fivetowers")}
     with app.test_request_context():
-        module, style = web.static_url("games/towerup.js"), web.static_url("style.css")
+        module, style = assets.static_url("games/towerup.js"), assets.static_url("style.css")
     page = client.get("/play/", headers={"Accept-Language": "de"}).get_data(as_text=True)
     i18n = page.split('data-i18n="')[1].split('"')[0].replace("&amp;", "&")
     urls = [("game page (HTML)", f"/play/games/{games['towerup']}"), ("lobby (HTML)", "/play/"),

@@ -16,14 +16,13 @@ from flask import Flask
 from sse_helpers import SSEClient
 from svc_helpers import create_game
 
-from referee import web
-from referee.web import compression, vendor
+from referee.web import assets, compression, vendor
 
 DECODE = {"br": brotli.decompress, "gzip": gzip.decompress}
 
 
 def urls() -> list[str]:
-    version = web.static_version()
+    version = assets.static_version()
     return ["/play/games/abc", "/play/", "/play/verify", f"/play/static/v/{version}/pages/game-page.js",
             f"/play/static/v/{version}/style.css", "/play/static/games/towerup.js", "/rulesets", "/play/i18n/fr.json",
             "/play/verify/worker.js", "/play/verify/engine/manifest.json",
@@ -46,7 +45,7 @@ def test_every_text_answer_is_compressed_when_asked_and_not_when_not(app, encodi
 
 def test_the_preferred_encoding_wins_and_refused_ones_are_not_sent(app):
     client = app.test_client()
-    url = f"/play/static/v/{web.static_version()}/games/towerup.js"
+    url = f"/play/static/v/{assets.static_version()}/games/towerup.js"
     for accept, sent in [("gzip, br", "br"), ("br;q=0.4, gzip;q=0.9", "gzip"), ("br;q=0, gzip;q=0", None),
                          ("*", "br"), ("identity", None), ("deflate", None)]:
         for page in (url, "/play/games/abc"):
@@ -57,7 +56,7 @@ def test_the_preferred_encoding_wins_and_refused_ones_are_not_sent(app):
 def test_a_tiny_answer_goes_as_it_is(app):
     client = app.test_client()
     tiny = client.get("/play/static/v/0/favicon.svg", headers={"Accept-Encoding": "br, gzip"})
-    assert len((web.STATIC / "favicon.svg").read_bytes()) < 500
+    assert len((assets.STATIC / "favicon.svg").read_bytes()) < 500
     assert tiny.status_code == 200 and "Content-Encoding" not in tiny.headers
     missing = client.get("/games/nope", headers={"Accept-Encoding": "br, gzip"})  # a short JSON error
     assert missing.status_code == 404 and "Content-Encoding" not in missing.headers
@@ -66,7 +65,7 @@ def test_a_tiny_answer_goes_as_it_is(app):
 @pytest.mark.parametrize("encoding", ["br", "gzip"])
 def test_conditional_requests_answer_304_for_each_encoding(app, encoding):
     client = app.test_client()
-    for url in ("/play/games/abc", f"/play/static/v/{web.static_version()}/pages/game-page.js"):
+    for url in ("/play/games/abc", f"/play/static/v/{assets.static_version()}/pages/game-page.js"):
         first = client.get(url, headers={"Accept-Encoding": encoding})
         etag = first.headers["ETag"]
         assert etag != client.get(url).headers["ETag"], url  # the compressed copy is another representation
@@ -78,11 +77,11 @@ def test_conditional_requests_answer_304_for_each_encoding(app, encoding):
 
 def test_a_static_file_is_compressed_once_into_the_cache(app):
     client = app.test_client()
-    url = f"/play/static/v/{web.static_version()}/games/fivetowers.js"
+    url = f"/play/static/v/{assets.static_version()}/games/fivetowers.js"
     client.get(url, headers={"Accept-Encoding": "br"})
-    digest = hashlib.sha256((web.STATIC / "games/fivetowers.js").read_bytes()).hexdigest()
+    digest = hashlib.sha256((assets.STATIC / "games/fivetowers.js").read_bytes()).hexdigest()
     cached = Path(app.config["REFEREE_VAR"]) / "cache" / "static" / f"{digest}.br"
-    assert brotli.decompress(cached.read_bytes()) == (web.STATIC / "games/fivetowers.js").read_bytes()
+    assert brotli.decompress(cached.read_bytes()) == (assets.STATIC / "games/fivetowers.js").read_bytes()
     stamp = cached.stat().st_mtime_ns
     assert client.get(url, headers={"Accept-Encoding": "br"}).get_data() == cached.read_bytes()
     assert cached.stat().st_mtime_ns == stamp  # sent from the copy, not compressed again
@@ -130,7 +129,7 @@ def test_a_relative_var_folder_serves_the_compressed_copies(make_app, tmp_path, 
     app = make_app(REFEREE_VAR="var")
     client = app.test_client()
     with app.test_request_context():
-        url = web.static_url("pages/game-page.js")
+        url = assets.static_url("pages/game-page.js")
     for encoding in ("br", "gzip"):
         answer = client.get(url, headers={"Accept-Encoding": encoding})
         assert answer.status_code == 200 and answer.headers["Content-Encoding"] == encoding, encoding

@@ -1,5 +1,5 @@
 """The game page preloads its whole module graph (issue 49): every module Chromium loads for it is named by a
-``<link rel="modulepreload">`` of its ``<head>`` (``referee.web.modulepreload``), so the graph comes in one round
+``<link rel="modulepreload">`` of its ``<head>`` (``referee.web.assets.modulepreload``), so the graph comes in one round
 trip after the page instead of one per level of imports."""
 
 from __future__ import annotations
