@@ -172,10 +172,11 @@ def verify_page_command(out_dir: Path) -> None:
     JavaScript, Pyodide, Ed25519 and the engine's own files. Any static web server serves it (python -m
     http.server); it needs no referee and sends nothing anywhere. Needs the vendored files (python -m
     referee.web.vendor)."""
-    from ..web.verify_page import write_static  # noqa: PLC0415 - keeps `referee verify` free of Flask
+    from ..web import bp  # noqa: PLC0415 - keeps `referee verify` free of Flask
+    from ..web.verify_page import write_static  # noqa: PLC0415
 
     try:
-        written = write_static(out_dir)
+        written = write_static(out_dir, bp)
     except FileNotFoundError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {len(written)} files into {out_dir}: open {out_dir / 'index.html'} through a web server")

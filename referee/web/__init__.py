@@ -50,7 +50,7 @@ from flask_babel import get_locale
 from redis.exceptions import RedisError
 
 from ..errors import ServiceError
-from . import assets, compression, i18n
+from . import assets, compression, i18n, verify_page
 from .defences import CONTENT_SECURITY_POLICY, WASM_CONTENT_SECURITY_POLICY, with_script_hash
 
 
@@ -159,6 +159,8 @@ bp.add_url_rule("/static/shared/keyfile-format.js", "keyfile_format", assets.key
 bp.add_url_rule("/static/v/<version>/<path:filename>", "versioned_static", assets.versioned_static)
 for _global in (assets.static_url, assets.modulepreload, assets.importmap):
     bp.add_app_template_global(_global)
+for _rule, _view in verify_page.ROUTES:  # /play/verify and its worker, vendored files and engine files
+    bp.add_url_rule(_rule, _view.__name__, _view)
 
 
 @bp.after_request
@@ -287,5 +289,3 @@ def device_link(link: str) -> str:
         abort(404)
     return render_template("web/link.html", page="link", link=link)
 
-
-from . import verify_page  # noqa: E402, F401 - its routes are this blueprint's (it imports bp from here)

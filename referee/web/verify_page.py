@@ -20,15 +20,26 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, abort, render_template, url_for
+from flask import Blueprint, Flask, Response, abort, render_template, url_for
 
-from . import bp, compression, i18n, vendor
+from . import compression, i18n, vendor
 from .assets import YEAR
 from .defences import WASM_CONTENT_SECURITY_POLICY
+
+#: this page's routes, ``(rule, view)``: the pages' blueprint (``referee.web``) adds them, endpoint = the view's name
+ROUTES: list[tuple[str, Callable[..., Response]]] = []
+
+
+def _route(rule: str) -> Callable[[Callable[..., Response]], Callable[..., Response]]:
+    def add(view: Callable[..., Response]) -> Callable[..., Response]:
+        ROUTES.append((rule, view))
+        return view
+    return add
 
 WEB = Path(__file__).resolve().parent
 #: the verifier's modules of the referee package (relative to it), besides the games: exactly what
@@ -101,7 +112,7 @@ def _urls(static: bool) -> dict[str, str]:
             "engine": url_for("web.verify_engine", path="x")[:-1], "static": url_for("web.static", filename="x")[:-1]}
 
 
-@bp.get("/verify")
+@_route("/verify")
 def verify() -> Response:
     """The page: choose or drop a bundle, or give a game's export URL; the report check by check."""
     body = render_template("web/verify.html", page="verify", urls=_urls(False), ready=vendor.installed(),
@@ -109,7 +120,7 @@ def verify() -> Response:
     return _wasm(Response(body, mimetype="text/html"))
 
 
-@bp.get("/verify/worker.js")
+@_route("/verify/worker.js")
 def verify_worker() -> Response:
     """The worker's script, with the page's CSP (a worker's CSP is its own script's)."""
     return _wasm(compression.send_static(WEB / "static" / "pages" / "verify-worker.js", "text/javascript", max_age=0))
@@ -122,7 +133,7 @@ def vendor_version() -> str:
     return hashlib.sha256(json.dumps(vendor.pins(), sort_keys=True).encode()).hexdigest()[:12]
 
 
-@bp.get("/verify/vendor/<path:path>")
+@_route("/verify/vendor/<path:path>")
 def verify_vendor(path: str) -> Response:
     """Pyodide's and the Ed25519 check's files (``referee.web.vendor``), from the compressed copy beside each one that
     the request accepts; 404 for anything else. Kept an hour (the page names :func:`verify_vendor_versioned`)."""
@@ -131,7 +142,7 @@ def verify_vendor(path: str) -> Response:
     return compression.send_static(vendor.VENDOR_DIR / path, _mimetype(path), max_age=3600, beside=True)
 
 
-@bp.get("/verify/vendor/v/<version>/<path:path>")
+@_route("/verify/vendor/v/<version>/<path:path>")
 def verify_vendor_versioned(version: str, path: str) -> Response:
     """The same under the version of the pins (:func:`vendor_version`): kept a year, immutable, when it is today's;
     revalidated otherwise (a page of an older release)."""
@@ -146,12 +157,12 @@ def verify_vendor_versioned(version: str, path: str) -> Response:
     return response
 
 
-@bp.get("/verify/engine/manifest.json")
+@_route("/verify/engine/manifest.json")
 def verify_engine_manifest() -> Response:
     return Response(json.dumps(engine_manifest()), mimetype="application/json")
 
 
-@bp.get("/verify/engine/<path:path>")
+@_route("/verify/engine/<path:path>")
 def verify_engine(path: str) -> Response:
     """One file of :func:`engine_files` (as text: the worker writes its bytes); 404 for anything else."""
     file = engine_files().get(path)
@@ -171,11 +182,12 @@ def _mimetype(path: str) -> str:
 
 
 # -- the static export ---------------------------------------------------------------------------
-def write_static(out: Path) -> list[str]:
-    """The page as a static folder: ``index.html`` (English), ``de.html`` and ``fr.html``, the worker, the page's
-    modules under ``static/``, the translations under ``i18n/``, Pyodide and Ed25519 under ``vendor/`` and the engine
-    files under ``engine/``. Returns the files written (relative to ``out``). ``FileNotFoundError`` when the
-    vendored files are not installed (``python -m referee.web.vendor``)."""
+def write_static(out: Path, pages: Blueprint) -> list[str]:
+    """The page as a static folder, rendered with ``pages`` (the blueprint ``referee.web.bp``): ``index.html``
+    (English), ``de.html`` and ``fr.html``, the worker, the page's modules under ``static/``, the translations under
+    ``i18n/``, Pyodide and Ed25519 under ``vendor/`` and the engine files under ``engine/``. Returns the files written
+    (relative to ``out``). ``FileNotFoundError`` when the vendored files are not installed (``python -m
+    referee.web.vendor``)."""
     if not vendor.installed():
         raise FileNotFoundError(f"the Pyodide and Ed25519 files are not in {vendor.VENDOR_DIR}: "
                                 "run python -m referee.web.vendor first")
@@ -188,7 +200,7 @@ def write_static(out: Path) -> list[str]:
         written.append(rel)
 
     app = Flask("referee-verify-page")
-    app.register_blueprint(bp)
+    app.register_blueprint(pages)
     for lang in i18n.LANGUAGES:
         with app.test_request_context("/play/verify", headers={"Accept-Language": lang}):
             i18n.WEB_DOMAIN.as_default()
