@@ -76,7 +76,8 @@ def restore(before: dict[str, Any]) -> None:
         logger.handlers[:] = [*was["handlers"], *pytest_handlers]
         logger.filters[:] = list(was["filters"])
         logger.propagate, logger.disabled = was["propagate"], was["disabled"]
-        logger.setLevel(was["level"])  # (clears the loggers' cached effective levels)
+        if logger.level != was["level"]:  # (setLevel clears every logger's cached effective level: once a test
+            logger.setLevel(was["level"])  # for each of ~100 loggers, 1.4 ms of each of the suite's ~1,700 tests)
 
 
 @contextmanager

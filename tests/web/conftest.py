@@ -157,6 +157,15 @@ def lapsing_server(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def messages_server(request, tmp_path_factory):
+    """Like ``web_server``, but its game pages read their messages every second (``WEB_MESSAGES_POLL_MS``; the
+    service's default, and the other modules': 5 s), for the message tests (test_decisions_and_messages.py): a
+    message reaches the other pages within a second, not five."""
+    redis_server = request.getfixturevalue("redis_server")
+    yield from _serve(redis_server.url, tmp_path_factory.mktemp("web-messages"), {"WEB_MESSAGES_POLL_MS": 1000})
+
+
+@pytest.fixture(scope="module")
 def recovering_server(request, tmp_path_factory):
     """Like ``web_server``, at ``localhost`` (WebAuthn refuses an IP address: a recovery's new key may be a passkey's),
     with recoveries of lost keys that wait 3 s (``REFEREE_RECOVERY_WAIT``; the default is 72 hours)."""

@@ -199,7 +199,8 @@ def test_one_browser_holding_both_seats_aborts_by_agreement(browser, web_server,
     ctx.close()
 
 
-def test_messages_by_clicks_reach_the_other_seat_on_a_phone(browser, web_server, console_errors, artifacts):
+def test_messages_by_clicks_reach_the_other_seat_on_a_phone(browser, messages_server, console_errors, artifacts):
+    web_server = messages_server  # (its pages read the messages every second)
     game, keys = new_game(web_server, "fivetowers")
     ann_ctx, ann = open_page(browser, web_server, console_errors, game, keys[0], name="Ann")
     bea_ctx, bea = open_page(browser, web_server, console_errors, game, keys[1], name="Bea", **PHONE)
@@ -235,7 +236,12 @@ def test_messages_by_clicks_reach_the_other_seat_on_a_phone(browser, web_server,
     ann.get_by_label("Your message").fill("Are you there?")
     ann.get_by_role("button", name="Send").click()
     spy.locator("#message-list li.message", has_text="Are you there?").wait_for(timeout=STEP_MS)
-    bea.wait_for_timeout(1200)  # more than two of the page's message polls
+    # Bea's page reads the messages after the message was stored (the spectator has it), and reads again: the
+    # answer of the first read is drawn by then (one read at a time: messages.js)
+    def read(request) -> bool:
+        return request.method == "GET" and f"/games/{game}/messages?" in request.url
+    for _ in range(2):
+        bea.wait_for_event("request", read, timeout=STEP_MS)
     assert bea.locator("#message-list li.message", has_text="Are you there?").count() == 0
     assert spy.locator("#message-list li.message", has_text="Only for you").count() == 0  # never to others
 

@@ -13,6 +13,7 @@ import pytest
 import requests
 from browser_keys import keep_keys
 from click.testing import CliRunner
+from screens import shoot
 from signed_requests import submit
 from test_a11y import run_axe
 
@@ -88,7 +89,7 @@ def test_a_passkey_key_takes_a_seat_comes_back_after_the_browser_is_cleared_and_
     page.wait_for_selector("#keys-body tr[data-public] .key-kept[data-kept=passkey]", timeout=STEP_MS)
     made = stored_keys(page)[0]
     assert made["name"] == "Ann" and made["passkey"] is True
-    page.screenshot(path=str(artifacts / "every-device-keys-phone.png"), full_page=True)
+    shoot(page, artifacts / "every-device-keys-phone.png", full_page=True)
     # any client derives the same key from the authenticator's PRF output (section 15): here, this test
     prf = b64url_decode(page.evaluate(RAW_PRF, b64url_encode(passkey_prf_input())))
     assert public_key_b64(passkey_key(prf)) == made["public"]
@@ -99,7 +100,7 @@ def test_a_passkey_key_takes_a_seat_comes_back_after_the_browser_is_cleared_and_
     page.goto(f"{site}/play/games/{game}")
     panel = page.locator("#bring-key-panel")
     panel.wait_for(state="visible", timeout=STEP_MS)
-    page.screenshot(path=str(artifacts / "every-device-game-without-key-phone.png"), full_page=True)
+    shoot(page, artifacts / "every-device-game-without-key-phone.png", full_page=True)
     _tally, serious = run_axe(page)
     assert serious == [], serious
     panel.get_by_role("button", name="With my passkey").click()
@@ -145,7 +146,7 @@ def test_a_key_moves_to_a_second_browser_by_a_device_link_and_moves_there(browse
     url = dialog.locator("#device-link").input_value()
     assert url.startswith(f"{site}/play/link/") and "#" in url
     assert dialog.locator("svg.qr path").get_attribute("d")  # the QR code, made in the page
-    page.screenshot(path=str(artifacts / "every-device-link-qr-phone.png"), full_page=True)
+    shoot(page, artifacts / "every-device-link-qr-phone.png", full_page=True)
     _tally, serious = run_axe(page)
     assert serious == [], serious
 

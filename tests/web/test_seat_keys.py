@@ -11,6 +11,7 @@ import json
 import pytest
 import requests
 from browser_keys import keep_keys
+from screens import shoot
 from signed_requests import start
 from test_every_device import move_by_hand, with_authenticator
 
@@ -44,7 +45,7 @@ def test_a_lost_key_is_recovered_with_the_other_seats_answer_and_the_new_browser
     # the other seat's page shows the request without a reload, and accepts it
     request = bo.locator("#seat-keys .recovery[data-seat='0']")
     request.wait_for(timeout=STEP_MS)
-    bo.screenshot(path=str(artifacts / "seat-keys-recovery-request.png"), full_page=True)
+    shoot(bo, artifacts / "seat-keys-recovery-request.png", full_page=True)
     assert "Someone asks to take over" in request.inner_text()
     request.get_by_role("button", name="Accept").click()
     # after the wait the scheduler completes it: the seat's key is the new one, and the new browser moves
