@@ -29,6 +29,7 @@ import sys
 import tarfile
 import threading
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,27 +126,9 @@ def write_atomically(target: Path, body: bytes) -> None:
     os.replace(part, target)
 
 
-def precompress(vendor_dir: Path = VENDOR_DIR, *, log=print) -> int:  # type: ignore[no-untyped-def]
-    """Write the compressed copies (:func:`encodings`) beside every installed file that has none, or an older one;
-    returns how many were written."""
-    written = 0
-    for rel in vendor_files(vendor_dir):
-        path = vendor_dir / rel
-        if not compressible(path, path.stat().st_size):
-            continue
-        for encoding in encodings():
-            copy = path.with_name(path.name + SUFFIXES[encoding])
-            if copy.is_file() and copy.stat().st_mtime_ns >= path.stat().st_mtime_ns:
-                continue
-            write_atomically(copy, compress(path.read_bytes(), encoding))
-            written += 1
-    if written:
-        log(f"compressed {written} copies ({', '.join(encodings())}) beside the files in {vendor_dir}")
-    return written
-
-
-def precompressed(vendor_dir: Path = VENDOR_DIR) -> bool:
-    """Whether every compressible file has its copy in each encoding of :func:`encodings` (none is older)."""
+def _missing_copies(vendor_dir: Path) -> Iterator[tuple[Path, str, Path]]:
+    """``(file, encoding, copy)`` for every compressible installed file whose copy in an encoding of
+    :func:`encodings` is missing or older than the file."""
     for rel in vendor_files(vendor_dir):
         path = vendor_dir / rel
         if not compressible(path, path.stat().st_size):
@@ -153,8 +136,24 @@ def precompressed(vendor_dir: Path = VENDOR_DIR) -> bool:
         for encoding in encodings():
             copy = path.with_name(path.name + SUFFIXES[encoding])
             if not copy.is_file() or copy.stat().st_mtime_ns < path.stat().st_mtime_ns:
-                return False
-    return True
+                yield path, encoding, copy
+
+
+def precompress(vendor_dir: Path = VENDOR_DIR, *, log=print) -> int:  # type: ignore[no-untyped-def]
+    """Write the compressed copies (:func:`encodings`) beside every installed file that has none, or an older one;
+    returns how many were written."""
+    written = 0
+    for path, encoding, copy in _missing_copies(vendor_dir):
+        write_atomically(copy, compress(path.read_bytes(), encoding))
+        written += 1
+    if written:
+        log(f"compressed {written} copies ({', '.join(encodings())}) beside the files in {vendor_dir}")
+    return written
+
+
+def precompressed(vendor_dir: Path = VENDOR_DIR) -> bool:
+    """Whether every compressible file has its copy in each encoding of :func:`encodings` (none is older)."""
+    return next(_missing_copies(vendor_dir), None) is None
 
 
 def _download(url: str) -> bytes:
