@@ -33,7 +33,8 @@ let shownSeq = null;
 let shownStatus = null;
 let acceptedSeats = new Set();
 let rematch = null; // the finished game's rematch: {id, asker (a seat of this game), mine (my seats there), accepted}
-let boardDrawing; // what is left of the board's drawing (a promise), null when none; undefined before the first
+let boardDrawn = false; // whether the board was drawn once (its first drawing may finish after a paint)
+let boardDrawing = null; // what is left of the board's drawing (a promise), or null
 let facts = { moved: new Set(), lastMove: null, tournament: false }; // what the log says (decisions.js)
 const logEntries = logReader(gameId);
 // The first reads, all at once: the game, its ruleset (when the page names it) and its log — preloaded by the
@@ -238,7 +239,8 @@ function renderBoard() {
     return;
   }
   // the page's first drawing may finish after a paint (towerup.js: the players' boards); load() waits for it
-  const later = boardDrawing === undefined ? afterPaint : null;
+  const later = boardDrawn ? null : afterPaint;
+  boardDrawn = true;
   boardDrawing = mod.renderBoard(board, { components, view: game.state, seats: game.seats, picker, mySeats: mySeats(),
     later }) || null;
   drawnPicker = { picker, key: mod.boardPickerKey ? mod.boardPickerKey(picker) : null };
